@@ -1,0 +1,1 @@
+"""Benchmarks behind ``mercado bench``; each prints its figures as JSON."""

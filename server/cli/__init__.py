@@ -1,0 +1,20 @@
+"""The ``mercado`` command. Subcommands import their heavy modules lazily, so each starts fast."""
+
+from __future__ import annotations
+
+import click
+
+from .bench import bench
+from .demo import demo
+from .rules import rules
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="mercado")
+def main() -> None:
+    """Mercado de Lisboa: rules engine, game server, AI and clients."""
+
+
+main.add_command(rules)
+main.add_command(bench)
+main.add_command(demo)

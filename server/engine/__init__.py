@@ -1,0 +1,60 @@
+"""The Mercado de Lisboa rules engine: pure, deterministic, no I/O.
+
+Public API::
+
+    state = new_game(Options(players=3, money="public"), seed=7)
+    for action in legal_actions(state): ...
+    events = apply(state, action)           # checked; raises IllegalAction
+    apply_unchecked(state, action)          # fast path for search
+    child = state.clone()
+    player_view(state, seat)                # what one seat may see
+    position.to_json(state) / position.from_json(data)
+"""
+
+from . import position
+from .actions import ALL_ACTIONS, N_ACTIONS, Action, action_by_id, action_from_json, parse_action
+from .errors import IllegalAction, InvalidAction, InvalidPosition, RulesError
+from .rules import (
+    Event,
+    apply,
+    apply_unchecked,
+    customer_income,
+    legal_actions,
+    stand_cost,
+    stand_income,
+    stand_value,
+    why_illegal,
+)
+from .setup import new_game, replay
+from .state import GameState, Options, Result
+from .views import events_for, player_view
+
+__all__ = [
+    "ALL_ACTIONS",
+    "N_ACTIONS",
+    "Action",
+    "Event",
+    "GameState",
+    "IllegalAction",
+    "InvalidAction",
+    "InvalidPosition",
+    "Options",
+    "Result",
+    "RulesError",
+    "action_by_id",
+    "action_from_json",
+    "apply",
+    "apply_unchecked",
+    "customer_income",
+    "events_for",
+    "legal_actions",
+    "new_game",
+    "parse_action",
+    "player_view",
+    "position",
+    "replay",
+    "stand_cost",
+    "stand_income",
+    "stand_value",
+    "why_illegal",
+]
