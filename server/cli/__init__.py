@@ -7,6 +7,7 @@ import click
 from .bench import bench
 from .demo import demo
 from .rules import rules
+from .serve import serve
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -18,3 +19,4 @@ def main() -> None:
 main.add_command(rules)
 main.add_command(bench)
 main.add_command(demo)
+main.add_command(serve)

@@ -26,7 +26,7 @@ from .rules import (
     why_illegal,
 )
 from .setup import new_game, replay
-from .state import GameState, Options, Result
+from .state import GameState, Money, Options, Result
 from .views import events_for, player_view
 
 __all__ = [
@@ -38,6 +38,7 @@ __all__ = [
     "IllegalAction",
     "InvalidAction",
     "InvalidPosition",
+    "Money",
     "Options",
     "Result",
     "RulesError",

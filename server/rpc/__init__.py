@@ -1,0 +1,1 @@
+"""The gRPC transport: servicer, conversions, error mapping, server factory."""

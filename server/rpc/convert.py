@@ -1,0 +1,271 @@
+"""Engine and match objects to API messages and back. The only place that knows both."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mercado.v1 import match_pb2 as api
+from mercado.v1 import mercado_pb2 as pb
+from mercado_client.wire import (
+    action_json,
+    action_message,
+    entrance_message,
+    good_enum,
+    restaurant_enum,
+    square_message,
+    tile_message,
+)
+
+from server.engine import Action, Event, Money, Options, action_from_json, events_for, player_view
+from server.match import FINISHED, PLAYING, WAITING, Match, Update
+from server.match.records import DEFAULT_BOT_LEVEL
+
+STATUS = {
+    WAITING: api.MATCH_STATUS_WAITING,
+    PLAYING: api.MATCH_STATUS_PLAYING,
+    FINISHED: api.MATCH_STATUS_FINISHED,
+}
+STATUS_NAMES = {value: name for name, value in STATUS.items()}
+BOT_LEVEL = {"easy": api.BOT_LEVEL_EASY, "medium": api.BOT_LEVEL_MEDIUM, "hard": api.BOT_LEVEL_HARD}
+BOT_LEVEL_NAMES = {value: name for name, value in BOT_LEVEL.items()}
+PHASE = {"main": pb.PHASE_MAIN, "take_offer": pb.PHASE_TAKE_OFFER}
+END_REASON = {"squares": pb.EndTriggered.REASON_SQUARES, "entrances": pb.EndTriggered.REASON_ENTRANCES}
+GAME_END_REASON = {
+    "final_round": pb.GameEnded.REASON_FINAL_ROUND,
+    "consecutive_coins": pb.GameEnded.REASON_CONSECUTIVE_COINS,
+}
+
+
+# --- options, actions --------------------------------------------------------
+
+
+def options_from_request(players: int, mercado: pb.MercadoOptions) -> Options:
+    """Engine options from CreateMatch's fields (engine validation raises InvalidPosition)."""
+    money: Money = "public" if mercado.money == pb.MONEY_PUBLIC else "hidden"
+    face_down = (
+        mercado.face_down_counts_as_available if mercado.HasField("face_down_counts_as_available") else True
+    )
+    return Options(players=players or 2, money=money, face_down_counts_as_available=face_down)
+
+
+def options_message(options: Options) -> pb.MercadoOptions:
+    return pb.MercadoOptions(
+        money=pb.MONEY_PUBLIC if options.money == "public" else pb.MONEY_HIDDEN,
+        face_down_counts_as_available=options.face_down_counts_as_available,
+    )
+
+
+def action_from_message(action: api.Action) -> Action:
+    """Raises WireError or InvalidAction when malformed."""
+    return action_from_json(action_json(action))
+
+
+def action_to_message(action: Action) -> api.Action:
+    return action_message(action.to_json())
+
+
+# --- matches -----------------------------------------------------------------
+
+
+def bot_level_message(level: str | None) -> api.BotLevel.ValueType:
+    return BOT_LEVEL[level or DEFAULT_BOT_LEVEL]
+
+
+def summary(match: Match) -> api.MatchSummary:
+    record = match.record
+    return api.MatchSummary(
+        match_id=record.match_id,
+        game=api.GAME_MERCADO,
+        status=STATUS[match.status],
+        players=record.options.players,
+        seats=[
+            api.SeatInfo(
+                seat=s.seat,
+                bot=s.bot_level is not None,
+                bot_level=BOT_LEVEL[s.bot_level] if s.bot_level else api.BOT_LEVEL_UNSPECIFIED,
+                taken=s.taken,
+                display_name=s.display_name,
+            )
+            for s in record.seats
+        ],
+        version=match.version,
+        created_unix_ms=record.created_ms,
+        mercado=options_message(record.options),
+    )
+
+
+def match_state(match: Match, update: Update, seat: int | None) -> api.MatchState:
+    """What ``seat`` sees of the match as of ``update``."""
+    view = player_view(update.state, seat)
+    state = api.MatchState(
+        match=summary(match),
+        version=update.version,
+        view=api.View(mercado=view_message(view)),
+        legal_actions=[action_message(a) for a in view.get("legal_actions", [])],
+    )
+    state.match.version = update.version
+    if seat is not None:
+        state.your_seat = seat
+    if view["status"] != "finished":
+        state.to_move = view["current_player"]
+    return state
+
+
+def match_update(match: Match, update: Update, seat: int | None) -> api.MatchUpdate:
+    """One stream message for ``seat``, built once per viewer and update."""
+    key = ("update", seat)
+    cached = update.rendered.get(key)
+    if cached is None:
+        cached = api.MatchUpdate(version=update.version, state=match_state(match, update, seat))
+        if update.record is not None:
+            cached.seat = update.record.seat
+            cached.action.CopyFrom(action_to_message(update.record.action))
+            cached.events.extend(events_message(update.record.events, update.state.options, seat))
+        update.rendered[key] = cached
+    return cached
+
+
+def events_message(events: list[Event], options: Options, seat: int | None) -> list[api.Event]:
+    return [api.Event(mercado=event_message(e)) for e in events_for(events, options, seat)]
+
+
+# --- views -------------------------------------------------------------------
+
+
+def _square_content(name: str, content: dict[str, Any]) -> pb.SquareContent:
+    square = square_message(name)
+    if "stand" in content:
+        return pb.SquareContent(
+            square=square, stand=pb.Stand(good=good_enum(content["stand"]), owner=content["owner"])
+        )
+    if "restaurant" in content:
+        return pb.SquareContent(square=square, restaurant=restaurant_enum(content["restaurant"]))
+    return pb.SquareContent(square=square, face_down=pb.FaceDown())
+
+
+def _result_message(result: dict[str, list[int]]) -> pb.MercadoResult:
+    return pb.MercadoResult(
+        scores=result["scores"], stands_on_market=result["stands_on_market"], ranks=result["ranks"]
+    )
+
+
+def view_message(view: dict[str, Any]) -> pb.MercadoView:
+    """The engine's player view as a MercadoView."""
+    players = []
+    for seat, coins in enumerate(view["coins"]):
+        player = pb.PlayerPublic(
+            seat=seat,
+            wooden_stands=view["wooden_stands"][seat],
+            stand_hand=[good_enum(g) for g in view["stand_hands"][seat]],
+            restaurant_hand=[restaurant_enum(k) for k in view["restaurant_hands"][seat]],
+        )
+        if coins is not None:
+            player.coins = coins
+        players.append(player)
+    message = pb.MercadoView(
+        options=options_message(Options(**view["options"])),
+        phase=PHASE[view["phase"]],
+        redrawn_this_turn=view["redrawn_this_turn"],
+        players=players,
+        market=[_square_content(name, content) for name, content in view["market"].items()],
+        entrances=[
+            pb.EntranceContent(entrance=entrance_message(name), tile=tile_message(c["level"], c["goods"]))
+            for name, c in view["entrances"].items()
+        ],
+        offer=[good_enum(g) for g in view["offer"]],
+        bag_size=view["bag_count"],
+        customers=[
+            pb.CustomerLevel(
+                level=int(level),
+                display=[tile_message(int(level), goods) for goods in tiles],
+                deck_size=view["deck_counts"][level],
+            )
+            for level, tiles in view["display"].items()
+        ],
+        consecutive_coins=view["consecutive_coins"],
+    )
+    if view["final_turns_left"] is not None:
+        message.final_turns_left = view["final_turns_left"]
+    if view["result"] is not None:
+        message.result.CopyFrom(_result_message(view["result"]))
+    return message
+
+
+# --- events ------------------------------------------------------------------
+
+
+def event_message(event: Event) -> pb.MercadoEvent:
+    """One engine event (already redacted for its viewer) as a MercadoEvent."""
+    kind = event["type"]
+    e = pb.MercadoEvent()
+    if kind == "hand_redrawn":
+        e.hand_redrawn.CopyFrom(
+            pb.HandRedrawn(
+                player=event["player"],
+                returned=[good_enum(g) for g in event["returned"]],
+                drawn=[good_enum(g) for g in event["drawn"]],
+            )
+        )
+    elif kind == "stand_opened":
+        e.stand_opened.CopyFrom(
+            pb.StandOpened(
+                player=event["player"],
+                good=good_enum(event["good"]),
+                square=square_message(event["square"]),
+                cost=event["cost"],
+            )
+        )
+    elif kind == "restaurant_taken":
+        e.restaurant_taken.CopyFrom(
+            pb.RestaurantTaken(
+                player=event["player"],
+                square=square_message(event["square"]),
+                restaurant=restaurant_enum(event["restaurant"]),
+            )
+        )
+    elif kind == "income":
+        e.income.player = event["player"]
+        if "amount" in event:
+            e.income.amount = event["amount"]
+    elif kind == "offer_refreshed":
+        e.offer_refreshed.CopyFrom(
+            pb.OfferRefreshed(
+                returned=[good_enum(g) for g in event["returned"]],
+                drawn=[good_enum(g) for g in event["drawn"]],
+            )
+        )
+    elif kind == "offer_taken":
+        e.offer_taken.CopyFrom(pb.OfferTaken(player=event["player"], good=good_enum(event["good"])))
+    elif kind == "offer_refilled":
+        e.offer_refilled.good = good_enum(event["good"])
+    elif kind == "customer_brought":
+        e.customer_brought.CopyFrom(
+            pb.CustomerBrought(
+                player=event["player"],
+                tile=tile_message(event["level"], event["goods"]),
+                entrance=entrance_message(event["entrance"]),
+            )
+        )
+    elif kind == "display_refilled":
+        e.display_refilled.tile.CopyFrom(tile_message(event["level"], event["goods"]))
+    elif kind == "restaurant_opened":
+        e.restaurant_opened.CopyFrom(
+            pb.RestaurantOpened(
+                player=event["player"],
+                restaurant=restaurant_enum(event["restaurant"]),
+                square=square_message(event["square"]),
+            )
+        )
+    elif kind == "coin_taken":
+        e.coin_taken.player = event["player"]
+    elif kind == "end_triggered":
+        e.end_triggered.CopyFrom(
+            pb.EndTriggered(reason=END_REASON[event["reason"]], final_turns=event["final_turns"])
+        )
+    elif kind == "game_ended":
+        e.game_ended.CopyFrom(
+            pb.GameEnded(reason=GAME_END_REASON[event["reason"]], result=_result_message(event["result"]))
+        )
+    else:
+        raise ValueError(f"no message for event {kind!r}")
+    return e

@@ -1,0 +1,63 @@
+"""The layering of docs/architecture.md, enforced: the engine does no I/O, the AI sees no server internals."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# The only absolute imports the pure engine may make.
+ENGINE_ALLOWED = {
+    "__future__",
+    "collections",
+    "dataclasses",
+    "enum",
+    "functools",
+    "itertools",
+    "math",
+    "typing",
+}
+# Server layers the AI must not reach into: it plays through the public API like any client.
+AI_FORBIDDEN = ("server.match", "server.store", "server.rpc", "server.cli")
+
+
+def imported_modules(path: Path) -> list[str]:
+    """Absolute module names imported by a source file (relative imports excluded)."""
+    names: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.append(node.module)
+    return names
+
+
+def test_engine_imports_nothing_that_does_io() -> None:
+    sources = sorted((ROOT / "server" / "engine").rglob("*.py"))
+    assert sources
+    offenders = [
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in sources
+        for name in imported_modules(path)
+        if name.split(".")[0] not in ENGINE_ALLOWED
+    ]
+    assert offenders == []
+
+
+def test_ai_does_not_import_server_internals() -> None:
+    sources = sorted((ROOT / "ai").rglob("*.py"))
+    assert sources
+    offenders = [
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in sources
+        for name in imported_modules(path)
+        if name.startswith(AI_FORBIDDEN)
+    ]
+    assert offenders == []
+
+
+def test_checker_sees_forbidden_imports(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text("import grpc\nfrom sqlite3 import connect\nfrom . import rules\n", encoding="utf-8")
+    assert imported_modules(sample) == ["grpc", "sqlite3"]
