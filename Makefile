@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup run test lint typecheck pytest bench clean
+.PHONY: setup run test lint typecheck pytest generate check-generated bench clean
 
 setup: $(STAMP)
 
@@ -15,9 +15,17 @@ $(STAMP): pyproject.toml
 	touch $@
 
 run: setup
-	$(BIN)/mercado demo
+	scripts/run.sh
 
-test: lint typecheck pytest
+test: check-generated lint typecheck pytest
+
+# Generated code comes from proto/ only; CI fails when it is out of date.
+generate: setup
+	scripts/generate.sh
+
+check-generated: generate
+	@changed=$$(git status --porcelain -- clients/python/gen); \
+	if [ -n "$$changed" ]; then echo "generated code is out of date with proto/ (run make generate):"; echo "$$changed"; exit 1; fi
 
 lint: setup
 	$(BIN)/ruff check .

@@ -33,6 +33,8 @@ def _read_json(source: str, what: str) -> Any:
         text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
     except OSError as error:
         _refuse(f"cannot read {what} {source!r}: {error.strerror}")
+    except UnicodeDecodeError:
+        _refuse(f"{what} {source!r} is not UTF-8 text")
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
@@ -84,12 +86,11 @@ def apply_command(position_file: str, action_json: str) -> None:
         state = position.from_json(_read_json(position_file, "position"))
     except RulesError as error:
         _refuse(f"invalid position: {error.reason}")
-    if action_json.lstrip().startswith("{"):
-        try:
-            raw = json.loads(action_json)
-        except json.JSONDecodeError as error:
-            _refuse(f"action is not valid JSON: {error.msg}")
-    else:
+    try:
+        raw = json.loads(action_json)
+    except json.JSONDecodeError as error:
+        if not Path(action_json).is_file():
+            _refuse(f"action is neither valid JSON ({error.msg}) nor a file")
         raw = _read_json(action_json, "action")
     try:
         action = action_from_json(raw)

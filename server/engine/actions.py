@@ -164,8 +164,8 @@ def _customer(level: Any, goods: Any) -> int:
     if not isinstance(goods, list) or len(goods) != 2:
         raise InvalidAction("bring_customer needs 'goods', a list of two goods")
     for good in goods:
-        if good not in GOOD_INDEX:
-            raise InvalidAction(f"unknown good '{good}'")
+        if not isinstance(good, str) or good not in GOOD_INDEX:
+            raise InvalidAction(f"unknown good {good!r}")
     a, b = GOOD_INDEX[goods[0]], GOOD_INDEX[goods[1]]
     if a == b:
         raise InvalidAction("a customer tile wants two different goods")
@@ -188,7 +188,7 @@ def action_from_json(data: Any) -> Action:
     if not isinstance(data, dict):
         raise InvalidAction("an action must be a JSON object")
     kind = data.get("type")
-    if kind not in KIND_INDEX:
+    if not isinstance(kind, str) or kind not in KIND_INDEX:
         raise InvalidAction(f"unknown action type {kind!r}")
     k = KIND_INDEX[kind]
     extra = set(data) - _EXPECTED_KEYS[k]
