@@ -3,8 +3,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+GENERATED := clients/python/gen clients/go/gen clients/typescript/src/gen
 
-.PHONY: setup run test lint typecheck pytest generate check-generated bench clean
+.PHONY: setup run test lint typecheck pytest test-go test-typescript test-web generate check-generated bench clean
 
 setup: $(STAMP)
 
@@ -17,14 +18,18 @@ $(STAMP): pyproject.toml
 run: setup
 	scripts/run.sh
 
-test: check-generated lint typecheck pytest
+test: check-generated lint typecheck pytest test-go test-typescript test-web
+
+# Each client's own toolchain installs what it needs (Go modules, npm packages).
+test-go test-typescript test-web: setup
+	@if [ -x scripts/$@.sh ]; then scripts/$@.sh; fi
 
 # Generated code comes from proto/ only; CI fails when it is out of date.
 generate: setup
 	scripts/generate.sh
 
 check-generated: generate
-	@changed=$$(git status --porcelain -- clients/python/gen); \
+	@changed=$$(git status --porcelain -- $(GENERATED)); \
 	if [ -n "$$changed" ]; then echo "generated code is out of date with proto/ (run make generate):"; echo "$$changed"; exit 1; fi
 
 lint: setup

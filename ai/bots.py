@@ -1,11 +1,21 @@
-"""Baseline bots, the yardsticks for stronger play: ``random`` and ``greedy``."""
+"""Bots: the baselines ``random`` and ``greedy`` (the yardsticks) and ``mcts`` at its levels.
+
+Every bot decides from one seat's view and every seat's coins (known, or
+reconstructed from the public history by :class:`ai.observation.CoinTracker`);
+none ever sees the true state.
+"""
 
 from __future__ import annotations
 
 import random
 from typing import Protocol
 
-from server.engine import Action, GameState, customer_income, legal_actions, stand_cost, stand_income
+from server.engine import Action, legal_actions
+
+from .determinize import View, visible_state
+from .heuristics import immediate_gain
+from .levels import LEVELS
+from .mcts import SearchConfig, choose_action
 
 # Greedy's preference among actions of equal immediate gain: grow the market first.
 _KIND_PREFERENCE = {
@@ -18,53 +28,62 @@ _KIND_PREFERENCE = {
 
 
 class Bot(Protocol):
-    """Anything that picks an action for the player to move."""
+    """Anything that picks an action for the seat to move from that seat's view."""
 
-    def choose(self, state: GameState) -> Action: ...
+    name: str
+
+    def choose(self, view: View, coins: list[int]) -> Action: ...
 
 
 class RandomBot:
     """A uniformly random legal action."""
 
     def __init__(self, seed: int = 0) -> None:
+        self.name = "random"
         self.rng = random.Random(seed)
 
-    def choose(self, state: GameState) -> Action:
-        actions = legal_actions(state)
+    def choose(self, view: View, coins: list[int]) -> Action:
+        actions = legal_actions(visible_state(view, coins))
         return actions[self.rng.randrange(len(actions))]
-
-
-def immediate_gain(state: GameState, action: Action) -> int:
-    """Coins the action earns the player to move right now (negative when it costs)."""
-    kind = action.type
-    if kind == "open_stand":
-        return stand_income(state, action.good, action.square) - stand_cost(state, action.square)
-    if kind == "bring_customer":
-        return customer_income(state, action.customer, action.entrance)[state.current_player]
-    if kind in ("take_coin", "open_restaurant"):
-        # A placed restaurant also avoids the final -1 for holding it.
-        return 2 if kind == "open_restaurant" else 1
-    return 0
 
 
 class GreedyBot:
     """The best immediate coin gain; ties go to the action that grows the market, then at random."""
 
     def __init__(self, seed: int = 0) -> None:
+        self.name = "greedy"
         self.rng = random.Random(seed)
 
-    def choose(self, state: GameState) -> Action:
+    def choose(self, view: View, coins: list[int]) -> Action:
+        state = visible_state(view, coins)
         actions = legal_actions(state)
         keys = [(immediate_gain(state, a), _KIND_PREFERENCE.get(a.type, 0)) for a in actions]
         best = max(keys)
         return self.rng.choice([a for a, key in zip(actions, keys, strict=True) if key == best])
 
 
-BOTS: dict[str, type[RandomBot] | type[GreedyBot]] = {"random": RandomBot, "greedy": GreedyBot}
+class MctsBot:
+    """Information Set MCTS with a level's (or any) search configuration."""
+
+    def __init__(self, config: SearchConfig, name: str = "mcts", seed: int = 0) -> None:
+        self.name = name
+        self.config = config
+        self.rng = random.Random(seed)
+
+    def choose(self, view: View, coins: list[int]) -> Action:
+        return choose_action(view, coins, self.config, self.rng.getrandbits(63))
+
+
+BOT_NAMES = ("random", "greedy", *(f"mcts:{level}" for level in LEVELS))
 
 
 def make_bot(name: str, seed: int = 0) -> Bot:
-    """A baseline bot by name."""
-    if name not in BOTS:
-        raise ValueError(f"unknown bot {name!r}; choose from {', '.join(BOTS)}")
-    return BOTS[name](seed)
+    """A bot by name: random, greedy, or mcts:LEVEL."""
+    if name == "random":
+        return RandomBot(seed)
+    if name == "greedy":
+        return GreedyBot(seed)
+    kind, _, level = name.partition(":")
+    if kind == "mcts" and level in LEVELS:
+        return MctsBot(LEVELS[level], name, seed)
+    raise ValueError(f"unknown bot {name!r}; choose from {', '.join(BOT_NAMES)}")

@@ -1,17 +1,9 @@
 #!/usr/bin/env bash
-# Generates every language's code from proto/. The output is never edited by hand:
-# old output is deleted first, then written anew.
+# Generates every language's code from proto/ (make generate). Generated code is never edited by hand.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-PY=${PY:-.venv/bin/python}
-export PATH="$(dirname "$PY"):$PATH"  # the protoc-gen-mypy plugins
-
-out=clients/python/gen
-rm -rf "$out"
-mkdir -p "$out"
-"$PY" -m grpc_tools.protoc -I proto \
-  --python_out="$out" --grpc_python_out="$out" \
-  --mypy_out="$out" --mypy_grpc_out="$out" \
-  proto/mercado/v1/*.proto
-# Regular packages, so setuptools and mypy find them.
-touch "$out/mercado/__init__.py" "$out/mercado/v1/__init__.py"
+cd "$(dirname "$0")"
+for language in python go typescript; do
+  if [ -x "./generate-$language.sh" ]; then
+    "./generate-$language.sh"
+  fi
+done

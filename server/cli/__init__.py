@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import click
 
+from .ai import ai_command, arena
 from .bench import bench
-from .demo import demo
+from .play import play
 from .rules import rules
 from .serve import serve
 
@@ -18,5 +19,7 @@ def main() -> None:
 
 main.add_command(rules)
 main.add_command(bench)
-main.add_command(demo)
 main.add_command(serve)
+main.add_command(play)
+main.add_command(ai_command)
+main.add_command(arena)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import click
 
@@ -21,3 +22,66 @@ def engine(games: int) -> None:
     from server.bench.engine import run
 
     click.echo(json.dumps(run(games), indent=2))
+
+
+@bench.command(name="server")
+@click.option(
+    "--matches",
+    type=click.IntRange(min=1),
+    default=200,
+    show_default=True,
+    help="Matches kept in play at once (and baseline callers).",
+)
+@click.option(
+    "--duration",
+    type=click.FloatRange(min=0.5),
+    default=20.0,
+    show_default=True,
+    help="Seconds of each phase: the baseline, then the matches.",
+)
+@click.option(
+    "--clients",
+    type=click.IntRange(min=1),
+    default=2,
+    show_default=True,
+    help="Load-generating client processes.",
+)
+@click.option("--seed", type=int, default=None, help="Seed of the matches and of the actions chosen.")
+@click.option(
+    "--rate",
+    type=click.FloatRange(min=0),
+    default=0.0,
+    show_default=True,
+    help="Offered actions per second over all matches, paced per match; 0: as fast as answered.",
+)
+@click.option(
+    "--profile",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    default=None,
+    help="Run the server under cProfile and write its statistics to this file.",
+)
+def server_load(
+    matches: int, duration: float, clients: int, seed: int | None, rate: float, profile: Path | None
+) -> None:
+    """A real server under concurrent matches from client processes, against a bare-RPC baseline."""
+    from server.bench.server import run
+
+    try:
+        report = run(
+            matches=matches, duration=duration, clients=clients, seed=seed, rate=rate, profile=profile
+        )
+    except RuntimeError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(json.dumps(report, indent=2))
+
+
+@bench.command(name="ai")
+@click.option(
+    "--seconds", type=click.FloatRange(min=0.1), default=3.0, show_default=True, help="Per speed sample."
+)
+@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
+def ai_bench(seconds: float, seed: int) -> None:
+    """Search iterations per second at the start, middle and end of a game, and time per move per level."""
+    from server.bench.ai import run
+
+    click.echo(json.dumps(run(seconds, seed), indent=2))

@@ -10,6 +10,8 @@ async with MercadoClient("127.0.0.1:50051") as client:
 
 from __future__ import annotations
 
+import asyncio
+import time
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
@@ -30,6 +32,7 @@ STATUSES = {
 # Codes worth retrying: the server is restarting or the connection dropped.
 TRANSIENT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 DEFAULT_RECONNECT_SECONDS = 60.0
+RECONNECT_FIRST_WAIT, RECONNECT_MAX_WAIT = 0.05, 2.0
 
 
 def _transient(error: BaseException) -> bool:
@@ -64,7 +67,7 @@ class MercadoClient:
         """Retry transient failures with backoff for up to ``reconnect_seconds``."""
         return AsyncRetrying(
             retry=retry_if_exception(_transient),
-            wait=wait_exponential(multiplier=0.05, max=2.0),
+            wait=wait_exponential(multiplier=RECONNECT_FIRST_WAIT, max=RECONNECT_MAX_WAIT),
             stop=stop_after_delay(self.reconnect_seconds),
             reraise=True,
         )
@@ -141,21 +144,24 @@ class MercadoClient:
         Gives up after ``reconnect_seconds`` without getting through.
         """
         last = after_version
+        failing_since: float | None = None  # when the current run of failures began
+        failures = 0
         while True:
-            progressed = False
             try:
-                async for attempt in self.retrying():
-                    with attempt:
-                        request = api.StreamEventsRequest(match_id=match_id, after_version=last)
-                        async for update in self.stub.StreamEvents(request, metadata=_bearer(token)):
-                            last = max(last, update.version)
-                            progressed = True
-                            yield update
-                        return
+                request = api.StreamEventsRequest(match_id=match_id, after_version=last)
+                async for update in self.stub.StreamEvents(request, metadata=_bearer(token)):
+                    failing_since, failures = None, 0
+                    last = max(last, update.version)
+                    yield update
+                return
             except grpc.aio.AioRpcError as error:
-                # The retry window counts from the last update received, not from the first connection.
-                if not (progressed and _transient(error)):
+                # The retry window counts from the failure, not from when a (maybe long quiet) stream opened.
+                now = time.monotonic()
+                failing_since = now if failing_since is None else failing_since
+                if not _transient(error) or now - failing_since >= self.reconnect_seconds:
                     raise
+                await asyncio.sleep(min(RECONNECT_MAX_WAIT, RECONNECT_FIRST_WAIT * 2**failures))
+                failures += 1
 
 
 @dataclass

@@ -1,0 +1,129 @@
+"""The AI agent: claims bot seats through the public API and plays them as an ordinary client.
+
+One asyncio task per claimed seat follows that match's event stream from
+version 0 (which also lets it reconstruct hidden coins) and, on its turn,
+searches in a worker process so that neither the agent's event loop nor the
+server ever waits on the search. Streams reconnect and resume after a server
+restart; submissions carry a request id, so a retry is applied at most once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import uuid
+import zlib
+from concurrent.futures import Executor, ProcessPoolExecutor
+from multiprocessing import get_context
+
+import grpc
+from mercado.v1 import match_pb2 as api
+from mercado_client import MercadoClient, Seat, action_json, action_message
+from mercado_client.views import view_json
+
+from server.engine import action_by_id, action_from_json
+
+from .determinize import View
+from .levels import LEVELS
+from .mcts import choose_action
+from .observation import CoinTracker
+
+log = logging.getLogger("mercado.ai")
+# Patience with a server that is down (restarting) before a match is given up.
+RECONNECT_SECONDS = 3600.0
+# Refusals that only mean the agent's picture was out of date; the stream brings the new one.
+OUTDATED = (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION)
+
+
+def decide(view: View, coins: list[int], level: str, seed: int) -> int:
+    """The searched action's id (runs in a worker process)."""
+    return choose_action(view, coins, LEVELS[level], seed).id
+
+
+class Agent:
+    """Claims up to ``max_matches`` bot seats at a time and plays them."""
+
+    def __init__(
+        self,
+        target: str,
+        levels: list[str],
+        max_matches: int,
+        name: str = "mercado-ai",
+        poll_seconds: float = 1.0,
+        executor: Executor | None = None,
+        seed: int | None = None,
+    ) -> None:
+        self.target = target
+        self.levels = levels
+        self.max_matches = max_matches
+        self.name = name
+        self.poll_seconds = poll_seconds
+        self.executor = executor or ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn"))
+        self.seed = random.getrandbits(32) if seed is None else seed
+        self.playing: set[asyncio.Task[None]] = set()
+
+    async def run(self, stop: asyncio.Event | None = None) -> None:
+        """Claim and play seats until ``stop`` is set."""
+        stop = stop or asyncio.Event()
+        async with MercadoClient(self.target, reconnect_seconds=RECONNECT_SECONDS) as client:
+            log.info("agent started", extra={"server": self.target, "levels": self.levels})
+            while not stop.is_set():
+                if len(self.playing) < self.max_matches and await self._claim(client):
+                    continue
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), self.poll_seconds)
+            for task in self.playing:
+                task.cancel()
+            await asyncio.gather(*self.playing, return_exceptions=True)
+
+    async def _claim(self, client: MercadoClient) -> bool:
+        """Claim one waiting bot seat and start playing it; False when none waits or the server is away."""
+        try:
+            seat, level = await client.claim_bot_seat(self.name, self.levels)
+        except grpc.aio.AioRpcError as error:
+            if error.code() not in (grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.UNAVAILABLE):
+                log.warning("claim refused", extra={"code": error.code().name, "reason": error.details()})
+            return False
+        log.info("seat claimed", extra={"match_id": seat.match_id, "seat": seat.seat, "level": level})
+        task = asyncio.create_task(self.play(seat, level))
+        self.playing.add(task)
+        task.add_done_callback(self.playing.discard)
+        return True
+
+    async def play(self, seat: Seat, level: str) -> None:
+        """Follow the match from version 0 and act on every turn of ours until it ends."""
+        try:
+            current = await seat.view()
+            tracker = CoinTracker(len(current.view.mercado.players))
+            latest, acted = current.version, -1
+            if current.legal_actions and current.version == 0:  # no update of version 0 will come
+                acted = 0
+                await self._act(seat, level, current, tracker)
+            async for update in seat.follow(after_version=0):
+                if update.HasField("action"):
+                    action = action_from_json(action_json(update.action))
+                    tracker.observe(view_json(update.state), update.seat, action)
+                latest = max(latest, update.version)
+                # Replayed history is only observed: a turn is played once, at the latest version.
+                if update.state.legal_actions and update.version == latest and update.version > acted:
+                    acted = update.version
+                    await self._act(seat, level, update.state, tracker)
+            log.info("match over", extra={"match_id": seat.match_id, "seat": seat.seat})
+        except grpc.aio.AioRpcError as error:
+            log.error("match abandoned", extra={"match_id": seat.match_id, "code": error.code().name})
+
+    async def _act(self, seat: Seat, level: str, state: api.MatchState, tracker: CoinTracker) -> None:
+        view = view_json(state)
+        coins = tracker.completed(view)["coins"]
+        seed = zlib.crc32(f"{self.seed}:{seat.match_id}:{state.version}".encode())
+        loop = asyncio.get_running_loop()
+        action_id = await loop.run_in_executor(self.executor, decide, view, coins, level, seed)
+        action = action_by_id(action_id)
+        try:
+            await seat.submit(action_message(action.to_json()), state.version, uuid.uuid4().hex)
+        except grpc.aio.AioRpcError as error:
+            if error.code() not in OUTDATED:
+                raise
+            log.info("action outdated", extra={"match_id": seat.match_id, "reason": error.details()})

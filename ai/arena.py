@@ -1,0 +1,129 @@
+"""Seeded games between bots in this process (no server), and their statistics.
+
+Seats rotate from game to game so that no bot keeps the first seat. Each bot
+sees only its own view, with coins reconstructed from the public history as
+an online agent would.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass
+
+from server.engine import Options, apply, new_game, player_view
+
+from .bots import make_bot
+from .observation import CoinTracker
+
+Z95 = 1.96
+
+
+@dataclass(frozen=True)
+class GameOutcome:
+    """One game: which bot sat where, and each seat's score, margin and share of the win."""
+
+    seed: int
+    bots: tuple[str, ...]  # by seat
+    scores: tuple[int, ...]
+    margins: tuple[int, ...]  # score minus the best other score
+    wins: tuple[float, ...]  # 1 for a sole winner, 1/k for a k-way shared first place
+
+
+def seating(bots: list[str], players: int, game: int) -> list[str]:
+    """Seat order for one game: the bot list (last bot repeated to fill it) rotated by the game number."""
+    line = (bots + [bots[-1]] * players)[:players]
+    shift = game % players
+    return line[shift:] + line[:shift]
+
+
+def play_game(bots: list[str], players: int, seed: int, game: int, money: str = "hidden") -> GameOutcome:
+    """One complete game; ``seed`` sets up the game and seeds the bots."""
+    names = seating(bots, players, game)
+    options = Options(players=players, money="public" if money == "public" else "hidden")
+    state = new_game(options, seed)
+    seats = [make_bot(name, seed * 31 + p) for p, name in enumerate(names)]
+    trackers = [CoinTracker(players) for _ in range(players)]
+    while not state.is_terminal:
+        actor = state.current_player
+        view = player_view(state, actor)
+        action = seats[actor].choose(view, trackers[actor].completed(view)["coins"])
+        apply(state, action)
+        for seat, tracker in enumerate(trackers):
+            tracker.observe(player_view(state, seat), actor, action)
+    assert state.result is not None
+    scores, ranks = state.result.scores, state.result.ranks
+    winners = ranks.count(1)
+    return GameOutcome(
+        seed=seed,
+        bots=tuple(names),
+        scores=scores,
+        margins=tuple(s - max(o for q, o in enumerate(scores) if q != p) for p, s in enumerate(scores)),
+        wins=tuple(1.0 / winners if r == 1 else 0.0 for r in ranks),
+    )
+
+
+@dataclass(frozen=True)
+class Estimate:
+    mean: float
+    low: float
+    high: float
+
+    def to_json(self) -> dict[str, float | list[float]]:
+        return {"mean": round(self.mean, 4), "ci95": [round(self.low, 4), round(self.high, 4)]}
+
+
+def estimate(values: list[float]) -> Estimate:
+    """Mean with a normal-approximation 95% confidence interval."""
+    mean = statistics.fmean(values)
+    if len(values) < 2:
+        return Estimate(mean, mean, mean)
+    half = Z95 * statistics.stdev(values) / math.sqrt(len(values))
+    return Estimate(mean, mean - half, mean + half)
+
+
+def rate_estimate(values: list[float]) -> Estimate:
+    """A rate in [0, 1] with a Wilson 95% interval (sound near 0 and 1, unlike the normal one)."""
+    n = len(values)
+    p = statistics.fmean(values)
+    centre = (p + Z95 * Z95 / (2 * n)) / (1 + Z95 * Z95 / n)
+    half = Z95 * math.sqrt(p * (1 - p) / n + Z95 * Z95 / (4 * n * n)) / (1 + Z95 * Z95 / n)
+    return Estimate(p, max(0.0, centre - half), min(1.0, centre + half))
+
+
+@dataclass(frozen=True)
+class BotSummary:
+    bot: str
+    seats_played: int
+    win_rate: Estimate
+    score: Estimate
+    margin: Estimate
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "bot": self.bot,
+            "seats_played": self.seats_played,
+            "win_rate": self.win_rate.to_json(),
+            "score": self.score.to_json(),
+            "margin": self.margin.to_json(),
+        }
+
+
+def summarize(outcomes: list[GameOutcome]) -> list[BotSummary]:
+    """Per bot name (seats of the same bot pooled): win rate (ties shared), score and margin."""
+    names: list[str] = []
+    for outcome in outcomes:
+        names += [name for name in outcome.bots if name not in names]
+    out = []
+    for name in names:
+        seats = [(o, p) for o in outcomes for p, bot in enumerate(o.bots) if bot == name]
+        out.append(
+            BotSummary(
+                bot=name,
+                seats_played=len(seats),
+                win_rate=rate_estimate([o.wins[p] for o, p in seats]),
+                score=estimate([float(o.scores[p]) for o, p in seats]),
+                margin=estimate([float(o.margins[p]) for o, p in seats]),
+            )
+        )
+    return out

@@ -1,0 +1,116 @@
+"""Running an arena over worker processes with a progress bar; reporting it as a table, JSON, a plot."""
+
+from __future__ import annotations
+
+import functools
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from .arena import BotSummary, GameOutcome, play_game, summarize
+from .bots import make_bot
+
+
+def _play(bots: list[str], players: int, seed: int, money: str, game: int) -> GameOutcome:
+    return play_game(bots, players, seed + game, game, money)
+
+
+def play_games(
+    bots: list[str], players: int, games: int, jobs: int, seed: int, money: str
+) -> list[GameOutcome]:
+    """Every game, in parallel over ``jobs`` processes, with a progress bar on stderr."""
+    for name in bots:
+        make_bot(name)  # raises ValueError for an unknown name before any game starts
+    play = functools.partial(_play, bots, players, seed, money)
+    columns = (
+        TextColumn("games"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    )
+    outcomes: list[GameOutcome] = []
+    with Progress(*columns, console=Console(stderr=True)) as progress:
+        task = progress.add_task("games", total=games)
+        if jobs == 1:
+            for game in range(games):
+                outcomes.append(play(game))
+                progress.advance(task)
+        else:
+            with get_context("spawn").Pool(jobs) as pool:
+                for outcome in pool.imap_unordered(play, range(games)):
+                    outcomes.append(outcome)
+                    progress.advance(task)
+    return sorted(outcomes, key=lambda o: o.seed)
+
+
+def results_table(summaries: list[BotSummary]) -> Table:
+    table = Table(title="arena")
+    for column in ("bot", "seats", "win rate", "95% CI", "score", "margin", "95% CI"):
+        table.add_column(column, justify="right")
+    for s in summaries:
+        table.add_row(
+            s.bot,
+            str(s.seats_played),
+            f"{s.win_rate.mean:.1%}",
+            f"{s.win_rate.low:.1%} to {s.win_rate.high:.1%}",
+            f"{s.score.mean:.1f}",
+            f"{s.margin.mean:+.1f}",
+            f"{s.margin.low:+.1f} to {s.margin.high:+.1f}",
+        )
+    return table
+
+
+def plot_results(summaries: list[BotSummary], path: Path, title: str) -> None:
+    """Win rate and score margin per bot, with 95% intervals, as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = [s.bot for s in summaries]
+    fig, (wins, margins) = plt.subplots(1, 2, figsize=(9, 3.5))
+    for axis, values, label in (
+        (wins, [s.win_rate for s in summaries], "win rate (ties shared)"),
+        (margins, [s.margin for s in summaries], "score margin"),
+    ):
+        means = [v.mean for v in values]
+        errors = [[v.mean - v.low for v in values], [v.high - v.mean for v in values]]
+        axis.bar(names, means, yerr=errors, capsize=6, color="#4878a8")
+        axis.set_title(label)
+        axis.axhline(0, color="black", linewidth=0.6)
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def run_arena(
+    bots: list[str], players: int, games: int, jobs: int, seed: int, money: str, plot: Path | None
+) -> dict[str, Any]:
+    """Play, print the table on stderr, optionally plot; return the JSON report."""
+    outcomes = play_games(bots, players, games, jobs, seed, money)
+    summaries = summarize(outcomes)
+    Console(stderr=True).print(results_table(summaries))
+    title = f"{players} players, {games} games: {', '.join(bots)}"
+    if plot:
+        plot_results(summaries, plot, title)
+    return {
+        "players": players,
+        "games": games,
+        "bots": bots,
+        "seed": seed,
+        "money": money,
+        "results": [s.to_json() for s in summaries],
+    }

@@ -1,0 +1,19 @@
+"""The AI's levels: how long and how widely ``mcts`` searches per move.
+
+Each level has an iteration budget and a time cap; on this project's 2-core
+reference machine the iteration budget is what binds, so play at a level is
+deterministic for a seed. On a slow machine the time cap keeps moves prompt.
+"""
+
+from __future__ import annotations
+
+from .mcts import SearchConfig
+
+LEVELS: dict[str, SearchConfig] = {
+    # about 60 ms a move
+    "easy": SearchConfig(iterations=80, seconds=0.09),
+    # about 0.5 s a move
+    "medium": SearchConfig(iterations=800, seconds=0.6),
+    # about 2 s a move
+    "hard": SearchConfig(iterations=3500, seconds=2.2),
+}

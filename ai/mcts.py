@@ -1,0 +1,158 @@
+"""Single-observer Information Set MCTS (Cowling, Powley and Whitehouse, 2012) for 2-4 players.
+
+Each iteration samples a determinization consistent with the searching
+seat's view and plays it down one shared tree whose nodes are sequences of
+public actions, so statistics are shared across determinizations. Selection
+is UCT with availability counts (a child's exploration term counts the
+iterations in which it was legal, not the parent's visits). Each node keeps
+the reward of the player who chose it, so every player maximises their own
+reward (max^n).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass
+from typing import Literal
+
+from server.engine import Action, GameState, Result, apply_unchecked, legal_actions
+
+from .determinize import Determinizer, View
+from .heuristics import immediate_gain
+
+Reward = Literal["win", "margin"]
+# A score margin of this many coins is worth most of the margin reward.
+MARGIN_SCALE = 10.0
+# How often (in iterations) a time budget is checked.
+CLOCK_EVERY = 8
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """A search budget and its parameters. With ``seconds=None`` the search is deterministic for a seed."""
+
+    iterations: int = 1000
+    seconds: float | None = None
+    exploration: float = 0.7
+    reward: Reward = "margin"
+    # Rollouts play the best immediate gain among this many random legal actions (1: uniformly random).
+    rollout_candidates: int = 3
+
+
+class Node:
+    """Statistics of one action sequence: visits, availability and the chooser's total reward."""
+
+    __slots__ = ("actor", "available", "children", "total", "visits")
+
+    def __init__(self, actor: int) -> None:
+        self.actor = actor
+        self.visits = 0
+        self.available = 1
+        self.total = 0.0
+        self.children: dict[int, Node] = {}
+
+
+def rewards(result: Result, reward: Reward) -> list[float]:
+    """Each player's reward in [0, 1] for a finished game."""
+    scores, ranks = result.scores, result.ranks
+    if reward == "win":
+        winners = ranks.count(1)
+        return [1.0 / winners if rank == 1 else 0.0 for rank in ranks]
+    out = []
+    for p, score in enumerate(scores):
+        best_other = max(s for q, s in enumerate(scores) if q != p)
+        margin = score - best_other + (0.5 if ranks[p] == 1 else 0.0)
+        out.append(0.5 + 0.5 * math.tanh(margin / MARGIN_SCALE))
+    return out
+
+
+def rollout(state: GameState, rng: random.Random, candidates: int) -> None:
+    """Play to the end: each move the best immediate gain among ``candidates`` random legal actions."""
+    randrange = rng.randrange
+    while not state.is_terminal:
+        actions = legal_actions(state)
+        action = actions[randrange(len(actions))]
+        if candidates > 1 and len(actions) > 1:
+            best = immediate_gain(state, action)
+            for _ in range(candidates - 1):
+                other = actions[randrange(len(actions))]
+                gain = immediate_gain(state, other)
+                if gain > best:
+                    action, best = other, gain
+        apply_unchecked(state, action)
+
+
+class Search:
+    """One decision: a tree grown from one view."""
+
+    def __init__(self, view: View, coins: list[int], config: SearchConfig, rng: random.Random) -> None:
+        self.determinizer = Determinizer(view, coins)
+        self.config = config
+        self.rng = rng
+        self.root = Node(actor=-1)
+        self.iterations = 0
+
+    def run(self) -> Action:
+        """Search within the budget and return the most visited legal action."""
+        actions = legal_actions(self.determinizer.base)
+        if len(actions) == 1:
+            return actions[0]
+        config = self.config
+        deadline = None if config.seconds is None else time.perf_counter() + config.seconds
+        while self.iterations < config.iterations:
+            self.iterate()
+            if deadline is not None and self.iterations % CLOCK_EVERY == 0 and time.perf_counter() > deadline:
+                break
+        children = self.root.children
+        return max(actions, key=lambda a: children[a.id].visits if a.id in children else -1)
+
+    def iterate(self) -> None:
+        """Sample a world, select and expand one node, roll out, back up."""
+        rng = self.rng
+        state = self.determinizer.sample(rng)
+        node = self.root
+        path = [node]
+        exploration = self.config.exploration
+        while not state.is_terminal:
+            actions = legal_actions(state)
+            children = node.children
+            untried = [a for a in actions if a.id not in children]
+            actor = state.current
+            if untried:
+                action = untried[rng.randrange(len(untried))]
+                for a in actions:
+                    if a.id in children:
+                        children[a.id].available += 1
+                child = children[action.id] = Node(actor)
+                apply_unchecked(state, action)
+                path.append(child)
+                break
+            best_score = -1.0
+            best: tuple[Action, Node] | None = None
+            for a in actions:
+                child = children[a.id]
+                child.available += 1
+                score = child.total / child.visits + exploration * math.sqrt(
+                    math.log(child.available) / child.visits
+                )
+                if score > best_score:
+                    best_score, best = score, (a, child)
+            assert best is not None
+            apply_unchecked(state, best[0])
+            node = best[1]
+            path.append(node)
+        rollout(state, rng, self.config.rollout_candidates)
+        assert state.result is not None
+        reward = rewards(state.result, self.config.reward)
+        for visited in path:
+            visited.visits += 1
+            if visited.actor >= 0:
+                visited.total += reward[visited.actor]
+        self.iterations += 1
+
+
+def choose_action(view: View, coins: list[int], config: SearchConfig, seed: int) -> Action:
+    """The searched action for the seat whose view this is (its turn), with every seat's coins known."""
+    return Search(view, coins, config, random.Random(seed)).run()

@@ -1,0 +1,97 @@
+"""``mercado ai`` and ``mercado arena``: the AI agent, and bots against each other."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+from pathlib import Path
+
+import click
+
+LEVEL_NAMES = ("easy", "medium", "hard")
+
+
+@click.command(name="ai")
+@click.option("--server", default="127.0.0.1:50051", show_default=True, envvar="MERCADO_SERVER")
+@click.option(
+    "--level",
+    "levels",
+    multiple=True,
+    type=click.Choice(LEVEL_NAMES),
+    help="Claim only seats reserved for this level (repeatable); default: every level.",
+)
+@click.option("--max-matches", type=click.IntRange(min=1), default=8, show_default=True)
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, help="Search processes.")
+@click.option("--name", default="mercado-ai", show_default=True, help="Display name of claimed seats.")
+@click.option(
+    "--log-level",
+    type=click.Choice(["debug", "info", "warning", "error"]),
+    default="info",
+    envvar="MERCADO_LOG_LEVEL",
+)
+def ai_command(
+    server: str, levels: tuple[str, ...], max_matches: int, workers: int, name: str, log_level: str
+) -> None:
+    """Claim bot seats on a server and play them, until SIGTERM or Ctrl-C."""
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    from ai.agent import Agent
+
+    from .serve import configure_logging
+
+    configure_logging(log_level)
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        # Worker processes are spawned, not forked: forking a process that runs gRPC threads is unsafe.
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as executor:
+            await Agent(server, list(levels), max_matches, name=name, executor=executor).run(stop)
+
+    asyncio.run(main())
+
+
+@click.command()
+@click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True)
+@click.option("--games", type=click.IntRange(min=1), default=100, show_default=True)
+@click.option(
+    "--bots",
+    default="mcts:medium,greedy",
+    show_default=True,
+    help="Comma-separated seat bots (random, greedy, mcts:easy|medium|hard); the last fills the rest.",
+)
+@click.option(
+    "--jobs", type=click.IntRange(min=1), default=2, show_default=True, help="Games played in parallel."
+)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--money", type=click.Choice(["hidden", "public"]), default="hidden", show_default=True)
+@click.option(
+    "--plot", type=click.Path(dir_okay=False, path_type=Path), help="Also draw the results to this PNG."
+)
+@click.option("--json-out", type=click.Path(dir_okay=False, path_type=Path), help="Also write the JSON here.")
+def arena(
+    players: int,
+    games: int,
+    bots: str,
+    jobs: int,
+    seed: int,
+    money: str,
+    plot: Path | None,
+    json_out: Path | None,
+) -> None:
+    """Play seeded games between bots in this process (no server) and print win rates with 95% intervals."""
+    from ai.arena_report import run_arena
+
+    names = [name.strip() for name in bots.split(",") if name.strip()]
+    try:
+        report = run_arena(names, players, games, jobs, seed, money, plot)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--bots") from None
+    text = json.dumps(report, indent=2)
+    click.echo(text)
+    if json_out:
+        json_out.write_text(text + "\n", encoding="utf-8")

@@ -1,0 +1,113 @@
+"""``mercado play`` end to end: a real server, a random-move opponent, and answers piped to stdin."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from mercado.v1 import match_pb2 as api
+from mercado_client import MercadoClient, Seat
+from server_process import ServerProcess
+
+from server.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+GAME_SECONDS = 120.0
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[ServerProcess]:
+    running = ServerProcess(tmp_path / "mercado.db").start()
+    yield running
+    assert running.stop() == 0
+
+
+async def play_randomly(seat: Seat, seed: int) -> None:
+    """Play ``seat`` with uniformly random legal actions until the match ends."""
+    rng = random.Random(seed)
+    async for update in seat.follow():
+        state = update.state
+        if state.match.status == api.MATCH_STATUS_FINISHED:
+            return
+        if state.match.status == api.MATCH_STATUS_PLAYING and state.legal_actions:
+            await seat.act(rng.choice(list(state.legal_actions)), state.version)
+
+
+async def run_play(target: str, match_id: str, answers: bytes) -> tuple[int, str, str]:
+    """Run ``mercado play --match`` with ``answers`` on stdin; returns (exit status, stdout, stderr)."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        *("-m", "server", "play", "--server", target, "--match", match_id, "--name", "tester"),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        cwd=ROOT,
+        env={**os.environ, "COLUMNS": "100", "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        out, err = await asyncio.wait_for(process.communicate(answers), GAME_SECONDS)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    assert process.returncode is not None
+    return process.returncode, out.decode(), err.decode()
+
+
+async def test_play_a_whole_match_against_a_random_opponent(server: ServerProcess) -> None:
+    async with MercadoClient(server.target) as client:
+        match_id = await client.create_match(players=2, money="hidden", seed=11)
+        opponent = asyncio.create_task(play_randomly(await client.join(match_id, "randy", seat=1), seed=3))
+        # Every other answer is not a menu number and must be asked again.
+        status, out, err = await run_play(server.target, match_id, b"x\n1\n" * 1000)
+        await asyncio.wait_for(opponent, 10)
+        final = await client.view(match_id)
+    assert status == 0, err[-2000:]
+    assert final.match.status == api.MATCH_STATUS_FINISHED
+    result = final.view.mercado.result
+    assert "final scores" in out
+    table = out.rsplit("final scores", 1)[1].splitlines()
+    for seat, name in enumerate(["tester", "randy"]):
+        row = [result.ranks[seat], f"#{seat}", name, result.scores[seat], result.stands_on_market[seat]]
+        assert " ".join(map(str, row)) in [" ".join(line.split()) for line in table]
+    assert f"#0 tester finished rank {result.ranks[0]} of 2 with a score of {result.scores[0]}" in out
+    assert "#1 randy opened a" in out  # the opponent's moves are narrated
+    assert "your move (1-" in out
+    assert "type a number from 1 to" in out
+
+
+async def test_end_of_input_leaves_with_an_error(server: ServerProcess) -> None:
+    async with MercadoClient(server.target) as client:
+        match_id = await client.create_match(players=2, seed=11)
+        opponent = asyncio.create_task(play_randomly(await client.join(match_id, "randy", seat=1), seed=3))
+        status, out, _ = await run_play(server.target, match_id, b"")
+        opponent.cancel()
+    assert status == 1
+    assert "input closed before the game ended" in out
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--bots", "medium,genius"], "'genius' is not one of easy, medium, hard"),
+        (["--players", "2", "--bots", "easy,hard"], "2 bots do not fit beside you in 2 seats"),
+        (["--seat", "1"], "--seat needs --match"),
+    ],
+)
+def test_bad_options_are_refused_before_connecting(arguments: list[str], message: str) -> None:
+    result = CliRunner().invoke(main, ["play", "--server", "127.0.0.1:1", *arguments])
+    assert result.exit_code == 2
+    assert message in result.output
+
+
+def test_an_unreachable_server_is_one_line() -> None:
+    result = CliRunner().invoke(main, ["play", "--server", "127.0.0.1:1"])
+    assert result.exit_code == 1
+    assert result.output.startswith("cannot start:")
+    assert "[unavailable] (server 127.0.0.1:1)" in " ".join(result.output.split())
