@@ -98,23 +98,31 @@ class Agent:
             current = await seat.view()
             tracker = CoinTracker(len(current.view.mercado.players))
             latest, acted = current.version, -1
-            if current.legal_actions and current.version == 0:  # no update of version 0 will come
-                acted = 0
-                await self._act(seat, level, current, tracker)
+            if (
+                current.legal_actions
+                and current.version == 0
+                and await self._act(seat, level, current, tracker)
+            ):
+                acted = 0  # no update of version 0 will repeat this turn
             async for update in seat.follow(after_version=0):
                 if update.HasField("action"):
                     action = action_from_json(action_json(update.action))
                     tracker.observe(view_json(update.state), update.seat, action)
                 latest = max(latest, update.version)
                 # Replayed history is only observed: a turn is played once, at the latest version.
-                if update.state.legal_actions and update.version == latest and update.version > acted:
+                if (
+                    update.state.legal_actions
+                    and update.version == latest
+                    and update.version > acted
+                    and await self._act(seat, level, update.state, tracker)
+                ):
                     acted = update.version
-                    await self._act(seat, level, update.state, tracker)
             log.info("match over", extra={"match_id": seat.match_id, "seat": seat.seat})
         except grpc.aio.AioRpcError as error:
             log.error("match abandoned", extra={"match_id": seat.match_id, "code": error.code().name})
 
-    async def _act(self, seat: Seat, level: str, state: api.MatchState, tracker: CoinTracker) -> None:
+    async def _act(self, seat: Seat, level: str, state: api.MatchState, tracker: CoinTracker) -> bool:
+        """Search and submit; False when the server says the picture was out of date."""
         view = view_json(state)
         coins = tracker.completed(view)["coins"]
         seed = zlib.crc32(f"{self.seed}:{seat.match_id}:{state.version}".encode())
@@ -127,3 +135,5 @@ class Agent:
             if error.code() not in OUTDATED:
                 raise
             log.info("action outdated", extra={"match_id": seat.match_id, "reason": error.details()})
+            return False
+        return True

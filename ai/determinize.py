@@ -106,11 +106,13 @@ class Determinizer:
 
 
 def visible_state(view: View, coins: list[int]) -> GameState:
-    """The view as a state with every hidden part left empty (no face-down squares, bag or decks)."""
+    """The view as a state whose hidden parts are left out: no face-down squares, no decks, and a bag
+    of the right size (legality depends on it: redraws and refreshes need 3 tiles) but placeholder
+    contents. It has the view's legal actions; it is not a state to play on."""
     visible = {key: view[key] for key in _POSITION_KEYS}
     visible["coins"] = coins
     visible["market"] = {sq: c for sq, c in view["market"].items() if "face_down" not in c}
-    visible.update(bag=[], decks={}, rng=0)
+    visible.update(bag=[GOODS[0]] * view["bag_count"], decks={}, rng=0)
     return position.from_json(visible)
 
 

@@ -39,5 +39,9 @@ class SeatTaken(MatchError):
     """The requested seat already has a player (ALREADY_EXISTS)."""
 
 
+class ShuttingDown(MatchError):
+    """The server is stopping; try again shortly (UNAVAILABLE)."""
+
+
 class NoSeatLeft(MatchError):
     """No open or bot seat is left to take (RESOURCE_EXHAUSTED)."""

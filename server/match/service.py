@@ -26,6 +26,7 @@ from .errors import (
     NotFound,
     PermissionDenied,
     SeatTaken,
+    ShuttingDown,
     StaleVersion,
     Unauthenticated,
 )
@@ -70,6 +71,10 @@ class Match:
         """The current state as an update that carries no action."""
         return Update(self.version, self.state.clone())
 
+    def latest(self) -> Update:
+        """The current state: the last action's update (with its renderings), or a snapshot before any."""
+        return self.history[-1] if self.history else self.snapshot()
+
 
 @dataclass(frozen=True)
 class Seated:
@@ -87,6 +92,7 @@ class MatchService:
         self.store = store
         self.matches: dict[str, Match] = {}
         self.tokens: dict[str, tuple[str, int]] = {}  # token hash -> (match id, seat)
+        self.closing = False
         for record, actions in store.load_matches():
             self._restore(record, actions)
 
@@ -95,7 +101,8 @@ class MatchService:
     def _restore(self, record: MatchRecord, actions: Iterable[tuple[int, Action, str]]) -> None:
         match = Match(record, new_game(record.options, record.seed))
         for seat, action, request_id in actions:
-            self._record(match, seat, action, request_id, apply(match.state, action))
+            after = match.state.clone()
+            self._record(match, seat, action, request_id, after, apply(after, action))
         self._index(match)
 
     def _index(self, match: Match) -> None:
@@ -222,6 +229,8 @@ class MatchService:
         async with match.lock:
             earlier = match.by_request.get(request_id)
             if earlier is not None and earlier.record is not None:
+                if earlier.record.action is not action:
+                    raise InvalidRequest("request_id was already used for a different action")
                 if earlier.record.seat != seat:
                     raise InvalidRequest("request_id was already used by another seat")
                 return seat, earlier
@@ -241,17 +250,20 @@ class MatchService:
             except IllegalAction as error:  # why_illegal said yes; keep the guard anyway
                 raise NotAllowedNow(error.reason) from None
             # Persist first: once the write returns, the action survives a crash.
-            self.store.append_action(match_id, match.version + 1, seat, action, request_id)
-            match.state = after
-            update = self._record(match, seat, action, request_id, events)
+            await self.store.append_action(match_id, match.version + 1, seat, action, request_id)
+            update = self._record(match, seat, action, request_id, after, events)
         self._publish(match, update)
         return seat, update
 
     def _record(
-        self, match: Match, seat: int, action: Action, request_id: str, events: list[Event]
+        self, match: Match, seat: int, action: Action, request_id: str, after: GameState, events: list[Event]
     ) -> Update:
+        """Advance the match to ``after``, a state nobody mutates from now on (actions apply to copies)."""
         record = ActionRecord(match.version + 1, seat, action, request_id, events)
-        update = Update(record.version, match.state.clone(), record)
+        update = Update(record.version, after, record)
+        match.state = after
+        if match.history:
+            match.history[-1].rendered.clear()  # only the latest version is usually asked for again
         match.history.append(update)
         match.by_request[request_id] = update
         return update
@@ -275,6 +287,9 @@ class MatchService:
         queue: asyncio.Queue[Update | None] = asyncio.Queue()
         # No await between reading the backlog and registering: nothing can slip in between.
         backlog = match.history[after_version:]
+        if match.status == WAITING:
+            # The start of a waiting match is a seat change, which no version marks: show where it stands.
+            backlog = [match.snapshot()]
         finished = match.state.is_terminal
         match.watchers.add(queue)
         try:
@@ -284,11 +299,14 @@ class MatchService:
                 return
             while (live := await queue.get()) is not None:
                 yield live
+            if self.closing:
+                raise ShuttingDown("the server is shutting down; reconnect and resume from your last version")
         finally:
             match.watchers.discard(queue)
 
     def close_streams(self) -> None:
-        """End every open stream (on shutdown)."""
+        """End every open stream with UNAVAILABLE, so clients reconnect rather than take it for the end."""
+        self.closing = True
         for match in self.matches.values():
             for queue in match.watchers:
                 queue.put_nowait(None)

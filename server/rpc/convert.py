@@ -16,8 +16,8 @@ from mercado_client.wire import (
     tile_message,
 )
 
-from server.engine import Action, Event, Money, Options, action_from_json, events_for, player_view
-from server.match import FINISHED, PLAYING, WAITING, Match, Update
+from server.engine import Action, Event, Money, Options, action_from_json, events_for
+from server.match import FINISHED, PLAYING, WAITING, Match
 from server.match.records import DEFAULT_BOT_LEVEL
 
 STATUS = {
@@ -94,37 +94,6 @@ def summary(match: Match) -> api.MatchSummary:
     )
 
 
-def match_state(match: Match, update: Update, seat: int | None) -> api.MatchState:
-    """What ``seat`` sees of the match as of ``update``."""
-    view = player_view(update.state, seat)
-    state = api.MatchState(
-        match=summary(match),
-        version=update.version,
-        view=api.View(mercado=view_message(view)),
-        legal_actions=[action_message(a) for a in view.get("legal_actions", [])],
-    )
-    state.match.version = update.version
-    if seat is not None:
-        state.your_seat = seat
-    if view["status"] != "finished":
-        state.to_move = view["current_player"]
-    return state
-
-
-def match_update(match: Match, update: Update, seat: int | None) -> api.MatchUpdate:
-    """One stream message for ``seat``, built once per viewer and update."""
-    key = ("update", seat)
-    cached = update.rendered.get(key)
-    if cached is None:
-        cached = api.MatchUpdate(version=update.version, state=match_state(match, update, seat))
-        if update.record is not None:
-            cached.seat = update.record.seat
-            cached.action.CopyFrom(action_to_message(update.record.action))
-            cached.events.extend(events_message(update.record.events, update.state.options, seat))
-        update.rendered[key] = cached
-    return cached
-
-
 def events_message(events: list[Event], options: Options, seat: int | None) -> list[api.Event]:
     return [api.Event(mercado=event_message(e)) for e in events_for(events, options, seat)]
 
@@ -149,24 +118,28 @@ def _result_message(result: dict[str, list[int]]) -> pb.MercadoResult:
     )
 
 
-def view_message(view: dict[str, Any]) -> pb.MercadoView:
-    """The engine's player view as a MercadoView."""
+def players_message(view: dict[str, Any], coins: list[int | None]) -> list[pb.PlayerPublic]:
+    """The players of a view, with the coins the viewer may see."""
     players = []
-    for seat, coins in enumerate(view["coins"]):
+    for seat, shown in enumerate(coins):
         player = pb.PlayerPublic(
             seat=seat,
             wooden_stands=view["wooden_stands"][seat],
             stand_hand=[good_enum(g) for g in view["stand_hands"][seat]],
             restaurant_hand=[restaurant_enum(k) for k in view["restaurant_hands"][seat]],
         )
-        if coins is not None:
-            player.coins = coins
+        if shown is not None:
+            player.coins = shown
         players.append(player)
+    return players
+
+
+def board_message(view: dict[str, Any]) -> pb.MercadoView:
+    """Everything of a view but its players: the same for every viewer."""
     message = pb.MercadoView(
         options=options_message(Options(**view["options"])),
         phase=PHASE[view["phase"]],
         redrawn_this_turn=view["redrawn_this_turn"],
-        players=players,
         market=[_square_content(name, content) for name, content in view["market"].items()],
         entrances=[
             pb.EntranceContent(entrance=entrance_message(name), tile=tile_message(c["level"], c["goods"]))
@@ -188,6 +161,13 @@ def view_message(view: dict[str, Any]) -> pb.MercadoView:
         message.final_turns_left = view["final_turns_left"]
     if view["result"] is not None:
         message.result.CopyFrom(_result_message(view["result"]))
+    return message
+
+
+def view_message(view: dict[str, Any]) -> pb.MercadoView:
+    """The engine's player view as a MercadoView."""
+    message = board_message(view)
+    message.players.extend(players_message(view, view["coins"]))
     return message
 
 

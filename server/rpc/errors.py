@@ -17,6 +17,7 @@ STATUS_OF: dict[type[Exception], grpc.StatusCode] = {
     errors.StaleVersion: grpc.StatusCode.ABORTED,
     errors.SeatTaken: grpc.StatusCode.ALREADY_EXISTS,
     errors.NoSeatLeft: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    errors.ShuttingDown: grpc.StatusCode.UNAVAILABLE,
     IllegalAction: grpc.StatusCode.FAILED_PRECONDITION,
     InvalidAction: grpc.StatusCode.INVALID_ARGUMENT,
     InvalidPosition: grpc.StatusCode.INVALID_ARGUMENT,

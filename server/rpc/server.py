@@ -1,8 +1,12 @@
-"""The gRPC server: the match service, health checking and reflection; graceful shutdown."""
+"""The gRPC server: the match service, health checking and reflection; graceful shutdown.
+
+The browser's port (gRPC-Web and the page, see web.py) runs beside it in the same event loop.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import signal
 from typing import NamedTuple
@@ -16,6 +20,7 @@ from server.match import MatchService
 from server.store.sqlite import SqliteStore
 
 from .servicer import MatchServicer
+from .web import WebConfig, start_web
 
 log = logging.getLogger("mercado.server")
 SERVICE_NAME = match_pb2.DESCRIPTOR.services_by_name["MatchService"].full_name
@@ -49,17 +54,30 @@ def create_server(service: MatchService, address: str) -> Server:
     return Server(server, port, health_servicer)
 
 
-async def serve(host: str, port: int, db: str) -> None:
-    """Run until SIGTERM or SIGINT, then stop gracefully: finish running calls, close the store."""
+async def serve(host: str, port: int, db: str, web: WebConfig | None = None) -> None:
+    """Run until SIGTERM or SIGINT, then stop gracefully: finish running calls, close the store.
+
+    With ``web``, also serve gRPC-Web and the browser page on a second port.
+    """
     store = SqliteStore(db)
     service = MatchService(store)
+    # Everything loaded so far lives as long as the server: keep it out of every garbage collection.
+    gc.collect()
+    gc.freeze()
     running = create_server(service, f"{host}:{port}")
     await running.server.start()
+    site = await start_web(service, host, web, MAX_RECEIVE_BYTES, SHUTDOWN_GRACE_SECONDS) if web else None
     for name in ("", SERVICE_NAME):
         await running.health.set(name, health_pb2.HealthCheckResponse.SERVING)
     log.info(
         "listening",
-        extra={"host": host, "port": running.port, "db": db, "matches": len(service.matches)},
+        extra={
+            "host": host,
+            "port": running.port,
+            "web_port": site.port if site else None,
+            "db": db,
+            "matches": len(service.matches),
+        },
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -69,6 +87,6 @@ async def serve(host: str, port: int, db: str) -> None:
     log.info("shutting down")
     await running.health.enter_graceful_shutdown()
     service.close_streams()
-    await running.server.stop(SHUTDOWN_GRACE_SECONDS)
+    await asyncio.gather(running.server.stop(SHUTDOWN_GRACE_SECONDS), *([site.stop()] if site else []))
     store.close()
     log.info("stopped")

@@ -15,7 +15,7 @@ from mercado.v1 import match_pb2_grpc as api_grpc
 from server.match import FINISHED, Match, MatchService
 from server.match.errors import InvalidRequest, NotAllowedNow
 
-from . import convert
+from . import convert, render
 from .errors import REFUSALS, status_of
 
 log = logging.getLogger("mercado.rpc")
@@ -135,7 +135,7 @@ class MatchServicer(api_grpc.MatchServiceServicer):
     async def GetView(self, request: api.GetViewRequest, context: grpc.aio.ServicerContext) -> api.MatchState:
         match = self.service.get(request.match_id)
         seat = self.service.seat_of(match, bearer_token(context))
-        return convert.match_state(match, match.snapshot(), seat)
+        return render.match_state(match, match.latest(), seat)
 
     @refusals_as_status
     async def SubmitAction(
@@ -146,8 +146,7 @@ class MatchServicer(api_grpc.MatchServiceServicer):
         seat, update = await self.service.submit(
             request.match_id, bearer_token(context), request.expected_version, request.request_id, action
         )
-        rendered = convert.match_update(match, update, seat)
-        return api.SubmitActionResponse(version=update.version, events=rendered.events, state=rendered.state)
+        return render.submit_response(match, update, seat)
 
     @refusals_as_status
     async def GetReplay(self, request: api.GetReplayRequest, context: grpc.aio.ServicerContext) -> api.Replay:
@@ -177,8 +176,10 @@ class MatchServicer(api_grpc.MatchServiceServicer):
             match = self.service.get(request.match_id)
             seat = self.service.seat_of(match, bearer_token(context))
             updates = self.service.follow(request.match_id, request.after_version)
+            # Headers now: a client can tell an open but quiet stream from one that never got through.
+            await context.send_initial_metadata(())
             async for update in updates:
-                yield convert.match_update(match, update, seat)
+                yield render.match_update(match, update, seat)
         except REFUSALS as error:
             code, reason = status_of(error)
             await context.abort(code, reason)

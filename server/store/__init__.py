@@ -16,9 +16,11 @@ class Store(Protocol):
 
     def save_seat(self, match_id: str, seat: SeatRecord) -> None: ...
 
-    def append_action(
+    async def append_action(
         self, match_id: str, version: int, seat: int, action: Action, request_id: str
-    ) -> None: ...
+    ) -> None:
+        """Return only once the action is durable."""
+        ...
 
     def load_matches(self) -> Iterator[tuple[MatchRecord, list[tuple[int, Action, str]]]]:
         """Every match with its actions as (seat, action, request id), in version order."""

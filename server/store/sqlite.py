@@ -1,14 +1,21 @@
 """The embedded SQLite store: one file, no other process.
 
 WAL mode with ``synchronous=NORMAL``: a committed transaction survives a
-killed process (not a power cut) without a disk flush per action.
+killed process (not a power cut) without a disk flush per action. Actions
+are written by one background thread in group commits: every action that
+arrives while a commit is running goes into the next one, and each caller
+resumes only once its action is committed. The event loop never waits on the
+disk.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
+import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from server.engine import Action, Options, action_from_json
@@ -40,6 +47,7 @@ CREATE TABLE IF NOT EXISTS actions (
     UNIQUE (match_id, request_id)
 );
 """
+ActionRow = tuple[str, int, int, str, str]
 
 
 class SqliteStore:
@@ -47,29 +55,29 @@ class SqliteStore:
 
     def __init__(self, path: str | Path) -> None:
         self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute("PRAGMA foreign_keys=ON")
-        self.db.executescript(SCHEMA)
+        self.lock = threading.Lock()  # one user of the connection at a time
+        self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mercado-sqlite")
+        self.pending: list[tuple[ActionRow, asyncio.Future[None]]] = []
+        self.flusher: asyncio.Task[None] | None = None
+        with self.lock:
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self.db.executescript(SCHEMA)
 
     def create_match(self, match: MatchRecord) -> None:
-        with self.db:
+        options = json.dumps(match.options.to_json())
+        with self.lock, self.db:
             self.db.execute("BEGIN")
             self.db.execute(
                 "INSERT INTO matches VALUES (?, ?, ?, ?, ?)",
-                (
-                    match.match_id,
-                    match.game,
-                    json.dumps(match.options.to_json()),
-                    str(match.seed),
-                    match.created_ms,
-                ),
+                (match.match_id, match.game, options, str(match.seed), match.created_ms),
             )
             for seat in match.seats:
                 self._write_seat(match.match_id, seat)
 
     def save_seat(self, match_id: str, seat: SeatRecord) -> None:
-        with self.db:
+        with self.lock, self.db:
             self.db.execute("BEGIN")
             self._write_seat(match_id, seat)
 
@@ -79,31 +87,62 @@ class SqliteStore:
             (match_id, seat.seat, seat.bot_level, seat.display_name, seat.token_hash),
         )
 
-    def append_action(self, match_id: str, version: int, seat: int, action: Action, request_id: str) -> None:
-        # A single INSERT is its own transaction: committed (durably) when execute returns.
-        self.db.execute(
-            "INSERT INTO actions VALUES (?, ?, ?, ?, ?)",
-            (match_id, version, seat, json.dumps(action.to_json()), request_id),
-        )
+    async def append_action(
+        self, match_id: str, version: int, seat: int, action: Action, request_id: str
+    ) -> None:
+        """Return once the action is committed (in the next group commit)."""
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+        self.pending.append(((match_id, version, seat, json.dumps(action.to_json()), request_id), done))
+        if self.flusher is None:
+            self.flusher = loop.create_task(self._flush())
+        await done
+
+    async def _flush(self) -> None:
+        loop = asyncio.get_running_loop()
+        while self.pending:
+            batch, self.pending = self.pending, []
+            try:
+                await loop.run_in_executor(self.writer, self._write_actions, [row for row, _ in batch])
+            except sqlite3.Error as error:
+                for _, done in batch:
+                    done.set_exception(error)
+            else:
+                for _, done in batch:
+                    done.set_result(None)
+        self.flusher = None
+
+    def _write_actions(self, rows: list[ActionRow]) -> None:
+        with self.lock, self.db:
+            self.db.execute("BEGIN")
+            self.db.executemany("INSERT INTO actions VALUES (?, ?, ?, ?, ?)", rows)
 
     def load_matches(self) -> Iterator[tuple[MatchRecord, list[tuple[int, Action, str]]]]:
+        with self.lock:
+            seat_rows = self.db.execute(
+                "SELECT match_id, seat, bot_level, display_name, token_hash FROM seats"
+                " ORDER BY match_id, seat"
+            ).fetchall()
+            action_rows = self.db.execute(
+                "SELECT match_id, seat, action, request_id FROM actions ORDER BY match_id, version"
+            ).fetchall()
+            match_rows = self.db.execute(
+                "SELECT match_id, game, options, seed, created_ms FROM matches ORDER BY created_ms, match_id"
+            ).fetchall()
         seats: dict[str, list[SeatRecord]] = {}
-        for match_id, seat, bot_level, name, token_hash in self.db.execute(
-            "SELECT match_id, seat, bot_level, display_name, token_hash FROM seats ORDER BY match_id, seat"
-        ):
+        for match_id, seat, bot_level, name, token_hash in seat_rows:
             seats.setdefault(match_id, []).append(SeatRecord(seat, bot_level, name, token_hash))
         actions: dict[str, list[tuple[int, Action, str]]] = {}
-        for match_id, seat, action, request_id in self.db.execute(
-            "SELECT match_id, seat, action, request_id FROM actions ORDER BY match_id, version"
-        ):
+        for match_id, seat, action, request_id in action_rows:
             actions.setdefault(match_id, []).append((seat, action_from_json(json.loads(action)), request_id))
-        for match_id, game, options, seed, created_ms in self.db.execute(
-            "SELECT match_id, game, options, seed, created_ms FROM matches ORDER BY created_ms, match_id"
-        ):
+        for match_id, game, options, seed, created_ms in match_rows:
             record = MatchRecord(
                 match_id, Options(**json.loads(options)), int(seed), created_ms, seats.get(match_id, []), game
             )
             yield record, actions.get(match_id, [])
 
     def close(self) -> None:
-        self.db.close()
+        """Finish the writes in progress and close the file."""
+        self.writer.shutdown(wait=True)
+        with self.lock:
+            self.db.close()

@@ -149,7 +149,11 @@ class MercadoClient:
         while True:
             try:
                 request = api.StreamEventsRequest(match_id=match_id, after_version=last)
-                async for update in self.stub.StreamEvents(request, metadata=_bearer(token)):
+                call = self.stub.StreamEvents(request, metadata=_bearer(token))
+                await call.initial_metadata()  # sent when the server opens the stream, or with its end
+                if not call.done():
+                    failing_since, failures = None, 0  # got through, quiet or not
+                async for update in call:
                     failing_since, failures = None, 0
                     last = max(last, update.version)
                     yield update

@@ -6,6 +6,7 @@ restaurants by their rule names. Used by the server and by clients alike.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from mercado.v1 import match_pb2 as api
@@ -27,8 +28,12 @@ def good_name(good: int) -> str:
     return GOODS[good - 1]
 
 
+_GOOD_ENUMS = {name: pb.Good.ValueType(i + 1) for i, name in enumerate(GOODS)}
+_RESTAURANT_ENUMS = {name: pb.Restaurant.ValueType(i + 1) for i, name in enumerate(RESTAURANTS)}
+
+
 def good_enum(name: str) -> pb.Good.ValueType:
-    return pb.Good.ValueType(GOODS.index(name) + 1)
+    return _GOOD_ENUMS[name]
 
 
 def restaurant_name(restaurant: int) -> str:
@@ -38,7 +43,7 @@ def restaurant_name(restaurant: int) -> str:
 
 
 def restaurant_enum(name: str) -> pb.Restaurant.ValueType:
-    return pb.Restaurant.ValueType(RESTAURANTS.index(name) + 1)
+    return _RESTAURANT_ENUMS[name]
 
 
 def square_name(square: pb.Square) -> str:
@@ -47,7 +52,9 @@ def square_name(square: pb.Square) -> str:
     return f"{COLUMNS[square.column - 1]}{square.row}"
 
 
+@functools.cache
 def square_message(name: str) -> pb.Square:
+    """The Square for a name like "c3" (shared: copy before changing it)."""
     return pb.Square(column=COLUMNS.index(name[0]) + 1, row=int(name[1:]))
 
 
@@ -61,7 +68,9 @@ def entrance_name(entrance: pb.Entrance) -> str:
     return f"{side}-{line}"
 
 
+@functools.cache
 def entrance_message(name: str) -> pb.Entrance:
+    """The Entrance for a name like "top-c" (shared: copy before changing it)."""
     side, line = name.split("-")
     number = COLUMNS.index(line) + 1 if side in ("top", "bottom") else int(line)
     return pb.Entrance(side=pb.Side.ValueType(SIDES.index(side) + 1), line=number)

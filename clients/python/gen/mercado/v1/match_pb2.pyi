@@ -20,7 +20,9 @@ token where one is required. PERMISSION_DENIED: a token for another match.
 FAILED_PRECONDITION: the action is illegal now (not your turn, the rules
 forbid it, the match is not playing). ABORTED: the expected version is stale;
 fetch the view and try again. ALREADY_EXISTS: the seat is taken.
-RESOURCE_EXHAUSTED: no open seat or bot seat is left.
+RESOURCE_EXHAUSTED: no open seat or bot seat is left. UNAVAILABLE: the server
+is restarting; retry (a retried SubmitAction with the same request id is
+applied at most once) or reconnect a stream from the last version seen.
 """
 
 import builtins
@@ -505,7 +507,8 @@ class SubmitActionRequest(google.protobuf.message.Message):
     """the version the client saw; ABORTED if stale"""
     request_id: builtins.str
     """Chosen by the client, unique per match (a UUID is fine). A retry with the same
-    id returns the original result without applying the action twice.
+    id returns the original result without applying the action twice; the same id
+    with a different action is INVALID_ARGUMENT.
     """
     @property
     def action(self) -> global___Action: ...

@@ -116,7 +116,10 @@ class MatchServiceServicer(object):
 
     def StreamEvents(self, request, context):
         """Every accepted action after `after_version`, in order, each exactly once, then
-        live updates until the match finishes.
+        live updates until the match finishes, when the stream ends with OK. On a
+        waiting match the first message is the current state (a seat change), so the
+        start of the match cannot be missed. A server shutting down ends its streams
+        with UNAVAILABLE.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -20,7 +20,9 @@ token where one is required. PERMISSION_DENIED: a token for another match.
 FAILED_PRECONDITION: the action is illegal now (not your turn, the rules
 forbid it, the match is not playing). ABORTED: the expected version is stale;
 fetch the view and try again. ALREADY_EXISTS: the seat is taken.
-RESOURCE_EXHAUSTED: no open seat or bot seat is left.
+RESOURCE_EXHAUSTED: no open seat or bot seat is left. UNAVAILABLE: the server
+is restarting; retry (a retried SubmitAction with the same request id is
+applied at most once) or reconnect a stream from the last version seen.
 """
 
 import abc
@@ -74,7 +76,10 @@ class MatchServiceStub:
         mercado.v1.match_pb2.MatchUpdate,
     ]
     """Every accepted action after `after_version`, in order, each exactly once, then
-    live updates until the match finishes.
+    live updates until the match finishes, when the stream ends with OK. On a
+    waiting match the first message is the current state (a seat change), so the
+    start of the match cannot be missed. A server shutting down ends its streams
+    with UNAVAILABLE.
     """
 
     ClaimBotSeat: grpc.UnaryUnaryMultiCallable[
@@ -125,7 +130,10 @@ class MatchServiceAsyncStub:
         mercado.v1.match_pb2.MatchUpdate,
     ]
     """Every accepted action after `after_version`, in order, each exactly once, then
-    live updates until the match finishes.
+    live updates until the match finishes, when the stream ends with OK. On a
+    waiting match the first message is the current state (a seat change), so the
+    start of the match cannot be missed. A server shutting down ends its streams
+    with UNAVAILABLE.
     """
 
     ClaimBotSeat: grpc.aio.UnaryUnaryMultiCallable[
@@ -188,7 +196,10 @@ class MatchServiceServicer(metaclass=abc.ABCMeta):
         context: _ServicerContext,
     ) -> typing.Union[collections.abc.Iterator[mercado.v1.match_pb2.MatchUpdate], collections.abc.AsyncIterator[mercado.v1.match_pb2.MatchUpdate]]:
         """Every accepted action after `after_version`, in order, each exactly once, then
-        live updates until the match finishes.
+        live updates until the match finishes, when the stream ends with OK. On a
+        waiting match the first message is the current state (a seat change), so the
+        start of the match cannot be missed. A server shutting down ends its streams
+        with UNAVAILABLE.
         """
 
     @abc.abstractmethod
