@@ -1,0 +1,255 @@
+// Package testserver runs real processes for the Go client's tests: the
+// project's own `mercado serve` (on a free port, its database in t.TempDir())
+// and `mercado ai`, both stopped with SIGTERM when the test ends.
+package testserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mercado-game/mercado/clients/go/mercado"
+)
+
+const (
+	startupTimeout = 30 * time.Second
+	stopTimeout    = 30 * time.Second
+	// callTimeout bounds the calls of one test (Context).
+	callTimeout = 90 * time.Second
+)
+
+// RepoRoot is the mercado repository root: the nearest directory above the
+// working directory (a package directory under clients/go) that holds the API.
+func RepoRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "proto", "mercado", "v1", "match.proto")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("cannot find the repository root (with proto/mercado/v1/match.proto) above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// mercadoBin is the project's `mercado` command: $MERCADO_BIN, or .venv/bin/mercado at the root.
+func mercadoBin(t testing.TB) string {
+	t.Helper()
+	if bin := os.Getenv("MERCADO_BIN"); bin != "" {
+		return bin
+	}
+	bin := filepath.Join(RepoRoot(t), ".venv", "bin", "mercado")
+	if _, err := os.Stat(bin); err != nil {
+		t.Fatalf("%s is missing: run `make setup` at the repository root (or set MERCADO_BIN): %v", bin, err)
+	}
+	return bin
+}
+
+// logLines collects a process's stderr and reports the port of its "listening" line.
+type logLines struct {
+	mu        sync.Mutex
+	all       bytes.Buffer
+	partial   []byte
+	listening chan int
+}
+
+func (l *logLines) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.all.Write(p)
+	l.partial = append(l.partial, p...)
+	for {
+		i := bytes.IndexByte(l.partial, '\n')
+		if i < 0 {
+			break
+		}
+		line := l.partial[:i]
+		var record struct {
+			Message string `json:"message"`
+			Port    int    `json:"port"`
+		}
+		if json.Unmarshal(line, &record) == nil && record.Message == "listening" && l.listening != nil {
+			select {
+			case l.listening <- record.Port:
+			default:
+			}
+		}
+		l.partial = l.partial[i+1:]
+	}
+	return len(p), nil
+}
+
+func (l *logLines) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.all.String()
+}
+
+// process is one running child process, stopped with SIGTERM at the end of the test.
+type process struct {
+	name   string
+	strict bool // a non-zero exit after SIGTERM fails the test (else it is logged)
+	cmd    *exec.Cmd
+	log    *logLines
+
+	exited  chan struct{} // closed when the process has exited; waitErr is then set
+	waitErr error
+
+	stopOnce sync.Once
+	stopErr  error
+}
+
+func startProcess(t testing.TB, name string, strict bool, args ...string) *process {
+	t.Helper()
+	p := &process{name: name, strict: strict, log: &logLines{listening: make(chan int, 1)}, exited: make(chan struct{})}
+	p.cmd = exec.Command(mercadoBin(t), args...)
+	p.cmd.Dir = RepoRoot(t)
+	p.cmd.Env = append(os.Environ(), "PYTHONUNBUFFERED=1")
+	p.cmd.Stdout = p.log
+	p.cmd.Stderr = p.log
+	p.cmd.SysProcAttr = childAttributes()
+	p.cmd.WaitDelay = 5 * time.Second // children that inherited stderr must not hold Wait up
+	if err := p.cmd.Start(); err != nil {
+		t.Fatalf("starting %s: %v", name, err)
+	}
+	go func() {
+		p.waitErr = p.cmd.Wait()
+		close(p.exited)
+	}()
+	t.Cleanup(func() {
+		if err := p.stop(); err != nil {
+			if p.strict {
+				t.Errorf("stopping %s: %v", name, err)
+			} else {
+				t.Logf("stopping %s: %v", name, err)
+			}
+		}
+		if t.Failed() {
+			t.Logf("%s log:\n%s", name, p.log)
+		}
+	})
+	return p
+}
+
+// stop sends SIGTERM and waits for the exit (SIGKILL after stopTimeout). Stopping twice is fine.
+func (p *process) stop() error {
+	p.stopOnce.Do(func() { p.stopErr = p.terminate() })
+	return p.stopErr
+}
+
+func (p *process) terminate() error {
+	select {
+	case <-p.exited:
+		return fmt.Errorf("%s had exited early: %v", p.name, p.waitErr)
+	default:
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		return err
+	}
+	select {
+	case <-p.exited:
+		if p.waitErr != nil {
+			return fmt.Errorf("%s exited after SIGTERM: %v", p.name, p.waitErr)
+		}
+		return nil
+	case <-time.After(stopTimeout):
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+		return fmt.Errorf("%s did not stop within %s of SIGTERM; killed", p.name, stopTimeout)
+	}
+}
+
+// Server is a running `mercado serve`; Restart keeps its database and port.
+type Server struct {
+	t    testing.TB
+	db   string
+	port int
+	proc *process
+}
+
+// Start starts a server for the test on a free port with a new database.
+func Start(t testing.TB) *Server {
+	t.Helper()
+	s := &Server{t: t, db: filepath.Join(t.TempDir(), "mercado.db")}
+	s.start()
+	return s
+}
+
+func (s *Server) start() {
+	s.t.Helper()
+	s.proc = startProcess(s.t, "mercado serve", true,
+		"serve", "--host", "127.0.0.1", "--port", fmt.Sprint(s.port), "--db", s.db)
+	select {
+	case port := <-s.proc.log.listening:
+		s.port = port
+	case <-s.proc.exited:
+		s.t.Fatalf("the server exited before listening (%v):\n%s", s.proc.waitErr, s.proc.log)
+	case <-time.After(startupTimeout):
+		s.t.Fatalf("the server did not log its listening line within %s:\n%s", startupTimeout, s.proc.log)
+	}
+}
+
+// Target is the server's address, host:port.
+func (s *Server) Target() string { return fmt.Sprintf("127.0.0.1:%d", s.port) }
+
+// Restart stops the server gracefully and starts it again on the same port and database.
+func (s *Server) Restart() {
+	s.t.Helper()
+	if err := s.proc.stop(); err != nil {
+		s.t.Fatal(err)
+	}
+	s.start()
+}
+
+// AgentName is the display name of the seats StartAgent's agent claims.
+const AgentName = "go-test-ai"
+
+// StartAgent runs `mercado ai` on the server, claiming seats reserved for bots of level.
+func StartAgent(t testing.TB, s *Server, level string) {
+	t.Helper()
+	startProcess(t, "mercado ai", false,
+		"ai", "--server", s.Target(), "--level", level, "--name", AgentName, "--log-level", "info")
+}
+
+// Dial returns a client of the server, closed at the end of the test.
+func Dial(t testing.TB, s *Server, opts ...mercado.Option) *mercado.Client {
+	t.Helper()
+	client, err := mercado.Dial(s.Target(), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = client.Close() })
+	return client
+}
+
+// Context returns a context for the test's calls, cancelled when the test ends.
+func Context(t testing.TB) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// SeatName is a display name for seat in the test.
+func SeatName(t testing.TB, seat int) string {
+	name := strings.NewReplacer("/", "-", " ", "-").Replace(t.Name())
+	if len(name) > 30 {
+		name = name[len(name)-30:]
+	}
+	return fmt.Sprintf("%s-%d", name, seat)
+}

@@ -1,0 +1,445 @@
+package mercado_test
+
+// The scenarios of clients/conformance/scenarios.json, which every reference
+// client runs against a real server.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/google/uuid"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	mercadov1 "github.com/mercado-game/mercado/clients/go/gen/mercado/v1"
+	"github.com/mercado-game/mercado/clients/go/internal/testserver"
+	"github.com/mercado-game/mercado/clients/go/mercado"
+)
+
+// conformance holds what each scenario gets: a server of its own run's and a client of it.
+type conformance struct {
+	client *mercado.Client
+	ctx    context.Context
+	rng    *rand.Rand
+}
+
+var scenarios = map[string]func(*testing.T, conformance){
+	"create_and_join":       createAndJoin,
+	"bad_token":             badToken,
+	"illegal_action":        illegalAction,
+	"stale_version":         staleVersion,
+	"retry_same_request_id": retrySameRequestID,
+	"resume_stream":         resumeStream,
+}
+
+func TestConformance(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(filepath.Join(testserver.RepoRoot(t), "clients", "conformance", "scenarios.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		Scenarios []struct {
+			Name string `json:"name"`
+			Does string `json:"does"`
+		} `json:"scenarios"`
+	}
+	if err := json.Unmarshal(data, &file); err != nil {
+		t.Fatalf("scenarios.json: %v", err)
+	}
+	if len(file.Scenarios) == 0 {
+		t.Fatal("scenarios.json names no scenario")
+	}
+	srv := testserver.Start(t)
+	client := testserver.Dial(t, srv)
+	for _, scenario := range file.Scenarios {
+		t.Run(scenario.Name, func(t *testing.T) {
+			run, ok := scenarios[scenario.Name]
+			if !ok {
+				t.Fatalf("scenario %q (%s) has no Go implementation", scenario.Name, scenario.Does)
+			}
+			run(t, conformance{client: client, ctx: testserver.Context(t), rng: newRand(t)})
+		})
+	}
+}
+
+// --- helpers ------------------------------------------------------------------
+
+// playingMatch creates a 2-player match with open seats and joins both; seats[i] is seat i.
+func playingMatch(t *testing.T, ctx context.Context, client *mercado.Client) []*mercado.Seat {
+	t.Helper()
+	match, err := client.CreateMatch(ctx, mercado.MatchOptions{Players: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seats []*mercado.Seat
+	for i := range 2 {
+		seat, err := client.JoinSeat(ctx, match.GetMatchId(), uint32(i), testserver.SeatName(t, i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		seats = append(seats, seat)
+	}
+	return seats
+}
+
+// toMove returns the seat whose turn it is, its view, and the other seat.
+func toMove(t *testing.T, ctx context.Context, seats []*mercado.Seat) (*mercado.Seat, *mercadov1.MatchState, *mercado.Seat) {
+	t.Helper()
+	state, err := seats[0].View(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if state.ToMove == nil {
+		t.Fatalf("no seat is to move at version %d (status %v)", state.GetVersion(), state.GetMatch().GetStatus())
+	}
+	mover, other := seats[state.GetToMove()], seats[1-state.GetToMove()]
+	if mover != seats[0] {
+		if state, err = mover.View(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(state.GetLegalActions()) == 0 {
+		t.Fatalf("seat %d is to move at version %d but has no legal action", mover.Number, state.GetVersion())
+	}
+	return mover, state, other
+}
+
+// playRandom plays n random legal actions, whoever is to move, through Seat.ActAt.
+func playRandom(t *testing.T, ctx context.Context, seats []*mercado.Seat, n int, rng *rand.Rand) {
+	t.Helper()
+	if err := tryPlayRandom(ctx, seats, n, rng); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tryPlayRandom is playRandom for goroutines other than the test's.
+func tryPlayRandom(ctx context.Context, seats []*mercado.Seat, n int, rng *rand.Rand) error {
+	for range n {
+		state, err := seats[0].View(ctx)
+		if err != nil {
+			return err
+		}
+		if state.ToMove == nil {
+			return fmt.Errorf("no seat is to move at version %d (status %v)", state.GetVersion(), state.GetMatch().GetStatus())
+		}
+		mover := seats[state.GetToMove()]
+		if state, err = mover.View(ctx); err != nil {
+			return err
+		}
+		legal := state.GetLegalActions()
+		if len(legal) == 0 {
+			return fmt.Errorf("seat %d is to move at version %d but has no legal action", mover.Number, state.GetVersion())
+		}
+		response, err := mover.ActAt(ctx, legal[rng.IntN(len(legal))], state.GetVersion())
+		if err != nil {
+			return fmt.Errorf("seat %d acting at version %d: %w", mover.Number, state.GetVersion(), err)
+		}
+		if response.GetVersion() != state.GetVersion()+1 {
+			return fmt.Errorf("acting at version %d gave version %d", state.GetVersion(), response.GetVersion())
+		}
+	}
+	return nil
+}
+
+func wantCode(t *testing.T, err error, want codes.Code, what string) {
+	t.Helper()
+	if got := status.Code(err); got != want {
+		t.Fatalf("%s: got %v (%v), want %v", what, got, err, want)
+	}
+	if status.Convert(err).Message() == "" {
+		t.Errorf("%s: %v carries no reason", what, want)
+	}
+}
+
+func wantVersion(t *testing.T, ctx context.Context, seat *mercado.Seat, want uint64) *mercadov1.MatchState {
+	t.Helper()
+	state, err := seat.View(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if state.GetVersion() != want || state.GetMatch().GetVersion() != want {
+		t.Fatalf("the match is at version %d (summary %d), want %d",
+			state.GetVersion(), state.GetMatch().GetVersion(), want)
+	}
+	return state
+}
+
+func submitRaw(ctx context.Context, client *mercado.Client, token string, request *mercadov1.SubmitActionRequest) error {
+	_, err := client.RPC().SubmitAction(mercado.WithToken(ctx, token), request)
+	return err
+}
+
+// --- scenarios ------------------------------------------------------------------
+
+// create_and_join: create a 2-player match with open seats; join seat 0 and the first
+// open seat; both get tokens; the match is playing at version 0.
+func createAndJoin(t *testing.T, c conformance) {
+	match, err := c.client.CreateMatch(c.ctx, mercado.MatchOptions{
+		Players: 2, Seats: []*mercadov1.SeatSpec{mercado.OpenSeat(), mercado.OpenSeat()},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if match.GetMatchId() == "" || match.GetStatus() != mercadov1.MatchStatus_MATCH_STATUS_WAITING ||
+		match.GetPlayers() != 2 || len(match.GetSeats()) != 2 || match.GetVersion() != 0 {
+		t.Fatalf("unexpected new match %v", match)
+	}
+	first, err := c.client.JoinSeat(c.ctx, match.GetMatchId(), 0, "ada")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := c.client.Join(c.ctx, match.GetMatchId(), "bea")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Number != 0 || second.Number != 1 {
+		t.Fatalf("joined seats %d and %d, want 0 and 1", first.Number, second.Number)
+	}
+	if first.Token == "" || second.Token == "" || first.Token == second.Token {
+		t.Fatalf("tokens must be present and distinct: %q, %q", first.Token, second.Token)
+	}
+	for _, seat := range []*mercado.Seat{first, second} {
+		state := wantVersion(t, c.ctx, seat, 0)
+		if state.GetMatch().GetStatus() != mercadov1.MatchStatus_MATCH_STATUS_PLAYING {
+			t.Fatalf("status %v after both seats joined, want playing", state.GetMatch().GetStatus())
+		}
+		if state.YourSeat == nil || state.GetYourSeat() != seat.Number {
+			t.Errorf("seat %d's view says your_seat %v", seat.Number, state.YourSeat)
+		}
+		for _, info := range state.GetMatch().GetSeats() {
+			if !info.GetTaken() {
+				t.Errorf("seat %d is not taken", info.GetSeat())
+			}
+		}
+	}
+	// Both seats are taken now.
+	_, err = c.client.Join(c.ctx, match.GetMatchId(), "cid")
+	wantCode(t, err, codes.ResourceExhausted, "joining a full match")
+	_, err = c.client.JoinSeat(c.ctx, match.GetMatchId(), 0, "cid")
+	wantCode(t, err, codes.AlreadyExists, "joining a taken seat")
+}
+
+// bad_token: submit with no token is UNAUTHENTICATED; with an unknown token
+// UNAUTHENTICATED; with another match's token PERMISSION_DENIED; GetView without a
+// token is a spectator view (no your_seat, no legal actions).
+func badToken(t *testing.T, c conformance) {
+	seats := playingMatch(t, c.ctx, c.client)
+	elsewhere := playingMatch(t, c.ctx, c.client)
+	mover, state, _ := toMove(t, c.ctx, seats)
+	action := state.GetLegalActions()[0]
+	request := func() *mercadov1.SubmitActionRequest {
+		return &mercadov1.SubmitActionRequest{
+			MatchId: mover.MatchID, ExpectedVersion: state.GetVersion(), RequestId: uuid.NewString(), Action: action,
+		}
+	}
+
+	wantCode(t, submitRaw(c.ctx, c.client, "", request()), codes.Unauthenticated, "no token")
+	wantCode(t, submitRaw(c.ctx, c.client, "not-a-token", request()), codes.Unauthenticated, "unknown token")
+	wantCode(t, submitRaw(c.ctx, c.client, elsewhere[mover.Number].Token, request()), codes.PermissionDenied,
+		"another match's token")
+	// The same through the wrapper.
+	_, err := c.client.Seat(mover.MatchID, mover.Number, "").ActAt(c.ctx, action, state.GetVersion())
+	wantCode(t, err, codes.Unauthenticated, "Seat.ActAt without a token")
+	_, err = c.client.Seat(mover.MatchID, mover.Number, elsewhere[0].Token).ActAt(c.ctx, action, state.GetVersion())
+	wantCode(t, err, codes.PermissionDenied, "Seat.ActAt with another match's token")
+
+	spectator, err := c.client.View(c.ctx, mover.MatchID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spectator.YourSeat != nil || len(spectator.GetLegalActions()) != 0 {
+		t.Errorf("a spectator's view has your_seat %v and %d legal actions",
+			spectator.YourSeat, len(spectator.GetLegalActions()))
+	}
+	if spectator.GetVersion() != state.GetVersion() {
+		t.Errorf("refused submissions changed the version: %d -> %d", state.GetVersion(), spectator.GetVersion())
+	}
+	wantVersion(t, c.ctx, mover, state.GetVersion())
+}
+
+// illegal_action: a well-formed action that is not legal now (open_restaurant with an
+// empty restaurant hand, or acting out of turn) is FAILED_PRECONDITION and the version
+// is unchanged.
+func illegalAction(t *testing.T, c conformance) {
+	seats := playingMatch(t, c.ctx, c.client)
+	mover, state, other := toMove(t, c.ctx, seats)
+	version := state.GetVersion()
+
+	// Out of turn: the other seat sends the mover's legal action.
+	_, err := other.ActAt(c.ctx, state.GetLegalActions()[0], version)
+	wantCode(t, err, codes.FailedPrecondition, "acting out of turn")
+
+	// A restaurant the mover does not hold, on a free square.
+	hand := state.GetView().GetMercado().GetPlayers()[mover.Number].GetRestaurantHand()
+	restaurant := mercadov1.Restaurant_RESTAURANT_SUSHI_BAR
+	for slices.Contains(hand, restaurant) {
+		restaurant++
+	}
+	if restaurant > mercadov1.Restaurant_RESTAURANT_PUB {
+		t.Fatalf("the mover holds every restaurant: %v", hand)
+	}
+	occupied := map[[2]uint32]bool{}
+	for _, content := range state.GetView().GetMercado().GetMarket() {
+		occupied[[2]uint32{content.GetSquare().GetColumn(), content.GetSquare().GetRow()}] = true
+	}
+	var square *mercadov1.Square
+	for col := uint32(1); col <= 5 && square == nil; col++ {
+		for row := uint32(1); row <= 5 && square == nil; row++ {
+			if !occupied[[2]uint32{col, row}] {
+				square = &mercadov1.Square{Column: col, Row: row}
+			}
+		}
+	}
+	openRestaurant := &mercadov1.Action{Game: &mercadov1.Action_Mercado{Mercado: &mercadov1.MercadoAction{
+		Action: &mercadov1.MercadoAction_OpenRestaurant{OpenRestaurant: &mercadov1.OpenRestaurant{
+			Restaurant: restaurant, Square: square,
+		}},
+	}}}
+	if mercado.IsLegal(state, openRestaurant) {
+		t.Fatalf("opening %v on %v, which the mover does not hold, is listed as legal", restaurant, square)
+	}
+	_, err = mover.ActAt(c.ctx, openRestaurant, version)
+	wantCode(t, err, codes.FailedPrecondition, "opening a restaurant not in hand")
+
+	after := wantVersion(t, c.ctx, mover, version)
+	if !proto.Equal(after.GetView(), state.GetView()) {
+		t.Errorf("a refused action changed the view")
+	}
+}
+
+// stale_version: submitting a legal action with expected_version one less than the
+// match version is ABORTED and nothing changes.
+func staleVersion(t *testing.T, c conformance) {
+	seats := playingMatch(t, c.ctx, c.client)
+	playRandom(t, c.ctx, seats, 1, c.rng)
+	mover, state, _ := toMove(t, c.ctx, seats)
+	version := state.GetVersion()
+	if version != 1 {
+		t.Fatalf("version %d after one action", version)
+	}
+	action := state.GetLegalActions()[c.rng.IntN(len(state.GetLegalActions()))]
+
+	_, err := mover.Submit(c.ctx, action, version-1, uuid.NewString())
+	wantCode(t, err, codes.Aborted, "a stale expected_version")
+	after := wantVersion(t, c.ctx, mover, version)
+	if !proto.Equal(after, state) {
+		t.Errorf("a stale submission changed the state")
+	}
+
+	// Seat.ActAt recovers: it fetches the view and resubmits the still-legal action.
+	response, err := mover.ActAt(c.ctx, action, version-1)
+	if err != nil {
+		t.Fatalf("ActAt from a stale version: %v", err)
+	}
+	if response.GetVersion() != version+1 {
+		t.Errorf("ActAt from a stale version gave version %d, want %d", response.GetVersion(), version+1)
+	}
+	wantVersion(t, c.ctx, mover, version+1)
+}
+
+// retry_same_request_id: submitting the same action twice with the same request id
+// returns the same version and events; the match version grew by one only.
+func retrySameRequestID(t *testing.T, c conformance) {
+	seats := playingMatch(t, c.ctx, c.client)
+	playRandom(t, c.ctx, seats, 2, c.rng)
+	mover, state, _ := toMove(t, c.ctx, seats)
+	version := state.GetVersion()
+	action := state.GetLegalActions()[c.rng.IntN(len(state.GetLegalActions()))]
+	requestID := uuid.NewString()
+
+	first, err := mover.Submit(c.ctx, action, version, requestID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := mover.Submit(c.ctx, action, version, requestID)
+	if err != nil {
+		t.Fatalf("the retry was refused: %v", err)
+	}
+	if first.GetVersion() != version+1 || second.GetVersion() != first.GetVersion() {
+		t.Fatalf("versions %d and %d, want %d twice", first.GetVersion(), second.GetVersion(), version+1)
+	}
+	if len(first.GetEvents()) == 0 {
+		t.Errorf("an accepted action brought no events")
+	}
+	if !slices.EqualFunc(first.GetEvents(), second.GetEvents(), func(a, b *mercadov1.Event) bool { return proto.Equal(a, b) }) {
+		t.Errorf("the retry's events differ:\n%v\n%v", first.GetEvents(), second.GetEvents())
+	}
+	if !proto.Equal(first.GetState(), second.GetState()) {
+		t.Errorf("the retry's state differs")
+	}
+	wantVersion(t, c.ctx, mover, version+1)
+}
+
+// resume_stream: follow the event stream, drop it after some updates, reconnect with
+// after_version set to the last version seen; every later version arrives exactly
+// once, in order.
+func resumeStream(t *testing.T, c conformance) {
+	const backlog, dropAfter, beforeResume, live = 4, 2, 3, 3
+	seats := playingMatch(t, c.ctx, c.client)
+	playRandom(t, c.ctx, seats, backlog, c.rng)
+
+	var seen []uint64
+	for update, err := range seats[0].Follow(c.ctx, 0) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen = append(seen, update.GetVersion())
+		if len(seen) == dropAfter {
+			break // drops the stream
+		}
+	}
+	last := seen[len(seen)-1]
+
+	// The match moves on while nobody follows, and again once the stream is back.
+	playRandom(t, c.ctx, seats, beforeResume, c.rng)
+	target := uint64(backlog + beforeResume + live)
+	ctx, cancel := context.WithCancel(c.ctx)
+	defer cancel()
+	playing := make(chan struct{})
+	played := make(chan error, 1)
+	go func() {
+		select {
+		case <-playing:
+			err := tryPlayRandom(ctx, seats, live, rand.New(rand.NewPCG(c.rng.Uint64(), 2)))
+			if err != nil {
+				cancel() // ends the stream below
+			}
+			played <- err
+		case <-ctx.Done():
+			played <- nil
+		}
+	}()
+	for update, err := range seats[1].Follow(ctx, last) {
+		if err != nil {
+			t.Fatalf("following from version %d: %v (playing: %v)", last, err, <-played)
+		}
+		seen = append(seen, update.GetVersion())
+		if update.Seat == nil || update.GetAction() == nil {
+			t.Errorf("update %d names no acting seat or action", update.GetVersion())
+		}
+		if update.GetVersion() == backlog+beforeResume {
+			close(playing) // the backlog is in: now live updates
+		}
+		if update.GetVersion() == target {
+			break
+		}
+	}
+	if err := <-played; err != nil {
+		t.Fatal(err)
+	}
+	want := make([]uint64, target)
+	for i := range want {
+		want[i] = uint64(i + 1)
+	}
+	if !slices.Equal(seen, want) {
+		t.Fatalf("versions seen %v, want %v", seen, want)
+	}
+}

@@ -1,0 +1,152 @@
+package mercado_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	mercadov1 "github.com/mercado-game/mercado/clients/go/gen/mercado/v1"
+	"github.com/mercado-game/mercado/clients/go/internal/testserver"
+	"github.com/mercado-game/mercado/clients/go/mercado"
+)
+
+// randomChooser picks uniformly among the legal actions.
+func randomChooser(rng *rand.Rand) func(*mercadov1.MatchState) *mercadov1.Action {
+	return func(state *mercadov1.MatchState) *mercadov1.Action {
+		legal := state.GetLegalActions()
+		return legal[rng.IntN(len(legal))]
+	}
+}
+
+func newRand(t *testing.T) *rand.Rand {
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("random moves seeded with %d", seed)
+	return rand.New(rand.NewPCG(seed, 1))
+}
+
+// A full match through the wrapper against the project's AI agent at level easy.
+func TestPlayAgainstAI(t *testing.T) {
+	t.Parallel()
+	srv := testserver.Start(t)
+	testserver.StartAgent(t, srv, "easy")
+	client := testserver.Dial(t, srv)
+	ctx := testserver.Context(t)
+
+	match, err := client.CreateMatch(ctx, mercado.MatchOptions{
+		Players: 2,
+		Seats:   []*mercadov1.SeatSpec{mercado.OpenSeat(), mercado.BotSeat(mercadov1.BotLevel_BOT_LEVEL_EASY)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seat, err := client.JoinSeat(ctx, match.GetMatchId(), 0, "go-random")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seat.Number != 0 || seat.Token == "" || seat.MatchID != match.GetMatchId() {
+		t.Fatalf("unexpected seat %+v", seat)
+	}
+
+	ours := 0
+	choose := randomChooser(newRand(t))
+	final, err := seat.Play(ctx, func(state *mercadov1.MatchState) *mercadov1.Action {
+		if state.GetYourSeat() != 0 || state.ToMove == nil || state.GetToMove() != 0 {
+			t.Errorf("asked to move at version %d, but seat %d is to move", state.GetVersion(), state.GetToMove())
+		}
+		ours++
+		return choose(state)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if !mercado.Finished(final) {
+		t.Fatalf("Play returned an unfinished match: %v", final.GetMatch())
+	}
+	result := final.GetView().GetMercado().GetResult()
+	if len(result.GetScores()) != 2 || len(result.GetRanks()) != 2 || !slices.Contains(result.GetRanks(), 1) {
+		t.Fatalf("no proper result: %v", result)
+	}
+	if final.ToMove != nil || len(final.GetLegalActions()) != 0 {
+		t.Errorf("a finished match still has a player to move or legal actions")
+	}
+	bot := final.GetMatch().GetSeats()[1]
+	if !bot.GetBot() || !bot.GetTaken() || bot.GetDisplayName() != testserver.AgentName {
+		t.Errorf("seat 1 was not played by the test's agent: %v", bot)
+	}
+
+	replay, err := client.Replay(ctx, match.GetMatchId())
+	if err != nil {
+		t.Fatal(err)
+	}
+	bySeat := map[uint32]int{}
+	for _, step := range replay.GetSteps() {
+		bySeat[step.GetSeat()]++
+	}
+	if uint64(len(replay.GetSteps())) != final.GetVersion() || bySeat[0] != ours || bySeat[1] == 0 {
+		t.Errorf("replay has %d steps (%v by seat) for version %d, %d of them ours",
+			len(replay.GetSteps()), bySeat, final.GetVersion(), ours)
+	}
+	t.Logf("finished at version %d: scores %v, ranks %v (seat 0 is the random player)",
+		final.GetVersion(), result.GetScores(), result.GetRanks())
+}
+
+// Follow and Play ride out a server restart: the stream resumes after the last version.
+func TestFollowSurvivesServerRestart(t *testing.T) {
+	t.Parallel()
+	srv := testserver.Start(t)
+	client := testserver.Dial(t, srv, mercado.WithReconnectTimeout(30*time.Second))
+	ctx := testserver.Context(t)
+	seats := playingMatch(t, ctx, client)
+	rng := newRand(t)
+	playRandom(t, ctx, seats, 3, rng)
+
+	updates := make(chan *mercadov1.MatchUpdate)
+	followErr := make(chan error, 1)
+	followCtx, stopFollowing := context.WithCancel(ctx)
+	defer stopFollowing()
+	go func() {
+		defer close(updates)
+		for update, err := range seats[0].Follow(followCtx, 0) {
+			if err != nil {
+				followErr <- err
+				return
+			}
+			select {
+			case updates <- update:
+			case <-followCtx.Done():
+				return
+			}
+		}
+	}()
+	want := uint64(1)
+	expect := func(last uint64) {
+		t.Helper()
+		for ; want <= last; want++ {
+			select {
+			case update, ok := <-updates:
+				if !ok {
+					t.Fatalf("the stream ended before version %d: %v", want, <-followErr)
+				}
+				if update.GetVersion() != want {
+					t.Fatalf("got version %d, want %d", update.GetVersion(), want)
+				}
+			case <-ctx.Done():
+				t.Fatalf("no version %d: %v", want, ctx.Err())
+			}
+		}
+	}
+	expect(3)
+	srv.Restart()
+	playRandom(t, ctx, seats, 3, rng)
+	expect(6)
+	select {
+	case update := <-updates:
+		t.Fatalf("unexpected update at version %d", update.GetVersion())
+	case err := <-followErr:
+		t.Fatalf("follow failed: %v", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+}

@@ -1,0 +1,88 @@
+// A bot that plays Mercado de Lisboa with random legal moves.
+//
+//   npx tsx src/examples/random-bot.ts --server 127.0.0.1:50051 --vs-ai easy
+//   npx tsx src/examples/random-bot.ts --server 127.0.0.1:50051 --match <id> [--seat 1]
+//   node dist/examples/random-bot.js ...   (after npm run build)
+//
+// --vs-ai creates a 2-player match whose other seat is reserved for the AI agent
+// (run `mercado ai --server HOST:PORT --level LEVEL` next to the server).
+
+import { parseArgs } from "node:util";
+
+import { type BotLevelName, matchResult, mercadoView } from "../client.js";
+import { connectNode } from "../node.js";
+import { playRandomly } from "./random-player.js";
+
+const USAGE = `usage: random-bot [--server HOST:PORT] (--vs-ai easy|medium|hard | --match ID [--seat N]) [--name NAME] [--quiet]`;
+const LEVELS: readonly BotLevelName[] = ["easy", "medium", "hard"];
+
+function isLevel(value: string): value is BotLevelName {
+  return (LEVELS as readonly string[]).includes(value);
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      server: { type: "string", default: process.env["MERCADO_SERVER"] ?? "127.0.0.1:50051" },
+      "vs-ai": { type: "string" },
+      match: { type: "string" },
+      seat: { type: "string" },
+      name: { type: "string", default: "random-bot" },
+      quiet: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  const level = values["vs-ai"];
+  if (values.help || (level === undefined) === (values.match === undefined) || (level && !isLevel(level))) {
+    console.error(USAGE);
+    return values.help ? 0 : 2;
+  }
+
+  const client = connectNode(values.server);
+  try {
+    let matchId = values.match;
+    if (level && isLevel(level)) {
+      ({ matchId } = await client.createMatch({ players: 2, seats: ["open", level] }));
+      console.log(`created match ${matchId} against the ${level} AI`);
+    }
+    if (!matchId) return 2;
+    const seat = await client.join(matchId, values.name, values.seat === undefined ? undefined : Number(values.seat));
+    console.log(`playing seat ${seat.seat} of match ${matchId}`);
+
+    const final = await playRandomly(seat, {
+      onUpdate: (update) => {
+        const game = update.action?.game;
+        if (!values.quiet && game?.case === "mercado") {
+          console.log(`version ${update.version}: seat ${update.seat} ${game.value.action.case ?? "?"}`);
+        }
+      },
+    });
+    const result = matchResult(final);
+    if (!result) {
+      console.log("the match ended without a result");
+      return 1;
+    }
+    const players = mercadoView(final)?.players ?? [];
+    console.log(`match ${matchId} finished at version ${final.version}`);
+    result.scores.forEach((score, index) => {
+      const who = index === seat.seat ? " (this bot)" : "";
+      const name = final.match?.seats[index]?.displayName ?? "";
+      console.log(
+        `  seat ${index}${who} ${name}: rank ${result.ranks[index]}, ${score} points, ${result.standsOnMarket[index]} stands on the market, ${players[index]?.coins ?? "?"} coins`,
+      );
+    });
+    return 0;
+  } finally {
+    client.close();
+  }
+}
+
+main().then(
+  (status) => {
+    process.exitCode = status;
+  },
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exitCode = 1;
+  },
+);

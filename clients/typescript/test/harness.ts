@@ -1,0 +1,250 @@
+// Real processes for the tests: `mercado serve` on a free loopback port (a fresh database
+// in a temp dir) and the `mercado ai` agent. Like tests/e2e/server_process.py.
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+
+import { type Action, type MatchState, type Seat } from "../src/index.js";
+import { connectNode, type NodeMercadoClient } from "../src/node.js";
+
+export const REPO = resolve(fileURLToPath(new URL("../../..", import.meta.url)));
+/** The project's CLI; MERCADO_BIN overrides it. */
+export const MERCADO = process.env["MERCADO_BIN"] ?? join(REPO, ".venv", "bin", "mercado");
+const STARTUP_MS = 30_000;
+const STOP_MS = 30_000;
+
+/** A child process whose stderr log lines are kept (and drained, so a full pipe never blocks it). */
+class Child {
+  readonly log: string[] = [];
+  readonly exited: Promise<number | null>;
+
+  constructor(readonly process: ChildProcess) {
+    this.exited = new Promise((done) =>
+      this.process.once("exit", (code, signal) => done(code ?? (signal ? -1 : null))),
+    );
+  }
+
+  get running(): boolean {
+    return this.process.exitCode === null && this.process.signalCode === null;
+  }
+
+  /** SIGTERM and wait for the graceful exit; returns the exit status. */
+  async stop(): Promise<number | null> {
+    if (this.running) this.process.kill("SIGTERM");
+    const timer = setTimeout(() => this.process.kill("SIGKILL"), STOP_MS);
+    try {
+      return await this.exited;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** SIGKILL: no chance to clean up, as in a crash. */
+  async kill(): Promise<void> {
+    if (this.running) this.process.kill("SIGKILL");
+    await this.exited;
+  }
+
+  tail(lines = 20): string {
+    return this.log.slice(-lines).join("\n");
+  }
+}
+
+/** A running `mercado serve`; restart() keeps its database and port. */
+export class ServerProcess {
+  private child: Child | undefined;
+  port = 0;
+
+  private constructor(readonly db: string) {}
+
+  static async start(db: string): Promise<ServerProcess> {
+    const server = new ServerProcess(db);
+    await server.launch();
+    return server;
+  }
+
+  get target(): string {
+    return `127.0.0.1:${this.port}`;
+  }
+
+  get log(): string[] {
+    return this.child?.log ?? [];
+  }
+
+  private async launch(): Promise<void> {
+    const spawned = spawn(MERCADO, ["serve", "--port", String(this.port), "--db", this.db], {
+      cwd: REPO,
+      stdio: ["ignore", "ignore", "pipe"],
+      env: { ...process.env, PYTHONUNBUFFERED: "1" },
+    });
+    const child = new Child(spawned);
+    this.child = child;
+    const lines = createInterface({ input: spawned.stderr! });
+    const listening = new Promise<number>((done, fail) => {
+      const timer = setTimeout(() => fail(new Error(`server did not start in time:\n${child.tail()}`)), STARTUP_MS);
+      lines.on("line", (line) => {
+        child.log.push(line);
+        try {
+          const record = JSON.parse(line) as { message?: string; port?: number };
+          if (record.message === "listening" && typeof record.port === "number") {
+            clearTimeout(timer);
+            done(record.port);
+          }
+        } catch {
+          // not a JSON log line (a traceback): kept in the log
+        }
+      });
+      spawned.once("error", fail);
+      void child.exited.then((code) => {
+        clearTimeout(timer);
+        fail(new Error(`server exited early (${code}):\n${child.tail()}`));
+      });
+    });
+    this.port = await listening;
+  }
+
+  /** SIGTERM and wait for the graceful shutdown; returns the exit status. */
+  stop(): Promise<number | null> {
+    return this.child?.stop() ?? Promise.resolve(null);
+  }
+
+  /** SIGKILL: no chance to clean up, as in a crash. */
+  async crash(): Promise<void> {
+    await this.child?.kill();
+  }
+
+  /** Start again after stop() or crash(), on the same port with the same database. */
+  async start(): Promise<void> {
+    if (this.child?.running) throw new Error("the server is running");
+    await this.launch();
+  }
+}
+
+/** The AI agent, claiming bot seats of `levels` on `target`. */
+export class AiProcess {
+  private constructor(private readonly child: Child) {}
+
+  /** Start the agent and wait until it runs (and so handles SIGTERM gracefully). */
+  static async start(target: string, levels: readonly string[] = ["easy"]): Promise<AiProcess> {
+    const args = ["ai", "--server", target, ...levels.flatMap((level) => ["--level", level])];
+    const spawned = spawn(MERCADO, args, { cwd: REPO, stdio: ["ignore", "ignore", "pipe"] });
+    const child = new Child(spawned);
+    const started = new Promise<void>((done, fail) => {
+      const timer = setTimeout(
+        () => fail(new Error(`the AI agent did not start in time:\n${child.tail()}`)),
+        STARTUP_MS,
+      );
+      createInterface({ input: spawned.stderr! }).on("line", (line) => {
+        child.log.push(line);
+        if (line.includes('"agent started"')) {
+          clearTimeout(timer);
+          done();
+        }
+      });
+      spawned.once("error", fail);
+      void child.exited.then((code) => {
+        clearTimeout(timer);
+        fail(new Error(`the AI agent exited early (${code}):\n${child.tail()}`));
+      });
+    });
+    await started;
+    return new AiProcess(child);
+  }
+
+  get log(): string[] {
+    return this.child.log;
+  }
+
+  stop(): Promise<number | null> {
+    return this.child.stop();
+  }
+}
+
+/** A temp dir for one test file's databases; remove() deletes it. */
+export function tempDir(): { path: string; remove(): void } {
+  const path = mkdtempSync(join(tmpdir(), "mercado-ts-"));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** A server in a fresh temp dir, and clients of it that are closed with it. */
+export class TestServer {
+  private readonly clients: NodeMercadoClient[] = [];
+
+  private constructor(
+    readonly server: ServerProcess,
+    private readonly dir: { path: string; remove(): void },
+  ) {}
+
+  static async start(): Promise<TestServer> {
+    const dir = tempDir();
+    try {
+      return new TestServer(await ServerProcess.start(join(dir.path, "mercado.db")), dir);
+    } catch (error) {
+      dir.remove();
+      throw error;
+    }
+  }
+
+  /** A client of its own connection; `reconnectMs` bounds its retries. */
+  connect(reconnectMs = 20_000): NodeMercadoClient {
+    const client = connectNode(this.server.target, { retry: { reconnectMs } });
+    this.clients.push(client);
+    return client;
+  }
+
+  /** Close the clients, stop the server (SIGTERM, wait) and delete the temp dir; returns the exit status. */
+  async stop(): Promise<number | null> {
+    for (const client of this.clients) client.close();
+    try {
+      return await this.server.stop();
+    } finally {
+      this.dir.remove();
+    }
+  }
+}
+
+/** A seeded generator of floats in [0, 1) (mulberry32), so a failing run can be repeated. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function pick<T>(items: readonly T[], random: () => number): T {
+  const item = items[Math.floor(random() * items.length)];
+  if (item === undefined) throw new Error("nothing to pick from");
+  return item;
+}
+
+/** The seat to move and its view (with its legal actions). */
+export async function mover(seats: readonly Seat[]): Promise<{ seat: Seat; state: MatchState; action: Action }> {
+  const [first] = seats;
+  if (!first) throw new Error("no seats");
+  const spectator = await first.client.view(first.matchId);
+  const seat = seats.find((s) => s.seat === spectator.toMove);
+  if (!seat) throw new Error(`no seat to move (to_move ${spectator.toMove}, status ${spectator.match?.status})`);
+  const state = await seat.view();
+  const [action] = state.legalActions;
+  if (!action) throw new Error(`seat ${seat.seat} is to move but has no legal action`);
+  return { seat, state, action };
+}
+
+/** Play `count` random legal actions, whoever is to move; returns the last version. */
+export async function playRandomMoves(seats: readonly Seat[], count: number, random: () => number): Promise<bigint> {
+  let version = -1n;
+  for (let i = 0; i < count; i++) {
+    const { seat, state } = await mover(seats);
+    const response = await seat.act(pick(state.legalActions, random), state.version);
+    version = response.version;
+  }
+  return version;
+}
