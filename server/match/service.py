@@ -13,8 +13,9 @@ import hashlib
 import secrets
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Coroutine, Iterable
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from server.engine import Action, Event, GameState, IllegalAction, Options, apply, new_game, why_illegal
 from server.store import Store
@@ -32,6 +33,7 @@ from .errors import (
 )
 from .records import BOT_LEVELS, ActionRecord, MatchRecord, SeatRecord, Update
 
+T = TypeVar("T")
 WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
 MAX_NAME_LENGTH = 40
 MAX_REQUEST_ID_LENGTH = 128
@@ -249,11 +251,19 @@ class MatchService:
                 events = apply(after, action)
             except IllegalAction as error:  # why_illegal said yes; keep the guard anyway
                 raise NotAllowedNow(error.reason) from None
-            # Persist first: once the write returns, the action survives a crash.
-            await self.store.append_action(match_id, match.version + 1, seat, action, request_id)
-            update = self._record(match, seat, action, request_id, after, events)
-        self._publish(match, update)
+            # Accepted: persist, record and publish it even if the caller goes away meanwhile
+            # (a cancelled call), or the store would be ahead of the match.
+            update = await _uncancelled(self._accept(match, seat, action, request_id, after, events))
         return seat, update
+
+    async def _accept(
+        self, match: Match, seat: int, action: Action, request_id: str, after: GameState, events: list[Event]
+    ) -> Update:
+        # Persist first: once the write returns, the action survives a crash.
+        await self.store.append_action(match.match_id, match.version + 1, seat, action, request_id)
+        update = self._record(match, seat, action, request_id, after, events)
+        self._publish(match, update)
+        return update
 
     def _record(
         self, match: Match, seat: int, action: Action, request_id: str, after: GameState, events: list[Event]
@@ -310,6 +320,23 @@ class MatchService:
         for match in self.matches.values():
             for queue in match.watchers:
                 queue.put_nowait(None)
+
+
+async def _uncancelled(work: Coroutine[Any, Any, T]) -> T:
+    """Run ``work`` to its end even if the caller is cancelled meanwhile; then pass the cancellation on."""
+    task = asyncio.ensure_future(work)
+    cancelled = False
+    while True:
+        try:
+            result = await asyncio.shield(task)
+            break
+        except asyncio.CancelledError:
+            if task.done():
+                raise
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
+    return result
 
 
 def _check_name(name: str) -> str:

@@ -106,10 +106,12 @@ class SqliteStore:
                 await loop.run_in_executor(self.writer, self._write_actions, [row for row, _ in batch])
             except sqlite3.Error as error:
                 for _, done in batch:
-                    done.set_exception(error)
+                    if not done.done():  # its caller may have gone away
+                        done.set_exception(error)
             else:
                 for _, done in batch:
-                    done.set_result(None)
+                    if not done.done():
+                        done.set_result(None)
         self.flusher = None
 
     def _write_actions(self, rows: list[ActionRow]) -> None:

@@ -7,9 +7,11 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 STARTUP_SECONDS = 20.0
 
@@ -20,8 +22,10 @@ class ServerProcess:
 
     db: Path
     port: int = 0
+    web_port: int = 0  # the browser's port (gRPC-Web and the page); -1 for none
     process: subprocess.Popen[str] | None = None
     log_lines: list[str] = field(default_factory=list)
+    drain: threading.Thread | None = None
 
     @property
     def target(self) -> str:
@@ -30,6 +34,7 @@ class ServerProcess:
     def start(self) -> ServerProcess:
         # Reuse the port after a restart so clients reconnect to the same address.
         command = [sys.executable, "-m", "server", "serve", "--port", str(self.port), "--db", str(self.db)]
+        command += ["--web-port", str(self.web_port)]
         self.process = subprocess.Popen(
             command,
             stderr=subprocess.PIPE,
@@ -48,14 +53,23 @@ class ServerProcess:
             record = json.loads(line)
             if record.get("message") == "listening":
                 self.port = record["port"]
+                self.web_port = -1 if record.get("web_port") is None else record["web_port"]
+                # Keep reading the log: a full stderr pipe would block the server.
+                self.drain = threading.Thread(target=self._drain, args=(self.process.stderr,), daemon=True)
+                self.drain.start()
                 return self
         raise RuntimeError("server did not start in time")
+
+    def _drain(self, stream: IO[str]) -> None:
+        for line in stream:
+            self.log_lines.append(line)
 
     def kill(self) -> None:
         """SIGKILL: no chance to clean up, as in a crash."""
         if self.process:
             self.process.send_signal(signal.SIGKILL)
             self.process.wait()
+            self._join_drain()
 
     def stop(self) -> int:
         """SIGTERM and wait for the graceful shutdown; returns the exit status."""
@@ -63,9 +77,13 @@ class ServerProcess:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
         status = self.process.wait(timeout=30)
-        if self.process.stderr:
-            self.log_lines += self.process.stderr.readlines()
+        self._join_drain()
         return status
+
+    def _join_drain(self) -> None:
+        if self.drain is not None:
+            self.drain.join(timeout=10)
+            self.drain = None
 
     def restart(self) -> ServerProcess:
         self.kill()

@@ -1,0 +1,56 @@
+"""``mercado bench server`` end to end, with tiny parameters: a real server, one load-generating process."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from server.cli import main
+
+KEYS = {
+    "baseline_health_calls_per_second",
+    "submit_actions_per_second",
+    "ratio",
+    "submit_latency_ms",
+    "updates_delivered_per_second",
+    "events_delivered_per_second",
+    "matches_concurrent",
+    "matches_finished",
+    "server_peak_memory_mib",
+    "duration_seconds",
+    "grpcio_version",
+}
+
+
+def test_bench_server_reports_every_figure() -> None:
+    args = ["bench", "server", "--matches", "4", "--duration", "2", "--clients", "1", "--seed", "7"]
+    result = CliRunner().invoke(main, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report.keys() >= KEYS
+    assert report["baseline_health_calls_per_second"] > 0
+    assert report["submit_actions_per_second"] > 0
+    assert report["ratio"] > 0
+    assert 0 < report["submit_latency_ms"]["p50"] <= report["submit_latency_ms"]["p99"]
+    assert report["updates_delivered_per_second"] > 0
+    assert report["events_delivered_per_second"] > 0
+    assert report["matches_concurrent"] == 4
+    assert report["server_peak_memory_mib"] > 0
+    assert report["duration_seconds"] == 2
+    assert report["submit_errors"] == 0
+    assert report["stream_errors"] == 0
+    assert report["seed"] == 7
+    assert report["actions_persisted"] >= report["actions_accepted"] > 0
+    # Both seats watch: every accepted action reaches two streams.
+    assert report["updates_delivered_per_second"] >= report["submit_actions_per_second"]
+
+
+def test_bench_server_paced_load_offers_the_rate() -> None:
+    args = ["bench", "server", "--matches", "4", "--duration", "2", "--clients", "1", "--rate", "40"]
+    result = CliRunner().invoke(main, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["offered_actions_per_second"] == 40
+    # Paced: no more than offered (a slot may start up to one interval early), and most of it.
+    assert 20 <= report["submit_actions_per_second"] <= 44

@@ -1,0 +1,216 @@
+"""The browser's port of a real ``mercado serve``: gRPC-Web over HTTP/1.1, and the page's files."""
+
+from __future__ import annotations
+
+import http.client
+import socket
+import struct
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+
+import pytest
+from mercado.v1 import match_pb2 as api
+from server_process import ServerProcess
+
+GRPC_WEB = "application/grpc-web+proto"
+FRAME = struct.Struct(">BI")
+PAGE = "<!doctype html><title>mercado</title><script type=module src=/assets/app.js></script>\n"
+
+
+@pytest.fixture
+def web_root(tmp_path: Path) -> Path:
+    root = tmp_path / "dist"
+    (root / "assets").mkdir(parents=True)
+    (root / "index.html").write_text(PAGE)
+    (root / "assets" / "app.js").write_text("console.log('mercado');\n")
+    (tmp_path / "secret.txt").write_text("not served")
+    return root
+
+
+@pytest.fixture
+def web_server(tmp_path: Path, web_root: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ServerProcess]:
+    monkeypatch.setenv("MERCADO_WEB_ROOT", str(web_root))
+    running = ServerProcess(tmp_path / "mercado.db").start()
+    yield running
+    assert running.stop() == 0, "".join(running.log_lines[-20:])
+
+
+def connection(server: ServerProcess) -> http.client.HTTPConnection:
+    assert server.web_port > 0
+    return http.client.HTTPConnection("127.0.0.1", server.web_port, timeout=10)
+
+
+def post(
+    server: ServerProcess, method: str, request: Any, token: str | None = None
+) -> http.client.HTTPResponse:
+    """Send one gRPC-Web call the way a browser's fetch does (HTTP/1.1, binary frames)."""
+    payload = request.SerializeToString()
+    headers = {"content-type": GRPC_WEB, "x-grpc-web": "1", "accept": "*/*"}
+    if token:
+        headers["authorization"] = f"Bearer {token}"
+    conn = connection(server)
+    conn.request("POST", f"/mercado.v1.MatchService/{method}", FRAME.pack(0, len(payload)) + payload, headers)
+    response = conn.getresponse()
+    assert response.status == 200
+    assert response.getheader("content-type") == GRPC_WEB
+    return response
+
+
+def read_frame(response: http.client.HTTPResponse) -> tuple[int, bytes]:
+    flag, length = FRAME.unpack(response.read(FRAME.size))
+    return flag, response.read(length)
+
+
+def trailers(payload: bytes) -> dict[str, str]:
+    lines = (line.split(":", 1) for line in payload.decode().split("\r\n") if line)
+    return {key.strip().lower(): unquote(value.strip()) for key, value in lines}
+
+
+def unary(
+    server: ServerProcess, method: str, request: Any, reply: type[Any], token: str | None = None
+) -> Any:
+    """The reply of a call that succeeds: one message frame, then trailers with status 0."""
+    response = post(server, method, request, token)
+    flag, message = read_frame(response)
+    assert flag == 0
+    flag, trailer = read_frame(response)
+    assert flag == 0x80
+    assert trailers(trailer)["grpc-status"] == "0"
+    return reply.FromString(message)
+
+
+def refusal(server: ServerProcess, method: str, request: Any, token: str | None = None) -> dict[str, str]:
+    response = post(server, method, request, token)
+    flag, trailer = read_frame(response)
+    assert flag == 0x80
+    return trailers(trailer)
+
+
+def new_match(server: ServerProcess) -> tuple[str, str]:
+    """A two-seat match with both seats taken: (match id, the token of the seat to move)."""
+    created = unary(server, "CreateMatch", api.CreateMatchRequest(players=2), api.CreateMatchResponse)
+    tokens = [
+        unary(
+            server,
+            "JoinMatch",
+            api.JoinMatchRequest(match_id=created.match_id, display_name=f"p{seat}", seat=seat),
+            api.JoinMatchResponse,
+        ).seat_token
+        for seat in (0, 1)
+    ]
+    state = unary(server, "GetView", api.GetViewRequest(match_id=created.match_id), api.MatchState)
+    return created.match_id, tokens[state.to_move]
+
+
+def test_unary_calls_and_refusals(web_server: ServerProcess) -> None:
+    match_id, token = new_match(web_server)
+    state = unary(web_server, "GetView", api.GetViewRequest(match_id=match_id), api.MatchState, token)
+    assert state.match.match_id == match_id
+    assert state.match.status == api.MATCH_STATUS_PLAYING
+    # The token travelled as metadata: the seat to move sees its legal actions.
+    assert state.HasField("your_seat")
+    assert state.your_seat == state.to_move
+    assert len(state.legal_actions) > 0
+
+    assert refusal(web_server, "GetView", api.GetViewRequest(match_id="nope"))["grpc-status"] == "5"
+    stale = api.SubmitActionRequest(
+        match_id=match_id,
+        expected_version=state.version + 5,
+        request_id=uuid.uuid4().hex,
+        action=state.legal_actions[0],
+    )
+    refused = refusal(web_server, "SubmitAction", stale, token)
+    assert refused["grpc-status"] == "10"  # ABORTED: the version is stale
+    assert refused["grpc-message"]
+    assert refusal(web_server, "Nope", api.GetViewRequest())["grpc-status"] == "12"
+
+
+def test_stream_events_are_pushed(web_server: ServerProcess) -> None:
+    match_id, token = new_match(web_server)
+    state = unary(web_server, "GetView", api.GetViewRequest(match_id=match_id), api.MatchState, token)
+    # The headers come at once, before any update: the stream is open.
+    follow = api.StreamEventsRequest(match_id=match_id, after_version=state.version)
+    stream = post(web_server, "StreamEvents", follow, token)
+    submit = api.SubmitActionRequest(
+        match_id=match_id,
+        expected_version=state.version,
+        request_id=uuid.uuid4().hex,
+        action=state.legal_actions[0],
+    )
+    acted = unary(web_server, "SubmitAction", submit, api.SubmitActionResponse, token)
+    assert acted.version == state.version + 1
+    flag, message = read_frame(stream)
+    assert flag == 0
+    update = api.MatchUpdate.FromString(message)
+    assert update.version == state.version + 1
+    assert update.state.match.match_id == match_id
+    stream.close()
+
+
+def test_shutdown_ends_open_streams(tmp_path: Path, web_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MERCADO_WEB_ROOT", str(web_root))
+    server = ServerProcess(tmp_path / "mercado.db").start()
+    try:
+        match_id, token = new_match(server)
+        follow = api.StreamEventsRequest(match_id=match_id, after_version=0)
+        stream = post(server, "StreamEvents", follow, token)
+    finally:
+        assert server.stop() == 0, "".join(server.log_lines[-20:])
+    # The open stream ended as the API says: UNAVAILABLE, so that clients reconnect and resume.
+    frames = []
+    while (header := stream.read(FRAME.size)) and len(header) == FRAME.size:
+        flag, length = FRAME.unpack(header)
+        frames.append((flag, stream.read(length)))
+    assert frames[-1][0] == 0x80
+    assert trailers(frames[-1][1])["grpc-status"] == "14"
+
+
+def test_serves_the_page(web_server: ServerProcess) -> None:
+    def get(path: str, method: str = "GET") -> http.client.HTTPResponse:
+        conn = connection(web_server)
+        conn.request(method, path)
+        return conn.getresponse()
+
+    page = get("/")
+    assert page.status == 200
+    assert page.getheader("content-type") == "text/html; charset=utf-8"
+    assert page.read().decode() == PAGE
+    script = get("/assets/app.js")
+    assert script.status == 200
+    assert "javascript" in (script.getheader("content-type") or "")
+    assert "immutable" in (script.getheader("cache-control") or "")
+    assert get("/missing.js").status == 404
+    assert get("/../secret.txt").status == 404
+    assert get("/%2e%2e/secret.txt").status == 404
+    assert get("/", "POST").status == 405
+    assert get("/mercado.v1.MatchService/GetView").status == 405
+
+
+def test_only_the_binary_format_is_spoken(web_server: ServerProcess) -> None:
+    conn = connection(web_server)
+    conn.request(
+        "POST", "/mercado.v1.MatchService/GetView", b"AAAAAAA=", {"content-type": "application/grpc-web-text"}
+    )
+    assert conn.getresponse().status == 415
+
+
+def test_an_explicit_web_port_must_be_free(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        command = [sys.executable, "-m", "server", "serve", "--port", "0", "--web-port", str(port)]
+        result = subprocess.run(
+            [*command, "--db", str(tmp_path / "mercado.db")],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            cwd=Path(__file__).resolve().parents[2],
+        )
+    assert result.returncode == 1
+    assert f"cannot listen on 127.0.0.1:{port} for the web page" in result.stderr

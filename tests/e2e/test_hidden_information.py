@@ -1,0 +1,286 @@
+"""Hidden information never reaches a caller (RULES.md, Information).
+
+Hidden from everyone: face-down restaurant identities, the bag's order and
+contents, the customer decks' order (and the engine's random state). With
+hidden money, a seat sees only its own coins and income; a spectator none.
+
+The checks work on what was actually received: every message is compared,
+byte for byte, with what the server must send, computed from the true state
+(replayed from the log) and from a *disguised* true state that differs only
+in hidden parts. Equal bytes for both means the hidden parts are not in them.
+"""
+
+from __future__ import annotations
+
+import random
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Connect
+from matchplay import (
+    bearer,
+    play_random_match,
+    replay_history,
+    replay_options,
+    seated_match,
+    unknown_fields,
+)
+from mercado.v1 import match_pb2 as api
+from mercado.v1 import mercado_pb2 as pb
+from mercado_client import MercadoClient, action_message
+
+from server.engine import Event, GameState, Options, events_for, new_game, player_view, position
+from server.match import Match, MatchService, Update
+from server.rpc.convert import events_message, view_message
+from server.rpc.server import create_server
+from server.store.sqlite import SqliteStore
+
+
+def disguise(state: GameState, viewer: int | None, seed: int) -> GameState:
+    """The same position as ``viewer`` may see it, with every part ``viewer`` may not see changed."""
+    rng = random.Random(seed)
+    other = state.clone()
+    if state.options.money_hidden:
+        other.coins = [c if p == viewer else c + 100 + p for p, c in enumerate(state.coins)]
+    if len(set(other.bag)) > 1:
+        while other.bag == state.bag:
+            rng.shuffle(other.bag)
+    for deck in other.decks:
+        rng.shuffle(deck)
+    squares = [q for q, kind in enumerate(state.face_down) if kind >= 0]
+    kinds = [state.face_down[q] for q in squares]
+    if len(set(kinds)) > 1:
+        shuffled = kinds[:]
+        while shuffled == kinds:
+            rng.shuffle(shuffled)
+        for q, kind in zip(squares, shuffled, strict=True):
+            other.face_down[q] = kind
+    other.rng = state.rng ^ 0x5DEECE66D
+    assert position.to_json(other) != position.to_json(state)
+    return other
+
+
+def disguise_events(events: list[Event], viewer: int | None, options: Options) -> list[Event]:
+    """The events with every income amount ``viewer`` may not see changed."""
+    if not options.money_hidden:
+        return events
+    return [
+        {**e, "amount": e["amount"] + 50} if e["type"] == "income" and e["player"] != viewer else e
+        for e in events
+    ]
+
+
+def wire(message: Any) -> bytes:
+    data: bytes = message.SerializeToString(deterministic=True)
+    return data
+
+
+def expected_state_bytes(state: GameState, viewer: int | None) -> tuple[bytes, list[bytes]]:
+    """The view and legal actions ``viewer`` must receive for ``state``."""
+    view = player_view(state, viewer)
+    return wire(view_message(view)), [wire(action_message(a)) for a in view.get("legal_actions", [])]
+
+
+def check_state(message: api.MatchState, viewer: int | None, true: GameState) -> bool:
+    """Everything ``viewer`` got at one version; returns whether face-down identities were disguised."""
+    view = message.view.mercado
+    for player in view.players:
+        assert player.HasField("coins") == (player.seat == viewer or true.options.money == "public")
+    for square in view.market:
+        if square.WhichOneof("content") == "face_down":
+            assert wire(square.face_down) == b""
+    assert sum(1 for s in view.market if s.HasField("face_down")) == sum(1 for k in true.face_down if k >= 0)
+    assert view.bag_size == len(true.bag)
+    assert [c.deck_size for c in view.customers] == [len(d) for d in true.decks]
+
+    got = (wire(view), [wire(a) for a in message.legal_actions])
+    assert got == expected_state_bytes(true, viewer)
+    disguised = disguise(true, viewer, seed=message.version)
+    assert got == expected_state_bytes(disguised, viewer)
+    return disguised.face_down != true.face_down
+
+
+def check_events(
+    events: list[api.Event], viewer: int | None, true_events: list[Event], options: Options
+) -> None:
+    for event in events:
+        if event.mercado.WhichOneof("event") == "income":
+            income = event.mercado.income
+            assert income.HasField("amount") == (income.player == viewer or not options.money_hidden)
+    got = [wire(e) for e in events]
+    assert got == [wire(e) for e in events_message(true_events, options, viewer)]
+    disguised = disguise_events(true_events, viewer, options)
+    assert got == [wire(e) for e in events_message(disguised, options, viewer)]
+
+
+def as_spectator(state: api.MatchState) -> api.MatchState:
+    """A seat's state with what only that seat may see removed."""
+    out = api.MatchState()
+    out.CopyFrom(state)
+    out.ClearField("your_seat")
+    del out.legal_actions[:]
+    if out.view.mercado.options.money != pb.MONEY_PUBLIC:
+        for player in out.view.mercado.players:
+            player.ClearField("coins")
+    return out
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+async def test_no_message_carries_hidden_information(connect: Connect, players: int) -> None:
+    match_id, seats = await seated_match(connect, players, money="hidden", seed=700 + players)
+    received = await play_random_match(seats, seed=players, watcher=connect())
+    replay = await connect().replay(match_id)
+    history = replay_history(replay)
+    options = replay_options(replay)
+    assert options.money_hidden
+
+    disguised_face_down = 0
+    for viewer, got in received.items():
+        assert got.updates, "the stream delivered nothing"
+        for message in got.messages():
+            assert unknown_fields(message) == []
+        for state in got.states():
+            assert (state.your_seat if state.HasField("your_seat") else None) == viewer
+            disguised_face_down += check_state(state, viewer, history[state.version][0])
+        for update in got.updates:
+            check_events(list(update.events), viewer, history[update.version][1], options)
+        for response in got.responses:
+            check_events(list(response.events), viewer, history[response.version][1], options)
+    # The face-down identities were really varied, not only the bag, decks and coins.
+    assert disguised_face_down > 0
+
+    # A seat sees exactly what a spectator sees, plus its own coins, income and legal actions.
+    spectator = {u.version: u for u in received[None].updates}
+    for seat in range(players):
+        for update in received[seat].updates:
+            watched = spectator[update.version]
+            assert wire(as_spectator(update.state)) == wire(watched.state)
+            own = [wire(e) for e in update.events if e.mercado.income.player != seat]
+            theirs = [wire(e) for e in watched.events if e.mercado.income.player != seat]
+            assert own == theirs
+
+
+async def test_public_money_shows_every_seat_all_coins(connect: Connect) -> None:
+    match_id, seats = await seated_match(connect, 2, money="public", seed=11)
+    received = await play_random_match(seats, seed=11, watcher=connect())
+    history = replay_history(await connect().replay(match_id))
+    incomes = 0
+    for viewer, got in received.items():
+        for state in got.states():
+            coins = [p.coins for p in state.view.mercado.players]
+            assert all(p.HasField("coins") for p in state.view.mercado.players)
+            assert coins == history[state.version][0].coins, viewer
+        for event in got.events():
+            if event.mercado.WhichOneof("event") == "income":
+                incomes += 1
+                assert event.mercado.income.HasField("amount")
+    assert incomes > 0
+
+
+# --- against a server whose true state the test can change ---------------------------------------
+
+
+@pytest.fixture
+async def authority(tmp_path: Path) -> AsyncIterator[tuple[MatchService, MercadoClient]]:
+    """A real gRPC server in this process, so the test can reach behind it to the true state."""
+    service = MatchService(SqliteStore(tmp_path / "mercado.db"))
+    running = create_server(service, "127.0.0.1:0")
+    await running.server.start()
+    client = MercadoClient(f"127.0.0.1:{running.port}")
+    yield service, client
+    await client.close()
+    service.close_streams()
+    await running.server.stop(None)
+    service.store.close()
+
+
+def set_true_state(match: Match, state: GameState) -> None:
+    """Make ``state`` the match's true state at its current version, with nothing rendered from it yet."""
+    match.state = state
+    if match.history:
+        last = match.history[-1]
+        match.history[-1] = Update(last.version, state, last.record)
+
+
+async def _views(client: MercadoClient, match_id: str, tokens: list[str | None]) -> list[bytes]:
+    return [wire(await client.view(match_id, token)) for token in tokens]
+
+
+async def _play_some(client: MercadoClient, match_id: str, tokens: list[str], actions: int) -> None:
+    rng = random.Random(actions)
+    for _ in range(actions):
+        mover = (await client.view(match_id)).to_move
+        state = await client.view(match_id, tokens[mover])
+        request = api.SubmitActionRequest(
+            match_id=match_id,
+            expected_version=state.version,
+            request_id=uuid.uuid4().hex,
+            action=rng.choice(list(state.legal_actions)),
+        )
+        await client.stub.SubmitAction(request, metadata=bearer(tokens[mover]))
+
+
+@pytest.mark.parametrize("money", ["hidden", "public"])
+async def test_views_do_not_depend_on_hidden_parts_of_the_true_state(
+    authority: tuple[MatchService, MercadoClient], money: str
+) -> None:
+    service, client = authority
+    match_id = await client.create_match(players=3, money=money, seed=42)
+    seats = [await client.join(match_id, f"p{n}") for n in range(3)]
+    await _play_some(client, match_id, [s.token for s in seats], actions=9)
+    viewers: list[tuple[int | None, str | None]] = [(s.seat, s.token) for s in seats] + [(None, None)]
+
+    match = service.get(match_id)
+    true = match.state
+    before = await _views(client, match_id, [token for _, token in viewers])
+    assert any(api.MatchState.FromString(b).legal_actions for b in before)
+    # Reach behind the server: change, one viewer at a time, only what that viewer may not see.
+    for n, (seat, token) in enumerate(viewers):
+        set_true_state(match, disguise(true, seat, seed=n))
+        assert wire(await client.view(match_id, token)) == before[n], f"seat {seat} sees hidden parts"
+        # Another seat's coins: seen with public money only.
+        richer = true.clone()
+        richer.coins[((seat or 0) + 1) % 3] += 10
+        set_true_state(match, richer)
+        changed = wire(await client.view(match_id, token)) != before[n]
+        assert changed == (money == "public")
+    # A change of a public part is seen by everyone.
+    changed_offer = true.clone()
+    changed_offer.offer = (
+        list(reversed(true.offer)) if len(set(true.offer)) > 1 else [(true.offer[0] + 1) % 5]
+    )
+    set_true_state(match, changed_offer)
+    after = await _views(client, match_id, [token for _, token in viewers])
+    assert all(a != b for a, b in zip(after, before, strict=True))
+    set_true_state(match, true)
+    assert await _views(client, match_id, [token for _, token in viewers]) == before
+
+
+async def test_face_down_content_is_empty_on_the_wire(authority: tuple[MatchService, MercadoClient]) -> None:
+    _, client = authority
+    match_id = await client.create_match(players=2, seed=3)
+    raw = await client.stub.GetView(api.GetViewRequest(match_id=match_id))
+    face_down = [s for s in raw.view.mercado.market if s.HasField("face_down")]
+    assert len(face_down) == 11
+    for square in face_down:
+        assert wire(square) == wire(pb.SquareContent(square=square.square, face_down=pb.FaceDown()))
+
+
+def test_spectator_events_hide_every_income() -> None:
+    options = Options(players=3, money="hidden")
+    events: list[Event] = [{"type": "income", "player": p, "amount": 3 + p} for p in range(3)]
+    assert events_for(events, options, None) == [{"type": "income", "player": p} for p in range(3)]
+    assert events_for(events, options, 1)[1] == {"type": "income", "player": 1, "amount": 4}
+
+
+def test_received_checker_sees_a_leak() -> None:
+    """The byte comparison is not vacuous: a coin added to another seat's entry is caught."""
+    state = new_game(Options(players=2), seed=9)
+    leaked = view_message(player_view(state, 0))
+    leaked.players[1].coins = state.coins[1]
+    message = api.MatchState(version=0, your_seat=0, view=api.View(mercado=leaked))
+    with pytest.raises(AssertionError):
+        check_state(message, 0, state)
