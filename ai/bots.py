@@ -7,6 +7,7 @@ none ever sees the true state.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from typing import Protocol
 
@@ -77,13 +78,14 @@ class MctsBot:
 BOT_NAMES = ("random", "greedy", *(f"mcts:{level}" for level in LEVELS))
 
 
-def make_bot(name: str, seed: int = 0) -> Bot:
-    """A bot by name: random, greedy, or mcts:LEVEL."""
+def make_bot(name: str, seed: int = 0, timed: bool = True) -> Bot:
+    """A bot by name: random, greedy, or mcts:LEVEL (``timed=False``: the level's iterations, no time cap)."""
     if name == "random":
         return RandomBot(seed)
     if name == "greedy":
         return GreedyBot(seed)
     kind, _, level = name.partition(":")
     if kind == "mcts" and level in LEVELS:
-        return MctsBot(LEVELS[level], name, seed)
+        config = LEVELS[level] if timed else dataclasses.replace(LEVELS[level], seconds=None)
+        return MctsBot(config, name, seed)
     raise ValueError(f"unknown bot {name!r}; choose from {', '.join(BOT_NAMES)}")
