@@ -1,0 +1,162 @@
+"""The shared conformance scenarios (clients/conformance/scenarios.json), run by the Python client.
+
+The Go and TypeScript clients run the same list; each fails if a scenario has no implementation.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+from mercado.v1 import match_pb2 as api
+from mercado_client import MercadoClient, Seat
+from server_process import ServerProcess
+
+SCENARIOS_FILE = Path(__file__).resolve().parents[2] / "clients" / "conformance" / "scenarios.json"
+SCENARIOS = [s["name"] for s in json.loads(SCENARIOS_FILE.read_text(encoding="utf-8"))["scenarios"]]
+
+Scenario = Callable[[MercadoClient], Awaitable[None]]
+IMPLEMENTED: dict[str, Scenario] = {}
+
+
+def scenario(function: Scenario) -> Scenario:
+    IMPLEMENTED[function.__name__] = function
+    return function
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    running = ServerProcess(tmp_path_factory.mktemp("conformance") / "mercado.db").start()
+    yield running
+    assert running.stop() == 0
+
+
+@pytest.fixture
+async def client(server: ServerProcess) -> AsyncIterator[MercadoClient]:
+    async with MercadoClient(server.target, reconnect_seconds=10) as connected:
+        yield connected
+
+
+async def _refused(call: Awaitable[Any]) -> grpc.aio.AioRpcError:
+    try:
+        await call
+    except grpc.aio.AioRpcError as error:
+        assert error.details() and "\n" not in error.details()
+        return error
+    raise AssertionError("the call was not refused")
+
+
+async def _playing_match(client: MercadoClient, seed: int = 11) -> tuple[Seat, Seat]:
+    match_id = await client.create_match(players=2, seed=seed)
+    return await client.join(match_id, "ada"), await client.join(match_id, "bo")
+
+
+async def _to_move(seats: tuple[Seat, Seat]) -> tuple[Seat, api.MatchState]:
+    state = await seats[0].view()
+    mover = seats[state.to_move]
+    return mover, await mover.view()
+
+
+@scenario
+async def create_and_join(client: MercadoClient) -> None:
+    first, second = await _playing_match(client)
+    assert (first.seat, second.seat) == (0, 1)
+    assert first.token and second.token and first.token != second.token
+    state = await first.view()
+    assert state.match.status == api.MATCH_STATUS_PLAYING
+    assert state.version == 0
+    assert state.your_seat == 0
+
+
+@scenario
+async def bad_token(client: MercadoClient) -> None:
+    first, _ = await _playing_match(client)
+    other, _ = await _playing_match(client, seed=12)
+    take_coin = api.Action()
+    take_coin.mercado.take_coin.SetInParent()
+    for token, code in (
+        ("", grpc.StatusCode.UNAUTHENTICATED),
+        ("not-a-token", grpc.StatusCode.UNAUTHENTICATED),
+        (other.token, grpc.StatusCode.PERMISSION_DENIED),
+    ):
+        impostor = Seat(client, first.match_id, 0, token)
+        error = await _refused(impostor.submit(take_coin, 0, uuid.uuid4().hex))
+        assert error.code() == code
+    spectator = await client.view(first.match_id)
+    assert not spectator.HasField("your_seat")
+    assert not spectator.legal_actions
+    assert (await first.view()).version == 0
+
+
+@scenario
+async def illegal_action(client: MercadoClient) -> None:
+    seats = await _playing_match(client)
+    mover, state = await _to_move(seats)
+    restaurant = api.Action()
+    restaurant.mercado.open_restaurant.restaurant = 1
+    restaurant.mercado.open_restaurant.square.column = 1
+    restaurant.mercado.open_restaurant.square.row = 1
+    assert restaurant not in state.legal_actions  # nobody holds a restaurant at the start of a 2-player game
+    error = await _refused(mover.submit(restaurant, state.version, uuid.uuid4().hex))
+    assert error.code() == grpc.StatusCode.FAILED_PRECONDITION
+    waiting = seats[1 - mover.seat]
+    error = await _refused(waiting.submit(state.legal_actions[0], state.version, uuid.uuid4().hex))
+    assert error.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert (await mover.view()).version == state.version
+
+
+@scenario
+async def stale_version(client: MercadoClient) -> None:
+    seats = await _playing_match(client)
+    mover, state = await _to_move(seats)
+    await mover.submit(state.legal_actions[0], state.version, uuid.uuid4().hex)
+    mover, state = await _to_move(seats)
+    error = await _refused(mover.submit(state.legal_actions[0], state.version - 1, uuid.uuid4().hex))
+    assert error.code() == grpc.StatusCode.ABORTED
+    assert (await mover.view()) == state
+
+
+@scenario
+async def retry_same_request_id(client: MercadoClient) -> None:
+    seats = await _playing_match(client)
+    mover, state = await _to_move(seats)
+    request_id = uuid.uuid4().hex
+    first = await mover.submit(state.legal_actions[0], state.version, request_id)
+    again = await mover.submit(state.legal_actions[0], state.version, request_id)
+    assert again == first
+    assert first.version == state.version + 1
+    assert (await mover.view()).version == state.version + 1
+
+
+@scenario
+async def resume_stream(client: MercadoClient) -> None:
+    seats = await _playing_match(client)
+    for _ in range(6):
+        mover, state = await _to_move(seats)
+        await mover.submit(state.legal_actions[0], state.version, uuid.uuid4().hex)
+    seen: list[int] = []
+    async for update in seats[0].follow(after_version=0):
+        seen.append(update.version)
+        if len(seen) == 3:
+            break  # drop the stream
+    async for update in seats[0].follow(after_version=seen[-1]):
+        seen.append(update.version)
+        if update.version == 6:
+            break
+    assert seen == [1, 2, 3, 4, 5, 6]
+
+
+def test_every_scenario_is_implemented() -> None:
+    assert sorted(IMPLEMENTED) == sorted(SCENARIOS)
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+async def test_scenario(name: str, client: MercadoClient) -> None:
+    if name not in IMPLEMENTED:
+        pytest.fail(f"conformance scenario {name!r} has no implementation in the Python client")
+    await IMPLEMENTED[name](client)
