@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
-# `make run`: the server with its embedded defaults and one AI agent, and how to play.
+# `make run`: the server with its embedded defaults and one AI agent, and how to play
+# (in the browser on the web port, or in the terminal).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=.venv/bin
 HOST=${MERCADO_HOST:-127.0.0.1}
 PORT=${MERCADO_PORT:-50051}
 SERVER=$HOST:$PORT
+WEB_PORT=${MERCADO_WEB_PORT:-8080}  # -1: no browser page
 
-"$BIN/mercado" serve --host "$HOST" --port "$PORT" &
+# The page is built from clients/web when it is missing or older than its sources.
+if [ "$WEB_PORT" != "-1" ] && ! scripts/build-web.sh; then
+  echo "run: the browser page could not be built (see clients/web/README.md); its address will say so" >&2
+fi
+
+"$BIN/mercado" serve --host "$HOST" --port "$PORT" --web-port "$WEB_PORT" &
 server=$!
 trap 'kill $agent $server 2>/dev/null; wait' EXIT INT TERM
 # The agent retries until the server answers.
@@ -18,6 +25,13 @@ cat <<TEXT
 
   mercado is running: server on $SERVER (database ${MERCADO_DB:-mercado.db}), one AI agent.
   Ctrl-C stops both.
+TEXT
+case $WEB_PORT in
+  -1) ;;
+  0) printf '\n  Play the AI in your browser: the address is http://%s:WEB_PORT/ (web_port in the server log)\n' "$HOST" ;;
+  *) printf '\n  Play the AI in your browser: http://%s:%s/\n' "$HOST" "$WEB_PORT" ;;
+esac
+cat <<TEXT
 
   Play the AI in another terminal:
     $BIN/mercado play --server $SERVER --players 2 --bots medium

@@ -1,7 +1,12 @@
-"""The browser's port of a real ``mercado serve``: gRPC-Web over HTTP/1.1, and the page's files."""
+"""The browser's port of a real ``mercado serve``: gRPC-Web over HTTP/1.1, and the page's files.
+
+The last tests drive the ASGI application in-process, for what a socket hides: a client
+that goes away, deadlines, malformed requests.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import socket
 import struct
@@ -16,6 +21,11 @@ from urllib.parse import unquote
 import pytest
 from mercado.v1 import match_pb2 as api
 from server_process import ServerProcess
+
+from server.engine import Options
+from server.match import MatchService
+from server.rpc.web import WebApp, parse_timeout, percent_encode
+from server.store.sqlite import SqliteStore
 
 GRPC_WEB = "application/grpc-web+proto"
 FRAME = struct.Struct(">BI")
@@ -214,3 +224,105 @@ def test_an_explicit_web_port_must_be_free(tmp_path: Path) -> None:
         )
     assert result.returncode == 1
     assert f"cannot listen on 127.0.0.1:{port} for the web page" in result.stderr
+
+
+# --- The ASGI application in-process ------------------------------------------------------------
+
+
+class Exchange:
+    """One HTTP exchange with the app: the request body arrives at once; ``leave`` disconnects."""
+
+    def __init__(self, app: WebApp, path: str, body: bytes, headers: dict[str, str]) -> None:
+        self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.inbox.put_nowait({"type": "http.request", "body": body, "more_body": False})
+        self.sent: list[dict[str, Any]] = []
+        self.sent_something = asyncio.Event()
+        scope = {
+            "type": "http",
+            "method": "POST",
+            "path": path,
+            "headers": [(k.encode(), v.encode()) for k, v in {"host": "test", **headers}.items()],
+        }
+        self.task = asyncio.create_task(app(scope, self.inbox.get, self._send))
+
+    async def _send(self, message: dict[str, Any]) -> None:
+        self.sent.append(message)
+        self.sent_something.set()
+
+    def leave(self) -> None:
+        self.inbox.put_nowait({"type": "http.disconnect"})
+
+    def body(self) -> bytes:
+        return b"".join(m.get("body", b"") for m in self.sent if m["type"] == "http.response.body")
+
+    def status(self) -> dict[str, str]:
+        """The trailers of a finished call."""
+        body = self.body()
+        while body:
+            flag, length = FRAME.unpack_from(body)
+            if flag == 0x80:
+                return trailers(body[FRAME.size : FRAME.size + length])
+            body = body[FRAME.size + length :]
+        raise AssertionError("no trailers")
+
+
+def grpc_web(app: WebApp, method: str, request: Any, **headers: str) -> Exchange:
+    payload = request.SerializeToString()
+    body = FRAME.pack(0, len(payload)) + payload
+    return Exchange(app, f"/mercado.v1.MatchService/{method}", body, {"content-type": GRPC_WEB, **headers})
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> tuple[WebApp, MatchService]:
+    service = MatchService(SqliteStore(":memory:"))
+    return WebApp(service, tmp_path, max_request_bytes=1 << 16), service
+
+
+async def test_a_client_that_goes_away_ends_its_stream(app: tuple[WebApp, MatchService]) -> None:
+    web, service = app
+    match = service.create_match(Options(players=2), [None, None])
+    for name in ("ada", "bob"):
+        service.join(match.match_id, name)
+    stream = grpc_web(web, "StreamEvents", api.StreamEventsRequest(match_id=match.match_id))
+    await asyncio.wait_for(stream.sent_something.wait(), 5)
+    assert stream.sent[0]["type"] == "http.response.start"  # headers at once, before any update
+    assert len(match.watchers) == 1
+    stream.leave()
+    await asyncio.wait_for(stream.task, 5)
+    assert not match.watchers  # the follower is gone with its client
+
+
+async def test_a_deadline_ends_a_quiet_stream(app: tuple[WebApp, MatchService]) -> None:
+    web, service = app
+    match = service.create_match(Options(players=2), [None, None])
+    for name in ("ada", "bob"):
+        service.join(match.match_id, name)
+    request = api.StreamEventsRequest(match_id=match.match_id)
+    stream = grpc_web(web, "StreamEvents", request, **{"grpc-timeout": "200m"})
+    await asyncio.wait_for(stream.task, 5)
+    assert stream.status()["grpc-status"] == "4"  # DEADLINE_EXCEEDED
+    assert not match.watchers
+
+
+async def test_malformed_and_oversized_requests_are_refused(app: tuple[WebApp, MatchService]) -> None:
+    web, _ = app
+    path = "/mercado.v1.MatchService/GetView"
+    cases = {
+        b"\x00\x00\x00\x00\x09abc": "13",  # a frame longer than the body: INTERNAL
+        b"\x01\x00\x00\x00\x00": "12",  # compressed: UNIMPLEMENTED
+        FRAME.pack(0, 70_000) + bytes(70_000): "8",  # over the limit: RESOURCE_EXHAUSTED
+    }
+    for body, code in cases.items():
+        exchange = Exchange(web, path, body, {"content-type": GRPC_WEB})
+        await asyncio.wait_for(exchange.task, 5)
+        assert exchange.status()["grpc-status"] == code, body[:8]
+
+
+def test_timeouts_and_messages_are_encoded_as_grpc_says() -> None:
+    assert parse_timeout("250m") == 0.25
+    assert parse_timeout("2S") == 2.0
+    assert parse_timeout("1H") == 3600.0
+    assert parse_timeout("5x") is None
+    assert parse_timeout("123456789S") is None  # at most 8 digits
+    assert percent_encode("no match 'x' (100%)") == "no match 'x' (100%25)"
+    assert percent_encode("café\n") == "caf%C3%A9%0A"

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# `make test-web`: the browser page (clients/web). Install exactly the lockfile, typecheck,
+# build, then the end-to-end test: headless Chromium (Debian's /usr/bin/chromium, driven by
+# playwright-core) plays a match against a real `mercado serve` and AI agent from the
+# project venv (`make setup`). Without Chromium that test is skipped, saying how to install it.
+set -euo pipefail
+cd "$(dirname "$0")/../clients/web"
+
+npm ci --no-audit --no-fund --loglevel=error
+npm run --silent typecheck
+npx --no-install vite build --logLevel warn
+node --import tsx --test --test-reporter=spec test/*.test.ts
