@@ -14,7 +14,7 @@ import random
 from collections import Counter
 from typing import Any
 
-from server.engine import GameState, position
+from server.engine import GameState, customer_kind, position
 from server.engine.components import (
     BOARD_RESTAURANTS,
     CUSTOMER_TILES,
@@ -24,7 +24,6 @@ from server.engine.components import (
     SET_ASIDE_USED_WITH_PLAYERS,
     STAND_TILES_PER_GOOD,
 )
-from server.engine.geometry import customer_kind
 
 View = dict[str, Any]
 _GOOD_INDEX = {name: i for i, name in enumerate(GOODS)}

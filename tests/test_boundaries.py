@@ -57,6 +57,18 @@ def test_ai_does_not_import_server_internals() -> None:
     assert offenders == []
 
 
+def test_ai_uses_only_the_engines_public_api() -> None:
+    """The engine's package and its component data, never its internals."""
+    allowed = {"server.engine", "server.engine.components"}
+    offenders = [
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in sorted((ROOT / "ai").rglob("*.py"))
+        for name in imported_modules(path)
+        if name.startswith("server.engine") and name not in allowed
+    ]
+    assert offenders == []
+
+
 def test_checker_sees_forbidden_imports(tmp_path: Path) -> None:
     sample = tmp_path / "sample.py"
     sample.write_text("import grpc\nfrom sqlite3 import connect\nfrom . import rules\n", encoding="utf-8")

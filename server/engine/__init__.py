@@ -9,11 +9,13 @@ Public API::
     child = state.clone()
     player_view(state, seat)                # what one seat may see
     position.to_json(state) / position.from_json(data)
+    components                              # the component data (tile counts, layout)
 """
 
-from . import position
+from . import components, position
 from .actions import ALL_ACTIONS, N_ACTIONS, Action, action_by_id, action_from_json, parse_action
 from .errors import IllegalAction, InvalidAction, InvalidPosition, RulesError
+from .geometry import customer_kind
 from .rules import (
     Event,
     apply,
@@ -46,7 +48,9 @@ __all__ = [
     "action_from_json",
     "apply",
     "apply_unchecked",
+    "components",
     "customer_income",
+    "customer_kind",
     "events_for",
     "legal_actions",
     "new_game",
