@@ -229,3 +229,29 @@ async def test_agent_exits_on_sigterm_while_idle(start_agent: Callable[[], Agent
     began = time.monotonic()
     assert agent.stop() == 0, agent.tail()
     assert time.monotonic() - began < 10
+
+
+async def test_agent_resumes_its_match_after_the_server_is_killed(
+    own_server: ServerProcess, connect_own: Connect, start_agent: Callable[[], AgentProcess]
+) -> None:
+    """SIGKILL the server mid-match and restart it: the agent reconnects, resumes, and finishes the match."""
+    client = connect_own()
+    seed = seed_where(2, 0)
+    match_id = await client.create_match(players=2, seats=[None, "easy"], seed=seed)
+    human = await client.join(match_id, "human")
+    agent = start_agent()
+    await wait_for_claims(client, match_id, [1], agent)
+    playing = asyncio.create_task(play_human(human, seed, agent))
+    deadline = time.monotonic() + MATCH_SECONDS
+    while (await client.view(match_id)).version < 8:
+        assert not playing.done() and time.monotonic() < deadline, agent.tail()
+        await asyncio.sleep(0.05)
+    await asyncio.to_thread(own_server.restart)
+    received = await playing
+    await finish_and_check(client, match_id, received, 2, [1], agent)
+    bot_moves_after_restart = [
+        s for s in (await client.replay(match_id)).steps if s.seat == 1 and s.version > 8
+    ]
+    assert bot_moves_after_restart, agent.tail()
+    assert "match abandoned" not in [r.get("message") for r in agent.records()]
+    assert agent.stop() == 0, agent.tail()
