@@ -89,7 +89,8 @@ def rate_estimate(values: list[float]) -> Estimate:
     p = statistics.fmean(values)
     centre = (p + Z95 * Z95 / (2 * n)) / (1 + Z95 * Z95 / n)
     half = Z95 * math.sqrt(p * (1 - p) / n + Z95 * Z95 / (4 * n * n)) / (1 + Z95 * Z95 / n)
-    return Estimate(p, max(0.0, centre - half), min(1.0, centre + half))
+    # The Wilson interval always contains p; the clamps only absorb rounding at 0 and 1.
+    return Estimate(p, min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half)))
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,6 @@ from rich.progress import (
 from rich.table import Table
 
 from .arena import BotSummary, GameOutcome, play_game, summarize
-from .bots import make_bot
 
 
 def _play(bots: list[str], players: int, seed: int, money: str, game: int) -> GameOutcome:
@@ -30,8 +29,6 @@ def play_games(
     bots: list[str], players: int, games: int, jobs: int, seed: int, money: str
 ) -> list[GameOutcome]:
     """Every game, in parallel over ``jobs`` processes, with a progress bar on stderr."""
-    for name in bots:
-        make_bot(name)  # raises ValueError for an unknown name before any game starts
     play = functools.partial(_play, bots, players, seed, money)
     columns = (
         TextColumn("games"),

@@ -85,12 +85,15 @@ def arena(
 ) -> None:
     """Play seeded games between bots in this process (no server) and print win rates with 95% intervals."""
     from ai.arena_report import run_arena
+    from ai.bots import make_bot
 
     names = [name.strip() for name in bots.split(",") if name.strip()]
     try:
-        report = run_arena(names, players, games, jobs, seed, money, plot)
+        for name in names:
+            make_bot(name)
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="--bots") from None
+    report = run_arena(names, players, games, jobs, seed, money, plot)
     text = json.dumps(report, indent=2)
     click.echo(text)
     if json_out:
