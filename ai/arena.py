@@ -113,9 +113,11 @@ class BotSummary:
 
 def summarize(outcomes: list[GameOutcome]) -> list[BotSummary]:
     """Per bot name (seats of the same bot pooled): win rate (ties shared), score and margin."""
-    names: list[str] = []
+    names: list[str] = []  # in order of first appearance
     for outcome in outcomes:
-        names += [name for name in outcome.bots if name not in names]
+        for name in outcome.bots:
+            if name not in names:
+                names.append(name)
     out = []
     for name in names:
         seats = [(o, p) for o in outcomes for p, bot in enumerate(o.bots) if bot == name]

@@ -213,3 +213,16 @@ def test_arena_command_refuses_an_unknown_bot(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "nobody" in result.stderr
     assert not report.exists()
+
+
+def test_summarize_lists_each_bot_once_when_it_holds_several_seats() -> None:
+    outcome = GameOutcome(
+        seed=1,
+        bots=("a", "b", "b", "b"),
+        scores=(9, 1, 2, 3),
+        margins=(6, -8, -7, -6),
+        wins=(1.0, 0.0, 0.0, 0.0),
+    )
+    summaries = summarize([outcome])
+    assert [s.bot for s in summaries] == ["a", "b"]
+    assert summaries[1].seats_played == 3
