@@ -103,14 +103,23 @@ export interface WatchOptions {
   waitingPollMs?: number;
 }
 
+/** Socket errors that mean the connection was lost, whatever status code the transport gave them. */
+const LOST_CONNECTION: ReadonlySet<string> = new Set(["ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT"]);
+
+function lostConnection(error: ConnectError): boolean {
+  const cause = error.cause as { code?: unknown } | undefined;
+  return typeof cause?.code === "string" && LOST_CONNECTION.has(cause.code);
+}
+
 /**
  * True for the errors that mean "try again later": the server is unreachable or restarting.
  * A connection lost mid-call (the server crashed) surfaces as Code.Canceled (HTTP/2 stream
- * reset): that counts too, unless the caller cancelled through `signal`.
+ * reset) or, for a reset socket, as Code.Aborted with the socket error as its cause: those
+ * count too, unless the caller cancelled through `signal`.
  */
 export function isTransient(error: unknown, signal?: AbortSignal): boolean {
-  if (!(error instanceof ConnectError)) return false;
-  return TRANSIENT.has(error.code) || (error.code === Code.Canceled && !signal?.aborted);
+  if (!(error instanceof ConnectError) || signal?.aborted) return false;
+  return TRANSIENT.has(error.code) || error.code === Code.Canceled || lostConnection(error);
 }
 
 /** The status code of a failed call (Code.Unknown for anything that is not a ConnectError). */
