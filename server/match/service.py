@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Coroutine, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from server.engine import Action, Event, GameState, IllegalAction, Options, apply, new_game, why_illegal
+from server.engine import Action, Event, GameState, Options, apply, apply_unchecked, new_game, why_illegal
 from server.store import Store
 
 from .errors import (
@@ -247,10 +247,8 @@ class MatchService:
             if reason is not None:
                 raise NotAllowedNow(reason)
             after = match.state.clone()
-            try:
-                events = apply(after, action)
-            except IllegalAction as error:  # why_illegal said yes; keep the guard anyway
-                raise NotAllowedNow(error.reason) from None
+            events: list[Event] = []
+            apply_unchecked(after, action, events)  # checked just above
             # Accepted: persist, record and publish it even if the caller goes away meanwhile
             # (a cancelled call), or the store would be ahead of the match.
             update = await _uncancelled(self._accept(match, seat, action, request_id, after, events))
