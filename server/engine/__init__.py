@@ -15,7 +15,7 @@ Public API::
 from . import components, position
 from .actions import ALL_ACTIONS, N_ACTIONS, Action, action_by_id, action_from_json, parse_action
 from .errors import IllegalAction, InvalidAction, InvalidPosition, RulesError
-from .geometry import customer_kind
+from .geometry import GOOD_INDEX, RESTAURANT_INDEX, SQUARE_INDEX, customer_kind
 from .rules import (
     Event,
     apply,
@@ -33,7 +33,10 @@ from .views import events_for, player_view
 
 __all__ = [
     "ALL_ACTIONS",
+    "GOOD_INDEX",
     "N_ACTIONS",
+    "RESTAURANT_INDEX",
+    "SQUARE_INDEX",
     "Action",
     "Event",
     "GameState",

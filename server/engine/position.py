@@ -55,6 +55,8 @@ _REQUIRED = (
     "decks",
 )
 _OPTIONAL = ("format", "redrawn_this_turn", "consecutive_coins", "final_turns_left", "rng", "result")
+# Every field a position may have.
+FIELDS = frozenset(_REQUIRED + _OPTIONAL)
 
 
 # --- writing -----------------------------------------------------------------
@@ -237,7 +239,7 @@ def _load_result(value: Any, players: int) -> Result:
 def from_json(data: Any) -> GameState:
     """Load and validate a position; raise InvalidPosition naming the bad field."""
     data = _dict(data, "position")
-    unknown = set(data) - set(_REQUIRED) - set(_OPTIONAL)
+    unknown = set(data) - FIELDS
     if unknown:
         raise InvalidPosition(f"unknown field {sorted(unknown)[0]!r}")
     for key in _REQUIRED:
