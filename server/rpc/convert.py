@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from mercado.v1 import match_pb2 as api
@@ -101,15 +102,41 @@ def events_message(events: list[Event], options: Options, seat: int | None) -> l
 # --- views -------------------------------------------------------------------
 
 
-def _square_content(name: str, content: dict[str, Any]) -> pb.SquareContent:
+# The board is most of every message, and from one action to the next most of it is unchanged.
+# So each of its parts (a square's content, an entrance's customer, a level of customers) is
+# serialized once per distinct value and cached; a board is those fragments joined and parsed
+# back as one message (repeated fields of concatenated serializations append, in order).
+
+
+@functools.cache
+def _square_fragment(name: str, stand: str | None, owner: int, restaurant: str | None) -> bytes:
     square = square_message(name)
-    if "stand" in content:
-        return pb.SquareContent(
-            square=square, stand=pb.Stand(good=good_enum(content["stand"]), owner=content["owner"])
-        )
-    if "restaurant" in content:
-        return pb.SquareContent(square=square, restaurant=restaurant_enum(content["restaurant"]))
-    return pb.SquareContent(square=square, face_down=pb.FaceDown())
+    if stand is not None:
+        content = pb.SquareContent(square=square, stand=pb.Stand(good=good_enum(stand), owner=owner))
+    elif restaurant is not None:
+        content = pb.SquareContent(square=square, restaurant=restaurant_enum(restaurant))
+    else:
+        content = pb.SquareContent(square=square, face_down=pb.FaceDown())
+    return pb.MercadoView(market=[content]).SerializeToString()
+
+
+@functools.cache
+def _entrance_fragment(name: str, level: int, goods: tuple[str, ...]) -> bytes:
+    entrance = pb.EntranceContent(entrance=entrance_message(name), tile=tile_message(level, list(goods)))
+    return pb.MercadoView(entrances=[entrance]).SerializeToString()
+
+
+@functools.cache
+def _offer_fragment(good: str) -> bytes:
+    return pb.MercadoView(offer=[good_enum(good)]).SerializeToString()
+
+
+@functools.lru_cache(maxsize=4096)  # displays and deck sizes combine in many ways: keep the recent ones
+def _customer_level_fragment(level: int, display: tuple[tuple[str, ...], ...], deck_size: int) -> bytes:
+    customers = pb.CustomerLevel(
+        level=level, display=[tile_message(level, list(goods)) for goods in display], deck_size=deck_size
+    )
+    return pb.MercadoView(customers=[customers]).SerializeToString()
 
 
 def _result_message(result: dict[str, list[int]]) -> pb.MercadoResult:
@@ -136,27 +163,25 @@ def players_message(view: dict[str, Any], coins: list[int | None]) -> list[pb.Pl
 
 def board_message(view: dict[str, Any]) -> pb.MercadoView:
     """Everything of a view but its players: the same for every viewer."""
-    message = pb.MercadoView(
-        options=options_message(Options(**view["options"])),
-        phase=PHASE[view["phase"]],
-        redrawn_this_turn=view["redrawn_this_turn"],
-        market=[_square_content(name, content) for name, content in view["market"].items()],
-        entrances=[
-            pb.EntranceContent(entrance=entrance_message(name), tile=tile_message(c["level"], c["goods"]))
-            for name, c in view["entrances"].items()
-        ],
-        offer=[good_enum(g) for g in view["offer"]],
-        bag_size=view["bag_count"],
-        customers=[
-            pb.CustomerLevel(
-                level=int(level),
-                display=[tile_message(int(level), goods) for goods in tiles],
-                deck_size=view["deck_counts"][level],
-            )
-            for level, tiles in view["display"].items()
-        ],
-        consecutive_coins=view["consecutive_coins"],
-    )
+    fragments = [
+        _square_fragment(name, c.get("stand"), c.get("owner", 0), c.get("restaurant"))
+        for name, c in view["market"].items()
+    ]
+    fragments += [
+        _entrance_fragment(name, c["level"], tuple(c["goods"])) for name, c in view["entrances"].items()
+    ]
+    fragments += [_offer_fragment(good) for good in view["offer"]]
+    deck_counts = view["deck_counts"]
+    fragments += [
+        _customer_level_fragment(int(level), tuple(map(tuple, tiles)), deck_counts[level])
+        for level, tiles in view["display"].items()
+    ]
+    message = pb.MercadoView.FromString(b"".join(fragments))
+    message.options.CopyFrom(options_message(Options(**view["options"])))
+    message.phase = PHASE[view["phase"]]
+    message.redrawn_this_turn = view["redrawn_this_turn"]
+    message.bag_size = view["bag_count"]
+    message.consecutive_coins = view["consecutive_coins"]
     if view["final_turns_left"] is not None:
         message.final_turns_left = view["final_turns_left"]
     if view["result"] is not None:
