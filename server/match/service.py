@@ -13,7 +13,7 @@ import hashlib
 import secrets
 import time
 import uuid
-from collections.abc import AsyncIterator, Coroutine, Iterable
+from collections.abc import AsyncIterator, Coroutine, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -46,12 +46,19 @@ def hash_token(token: str) -> str:
 
 @dataclass(eq=False)
 class Match:
-    """A live match: its record, current state and history of updates."""
+    """A live match: its record, current state and the actions that led to it.
+
+    Only the current state is kept. An earlier version's state, which only a
+    stream resuming from far back or a late retry asks for, is rebuilt by
+    replaying the actions from the seed: the engine is deterministic, and this
+    keeps a match to a few hundred bytes per action rather than a state each.
+    """
 
     record: MatchRecord
     state: GameState
-    history: list[Update] = field(default_factory=list)  # history[v - 1] is version v
-    by_request: dict[str, Update] = field(default_factory=dict)
+    actions: list[ActionRecord] = field(default_factory=list)  # actions[v - 1] made version v
+    current: Update | None = None  # the last action's update, with what was rendered from it
+    by_request: dict[str, ActionRecord] = field(default_factory=dict)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     watchers: set[asyncio.Queue[Update | None]] = field(default_factory=set)
 
@@ -61,7 +68,7 @@ class Match:
 
     @property
     def version(self) -> int:
-        return len(self.history)
+        return len(self.actions)
 
     @property
     def status(self) -> str:
@@ -75,7 +82,22 @@ class Match:
 
     def latest(self) -> Update:
         """The current state: the last action's update (with its renderings), or a snapshot before any."""
-        return self.history[-1] if self.history else self.snapshot()
+        return self.current or self.snapshot()
+
+    def updates(self, records: list[ActionRecord]) -> Iterator[Update]:
+        """The updates ``records`` (consecutive actions of this match) made, their states replayed."""
+        if not records:
+            return
+        state = new_game(self.record.options, self.record.seed)
+        for earlier in self.actions[: records[0].version - 1]:
+            apply_unchecked(state, earlier.action)
+        for record in records:
+            if self.current is not None and record.version == self.current.version:
+                yield self.current
+                continue
+            state = state.clone()  # each update's state stays as it is
+            apply_unchecked(state, record.action)
+            yield Update(record.version, state, record)
 
 
 @dataclass(frozen=True)
@@ -230,12 +252,12 @@ class MatchService:
             raise InvalidRequest(f"request_id must be 1 to {MAX_REQUEST_ID_LENGTH} characters")
         async with match.lock:
             earlier = match.by_request.get(request_id)
-            if earlier is not None and earlier.record is not None:
-                if earlier.record.action is not action:
+            if earlier is not None:
+                if earlier.action is not action:
                     raise InvalidRequest("request_id was already used for a different action")
-                if earlier.record.seat != seat:
+                if earlier.seat != seat:
                     raise InvalidRequest("request_id was already used by another seat")
-                return seat, earlier
+                return seat, next(match.updates([earlier]))
             status = match.status
             if status != PLAYING:
                 raise NotAllowedNow(f"the match is {status}")
@@ -270,10 +292,9 @@ class MatchService:
         record = ActionRecord(match.version + 1, seat, action, request_id, events)
         update = Update(record.version, after, record)
         match.state = after
-        if match.history:
-            match.history[-1].rendered.clear()  # only the latest version is usually asked for again
-        match.history.append(update)
-        match.by_request[request_id] = update
+        match.actions.append(record)
+        match.by_request[request_id] = record
+        match.current = update
         return update
 
     # --- streaming -----------------------------------------------------------
@@ -294,7 +315,7 @@ class MatchService:
             )
         queue: asyncio.Queue[Update | None] = asyncio.Queue()
         # No await between reading the backlog and registering: nothing can slip in between.
-        backlog = match.history[after_version:]
+        backlog: Iterable[Update] = match.updates(match.actions[after_version:])
         if match.status == WAITING:
             # The start of a waiting match is a seat change, which no version marks: show where it stands.
             backlog = [match.snapshot()]

@@ -161,11 +161,8 @@ class MatchServicer(api_grpc.MatchServiceServicer):
             seed=record.seed,
             mercado=convert.options_message(record.options),
             steps=[
-                api.ReplayStep(
-                    version=u.version, seat=u.record.seat, action=convert.action_to_message(u.record.action)
-                )
-                for u in match.history
-                if u.record is not None
+                api.ReplayStep(version=a.version, seat=a.seat, action=convert.action_to_message(a.action))
+                for a in match.actions
             ],
         )
 

@@ -99,14 +99,14 @@ async def test_view_json_is_the_engines_player_view(players: int, money: str, se
     for seat in [*range(players), None]:
         compare(match, match.snapshot(), seat)
     # Afterwards too, every recorded version reads back as the engine's view of it.
-    for update in match.history[::7]:
+    for update in list(match.updates(match.actions))[::7]:
         for seat in [*range(players), None]:
             compare(match, update, seat)
 
 
 async def test_hidden_coins_are_none_and_own_coins_shown() -> None:
     match = await play_and_compare(3, "hidden", 9, every=10)
-    last = match.history[-1]
+    last = match.latest()
     for seat in range(3):
         view = view_json(match_state(match, last, seat))
         assert view["seat"] == seat

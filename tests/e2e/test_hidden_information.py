@@ -200,9 +200,8 @@ async def authority(tmp_path: Path) -> AsyncIterator[tuple[MatchService, Mercado
 def set_true_state(match: Match, state: GameState) -> None:
     """Make ``state`` the match's true state at its current version, with nothing rendered from it yet."""
     match.state = state
-    if match.history:
-        last = match.history[-1]
-        match.history[-1] = Update(last.version, state, last.record)
+    if match.current:
+        match.current = Update(match.current.version, state, match.current.record)
 
 
 async def _views(client: MercadoClient, match_id: str, tokens: list[str | None]) -> list[bytes]:

@@ -194,7 +194,8 @@ async def test_an_action_is_applied_once_and_recorded(service: MatchService) -> 
     assert update.record.events == apply(events, action)
     assert match.state == events
     assert update.state == events
-    assert match.history == [update]
+    assert match.actions == [update.record]
+    assert match.current is update
 
 
 async def test_a_retried_request_returns_the_first_update(service: MatchService) -> None:
@@ -216,6 +217,33 @@ async def test_a_retried_request_returns_the_first_update(service: MatchService)
         await service.submit(match.match_id, theirs, 1, "once", actions[0])
     assert match.version == 1
     assert match.state == state
+
+
+async def test_a_late_retry_returns_the_state_of_its_own_version(service: MatchService) -> None:
+    match, tokens = seated(service, seed=8)
+    mine, _ = mover(match, tokens)
+    action = legal_actions(match.state)[0]
+    _, first = await service.submit(match.match_id, mine, 0, "early", action)
+    await play(service, match, tokens, random.Random(9), 6)
+    assert match.version > 1
+    _, again = await service.submit(match.match_id, mine, 0, "early", action)
+    assert again is not first  # rebuilt: only the current state is kept
+    assert (again.version, again.record, again.state) == (1, first.record, first.state)
+
+
+async def test_updates_replay_every_state_the_match_went_through(service: MatchService) -> None:
+    match, tokens = seated(service, players=3, seed=12)
+    rng = random.Random(13)
+    states = []
+    while not match.state.is_terminal:
+        await play(service, match, tokens, rng, 1)
+        states.append(match.state.clone())
+    replayed = list(match.updates(match.actions))
+    assert [u.version for u in replayed] == list(range(1, match.version + 1))
+    assert [u.state for u in replayed] == states
+    assert replayed[-1] is match.current
+    # From the middle on, too.
+    assert [u.state for u in match.updates(match.actions[5:])] == states[5:]
 
 
 async def test_concurrent_submissions_for_one_version_accept_one(service: MatchService) -> None:
@@ -268,13 +296,13 @@ async def test_refused_submissions_change_nothing(service: MatchService) -> None
         (NotAllowedNow, match.match_id, theirs, v, "a", legal[0]),
         (NotAllowedNow, match.match_id, mine, v, "a", illegal),
     ]
-    state, history = match.state.clone(), list(match.history)
+    state, actions = match.state.clone(), list(match.actions)
     for kind, match_id, token, version, request_id, action in cases:
         with pytest.raises(kind) as caught:
             await service.submit(match_id, token, version, request_id, action)
         assert type(caught.value) is kind, caught.value
         assert caught.value.reason and "\n" not in caught.value.reason
-        assert match.state == state and match.history == history
+        assert match.state == state and match.actions == actions
     # None of the refused request ids was used up.
     _, update = await service.submit(match.match_id, mine, v, "a", legal[0])
     assert update.version == v + 1
@@ -313,7 +341,7 @@ async def test_follow_gives_the_backlog_then_live_updates_then_ends(service: Mat
     stream = service.follow(match.match_id, 2)
     backlog = await _take(stream, 2)
     assert [u.version for u in backlog] == [3, 4]
-    assert backlog == match.history[2:4]
+    assert [u.record for u in backlog] == match.actions[2:4]
     live = asyncio.ensure_future(_take(stream, 2))
     await play(service, match, tokens, rng, 2)
     assert [u.version for u in await live] == [5, 6]
@@ -393,27 +421,18 @@ async def test_a_reloaded_service_is_the_same_authority(service: MatchService, d
     assert restored.record == match.record
     assert restored.version == match.version == 15
     assert restored.state == match.state
-    assert [
-        (u.version, u.record.seat, u.record.action, u.record.request_id, u.record.events)
-        for u in restored.history
-        if u.record
-    ] == [
-        (u.version, u.record.seat, u.record.action, u.record.request_id, u.record.events)
-        for u in match.history
-        if u.record
+    assert restored.actions == match.actions
+    assert [u.state for u in restored.updates(restored.actions)] == [
+        u.state for u in match.updates(match.actions)
     ]
-    assert [u.state for u in restored.history] == [u.state for u in match.history]
     assert again.get(waiting.match_id).record == waiting.record
     assert again.get(waiting.match_id).status == WAITING
     # Tokens still work; request ids are still remembered.
     assert [again.seat_of(restored, t) for t in tokens] == [0, 1, 2]
     assert again.seat_of(again.get(waiting.match_id), half.token) == half.seat
-    last = match.history[-1]
-    assert last.record is not None
-    _, retried = await again.submit(
-        match.match_id, tokens[last.record.seat], 0, last.record.request_id, last.record.action
-    )
-    assert retried.version == 15 and retried.record == last.record
+    last = match.actions[-1]
+    _, retried = await again.submit(match.match_id, tokens[last.seat], 0, last.request_id, last.action)
+    assert retried.version == 15 and retried.record == last
     assert restored.version == 15
     # And play goes on to the end, exactly as the engine says.
     played += await play(again, restored, tokens, random.Random(5), 500)
