@@ -18,6 +18,10 @@ each) share ``matches`` slots between them and run two timed phases of
 
 Only what completes inside a phase's window is counted. This module talks to
 the server only through the public API, like any client.
+
+With ``floor``, the server is floor_server.py instead, which plays no game and
+writes nothing: the same harness then measures what the calls and stream
+messages themselves cost, the most any server could reach here.
 """
 
 from __future__ import annotations
@@ -379,11 +383,15 @@ class ServerProcess:
     db: Path
     log: Path
     profile: Path | None = None
+    floor: bool = False  # the server that plays no game (floor_server.py) instead
     process: subprocess.Popen[bytes] | None = None
     port: int = 0
 
     def start(self) -> ServerProcess:
-        serve = ["-m", "server", "serve", "--host", "127.0.0.1", "--port", "0", "--db", str(self.db)]
+        if self.floor:
+            serve = ["-m", "server.bench.floor_server", "--host", "127.0.0.1", "--port", "0"]
+        else:
+            serve = ["-m", "server", "serve", "--host", "127.0.0.1", "--port", "0", "--db", str(self.db)]
         prefix = ["-m", "cProfile", "-o", str(self.profile)] if self.profile else []
         with self.log.open("wb") as log:
             self.process = subprocess.Popen(
@@ -457,6 +465,7 @@ def run(
     seed: int | None = None,
     rate: float = 0.0,
     profile: Path | None = None,
+    floor: bool = False,
 ) -> dict[str, Any]:
     """Start a server, measure the baseline and the matches, stop the server; all figures.
 
@@ -464,6 +473,8 @@ def run(
     own; 0 (the default) submits as fast as the server answers, which measures the
     most it sustains (and, by Little's law, a latency of about matches / throughput).
     ``profile``: run the server under cProfile and write its statistics there.
+    ``floor``: run the server that plays no game (floor_server.py), which gives the
+    most this harness can measure on this machine, whatever the server does.
     """
     import multiprocessing
     import threading
@@ -477,7 +488,7 @@ def run(
     interval = matches / rate if rate > 0 else 0.0
     context = multiprocessing.get_context("spawn")
     with tempfile.TemporaryDirectory(prefix="mercado-bench-") as tmp:
-        server = ServerProcess(Path(tmp) / "bench.db", Path(tmp) / "server.log", profile).start()
+        server = ServerProcess(Path(tmp) / "bench.db", Path(tmp) / "server.log", profile, floor).start()
         target = f"127.0.0.1:{server.port}"
         barrier = context.Barrier(clients + 1)
         results = context.Queue()
@@ -516,7 +527,7 @@ def run(
             exit_code = server.stop()
         if exit_code != 0:
             raise RuntimeError(f"the server exited with status {exit_code}:\n{server.log_tail()}")
-        persisted = _count_actions(server.db)
+        persisted = None if floor else _count_actions(server.db)
 
     workers = [by_index[i] for i in sorted(by_index)]
     health = [latency for w in workers for latency in w.health_latencies]
@@ -539,6 +550,7 @@ def run(
         return None if start is None or end is None else round((end - start) / duration, 2)
 
     return {
+        "server": "floor" if floor else "mercado",
         "baseline_health_calls_per_second": round(baseline_rate, 1),
         "submit_actions_per_second": round(submit_rate, 1),
         "ratio": round(submit_rate / baseline_rate, 3) if baseline_rate else 0.0,

@@ -60,15 +60,33 @@ def engine(games: int) -> None:
     default=None,
     help="Run the server under cProfile and write its statistics to this file.",
 )
+@click.option(
+    "--floor",
+    is_flag=True,
+    help="Measure a server that plays no game (canned answers, no database) instead: "
+    "the most the transport and this harness allow.",
+)
 def server_load(
-    matches: int, duration: float, clients: int, seed: int | None, rate: float, profile: Path | None
+    matches: int,
+    duration: float,
+    clients: int,
+    seed: int | None,
+    rate: float,
+    profile: Path | None,
+    floor: bool,
 ) -> None:
     """A real server under concurrent matches from client processes, against a bare-RPC baseline."""
     from server.bench.server import run
 
     try:
         report = run(
-            matches=matches, duration=duration, clients=clients, seed=seed, rate=rate, profile=profile
+            matches=matches,
+            duration=duration,
+            clients=clients,
+            seed=seed,
+            rate=rate,
+            profile=profile,
+            floor=floor,
         )
     except RuntimeError as error:
         raise click.ClickException(str(error)) from None

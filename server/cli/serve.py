@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import sys
-from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any
 
 import click
 from click.core import ParameterSource
@@ -20,17 +17,6 @@ def configure_logging(level: str) -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
     logging.basicConfig(level=level.upper(), handlers=[handler], force=True)
-
-
-def _run_event_loop(main: Coroutine[Any, Any, None]) -> None:
-    """Run the server on uvloop, whose event loop costs the server about a fifth less CPU per call
-    (``mercado bench server``); on the standard one where uvloop is not available (Windows)."""
-    try:
-        import uvloop
-    except ImportError:
-        asyncio.run(main)
-    else:
-        uvloop.run(main)
 
 
 @click.command()
@@ -77,6 +63,7 @@ def serve(host: str, port: int, db: str, web_port: int, web_root: Path | None, l
     is taken, the server runs without it (a warning says so); a port given explicitly
     must be free.
     """
+    from server.rpc.server import run_event_loop
     from server.rpc.server import serve as run
     from server.rpc.web import DEFAULT_WEB_ROOT, WebConfig, WebPortUnavailable
 
@@ -86,6 +73,6 @@ def serve(host: str, port: int, db: str, web_port: int, web_root: Path | None, l
         explicit = click.get_current_context().get_parameter_source("web_port") != ParameterSource.DEFAULT
         web = WebConfig(port=web_port, root=web_root or DEFAULT_WEB_ROOT, required=explicit)
     try:
-        _run_event_loop(run(host, port, db, web))
+        run_event_loop(run(host, port, db, web))
     except WebPortUnavailable as error:
         raise click.ClickException(f"{error} (choose another with --web-port, or -1 for none)") from None

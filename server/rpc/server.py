@@ -9,7 +9,8 @@ import asyncio
 import gc
 import logging
 import signal
-from typing import NamedTuple
+from collections.abc import Coroutine
+from typing import Any, NamedTuple
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -30,21 +31,35 @@ MAX_SEND_BYTES = 4 << 20
 SHUTDOWN_GRACE_SECONDS = 5.0
 
 
+def run_event_loop(main: Coroutine[Any, Any, None]) -> None:
+    """Run a server on uvloop, whose event loop costs about a fifth less CPU per call
+    (``mercado bench server``), or on the standard one where uvloop is not available (Windows)."""
+    try:
+        import uvloop
+    except ImportError:
+        asyncio.run(main)
+    else:
+        uvloop.run(main)
+
+
 class Server(NamedTuple):
     server: grpc.aio.Server
     port: int
     health: health.aio.HealthServicer
 
 
+def server_options() -> list[tuple[str, int]]:
+    """The gRPC server's options: message size limits, and a port of its own."""
+    return [
+        ("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
+        ("grpc.max_send_message_length", MAX_SEND_BYTES),
+        ("grpc.so_reuseport", 0),
+    ]
+
+
 def create_server(service: MatchService, address: str) -> Server:
     """A server bound to ``address`` (port 0 picks a free one), not yet started."""
-    server = grpc.aio.server(
-        options=[
-            ("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
-            ("grpc.max_send_message_length", MAX_SEND_BYTES),
-            ("grpc.so_reuseport", 0),
-        ]
-    )
+    server = grpc.aio.server(options=server_options())
     match_pb2_grpc.add_MatchServiceServicer_to_server(MatchServicer(service), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

@@ -29,6 +29,7 @@ def test_bench_server_reports_every_figure() -> None:
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
     assert report.keys() >= KEYS
+    assert report["server"] == "mercado"
     assert report["baseline_health_calls_per_second"] > 0
     assert report["submit_actions_per_second"] > 0
     assert report["ratio"] > 0
@@ -54,3 +55,17 @@ def test_bench_server_paced_load_offers_the_rate() -> None:
     assert report["offered_actions_per_second"] == 40
     # Paced: no more than offered (a slot may start up to one interval early), and most of it.
     assert 20 <= report["submit_actions_per_second"] <= 44
+
+
+def test_bench_server_floor_measures_the_server_that_plays_no_game() -> None:
+    args = ["bench", "server", "--floor", "--matches", "4", "--duration", "2", "--clients", "1"]
+    result = CliRunner().invoke(main, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report.keys() >= KEYS
+    assert report["server"] == "floor"
+    assert report["submit_actions_per_second"] > 0
+    assert report["updates_delivered_per_second"] >= report["submit_actions_per_second"]
+    assert report["matches_finished"] > 0
+    assert report["submit_errors"] == report["stream_errors"] == 0
+    assert report["actions_persisted"] is None  # it writes nothing
