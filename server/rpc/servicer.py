@@ -42,7 +42,8 @@ def refusals_as_status(
             return await method(self, request, context)
         except REFUSALS as error:
             code, reason = status_of(error)
-            log.info("refused", extra={"method": method.__name__, "code": code.name, "reason": reason})
+            # The caller's business, so debug only: an idle agent is refused a bot seat every second.
+            log.debug("refused", extra={"method": method.__name__, "code": code.name, "reason": reason})
             await context.abort(code, reason)
             raise  # unreachable: abort raises
 
