@@ -6,16 +6,26 @@ are written by one background thread in group commits: every action that
 arrives while a commit is running goes into the next one, and each caller
 resumes only once its action is committed. The event loop never waits on the
 disk.
+
+Checkpoints copy the WAL back into the database file, with disk flushes.
+SQLite's default runs them inside the commit that fills the WAL past 1,000
+pages, so every action waiting for that commit also waits for the flushes.
+Here a second thread, on a connection of its own, checkpoints about once a
+second while commits go on. That leaves only what was committed meanwhile, so
+the writer then finishes the checkpoint itself with little to copy or flush,
+and SQLite can start the WAL over.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from server.engine import Action, Options, action_from_json
@@ -48,22 +58,28 @@ CREATE TABLE IF NOT EXISTS actions (
 );
 """
 ActionRow = tuple[str, int, int, str, str]
+CHECKPOINT_SECONDS = 1.0  # at most this often, after a commit
+log = logging.getLogger("mercado.store")
 
 
 class SqliteStore:
     """Matches, seats and actions in one SQLite file (or ``:memory:``)."""
 
     def __init__(self, path: str | Path) -> None:
-        self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+        self.path = str(path)
+        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self.lock = threading.Lock()  # one user of the connection at a time
         self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mercado-sqlite")
         self.pending: list[tuple[ActionRow, asyncio.Future[None]]] = []
         self.flusher: asyncio.Task[None] | None = None
         with self.lock:
-            self.db.execute("PRAGMA journal_mode=WAL")
+            (mode,) = self.db.execute("PRAGMA journal_mode=WAL").fetchone()
             self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.execute("PRAGMA wal_autocheckpoint=0")  # see the module's docstring
             self.db.execute("PRAGMA foreign_keys=ON")
             self.db.executescript(SCHEMA)
+        # An in-memory database has no WAL.
+        self.checkpointer = Checkpointer(self.path) if mode == "wal" else None
 
     def create_match(self, match: MatchRecord) -> None:
         options = json.dumps(match.options.to_json())
@@ -112,12 +128,19 @@ class SqliteStore:
                 for _, done in batch:
                     if not done.done():
                         done.set_result(None)
+                if self.checkpointer:
+                    self.checkpointer.start_if_due()
         self.flusher = None
 
     def _write_actions(self, rows: list[ActionRow]) -> None:
         with self.lock, self.db:
             self.db.execute("BEGIN")
             self.db.executemany("INSERT INTO actions VALUES (?, ?, ?, ?, ?)", rows)
+        if self.checkpointer and self.checkpointer.done_one:
+            # The rest of what the background checkpoint copied; no commit can come in meanwhile.
+            self.checkpointer.done_one = False
+            with self.lock:
+                self.db.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     def load_matches(self) -> Iterator[tuple[MatchRecord, list[tuple[int, Action, str]]]]:
         with self.lock:
@@ -146,5 +169,40 @@ class SqliteStore:
     def close(self) -> None:
         """Finish the writes in progress and close the file."""
         self.writer.shutdown(wait=True)
+        if self.checkpointer:
+            self.checkpointer.close()
         with self.lock:
+            self.db.close()
+
+
+class Checkpointer:
+    """Passive checkpoints of one database's WAL, in a thread and on a connection of their own."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mercado-sqlite-checkpoint")
+        self.db: sqlite3.Connection | None = None  # opened by the first checkpoint
+        self.running: Future[None] | None = None
+        self.last = time.monotonic()
+        self.done_one = False  # a checkpoint finished since the writer last finished one
+
+    def start_if_due(self) -> None:
+        if (self.running and not self.running.done()) or time.monotonic() - self.last < CHECKPOINT_SECONDS:
+            return
+        self.last = time.monotonic()
+        self.running = self.thread.submit(self._checkpoint)
+
+    def _checkpoint(self) -> None:
+        try:
+            if self.db is None:
+                self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self.db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            self.done_one = True
+        except sqlite3.Error as error:
+            # Nothing is lost: the actions stay in the WAL until a later checkpoint.
+            log.warning("checkpoint failed", extra={"error": str(error)})
+
+    def close(self) -> None:
+        self.thread.shutdown(wait=True)
+        if self.db is not None:
             self.db.close()

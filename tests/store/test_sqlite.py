@@ -149,6 +149,32 @@ def test_the_file_is_in_wal_mode_with_foreign_keys(path: Path) -> None:
     assert SqliteStore(path).db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
 
 
+async def test_checkpoints_keep_the_wal_from_growing(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The writer never checkpoints on its own; the checkpointer does, and then the WAL starts over."""
+    monkeypatch.setattr("server.store.sqlite.CHECKPOINT_SECONDS", 0.0)
+    store = SqliteStore(path)
+    assert store.db.execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)
+    checkpointer = store.checkpointer
+    assert checkpointer is not None
+    wal = path.with_name(path.name + "-wal")
+    ids = [f"m{n}" for n in range(50)]
+    for match_id in ids:
+        store.create_match(record(match_id))
+    sizes = []
+    for version in range(1, 41):
+        # A commit per version, each touching pages all over the file, as 50 live matches do.
+        await asyncio.gather(*(store.append_action(m, version, 0, COIN, f"r{version}") for m in ids))
+        if checkpointer.running:
+            checkpointer.running.result(timeout=5)
+        sizes.append(wal.stat().st_size)
+    # Without checkpoints the WAL would hold every commit's pages: several MB by now.
+    assert max(sizes[20:]) <= max(sizes[:20])
+    assert max(sizes) < 2_000_000
+    store.close()
+    loaded = dict((m.match_id, actions) for m, actions in SqliteStore(path).load_matches())
+    assert all(loaded[m] == [(0, COIN, f"r{v}") for v in range(1, 41)] for m in ids)
+
+
 async def test_an_in_memory_store_works(tmp_path: Path) -> None:
     store = SqliteStore(":memory:")
     store.create_match(record("m"))
