@@ -51,7 +51,7 @@ class Match:
     Only the current state is kept. An earlier version's state, which only a
     stream resuming from far back or a late retry asks for, is rebuilt by
     replaying the actions from the seed: the engine is deterministic, and this
-    keeps a match to a few hundred bytes per action rather than a state each.
+    keeps a match to under a kilobyte per action rather than a state each.
     """
 
     record: MatchRecord

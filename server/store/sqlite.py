@@ -137,7 +137,8 @@ class SqliteStore:
             self.db.execute("BEGIN")
             self.db.executemany("INSERT INTO actions VALUES (?, ?, ?, ?, ?)", rows)
         if self.checkpointer and self.checkpointer.done_one:
-            # The rest of what the background checkpoint copied; no commit can come in meanwhile.
+            # Finish the background checkpoint: copy what was committed while it ran. No commit can
+            # come in meanwhile, so the WAL is then copied whole and the next commit starts it over.
             self.checkpointer.done_one = False
             with self.lock:
                 self.db.execute("PRAGMA wal_checkpoint(PASSIVE)")
