@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from click.testing import CliRunner
 
@@ -23,12 +24,18 @@ KEYS = {
 }
 
 
-def test_bench_server_reports_every_figure() -> None:
-    args = ["bench", "server", "--matches", "4", "--duration", "2", "--clients", "1", "--seed", "7"]
+def bench_server(*options: str) -> dict[str, Any]:
+    """``mercado bench server`` with 4 matches for 2 s from one load generator, and its report."""
+    args = ["bench", "server", "--matches", "4", "--duration", "2", "--clients", "1", *options]
     result = CliRunner().invoke(main, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    report = json.loads(result.output)
+    report: dict[str, Any] = json.loads(result.output)
     assert report.keys() >= KEYS
+    return report
+
+
+def test_bench_server_reports_every_figure() -> None:
+    report = bench_server("--seed", "7")
     assert report["server"] == "mercado"
     assert report["baseline_health_calls_per_second"] > 0
     assert report["submit_actions_per_second"] > 0
@@ -48,21 +55,14 @@ def test_bench_server_reports_every_figure() -> None:
 
 
 def test_bench_server_paced_load_offers_the_rate() -> None:
-    args = ["bench", "server", "--matches", "4", "--duration", "2", "--clients", "1", "--rate", "40"]
-    result = CliRunner().invoke(main, args, catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    report = json.loads(result.output)
+    report = bench_server("--rate", "40")
     assert report["offered_actions_per_second"] == 40
     # Paced: no more than offered (a slot may start up to one interval early), and most of it.
     assert 20 <= report["submit_actions_per_second"] <= 44
 
 
 def test_bench_server_floor_measures_the_server_that_plays_no_game() -> None:
-    args = ["bench", "server", "--floor", "--matches", "4", "--duration", "2", "--clients", "1"]
-    result = CliRunner().invoke(main, args, catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    report = json.loads(result.output)
-    assert report.keys() >= KEYS
+    report = bench_server("--floor")
     assert report["server"] == "floor"
     assert report["submit_actions_per_second"] > 0
     assert report["updates_delivered_per_second"] >= report["submit_actions_per_second"]
