@@ -10,7 +10,7 @@ import click
 
 @click.group()
 def bench() -> None:
-    """Measure the engine (and, later, the server and the AI)."""
+    """Measure the engine, the server and the AI."""
 
 
 @bench.command()

@@ -123,10 +123,11 @@ class MatchService:
     # --- set-up --------------------------------------------------------------
 
     def _restore(self, record: MatchRecord, actions: Iterable[tuple[int, Action, str]]) -> None:
-        match = Match(record, new_game(record.options, record.seed))
+        state = new_game(record.options, record.seed)
+        match = Match(record, state)
+        # Only the last update outlives the restore, so one state is advanced in place.
         for seat, action, request_id in actions:
-            after = match.state.clone()
-            self._record(match, seat, action, request_id, after, apply(after, action))
+            self._record(match, seat, action, request_id, state, apply(state, action))
         self._index(match)
 
     def _index(self, match: Match) -> None:

@@ -23,11 +23,9 @@ from server.match import FINISHED, PLAYING, Match, Update
 
 from . import convert
 
+_ACTIONS = [convert.action_to_message(a) for a in ALL_ACTIONS]  # by action id
 # One serialized MatchState fragment holding just one legal action, per action id.
-_LEGAL_FRAGMENTS = [
-    api.MatchState(legal_actions=[convert.action_to_message(a)]).SerializeToString() for a in ALL_ACTIONS
-]
-_ACTIONS = [convert.action_to_message(a) for a in ALL_ACTIONS]
+_LEGAL_FRAGMENTS = [api.MatchState(legal_actions=[message]).SerializeToString() for message in _ACTIONS]
 
 
 def _public_view(update: Update) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from server.engine import Action, Options, action_from_json
+from server.engine import ALL_ACTIONS, Action, Options, action_from_json
 from server.match.records import MatchRecord, SeatRecord
 
 SCHEMA = """
@@ -58,6 +58,7 @@ CREATE TABLE IF NOT EXISTS actions (
 );
 """
 ActionRow = tuple[str, int, int, str, str]
+ACTION_TEXT = [json.dumps(a.to_json()) for a in ALL_ACTIONS]  # as stored, by action id
 CHECKPOINT_SECONDS = 1.0  # at most this often, after a commit
 log = logging.getLogger("mercado.store")
 
@@ -109,7 +110,7 @@ class SqliteStore:
         """Return once the action is committed (in the next group commit)."""
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
-        self.pending.append(((match_id, version, seat, json.dumps(action.to_json()), request_id), done))
+        self.pending.append(((match_id, version, seat, ACTION_TEXT[action.id], request_id), done))
         if self.flusher is None:
             self.flusher = loop.create_task(self._flush())
         await done
