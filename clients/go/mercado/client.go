@@ -155,7 +155,7 @@ func (c *Client) join(ctx context.Context, request *mercadov1.JoinMatchRequest) 
 	if err != nil {
 		return nil, err
 	}
-	return &Seat{MatchID: request.GetMatchId(), Number: response.GetSeat(), Token: response.GetSeatToken(), client: c}, nil
+	return c.Seat(request.GetMatchId(), response.GetSeat(), response.GetSeatToken()), nil
 }
 
 // ClaimBotSeat takes the oldest waiting seat reserved for a bot of one of levels
@@ -166,8 +166,7 @@ func (c *Client) ClaimBotSeat(ctx context.Context, agentName string, levels ...m
 	if err != nil {
 		return nil, 0, err
 	}
-	seat := &Seat{MatchID: response.GetMatchId(), Number: response.GetSeat(), Token: response.GetSeatToken(), client: c}
-	return seat, response.GetLevel(), nil
+	return c.Seat(response.GetMatchId(), response.GetSeat(), response.GetSeatToken()), response.GetLevel(), nil
 }
 
 // Seat returns a handle for a seat already taken, for example by another
@@ -232,7 +231,7 @@ func (c *Client) Follow(ctx context.Context, matchID, token string, afterVersion
 						return err
 					}
 					last = max(last, update.GetVersion())
-					finished = update.GetState().GetMatch().GetStatus() == mercadov1.MatchStatus_MATCH_STATUS_FINISHED
+					finished = Finished(update.GetState())
 					failingSince = time.Time{}
 					wait.Reset()
 					if !yield(update, nil) {
@@ -252,7 +251,7 @@ func (c *Client) Follow(ctx context.Context, matchID, token string, afterVersion
 					yield(nil, viewErr)
 					return
 				}
-				if state.GetMatch().GetStatus() == mercadov1.MatchStatus_MATCH_STATUS_FINISHED && state.GetVersion() <= last {
+				if Finished(state) && state.GetVersion() <= last {
 					return
 				}
 				err = status.Error(codes.Unavailable, "the update stream ended before the match finished")

@@ -93,23 +93,32 @@ func playingMatch(t *testing.T, ctx context.Context, client *mercado.Client) []*
 // toMove returns the seat whose turn it is, its view, and the other seat.
 func toMove(t *testing.T, ctx context.Context, seats []*mercado.Seat) (*mercado.Seat, *mercadov1.MatchState, *mercado.Seat) {
 	t.Helper()
-	state, err := seats[0].View(ctx)
+	mover, state, other, err := findMover(ctx, seats)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return mover, state, other
+}
+
+// findMover is toMove for goroutines other than the test's.
+func findMover(ctx context.Context, seats []*mercado.Seat) (*mercado.Seat, *mercadov1.MatchState, *mercado.Seat, error) {
+	state, err := seats[0].View(ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	if state.ToMove == nil {
-		t.Fatalf("no seat is to move at version %d (status %v)", state.GetVersion(), state.GetMatch().GetStatus())
+		return nil, nil, nil, fmt.Errorf("no seat is to move at version %d (status %v)", state.GetVersion(), state.GetMatch().GetStatus())
 	}
 	mover, other := seats[state.GetToMove()], seats[1-state.GetToMove()]
 	if mover != seats[0] {
 		if state, err = mover.View(ctx); err != nil {
-			t.Fatal(err)
+			return nil, nil, nil, err
 		}
 	}
 	if len(state.GetLegalActions()) == 0 {
-		t.Fatalf("seat %d is to move at version %d but has no legal action", mover.Number, state.GetVersion())
+		return nil, nil, nil, fmt.Errorf("seat %d is to move at version %d but has no legal action", mover.Number, state.GetVersion())
 	}
-	return mover, state, other
+	return mover, state, other, nil
 }
 
 // playRandom plays n random legal actions, whoever is to move, through Seat.ActAt.
@@ -123,21 +132,11 @@ func playRandom(t *testing.T, ctx context.Context, seats []*mercado.Seat, n int,
 // tryPlayRandom is playRandom for goroutines other than the test's.
 func tryPlayRandom(ctx context.Context, seats []*mercado.Seat, n int, rng *rand.Rand) error {
 	for range n {
-		state, err := seats[0].View(ctx)
+		mover, state, _, err := findMover(ctx, seats)
 		if err != nil {
 			return err
 		}
-		if state.ToMove == nil {
-			return fmt.Errorf("no seat is to move at version %d (status %v)", state.GetVersion(), state.GetMatch().GetStatus())
-		}
-		mover := seats[state.GetToMove()]
-		if state, err = mover.View(ctx); err != nil {
-			return err
-		}
 		legal := state.GetLegalActions()
-		if len(legal) == 0 {
-			return fmt.Errorf("seat %d is to move at version %d but has no legal action", mover.Number, state.GetVersion())
-		}
 		response, err := mover.ActAt(ctx, legal[rng.IntN(len(legal))], state.GetVersion())
 		if err != nil {
 			return fmt.Errorf("seat %d acting at version %d: %w", mover.Number, state.GetVersion(), err)

@@ -135,7 +135,7 @@ func (s *Seat) Play(ctx context.Context, choose func(*mercadov1.MatchState) *mer
 	}
 	acted := int64(-1)
 	turn := func(state *mercadov1.MatchState) error {
-		if len(state.GetLegalActions()) == 0 || int64(state.GetVersion()) <= acted || Finished(state) {
+		if len(state.GetLegalActions()) == 0 || int64(state.GetVersion()) <= acted {
 			return nil
 		}
 		acted = int64(state.GetVersion())
@@ -149,11 +149,11 @@ func (s *Seat) Play(ctx context.Context, choose func(*mercadov1.MatchState) *mer
 		}
 		return err
 	}
-	if err := turn(state); err != nil {
-		return nil, err
-	}
 	if Finished(state) {
 		return state, nil
+	}
+	if err := turn(state); err != nil {
+		return nil, err
 	}
 	for update, err := range s.Follow(ctx, state.GetVersion()) {
 		if err != nil {

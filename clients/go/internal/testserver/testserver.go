@@ -83,7 +83,7 @@ func (l *logLines) Write(p []byte) (int, error) {
 			Message string `json:"message"`
 			Port    int    `json:"port"`
 		}
-		if json.Unmarshal(line, &record) == nil && record.Message == "listening" && l.listening != nil {
+		if json.Unmarshal(line, &record) == nil && record.Message == "listening" {
 			select {
 			case l.listening <- record.Port:
 			default:
