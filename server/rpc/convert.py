@@ -8,6 +8,8 @@ from typing import Any
 from mercado.v1 import match_pb2 as api
 from mercado.v1 import mercado_pb2 as pb
 from mercado_client.wire import (
+    BOT_LEVELS,
+    MATCH_STATUSES,
     action_json,
     action_message,
     entrance_message,
@@ -18,17 +20,9 @@ from mercado_client.wire import (
 )
 
 from server.engine import Action, Event, Money, Options, action_from_json, events_for
-from server.match import FINISHED, PLAYING, WAITING, Match
+from server.match import Match
 from server.match.records import DEFAULT_BOT_LEVEL
 
-STATUS = {
-    WAITING: api.MATCH_STATUS_WAITING,
-    PLAYING: api.MATCH_STATUS_PLAYING,
-    FINISHED: api.MATCH_STATUS_FINISHED,
-}
-STATUS_NAMES = {value: name for name, value in STATUS.items()}
-BOT_LEVEL = {"easy": api.BOT_LEVEL_EASY, "medium": api.BOT_LEVEL_MEDIUM, "hard": api.BOT_LEVEL_HARD}
-BOT_LEVEL_NAMES = {value: name for name, value in BOT_LEVEL.items()}
 PHASE = {"main": pb.PHASE_MAIN, "take_offer": pb.PHASE_TAKE_OFFER}
 END_REASON = {"squares": pb.EndTriggered.REASON_SQUARES, "entrances": pb.EndTriggered.REASON_ENTRANCES}
 GAME_END_REASON = {
@@ -69,7 +63,7 @@ def action_to_message(action: Action) -> api.Action:
 
 
 def bot_level_message(level: str | None) -> api.BotLevel.ValueType:
-    return BOT_LEVEL[level or DEFAULT_BOT_LEVEL]
+    return BOT_LEVELS[level or DEFAULT_BOT_LEVEL]
 
 
 def summary(match: Match) -> api.MatchSummary:
@@ -77,13 +71,13 @@ def summary(match: Match) -> api.MatchSummary:
     return api.MatchSummary(
         match_id=record.match_id,
         game=api.GAME_MERCADO,
-        status=STATUS[match.status],
+        status=MATCH_STATUSES[match.status],
         players=record.options.players,
         seats=[
             api.SeatInfo(
                 seat=s.seat,
                 bot=s.bot_level is not None,
-                bot_level=BOT_LEVEL[s.bot_level] if s.bot_level else api.BOT_LEVEL_UNSPECIFIED,
+                bot_level=BOT_LEVELS[s.bot_level] if s.bot_level else api.BOT_LEVEL_UNSPECIFIED,
                 taken=s.taken,
                 display_name=s.display_name,
             )

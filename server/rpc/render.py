@@ -16,6 +16,7 @@ from typing import Any
 
 from mercado.v1 import match_pb2 as api
 from mercado.v1 import mercado_pb2 as pb
+from mercado_client.wire import MATCH_STATUSES
 
 from server.engine import ALL_ACTIONS, legal_actions, player_view
 from server.engine.views import may_see_coins
@@ -56,7 +57,7 @@ def _shared(match: Match, update: Update) -> bytes:
         )
         state.match.version = update.version
         status = _status(match, update)
-        state.match.status = convert.STATUS[status]
+        state.match.status = MATCH_STATUSES[status]
         if status == PLAYING:  # nobody is to move while seats are open
             state.to_move = update.state.current_player
         cached = update.rendered["shared"] = state.SerializeToString()

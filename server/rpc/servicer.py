@@ -11,8 +11,9 @@ from typing import Any, TypeVar
 import grpc
 from mercado.v1 import match_pb2 as api
 from mercado.v1 import match_pb2_grpc as api_grpc
+from mercado_client.wire import BOT_LEVEL_NAMES, MATCH_STATUS_NAMES
 
-from server.match import FINISHED, Match, MatchService
+from server.match import DEFAULT_BOT_LEVEL, FINISHED, Match, MatchService
 from server.match.errors import InvalidRequest, NotAllowedNow
 
 from . import convert, render
@@ -80,7 +81,7 @@ class MatchServicer(api_grpc.MatchServiceServicer):
         seats: list[str | None] = []
         for spec in request.seats:
             if spec.WhichOneof("kind") == "bot":
-                seats.append(convert.BOT_LEVEL_NAMES.get(spec.bot.level, "medium"))
+                seats.append(BOT_LEVEL_NAMES.get(spec.bot.level, DEFAULT_BOT_LEVEL))
             else:
                 seats.append(None)
         seed = request.seed if request.HasField("seed") else None
@@ -103,9 +104,7 @@ class MatchServicer(api_grpc.MatchServiceServicer):
     async def ClaimBotSeat(
         self, request: api.ClaimBotSeatRequest, context: grpc.aio.ServicerContext
     ) -> api.ClaimBotSeatResponse:
-        levels = [
-            convert.BOT_LEVEL_NAMES[level] for level in request.levels if level in convert.BOT_LEVEL_NAMES
-        ]
+        levels = [BOT_LEVEL_NAMES[level] for level in request.levels if level in BOT_LEVEL_NAMES]
         seated = self.service.claim_bot_seat(levels, request.agent_name)
         level = seated.match.record.seats[seated.seat].bot_level
         log.info("bot seat claimed", extra={"match_id": seated.match.match_id, "seat": seated.seat})
@@ -124,7 +123,7 @@ class MatchServicer(api_grpc.MatchServiceServicer):
         if request.page_size > MAX_PAGE_SIZE:
             raise InvalidRequest(f"page_size must be at most {MAX_PAGE_SIZE}")
         size = request.page_size or DEFAULT_PAGE_SIZE
-        status = convert.STATUS_NAMES.get(request.status)
+        status = MATCH_STATUS_NAMES.get(request.status)
         matches = self.service.list_matches(status, size + 1, _parse_page_token(request.page_token))
         page = matches[:size]
         response = api.ListMatchesResponse(matches=[convert.summary(m) for m in page])

@@ -23,12 +23,8 @@ from mercado.v1 import match_pb2_grpc as api_grpc
 from mercado.v1 import mercado_pb2 as pb
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_delay, wait_exponential
 
-BOT_LEVELS = {"easy": api.BOT_LEVEL_EASY, "medium": api.BOT_LEVEL_MEDIUM, "hard": api.BOT_LEVEL_HARD}
-STATUSES = {
-    "waiting": api.MATCH_STATUS_WAITING,
-    "playing": api.MATCH_STATUS_PLAYING,
-    "finished": api.MATCH_STATUS_FINISHED,
-}
+from .wire import BOT_LEVEL_NAMES, BOT_LEVELS, MATCH_STATUSES
+
 # Codes worth retrying: the server is restarting or the connection dropped.
 TRANSIENT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 DEFAULT_RECONNECT_SECONDS = 60.0
@@ -108,14 +104,14 @@ class MercadoClient:
         """Take a seat reserved for a bot; returns the seat and its level name."""
         request = api.ClaimBotSeatRequest(agent_name=agent_name, levels=[BOT_LEVELS[lv] for lv in levels])
         response = await self.stub.ClaimBotSeat(request)
-        level = {v: k for k, v in BOT_LEVELS.items()}[response.level]
+        level = BOT_LEVEL_NAMES[response.level]
         return Seat(self, response.match_id, response.seat, response.seat_token), level
 
     async def list_matches(
         self, status: str | None = None, page_size: int = 20, page_token: str = ""
     ) -> api.ListMatchesResponse:
         request = api.ListMatchesRequest(
-            status=STATUSES[status] if status else api.MATCH_STATUS_UNSPECIFIED,
+            status=MATCH_STATUSES[status] if status else api.MATCH_STATUS_UNSPECIFIED,
             page_size=page_size,
             page_token=page_token,
         )

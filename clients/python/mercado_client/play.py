@@ -25,13 +25,13 @@ from rich.prompt import Prompt
 from rich.text import Text
 
 from .board import render_match, seat_names, seat_tag
-from .client import BOT_LEVELS, MercadoClient, Seat
+from .client import MercadoClient, Seat
 from .menu import menu_choices, render_menu
 from .narrate import update_lines
+from .wire import BOT_LEVEL_NAMES
 
 T = TypeVar("T")
 LOG_LINES = 8
-BOT_NAMES = {level: name for name, level in BOT_LEVELS.items()}
 DEFAULT_SERVER = "127.0.0.1:50051"
 
 
@@ -153,10 +153,11 @@ class Session:
     def waiting_line(self) -> Text:
         """Which seats are still open, and how others (or an AI agent for bot seats) can join."""
         untaken = [info for info in self.state.match.seats if not info.taken]
-        seats = [
-            f"#{info.seat} ({'bot, ' + BOT_NAMES.get(info.bot_level, 'medium') if info.bot else 'open'})"
+        kinds = [
+            f"bot, {BOT_LEVEL_NAMES.get(info.bot_level, 'medium')}" if info.bot else "open"
             for info in untaken
         ]
+        seats = [f"#{info.seat} ({kind})" for info, kind in zip(untaken, kinds, strict=True)]
         text = Text.assemble(("waiting for players: ", "bold yellow"), ", ".join(seats))
         text.append(f"\nmatch {self.state.match.match_id}: others can join with `{self.join_hint}`")
         if any(info.bot for info in untaken):

@@ -18,6 +18,17 @@ SIDES = ("top", "bottom", "left", "right")
 COLUMNS = "abcde"
 
 
+# Bot levels and match statuses by name, and back.
+BOT_LEVELS = {"easy": api.BOT_LEVEL_EASY, "medium": api.BOT_LEVEL_MEDIUM, "hard": api.BOT_LEVEL_HARD}
+BOT_LEVEL_NAMES = {value: name for name, value in BOT_LEVELS.items()}
+MATCH_STATUSES = {
+    "waiting": api.MATCH_STATUS_WAITING,
+    "playing": api.MATCH_STATUS_PLAYING,
+    "finished": api.MATCH_STATUS_FINISHED,
+}
+MATCH_STATUS_NAMES = {value: name for name, value in MATCH_STATUSES.items()}
+
+
 class WireError(ValueError):
     """A message that does not name a valid good, square, entrance or action."""
 
