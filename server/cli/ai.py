@@ -9,7 +9,8 @@ from pathlib import Path
 
 import click
 
-LEVEL_NAMES = ("easy", "medium", "hard")
+# The bot levels, as the API names them (kept here so that the command line starts fast).
+BOT_LEVELS = ("easy", "medium", "hard")
 
 
 @click.command(name="ai")
@@ -18,7 +19,7 @@ LEVEL_NAMES = ("easy", "medium", "hard")
     "--level",
     "levels",
     multiple=True,
-    type=click.Choice(LEVEL_NAMES),
+    type=click.Choice(BOT_LEVELS),
     help="Claim only seats reserved for this level (repeatable); default: every level.",
 )
 @click.option("--max-matches", type=click.IntRange(min=1), default=8, show_default=True)

@@ -7,7 +7,7 @@ import os
 
 import click
 
-BOT_LEVELS = ("easy", "medium", "hard")
+from .ai import BOT_LEVELS
 
 
 def default_name() -> str:
