@@ -112,15 +112,17 @@ def customer_income(state: GameState, kind: int, entrance: int) -> list[int]:
 # --- counting ----------------------------------------------------------------
 
 
-def _is_open(state: GameState, square: int) -> bool:
-    """No stand and no face-up restaurant: a stand or restaurant may go here."""
-    return state.stand_good[square] < 0 and state.restaurant[square] < 0
-
-
 def available_squares(state: GameState) -> int:
-    """Squares that count as available for end trigger 1."""
-    face_down_counts = state.options.face_down_counts_as_available
-    return sum(1 for q in _SQUARES if _is_open(state, q) and (face_down_counts or state.face_down[q] < 0))
+    """Squares that count as available for end trigger 1: no stand, no face-up restaurant and,
+    unless the option counts them, no face-down one. Counted per kind (run after every placement):
+    a square holds at most one of the three, since placing a stand or restaurant takes the
+    face-down tile there."""
+    stands = N_SQUARES - state.stand_good.count(-1)
+    face_up = N_SQUARES - state.restaurant.count(-1)
+    available = N_SQUARES - stands - face_up
+    if not state.options.face_down_counts_as_available:
+        available -= N_SQUARES - state.face_down.count(-1)
+    return available
 
 
 def empty_entrances(state: GameState) -> int:
