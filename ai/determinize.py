@@ -16,10 +16,17 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from server.engine import GOOD_INDEX, RESTAURANT_INDEX, SQUARE_INDEX, GameState, customer_kind, position
+from server.engine import (
+    CUSTOMER_DECKS,
+    GOOD_INDEX,
+    RESTAURANT_INDEX,
+    SQUARE_INDEX,
+    GameState,
+    customer_kind,
+    position,
+)
 from server.engine.components import (
     BOARD_RESTAURANTS,
-    CUSTOMER_TILES,
     GOODS,
     RESTAURANTS,
     SET_ASIDE_RESTAURANT,
@@ -68,11 +75,7 @@ class Determinizer:
 
         self.deck_pools: list[list[int]] = []
         for level in range(1, 5):
-            tiles = Counter(
-                customer_kind(lvl, (GOOD_INDEX[a], GOOD_INDEX[b]))
-                for lvl, (a, b) in CUSTOMER_TILES
-                if lvl == level
-            )
+            tiles = Counter(CUSTOMER_DECKS[level - 1])
             seen = [self._kind(level, goods) for goods in view["display"][str(level)]]
             seen += [
                 self._kind(c["level"], c["goods"]) for c in view["entrances"].values() if c["level"] == level

@@ -15,7 +15,7 @@ Public API::
 from . import components, position
 from .actions import ALL_ACTIONS, N_ACTIONS, Action, action_by_id, action_from_json, parse_action
 from .errors import IllegalAction, InvalidAction, InvalidPosition, RulesError
-from .geometry import GOOD_INDEX, RESTAURANT_INDEX, SQUARE_INDEX, customer_kind
+from .geometry import CUSTOMER_DECKS, GOOD_INDEX, RESTAURANT_INDEX, SQUARE_INDEX, customer_kind
 from .rules import (
     Event,
     apply,
@@ -33,6 +33,7 @@ from .views import events_for, player_view
 
 __all__ = [
     "ALL_ACTIONS",
+    "CUSTOMER_DECKS",
     "GOOD_INDEX",
     "N_ACTIONS",
     "RESTAURANT_INDEX",

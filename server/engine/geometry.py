@@ -11,6 +11,7 @@ from itertools import combinations
 from .components import (
     COLUMNS,
     CUSTOMER_LEVELS,
+    CUSTOMER_TILES,
     GOODS,
     RESTAURANT_IMPROVES,
     RESTAURANTS,
@@ -87,3 +88,14 @@ def customer_kind(level: int, goods: tuple[int, int]) -> int:
     """The kind index of a customer tile; goods may come in either order."""
     pair = (min(goods), max(goods))
     return (level - 1) * len(GOOD_PAIRS) + GOOD_PAIRS.index(pair)
+
+
+# Each level's deck (level 1 first): the kinds of its tiles, in the order of the component list.
+CUSTOMER_DECKS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(
+        customer_kind(level, (GOOD_INDEX[a], GOOD_INDEX[b]))
+        for tile_level, (a, b) in CUSTOMER_TILES
+        if tile_level == level
+    )
+    for level in CUSTOMER_LEVELS
+)

@@ -7,7 +7,6 @@ from collections.abc import Iterable
 from .actions import Action
 from .components import (
     BOARD_RESTAURANTS,
-    CUSTOMER_TILES,
     DISPLAY_PER_LEVEL,
     GOODS,
     HAND_SIZE,
@@ -19,7 +18,7 @@ from .components import (
     STARTING_COINS,
     WOODEN_STANDS_PER_PLAYER,
 )
-from .geometry import GOOD_INDEX, RESTAURANT_INDEX, SQUARE_INDEX, customer_kind
+from .geometry import CUSTOMER_DECKS, GOOD_INDEX, RESTAURANT_INDEX, SQUARE_INDEX
 from .rng import MASK64, below, insert_randomly, shuffle
 from .rules import apply
 from .state import GameState, Options
@@ -53,11 +52,7 @@ def new_game(options: Options | None = None, seed: int = 0) -> GameState:
     state.bag = bag
 
     for level in range(1, 5):
-        deck = [
-            customer_kind(lvl, (GOOD_INDEX[a], GOOD_INDEX[b]))
-            for lvl, (a, b) in CUSTOMER_TILES
-            if lvl == level
-        ]
+        deck = list(CUSTOMER_DECKS[level - 1])
         rng = shuffle(rng, deck)
         state.display[level - 1] = deck[:DISPLAY_PER_LEVEL]
         state.decks[level - 1] = deck[DISPLAY_PER_LEVEL:]
