@@ -57,9 +57,7 @@ class Determinizer:
     """Samples complete states consistent with one view; build once per decision, sample per iteration."""
 
     def __init__(self, view: View, coins: list[int]) -> None:
-        self.view = view
         players = view["options"]["players"]
-        self.face_down_squares = [sq for sq, content in view["market"].items() if "face_down" in content]
 
         restaurants = Counter(BOARD_RESTAURANTS)
         if players == SET_ASIDE_USED_WITH_PLAYERS:
@@ -86,7 +84,7 @@ class Determinizer:
         self.base = visible_state(view, coins)
         self.bag_size = view["bag_count"]
         self.deck_sizes = [view["deck_counts"][str(level)] for level in range(1, 5)]
-        self.squares = [SQUARE_INDEX[sq] for sq in self.face_down_squares]
+        self.squares = [SQUARE_INDEX[sq] for sq, content in view["market"].items() if "face_down" in content]
 
     @staticmethod
     def _kind(level: int, goods: list[str]) -> int:

@@ -67,16 +67,13 @@ def tile_text(tile: pb.CustomerTile) -> Text:
     return Text.assemble((f"L{tile.level} ", "bold"), goods_text(tile.goods, "+"))
 
 
-def seat_names(state: api.MatchState, names: Sequence[str] | None = None) -> list[str]:
-    """Display names by seat: ``names`` if given, else the seats' names, else 'seat N'."""
+def seat_names(state: api.MatchState) -> list[str]:
+    """Display names by seat: the seats' names, else 'seat N'."""
     count = state.match.players or len(state.view.mercado.players)
     out = [f"seat {s}" for s in range(count)]
     for info in state.match.seats:
         if info.display_name and info.seat < count:
             out[info.seat] = info.display_name
-    for seat, name in enumerate(names or ()):
-        if seat < count and name:
-            out[seat] = name
     return out
 
 
@@ -211,11 +208,9 @@ class MatchView:
 
     WIDE = 118
 
-    def __init__(
-        self, state: api.MatchState, names: Sequence[str] | None = None, side: RenderableType | None = None
-    ) -> None:
+    def __init__(self, state: api.MatchState, side: RenderableType | None = None) -> None:
         self.state = state
-        self.names = seat_names(state, names)
+        self.names = seat_names(state)
         self.side = side
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
@@ -241,8 +236,6 @@ class MatchView:
             yield result_table(view.result, names)
 
 
-def render_match(
-    state: api.MatchState, names: Sequence[str] | None = None, side: RenderableType | None = None
-) -> RenderableType:
+def render_match(state: api.MatchState, side: RenderableType | None = None) -> RenderableType:
     """The whole match as one renderable; ``side`` (e.g. a move log) goes beside or below the players."""
-    return MatchView(state, names, side)
+    return MatchView(state, side)
