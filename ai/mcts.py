@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -54,18 +55,25 @@ class Node:
         self.children: dict[int, Node] = {}
 
 
+def win_shares(ranks: Sequence[int]) -> list[float]:
+    """1 for a sole winner, 1/k each for a k-way shared first place, 0 for the others."""
+    winners = ranks.count(1)
+    return [1.0 / winners if rank == 1 else 0.0 for rank in ranks]
+
+
+def margins(scores: Sequence[int]) -> list[int]:
+    """Each player's score minus the best score of the others."""
+    return [score - max(s for q, s in enumerate(scores) if q != p) for p, score in enumerate(scores)]
+
+
 def rewards(result: Result, reward: Reward) -> list[float]:
     """Each player's reward in [0, 1] for a finished game."""
-    scores, ranks = result.scores, result.ranks
     if reward == "win":
-        winners = ranks.count(1)
-        return [1.0 / winners if rank == 1 else 0.0 for rank in ranks]
-    out = []
-    for p, score in enumerate(scores):
-        best_other = max(s for q, s in enumerate(scores) if q != p)
-        margin = score - best_other + (0.5 if ranks[p] == 1 else 0.0)
-        out.append(0.5 + 0.5 * math.tanh(margin / MARGIN_SCALE))
-    return out
+        return win_shares(result.ranks)
+    return [
+        0.5 + 0.5 * math.tanh((margin + (0.5 if rank == 1 else 0.0)) / MARGIN_SCALE)
+        for margin, rank in zip(margins(result.scores), result.ranks, strict=True)
+    ]
 
 
 def rollout(state: GameState, rng: random.Random, candidates: int) -> None:
