@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from server.engine import Options, apply, new_game, player_view
 
 from .bots import make_bot
-from .observation import CoinTracker
+from .mcts import margins, win_shares
+from .observation import CoinTracker, coin_changes
 
 Z95 = 1.96
 
@@ -45,22 +46,23 @@ def play_game(bots: list[str], players: int, seed: int, game: int, money: str = 
     # Levels play their iteration budgets without time caps: results do not depend on the machine's load.
     seats = [make_bot(name, seed * 31 + p, timed=False) for p, name in enumerate(names)]
     trackers = [CoinTracker(players) for _ in range(players)]
+    views = [player_view(state, seat) for seat in range(players)]
     while not state.is_terminal:
         actor = state.current_player
-        view = player_view(state, actor)
-        action = seats[actor].choose(view, trackers[actor].completed(view)["coins"])
+        action = seats[actor].choose(views[actor], trackers[actor].completed(views[actor])["coins"])
         apply(state, action)
-        for seat, tracker in enumerate(trackers):
-            tracker.observe(player_view(state, seat), actor, action)
+        views = [player_view(state, seat) for seat in range(players)]
+        # Payments follow from public information alone: worked out once, the same for every seat.
+        changes = coin_changes(views[actor], actor, action)
+        for tracker, view in zip(trackers, views, strict=True):
+            tracker.add(changes, view)
     assert state.result is not None
-    scores, ranks = state.result.scores, state.result.ranks
-    winners = ranks.count(1)
     return GameOutcome(
         seed=seed,
         bots=tuple(names),
-        scores=scores,
-        margins=tuple(s - max(o for q, o in enumerate(scores) if q != p) for p, s in enumerate(scores)),
-        wins=tuple(1.0 / winners if r == 1 else 0.0 for r in ranks),
+        scores=state.result.scores,
+        margins=tuple(margins(state.result.scores)),
+        wins=tuple(win_shares(state.result.ranks)),
     )
 
 

@@ -41,7 +41,11 @@ class CoinTracker:
         self.coins = [STARTING_COINS] * players
 
     def observe(self, view_after: View, actor: int, action: Action) -> None:
-        for seat, change in enumerate(coin_changes(view_after, actor, action)):
+        self.add(coin_changes(view_after, actor, action), view_after)
+
+    def add(self, changes: list[int], view_after: View) -> None:
+        """Apply an action's coin changes (:func:`coin_changes`), then what ``view_after`` shows."""
+        for seat, change in enumerate(changes):
             self.coins[seat] += change
         self._trust_visible(view_after)
 
