@@ -101,36 +101,42 @@ class Agent:
             if (
                 current.legal_actions
                 and current.version == 0
-                and await self._act(seat, level, current, tracker)
+                and await self._act(seat, level, current, view_json(current), tracker)
             ):
                 acted = 0  # no update of version 0 will repeat this turn
             async for update in seat.follow(after_version=0):
+                view = view_json(update.state)
                 if update.HasField("action"):
                     action = action_from_json(action_json(update.action))
-                    tracker.observe(view_json(update.state), update.seat, action)
+                    tracker.observe(view, update.seat, action)
                 latest = max(latest, update.version)
                 # Replayed history is only observed: a turn is played once, at the latest version.
                 if (
                     update.state.legal_actions
                     and update.version == latest
                     and update.version > acted
-                    and await self._act(seat, level, update.state, tracker)
+                    and await self._act(seat, level, update.state, view, tracker)
                 ):
                     acted = update.version
             log.info("match over", extra={"match_id": seat.match_id, "seat": seat.seat})
         except grpc.aio.AioRpcError as error:
             log.error("match abandoned", extra={"match_id": seat.match_id, "code": error.code().name})
 
-    async def _act(self, seat: Seat, level: str, state: api.MatchState, tracker: CoinTracker) -> bool:
-        """Search and submit; False when the server says the picture was out of date."""
-        view = view_json(state)
-        coins = tracker.completed(view)["coins"]
-        seed = zlib.crc32(f"{self.seed}:{seat.match_id}:{state.version}".encode())
-        loop = asyncio.get_running_loop()
-        action_id = await loop.run_in_executor(self.executor, decide, view, coins, level, seed)
-        action = action_by_id(action_id)
+    async def _act(
+        self, seat: Seat, level: str, state: api.MatchState, view: View, tracker: CoinTracker
+    ) -> bool:
+        """Search (unless only one action is legal) and submit; False when the server says the picture
+        was out of date. ``view`` is ``state`` as the engine's JSON view."""
+        if len(state.legal_actions) == 1:
+            message = state.legal_actions[0]
+        else:
+            coins = tracker.completed(view)["coins"]
+            seed = zlib.crc32(f"{self.seed}:{seat.match_id}:{state.version}".encode())
+            loop = asyncio.get_running_loop()
+            action_id = await loop.run_in_executor(self.executor, decide, view, coins, level, seed)
+            message = action_message(action_by_id(action_id).to_json())
         try:
-            await seat.submit(action_message(action.to_json()), state.version, uuid.uuid4().hex)
+            await seat.submit(message, state.version, uuid.uuid4().hex)
         except grpc.aio.AioRpcError as error:
             if error.code() not in OUTDATED:
                 raise
