@@ -15,8 +15,19 @@ from rich.columns import Columns
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from .board import RESTAURANTS as RESTAURANT_LABELS
 from .board import good_text, goods_text, restaurant_text
-from .wire import COLUMNS, GOODS, RESTAURANTS, action_json, describe, entrance_message, square_name
+from .wire import (
+    COLUMNS,
+    GOODS,
+    action_json,
+    describe,
+    entrance_message,
+    good_enum,
+    good_name,
+    restaurant_enum,
+    square_name,
+)
 
 # Menu order of the action types.
 ORDER = (
@@ -29,23 +40,26 @@ ORDER = (
     "redraw_hand",
 )
 _ORDER = {kind: i for i, kind in enumerate(ORDER)}
-_IMPROVES = {name: (None if name == "pub" else GOODS[i]) for i, name in enumerate(RESTAURANTS)}
 
 
 class Market:
-    """Stands and face-up restaurants of a view, for cost and income hints."""
+    """Stands and face-up restaurants of a view, for cost and income hints.
+
+    The client library does not depend on the server's engine, so these few payment rules are
+    written here again; tests/clients/test_board.py checks them against the engine's.
+    """
 
     def __init__(self, view: pb.MercadoView) -> None:
         self.stands: dict[str, tuple[str, int]] = {}  # square -> (good, owner)
-        self.restaurants: dict[str, str] = {}
+        self.restaurants: dict[str, pb.Restaurant.ValueType] = {}
         for content in view.market:
             name = square_name(content.square)
             if content.WhichOneof("content") == "stand":
-                self.stands[name] = (GOODS[content.stand.good - 1], content.stand.owner)
+                self.stands[name] = (good_name(content.stand.good), content.stand.owner)
             elif content.WhichOneof("content") == "restaurant":
-                self.restaurants[name] = RESTAURANTS[content.restaurant - 1]
+                self.restaurants[name] = content.restaurant
         self.tiles = {
-            (e.entrance.side, e.entrance.line): (e.tile.level, {GOODS[g - 1] for g in e.tile.goods})
+            (e.entrance.side, e.entrance.line): (e.tile.level, {good_name(g) for g in e.tile.goods})
             for e in view.entrances
         }
 
@@ -59,8 +73,8 @@ class Market:
         column, row = COLUMNS.index(square[0]), int(square[1])
         neighbours = [(column + dc, row + dr) for dc, dr in ((1, 0), (-1, 0), (0, 1), (0, -1))]
         names = [f"{COLUMNS[c]}{r}" for c, r in neighbours if 0 <= c < 5 and 1 <= r <= 5]
-        improving = [self.restaurants.get(n) for n in names]
-        return 1 + sum(1 for kind in improving if kind and _IMPROVES[kind] in (good, None))
+        improving = [self.restaurants[n] for n in names if n in self.restaurants]
+        return 1 + sum(1 for kind in improving if RESTAURANT_LABELS[kind][1] in (good, None))
 
     def stand_income(self, good: str, square: str) -> int:
         column, row = COLUMNS.index(square[0]) + 1, int(square[1])
@@ -93,7 +107,7 @@ class Choice:
 
 
 def _good(name: str) -> Text:
-    return good_text(GOODS.index(name) + 1)
+    return good_text(good_enum(name))
 
 
 def _choice(action: api.Action, market: Market, seat: int) -> Choice:
@@ -109,7 +123,7 @@ def _choice(action: api.Action, market: Market, seat: int) -> Choice:
         return Choice(action, kind, group, label, (GOODS.index(good), square))
     if kind == "bring_customer":
         level, goods, entrance = data["level"], data["goods"], data["entrance"]
-        tile = goods_text([GOODS.index(g) + 1 for g in goods], "+")
+        tile = goods_text([good_enum(g) for g in goods], "+")
         group = Text.assemble(f"bring L{level} ", tile, " customers to: entrance +you (others)")
         label = Text(entrance)
         paid = market.customer_income(level, goods, entrance)
@@ -119,7 +133,7 @@ def _choice(action: api.Action, market: Market, seat: int) -> Choice:
             label.append(f" ({others})", "dim")
         return Choice(action, kind, group, label, (level, tuple(goods), entrance))
     if kind == "open_restaurant":
-        restaurant = restaurant_text(RESTAURANTS.index(data["restaurant"]) + 1)
+        restaurant = restaurant_text(restaurant_enum(data["restaurant"]))
         group = Text.assemble("open a ", restaurant, " (+1 coin) on")
         return Choice(action, kind, group, Text(data["square"]), (data["restaurant"], data["square"]))
     if kind == "take_offer":
