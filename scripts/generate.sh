@@ -3,7 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 for language in python go typescript; do
-  if [ -x "./generate-$language.sh" ]; then
-    "./generate-$language.sh"
-  fi
+  "./generate-$language.sh"
 done

@@ -6,6 +6,6 @@ set -euo pipefail
 cd "$(dirname "$0")/../clients/typescript"
 
 npm ci --no-audit --no-fund --loglevel=error
-npx --no-install tsc --noEmit
+npm run --silent typecheck
 npx --no-install tsc --noEmit -p tsconfig.browser.json  # the browser-safe part needs no Node module
-node --import tsx --test --test-reporter=spec --test-concurrency=3 test/*.test.ts
+npm test --silent

@@ -53,14 +53,23 @@ export const BOT_LEVELS: Readonly<Record<BotLevelName, BotLevel>> = {
   medium: BotLevel.MEDIUM,
   hard: BotLevel.HARD,
 };
+
+/** The name of a bot level; undefined for BotLevel.UNSPECIFIED. */
+export function botLevelName(level: BotLevel): BotLevelName | undefined {
+  return (Object.keys(BOT_LEVELS) as BotLevelName[]).find((name) => BOT_LEVELS[name] === level);
+}
+
 const STATUSES: Readonly<Record<MatchStatusName, MatchStatus>> = {
   waiting: MatchStatus.WAITING,
   playing: MatchStatus.PLAYING,
   finished: MatchStatus.FINISHED,
 };
 
-/** Codes worth retrying: the server is restarting or the connection dropped. */
-const TRANSIENT: ReadonlySet<Code> = new Set([Code.Unavailable, Code.DeadlineExceeded]);
+/**
+ * Codes worth retrying: the server is restarting or the connection dropped (a connection
+ * lost mid-call surfaces as Canceled, an HTTP/2 stream reset).
+ */
+const TRANSIENT: ReadonlySet<Code> = new Set([Code.Unavailable, Code.DeadlineExceeded, Code.Canceled]);
 
 /** An action as a message or as the plain object `create(ActionSchema, ...)` accepts. */
 export type ActionInit = Action | MessageInitShape<typeof ActionSchema>;
@@ -119,7 +128,7 @@ function lostConnection(error: ConnectError): boolean {
  */
 export function isTransient(error: unknown, signal?: AbortSignal): boolean {
   if (!(error instanceof ConnectError) || signal?.aborted) return false;
-  return TRANSIENT.has(error.code) || error.code === Code.Canceled || lostConnection(error);
+  return TRANSIENT.has(error.code) || lostConnection(error);
 }
 
 /** The status code of a failed call (Code.Unknown for anything that is not a ConnectError). */
@@ -189,6 +198,35 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/**
+ * Exponential backoff with a deadline, as a RetryPolicy says: pause() waits before the next
+ * attempt, or throws the failure when that attempt would come after the deadline, which is
+ * reconnectMs after start() or, when not started, after the first pause since reset().
+ */
+class Backoff {
+  private attempt = 0;
+  private deadline: number | undefined;
+
+  constructor(private readonly policy: Readonly<RetryPolicy>) {}
+
+  start(): this {
+    this.deadline = Date.now() + this.policy.reconnectMs;
+    return this;
+  }
+
+  reset(): void {
+    this.attempt = 0;
+    this.deadline = undefined;
+  }
+
+  async pause(failure: ConnectError, signal?: AbortSignal): Promise<void> {
+    this.deadline ??= Date.now() + this.policy.reconnectMs;
+    const delay = Math.min(this.policy.maxDelayMs, this.policy.initialDelayMs * 2 ** this.attempt++);
+    if (Date.now() + delay > this.deadline) throw failure;
+    await sleep(delay, signal);
+  }
+}
+
 /** Whether two states of one version show the same match summary (status, seats). */
 function sameSeats(a: MatchState, b: MatchState): boolean {
   return a.match && b.match ? equals(MatchSummarySchema, a.match, b.match) : a.match === b.match;
@@ -222,20 +260,15 @@ export class MercadoClient {
     return options;
   }
 
-  private backoff(attempt: number): number {
-    return Math.min(this.retry.maxDelayMs, this.retry.initialDelayMs * 2 ** attempt);
-  }
-
   /** Run `call`, retrying transient failures with exponential backoff for up to `reconnectMs`. */
   async retrying<T>(call: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    const deadline = Date.now() + this.retry.reconnectMs;
-    for (let attempt = 0; ; attempt++) {
+    const backoff = new Backoff(this.retry).start();
+    for (;;) {
       try {
         return await call();
       } catch (error) {
-        const delay = this.backoff(attempt);
-        if (!isTransient(error, signal) || Date.now() + delay > deadline) throw ConnectError.from(error);
-        await sleep(delay, signal);
+        if (!isTransient(error, signal)) throw ConnectError.from(error);
+        await backoff.pause(ConnectError.from(error), signal);
       }
     }
   }
@@ -269,8 +302,8 @@ export class MercadoClient {
     levels: readonly BotLevelName[] = [],
   ): Promise<{ seat: Seat; level: BotLevelName | undefined }> {
     const response = await this.service.claimBotSeat({ agentName, levels: levels.map((level) => BOT_LEVELS[level]) });
-    const level = (Object.keys(BOT_LEVELS) as BotLevelName[]).find((name) => BOT_LEVELS[name] === response.level);
-    return { seat: new Seat(this, response.matchId, response.seat, response.seatToken), level };
+    const seat = new Seat(this, response.matchId, response.seat, response.seatToken);
+    return { seat, level: botLevelName(response.level) };
   }
 
   /** Matches, newest first, optionally of one status. */
@@ -306,33 +339,29 @@ export class MercadoClient {
   async *follow(matchId: string, token?: string, options: FollowOptions = {}): AsyncGenerator<MatchUpdate, void> {
     const { signal } = options;
     let last = options.afterVersion ?? 0n;
-    let attempt = 0;
-    let deadline: number | undefined;
-    let failure: ConnectError | undefined;
+    const backoff = new Backoff(this.retry);
     for (;;) {
+      let failure: ConnectError;
       let finished = false;
       try {
         const stream = this.service.streamEvents({ matchId, afterVersion: last }, this.callOptions(token, signal));
         for await (const update of stream) {
           if (update.version > last) last = update.version;
           finished = isFinished(update.state);
-          attempt = 0;
-          deadline = undefined;
+          backoff.reset();
           yield update;
         }
         if (finished) return;
         // Ended without the final update: over already, or the server is shutting down.
-        const state = await this.view(matchId, token, signal);
+        // One call: a failure is retried by this loop, within the same deadline.
+        const state = await this.service.getView({ matchId }, this.callOptions(token, signal));
         if (isFinished(state) && state.version <= last) return;
         failure = new ConnectError("the event stream ended before the match finished", Code.Unavailable);
       } catch (error) {
         if (!isTransient(error, signal)) throw ConnectError.from(error);
         failure = ConnectError.from(error);
       }
-      deadline ??= Date.now() + this.retry.reconnectMs;
-      const delay = this.backoff(attempt++);
-      if (Date.now() + delay > deadline) throw failure;
-      await sleep(delay, signal);
+      await backoff.pause(failure, signal);
     }
   }
 

@@ -15,7 +15,7 @@ export interface ConnectNodeOptions {
 }
 
 /** "host:port" or a URL ("http://host:port") as a base URL; plain text (no TLS) unless https. */
-export function baseUrlOf(target: string): string {
+function baseUrlOf(target: string): string {
   return /^https?:\/\//.test(target) ? target : `http://${target}`;
 }
 

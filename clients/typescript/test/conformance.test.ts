@@ -23,7 +23,7 @@ import {
   type Seat,
 } from "../src/index.js";
 import type { NodeMercadoClient } from "../src/node.js";
-import { mover, playRandomMoves, seededRandom, TestServer } from "./harness.js";
+import { mover, playingMatch, playRandomMoves, seededRandom, TestServer } from "./harness.js";
 
 interface Scenario {
   name: string;
@@ -44,14 +44,8 @@ before(async () => {
 
 after(async () => {
   const status = await server?.stop();
-  assert.equal(status, 0, `the server exited with ${status}:\n${server.server.log.slice(-20).join("\n")}`);
+  assert.equal(status, 0, `the server exited with ${status}:\n${server.server.tail()}`);
 });
-
-/** A 2-player match with both (open) seats joined: playing at version 0. */
-async function playingMatch(): Promise<[Seat, Seat]> {
-  const { matchId } = await client.createMatch({ players: 2, seats: ["open", "open"] });
-  return [await client.join(matchId, "ana", 0), await client.join(matchId, "bea")];
-}
 
 /** Assert that `call` fails with `code`; returns the error. */
 async function rejectsWith(call: () => Promise<unknown>, code: Code): Promise<ConnectError> {
@@ -93,7 +87,7 @@ const IMPLEMENTATIONS: Record<string, () => Promise<void>> = {
   },
 
   async bad_token() {
-    const [a, b] = await playingMatch();
+    const [a, b] = await playingMatch(client);
     const { seat, state, action } = await mover([a, b]);
     const request = submitRequest(seat, action, state.version);
     await rejectsWith(() => client.service.submitAction(request), Code.Unauthenticated);
@@ -101,7 +95,7 @@ const IMPLEMENTATIONS: Record<string, () => Promise<void>> = {
       () => client.service.submitAction(request, client.callOptions("not-a-token-this-server-issued")),
       Code.Unauthenticated,
     );
-    const [other] = await playingMatch();
+    const [other] = await playingMatch(client);
     await rejectsWith(
       () => client.service.submitAction(request, client.callOptions(other.token)),
       Code.PermissionDenied,
@@ -113,7 +107,7 @@ const IMPLEMENTATIONS: Record<string, () => Promise<void>> = {
   },
 
   async illegal_action() {
-    const [a, b] = await playingMatch();
+    const [a, b] = await playingMatch(client);
     const { seat, state, action } = await mover([a, b]);
     // A restaurant from an empty restaurant hand.
     const hand = mercadoView(state)?.players[seat.seat]?.restaurantHand ?? [];
@@ -131,7 +125,7 @@ const IMPLEMENTATIONS: Record<string, () => Promise<void>> = {
   },
 
   async stale_version() {
-    const seats = await playingMatch();
+    const seats = await playingMatch(client);
     await playRandomMoves(seats, 1, random);
     const { seat, state, action } = await mover(seats);
     assert.equal(state.version, 1n);
@@ -145,7 +139,7 @@ const IMPLEMENTATIONS: Record<string, () => Promise<void>> = {
   },
 
   async retry_same_request_id() {
-    const seats = await playingMatch();
+    const seats = await playingMatch(client);
     const { seat, state, action } = await mover(seats);
     const requestId = newRequestId();
     const first = await seat.submit(action, state.version, requestId);
@@ -162,7 +156,7 @@ const IMPLEMENTATIONS: Record<string, () => Promise<void>> = {
   },
 
   async resume_stream() {
-    const seats = await playingMatch();
+    const seats = await playingMatch(client);
     const [a] = seats;
     const seen: bigint[] = [];
     let lastUpdate: MatchUpdate | undefined;
@@ -249,7 +243,7 @@ describe("wrapper", () => {
   });
 
   test("follow stops with Code.Canceled when its signal aborts", async () => {
-    const [a] = await playingMatch();
+    const [a] = await playingMatch(client);
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
     await rejectsWith(async () => {
@@ -296,7 +290,7 @@ describe("wrapper", () => {
   });
 
   test("watch starts with the view: a first turn at version 0 needs no update", async () => {
-    const seats = await playingMatch();
+    const seats = await playingMatch(client);
     const { seat } = await mover(seats);
     const watching = seat.watch();
     const first = await watching.next();

@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
-import { type Action, type MatchState, type Seat } from "../src/index.js";
+import { type Action, type MatchState, type MercadoClient, type Seat } from "../src/index.js";
 import { connectNode, type NodeMercadoClient } from "../src/node.js";
 
 export const REPO = resolve(fileURLToPath(new URL("../../..", import.meta.url)));
@@ -54,6 +54,50 @@ class Child {
   }
 }
 
+/**
+ * Run `mercado args` and wait until `ready` finds what it waits for in a stderr line;
+ * fails if `what` exits first or does not get there in STARTUP_MS.
+ */
+async function spawnUntilReady<T>(
+  what: string,
+  args: readonly string[],
+  ready: (line: string) => T | undefined,
+): Promise<{ child: Child; found: T }> {
+  const spawned = spawn(MERCADO, args, {
+    cwd: REPO,
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, PYTHONUNBUFFERED: "1" },
+  });
+  const child = new Child(spawned);
+  const found = await new Promise<T>((done, fail) => {
+    const timer = setTimeout(() => fail(new Error(`${what} did not start in time:\n${child.tail()}`)), STARTUP_MS);
+    createInterface({ input: spawned.stderr! }).on("line", (line) => {
+      child.log.push(line);
+      const value = ready(line);
+      if (value !== undefined) {
+        clearTimeout(timer);
+        done(value);
+      }
+    });
+    spawned.once("error", fail);
+    void child.exited.then((code) => {
+      clearTimeout(timer);
+      fail(new Error(`${what} exited early (${code}):\n${child.tail()}`));
+    });
+  });
+  return { child, found };
+}
+
+/** The port of the server's "listening" log record, if `line` is that record. */
+function listeningPort(line: string): number | undefined {
+  try {
+    const record = JSON.parse(line) as { message?: string; port?: number };
+    return record.message === "listening" && typeof record.port === "number" ? record.port : undefined;
+  } catch {
+    return undefined; // not a JSON log line (a traceback): kept in the log
+  }
+}
+
 /** A running `mercado serve`; restart() keeps its database and port. */
 export class ServerProcess {
   private child: Child | undefined;
@@ -71,40 +115,16 @@ export class ServerProcess {
     return `127.0.0.1:${this.port}`;
   }
 
-  get log(): string[] {
-    return this.child?.log ?? [];
+  /** The last lines of the server's log. */
+  tail(lines?: number): string {
+    return this.child?.tail(lines) ?? "";
   }
 
   private async launch(): Promise<void> {
-    const spawned = spawn(MERCADO, ["serve", "--port", String(this.port), "--db", this.db], {
-      cwd: REPO,
-      stdio: ["ignore", "ignore", "pipe"],
-      env: { ...process.env, PYTHONUNBUFFERED: "1" },
-    });
-    const child = new Child(spawned);
+    const args = ["serve", "--port", String(this.port), "--db", this.db];
+    const { child, found } = await spawnUntilReady("server", args, listeningPort);
     this.child = child;
-    const lines = createInterface({ input: spawned.stderr! });
-    const listening = new Promise<number>((done, fail) => {
-      const timer = setTimeout(() => fail(new Error(`server did not start in time:\n${child.tail()}`)), STARTUP_MS);
-      lines.on("line", (line) => {
-        child.log.push(line);
-        try {
-          const record = JSON.parse(line) as { message?: string; port?: number };
-          if (record.message === "listening" && typeof record.port === "number") {
-            clearTimeout(timer);
-            done(record.port);
-          }
-        } catch {
-          // not a JSON log line (a traceback): kept in the log
-        }
-      });
-      spawned.once("error", fail);
-      void child.exited.then((code) => {
-        clearTimeout(timer);
-        fail(new Error(`server exited early (${code}):\n${child.tail()}`));
-      });
-    });
-    this.port = await listening;
+    this.port = found;
   }
 
   /** SIGTERM and wait for the graceful shutdown; returns the exit status. */
@@ -131,32 +151,15 @@ export class AiProcess {
   /** Start the agent and wait until it runs (and so handles SIGTERM gracefully). */
   static async start(target: string, levels: readonly string[] = ["easy"]): Promise<AiProcess> {
     const args = ["ai", "--server", target, ...levels.flatMap((level) => ["--level", level])];
-    const spawned = spawn(MERCADO, args, { cwd: REPO, stdio: ["ignore", "ignore", "pipe"] });
-    const child = new Child(spawned);
-    const started = new Promise<void>((done, fail) => {
-      const timer = setTimeout(
-        () => fail(new Error(`the AI agent did not start in time:\n${child.tail()}`)),
-        STARTUP_MS,
-      );
-      createInterface({ input: spawned.stderr! }).on("line", (line) => {
-        child.log.push(line);
-        if (line.includes('"agent started"')) {
-          clearTimeout(timer);
-          done();
-        }
-      });
-      spawned.once("error", fail);
-      void child.exited.then((code) => {
-        clearTimeout(timer);
-        fail(new Error(`the AI agent exited early (${code}):\n${child.tail()}`));
-      });
-    });
-    await started;
+    const { child } = await spawnUntilReady("the AI agent", args, (line) =>
+      line.includes('"agent started"') ? true : undefined,
+    );
     return new AiProcess(child);
   }
 
-  get log(): string[] {
-    return this.child.log;
+  /** The last lines of the agent's log. */
+  tail(lines?: number): string {
+    return this.child.tail(lines);
   }
 
   stop(): Promise<number | null> {
@@ -165,7 +168,7 @@ export class AiProcess {
 }
 
 /** A temp dir for one test file's databases; remove() deletes it. */
-export function tempDir(): { path: string; remove(): void } {
+function tempDir(): { path: string; remove(): void } {
   const path = mkdtempSync(join(tmpdir(), "mercado-ts-"));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }
@@ -223,6 +226,12 @@ export function pick<T>(items: readonly T[], random: () => number): T {
   const item = items[Math.floor(random() * items.length)];
   if (item === undefined) throw new Error("nothing to pick from");
   return item;
+}
+
+/** A 2-player match with both (open) seats joined: playing at version 0. */
+export async function playingMatch(client: MercadoClient): Promise<[Seat, Seat]> {
+  const { matchId } = await client.createMatch({ players: 2, seats: ["open", "open"] });
+  return [await client.join(matchId, "ana", 0), await client.join(matchId, "bea")];
 }
 
 /** The seat to move and its view (with its legal actions). */

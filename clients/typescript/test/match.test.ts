@@ -21,8 +21,8 @@ before(async () => {
 after(async () => {
   const aiStatus = await ai?.stop();
   const status = await server?.stop();
-  assert.equal(aiStatus, 0, `the AI agent exited with ${aiStatus}:\n${ai?.log.slice(-20).join("\n")}`);
-  assert.equal(status, 0, `the server exited with ${status}:\n${server.server.log.slice(-20).join("\n")}`);
+  assert.equal(aiStatus, 0, `the AI agent exited with ${aiStatus}:\n${ai?.tail()}`);
+  assert.equal(status, 0, `the server exited with ${status}:\n${server.server.tail()}`);
 });
 
 test("a full 2-player match against the easy AI, random legal moves", { timeout: 120_000 }, async () => {

@@ -4,9 +4,9 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 
-import { isFinished, type MatchUpdate, type Seat } from "../src/index.js";
+import { isFinished, type MatchUpdate } from "../src/index.js";
 import type { NodeMercadoClient } from "../src/node.js";
-import { playRandomMoves, seededRandom, TestServer } from "./harness.js";
+import { playingMatch, playRandomMoves, seededRandom, TestServer } from "./harness.js";
 
 let server: TestServer;
 let client: NodeMercadoClient;
@@ -19,7 +19,7 @@ before(async () => {
 
 after(async () => {
   const status = await server?.stop();
-  assert.equal(status, 0, `the server exited with ${status}:\n${server.server.log.slice(-20).join("\n")}`);
+  assert.equal(status, 0, `the server exited with ${status}:\n${server.server.tail()}`);
 });
 
 /** Collects the versions of a follow() until `until`; `reached(v)` resolves once version v arrived. */
@@ -39,16 +39,11 @@ function collect(updates: AsyncIterable<MatchUpdate>, until: bigint) {
   return { versions, done, reached };
 }
 
-async function playing(): Promise<[Seat, Seat]> {
-  const { matchId } = await client.createMatch({ players: 2, seats: ["open", "open"] });
-  return [await client.join(matchId, "ana", 0), await client.join(matchId, "bea")];
-}
-
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => BigInt(from + i));
 
 for (const how of ["crash", "graceful"] as const) {
   test(`follow and act survive a server ${how} restart`, { timeout: 60_000 }, async () => {
-    const seats = await playing();
+    const seats = await playingMatch(client);
     const follower = collect(client.follow(seats[0].matchId, seats[0].token), 8n);
     await playRandomMoves(seats, 4, random);
     await follower.reached(4n);
@@ -67,7 +62,7 @@ for (const how of ["crash", "graceful"] as const) {
 }
 
 test("follow ends when the match finishes, also when it finished before", { timeout: 60_000 }, async () => {
-  const seats = await playing();
+  const seats = await playingMatch(client);
   const everything: bigint[] = [];
   const follower = (async () => {
     for await (const update of client.follow(seats[0].matchId)) if (update.action) everything.push(update.version);

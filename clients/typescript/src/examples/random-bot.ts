@@ -9,15 +9,14 @@
 
 import { parseArgs } from "node:util";
 
-import { type BotLevelName, matchResult, mercadoView } from "../client.js";
+import { BOT_LEVELS, type BotLevelName, matchResult, mercadoView } from "../client.js";
 import { connectNode } from "../node.js";
 import { playRandomly } from "./random-player.js";
 
 const USAGE = `usage: random-bot [--server HOST:PORT] (--vs-ai easy|medium|hard | --match ID [--seat N]) [--name NAME] [--quiet]`;
-const LEVELS: readonly BotLevelName[] = ["easy", "medium", "hard"];
 
 function isLevel(value: string): value is BotLevelName {
-  return (LEVELS as readonly string[]).includes(value);
+  return Object.hasOwn(BOT_LEVELS, value);
 }
 
 async function main(): Promise<number> {
