@@ -8,5 +8,5 @@ cd "$(dirname "$0")/../clients/web"
 
 npm ci --no-audit --no-fund --loglevel=error
 npm run --silent typecheck
-npx --no-install vite build --logLevel warn
-node --import tsx --test --test-reporter=spec test/*.test.ts
+../../scripts/build-web.sh --force
+npm test --silent

@@ -1,6 +1,6 @@
 // The market as SVG: the 5×5 grid, its 20 entrances with their customers, and what the player may click.
 
-import { type CustomerTile, type MercadoView, Side } from "@mercado/client";
+import { type CustomerTile, type Entrance, type MercadoView, Side, type Square } from "@mercado/client";
 import { s, type Child } from "./dom.js";
 import {
   COLUMNS,
@@ -15,7 +15,7 @@ import {
   tileName,
 } from "./labels.js";
 
-export const CELL = 84;
+const CELL = 84;
 const DEPTH = 64; // an entrance's depth, away from the grid
 const GAP = 8; // between the grid and its entrances
 const LABEL = 22; // the band of column letters and row numbers
@@ -23,25 +23,32 @@ const MARGIN = LABEL + DEPTH + GAP;
 const GRID = 5 * CELL;
 export const BOARD_SIZE = 2 * MARGIN + GRID;
 
+/** A square of the grid or an entrance. */
+export type Place = { square: Square } | { entrance: Entrance };
+
 /** Where the player may click on the board now, and what happens then. */
 export interface Target {
+  place: Place;
   /** A short hint drawn on the target, e.g. the cost of a stand there. */
   badge?: string;
   title: string;
   onClick: () => void;
 }
 
+/** A square or entrance of the last move, and the seat that made it. */
+export interface Recent {
+  place: Place;
+  seat: number;
+}
+
 export interface BoardInput {
   view: MercadoView;
-  /** Keyed by squareKey / entranceKey. */
-  targets: ReadonlyMap<string, Target>;
-  /** The squares and entrances of the last move, keyed the same way, with the seat that made it. */
-  recent: ReadonlyMap<string, number>;
+  targets: readonly Target[];
+  recent: readonly Recent[];
   name: (seat: number) => string;
 }
 
-export const squareKey = (column: number, row: number): string => `sq:${column},${row}`;
-export const entranceKey = (side: Side, line: number): string => `en:${side},${line}`;
+const entranceKey = (side: Side, line: number): string => `${side},${line}`;
 
 const cellX = (column: number): number => MARGIN + (column - 1) * CELL;
 const cellY = (row: number): number => MARGIN + (row - 1) * CELL;
@@ -59,6 +66,21 @@ function entranceBox(side: Side, line: number): [number, number, number, number]
     default:
       return [MARGIN + GRID + GAP, along, DEPTH, CELL - 12];
   }
+}
+
+/** The box of a place, shrunk on every side by a square's or an entrance's inset (grown when negative). */
+function placeBox(place: Place, squareInset: number, entranceInset: number): [number, number, number, number] {
+  let box: [number, number, number, number];
+  let inset: number;
+  if ("square" in place) {
+    box = [cellX(place.square.column), cellY(place.square.row), CELL, CELL];
+    inset = squareInset;
+  } else {
+    box = entranceBox(place.entrance.side, place.entrance.line);
+    inset = entranceInset;
+  }
+  const [x, y, w, h] = box;
+  return [x + inset, y + inset, w - 2 * inset, h - 2 * inset];
 }
 
 const SIDES = [Side.TOP, Side.BOTTOM, Side.LEFT, Side.RIGHT] as const;
@@ -180,58 +202,21 @@ export function renderBoard(input: BoardInput): SVGElement {
       if (tile) {
         layers.push(s("g", {}, s("title", {}, `${name}: ${tileName(tile)}`), customerTile(tile, x, y, w, h)));
       }
-      const mover = recent.get(key);
-      if (mover !== undefined) {
-        layers.push(
-          s("rect", {
-            x: x - 3,
-            y: y - 3,
-            width: w + 6,
-            height: h + 6,
-            rx: 12,
-            class: "recent",
-            stroke: seatColour(mover),
-          }),
-        );
-      }
     }
   }
 
-  // The last move's squares.
-  for (let row = 1; row <= 5; row++) {
-    for (let column = 1; column <= 5; column++) {
-      const mover = recent.get(squareKey(column, row));
-      if (mover !== undefined) {
-        layers.push(
-          s("rect", {
-            x: cellX(column) + 1.5,
-            y: cellY(row) + 1.5,
-            width: CELL - 3,
-            height: CELL - 3,
-            rx: 12,
-            class: "recent",
-            stroke: seatColour(mover),
-          }),
-        );
-      }
-    }
+  // The last move's square or entrance.
+  for (const { place, seat } of recent) {
+    const [x, y, w, h] = placeBox(place, 1.5, -3);
+    layers.push(s("rect", { x, y, width: w, height: h, rx: 12, class: "recent", stroke: seatColour(seat) }));
   }
 
   // Legal targets, on top of everything.
-  for (const [key, target] of targets) {
-    let box: [number, number, number, number];
-    let testId: string;
-    if (key.startsWith("sq:")) {
-      const [column = 0, row = 0] = key.slice(3).split(",").map(Number);
-      box = [cellX(column) + 3, cellY(row) + 3, CELL - 6, CELL - 6];
-      testId = `square-${squareName({ column, row })}`;
-    } else {
-      const [side = 0, line = 0] = key.slice(3).split(",").map(Number);
-      const [x, y, w, h] = entranceBox(side as Side, line);
-      box = [x - 1, y - 1, w + 2, h + 2];
-      testId = `entrance-${entranceName({ side, line })}`;
-    }
-    const [x, y, w, h] = box;
+  for (const target of targets) {
+    const { place } = target;
+    const [x, y, w, h] = placeBox(place, 3, -1);
+    const testId =
+      "square" in place ? `square-${squareName(place.square)}` : `entrance-${entranceName(place.entrance)}`;
     layers.push(
       s(
         "g",

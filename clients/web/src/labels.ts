@@ -12,10 +12,8 @@ import {
 import { s, type Child } from "./dom.js";
 
 /** Each seat's colour: its stands on the market and its name everywhere. */
-export const SEAT_COLOURS = ["#d1495b", "#2e7fb8", "#3a9d5d", "#e0962a"] as const;
+const SEAT_COLOURS = ["#d1495b", "#2e7fb8", "#3a9d5d", "#e0962a"] as const;
 export const seatColour = (seat: number): string => SEAT_COLOURS[seat % SEAT_COLOURS.length] ?? "#888";
-
-export const GOODS = [Good.FISH, Good.FLOWERS, Good.TOMATOES, Good.MEAT, Good.GRAPES] as const;
 
 const GOOD_NAMES: Record<Good, string> = {
   [Good.UNSPECIFIED]: "?",

@@ -4,20 +4,24 @@
 // Connect's gRPC-Web transport to this page's own origin: `mercado serve` answers
 // gRPC-Web and serves this page on its web port.
 
-import { Code } from "@connectrpc/connect";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
 import {
+  type Action,
+  BOT_LEVELS,
   type BotLevelName,
+  botLevelName,
   codeOf,
   type CustomerTile,
   Good,
   isFinished,
+  isMyTurn,
   type MatchState,
   MatchStatus,
   type MatchUpdate,
   type MercadoAction,
-  mercadoAction,
   MercadoClient,
+  matchResult,
   type MercadoView,
   mercadoView,
   Money,
@@ -27,7 +31,7 @@ import {
   Seat,
   Side,
 } from "@mercado/client";
-import { BOARD_SIZE, customerTile, entranceKey, renderBoard, squareKey, type Target } from "./board.js";
+import { BOARD_SIZE, customerTile, type Recent, renderBoard, type Target } from "./board.js";
 import { h, icon, s } from "./dom.js";
 import {
   describeEvent,
@@ -55,7 +59,7 @@ type Selection =
 
 interface LogEntry {
   version: bigint;
-  seat: number | undefined;
+  seat: number;
   lines: string[];
 }
 
@@ -63,14 +67,16 @@ interface LogEntry {
 interface Game {
   seat: Seat;
   resultHidden: boolean;
+  /** The state on screen; changed only by setState, which keeps `legal` with it. */
   state: MatchState;
+  /** What the state's legal actions allow. */
+  legal: Options;
   log: LogEntry[];
-  lastLogged: bigint;
   selection: Selection | null;
   busy: boolean;
   refusal: string;
-  /** The squares or entrance of the last move, and who made it. */
-  recent: Map<string, number>;
+  /** The square or entrance of the last move, and who made it. */
+  recent: Recent[];
   stop: AbortController;
   streamError: string;
 }
@@ -105,7 +111,7 @@ function renderStart(error = ""): void {
     levels.replaceChildren(
       ...Array.from({ length: count - 1 }, (_, i) => {
         const select = h("select", { "data-testid": `level-${i + 1}`, "aria-label": `AI ${i + 1} level` });
-        for (const level of ["easy", "medium", "hard"]) select.append(h("option", { value: level }, level));
+        for (const level of Object.keys(BOT_LEVELS)) select.append(h("option", { value: level }, level));
         select.value = previous[i] ?? "medium";
         return h(
           "label",
@@ -200,7 +206,7 @@ async function resume(): Promise<boolean> {
     const { matchId, seat, token } = JSON.parse(saved) as { matchId: string; seat: number; token: string };
     const state = await client.view(matchId, token);
     if (isFinished(state)) throw new Error("finished");
-    await play(new Seat(client, matchId, seat, token), state);
+    await play(new Seat(client, matchId, seat, token));
     return true;
   } catch {
     sessionStorage.removeItem(SESSION_KEY);
@@ -211,34 +217,36 @@ async function resume(): Promise<boolean> {
 // ---------------------------------------------------------------------------------------------
 // Playing
 
-async function play(seat: Seat, first?: MatchState): Promise<void> {
-  const state = first ?? (await seat.view());
+/** Play a seat: its view first, then every update of Seat.watch (which sees seat changes while the match waits). */
+async function play(seat: Seat): Promise<void> {
+  const stop = new AbortController();
+  const updates = seat.watch({ signal: stop.signal });
+  const first = await updates.next(); // the current view
+  const state = first.done ? undefined : first.value.state;
+  if (!state) throw new Error("the server sent no view of the match");
   game?.stop.abort();
   const current: Game = {
     seat,
     resultHidden: false,
     state,
+    legal: options(state),
     log: [],
-    lastLogged: state.version,
     selection: null,
     busy: false,
     refusal: "",
-    recent: new Map(),
-    stop: new AbortController(),
+    recent: [],
+    stop,
     streamError: "",
   };
   game = current;
   render();
-  void follow(current);
+  void follow(current, updates);
 }
 
-/** Follow the match from the first view's version: every update redraws; the log keeps the last moves. */
-async function follow(current: Game): Promise<void> {
+/** Every update after the first view redraws; the log keeps the last moves. */
+async function follow(current: Game, updates: AsyncIterable<MatchUpdate>): Promise<void> {
   try {
-    for await (const update of current.seat.follow({
-      afterVersion: current.state.version,
-      signal: current.stop.signal,
-    })) {
+    for await (const update of updates) {
       if (game !== current) return;
       current.streamError = "";
       accept(current, update);
@@ -251,44 +259,42 @@ async function follow(current: Game): Promise<void> {
 }
 
 function accept(current: Game, update: MatchUpdate): void {
-  if (update.version > current.lastLogged && update.seat !== undefined) {
-    current.lastLogged = update.version;
-    const name = (seat: number): string => playerName(current.state, seat);
+  const seat = update.seat;
+  if (update.action && seat !== undefined) {
+    const name = (other: number): string => playerName(current.state, other);
     const lines = update.events.flatMap((event) => {
       const line = event.game.case === "mercado" ? describeEvent(event.game.value, name) : undefined;
       return line ? [line] : [];
     });
-    current.log.push({ version: update.version, seat: update.seat, lines });
+    current.log.push({ version: update.version, seat, lines });
     current.log.splice(0, Math.max(0, current.log.length - LOG_LENGTH));
-    current.recent = recentKeys(update);
+    current.recent = recentPlaces(update.action, seat);
   }
-  if (update.state && (update.version > current.state.version || update.seat === undefined)) {
-    setState(current, update.state);
-  }
+  // Not back to an older state: our own move's state may be on screen already (from submit).
+  if (update.state && update.version >= current.state.version) setState(current, update.state);
 }
 
 function setState(current: Game, state: MatchState): void {
   current.state = state;
-  if (current.selection && !selectionStillLegal(current)) current.selection = null;
+  current.legal = options(state);
+  if (current.selection && !selectionStillLegal(current.selection, current.legal)) current.selection = null;
   render();
 }
 
-function recentKeys(update: MatchUpdate): Map<string, number> {
-  const keys = new Map<string, number>();
-  const seat = update.seat ?? 0;
-  const action = update.action?.game.case === "mercado" ? update.action.game.value.action : undefined;
-  if (action?.case === "openStand" || action?.case === "openRestaurant") {
-    const square = action.value.square;
-    if (square) keys.set(squareKey(square.column, square.row), seat);
-  } else if (action?.case === "bringCustomer") {
-    const entrance = action.value.entrance;
-    if (entrance) keys.set(entranceKey(entrance.side, entrance.line), seat);
+function recentPlaces(action: Action, seat: number): Recent[] {
+  const move = action.game.case === "mercado" ? action.game.value.action : undefined;
+  if (move?.case === "openStand" || move?.case === "openRestaurant") {
+    const square = move.value.square;
+    if (square) return [{ place: { square }, seat }];
+  } else if (move?.case === "bringCustomer") {
+    const entrance = move.value.entrance;
+    if (entrance) return [{ place: { entrance }, seat }];
   }
-  return keys;
+  return [];
 }
 
-/** Submit one action at the version on screen, with a fresh request id; a refusal shows in a line. */
-async function submit(action: MercadoAction): Promise<void> {
+/** Submit one legal action at the version on screen, with a fresh request id; a refusal shows in a line. */
+async function submit(action: Action): Promise<void> {
   const current = game;
   if (!current || current.busy) return;
   current.busy = true;
@@ -296,8 +302,9 @@ async function submit(action: MercadoAction): Promise<void> {
   current.selection = null;
   render();
   try {
-    const response = await current.seat.submit(mercadoAction(action), current.state.version, newRequestId());
-    if (response.state && response.version > current.state.version) current.state = response.state;
+    const response = await current.seat.submit(action, current.state.version, newRequestId());
+    // Show the outcome at once; the update of the move (with its log line) follows on the stream.
+    if (response.state && response.version > current.state.version) setState(current, response.state);
   } catch (failure) {
     current.refusal =
       codeOf(failure) === Code.Aborted
@@ -312,14 +319,22 @@ async function submit(action: MercadoAction): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // What the player may do now
 
+type Move = MercadoAction["action"];
+
+/** A legal action, kept as the server listed it (it is submitted as is), and its move of case K. */
+interface Legal<K extends Move["case"]> {
+  action: Action;
+  move: Extract<Move, { case: K }>;
+}
+
 interface Options {
-  stands: MercadoAction[]; // openStand
-  customers: MercadoAction[]; // bringCustomer
-  restaurants: MercadoAction[]; // openRestaurant
-  offers: MercadoAction[]; // takeOffer
-  coin: MercadoAction | undefined;
-  redraw: MercadoAction | undefined;
-  refresh: MercadoAction | undefined;
+  stands: Legal<"openStand">[];
+  customers: Legal<"bringCustomer">[];
+  restaurants: Legal<"openRestaurant">[];
+  offers: Legal<"takeOffer">[];
+  coin: Action | undefined;
+  redraw: Action | undefined;
+  refresh: Action | undefined;
 }
 
 function options(state: MatchState): Options {
@@ -332,21 +347,21 @@ function options(state: MatchState): Options {
     redraw: undefined,
     refresh: undefined,
   };
-  for (const legal of state.legalActions) {
-    if (legal.game.case !== "mercado") continue;
-    const action = legal.game.value;
-    switch (action.action.case) {
+  for (const action of state.legalActions) {
+    if (action.game.case !== "mercado") continue;
+    const move = action.game.value.action;
+    switch (move.case) {
       case "openStand":
-        result.stands.push(action);
+        result.stands.push({ action, move });
         break;
       case "bringCustomer":
-        result.customers.push(action);
+        result.customers.push({ action, move });
         break;
       case "openRestaurant":
-        result.restaurants.push(action);
+        result.restaurants.push({ action, move });
         break;
       case "takeOffer":
-        result.offers.push(action);
+        result.offers.push({ action, move });
         break;
       case "takeCoin":
         result.coin = action;
@@ -369,30 +384,44 @@ const sameTile = (a: CustomerTile | undefined, b: CustomerTile | undefined): boo
   a.goods.length === b.goods.length &&
   a.goods.every((good, i) => b.goods[i] === good);
 
-function selectionStillLegal(current: Game): boolean {
-  const choice = current.selection;
-  const legal = options(current.state);
-  if (!choice) return true;
-  if (choice.kind === "good")
-    return legal.stands.some((a) => a.action.case === "openStand" && a.action.value.good === choice.good);
-  if (choice.kind === "restaurant") {
-    return legal.restaurants.some(
-      (a) => a.action.case === "openRestaurant" && a.action.value.restaurant === choice.restaurant,
-    );
+/** Whether two selections pick the same piece: one good, one restaurant or one customer tile. */
+function sameSelection(a: Selection | null | undefined, b: Selection): boolean {
+  switch (a?.kind) {
+    case "good":
+      return b.kind === "good" && a.good === b.good;
+    case "restaurant":
+      return b.kind === "restaurant" && a.restaurant === b.restaurant;
+    case "customer":
+      return b.kind === "customer" && sameTile(a.tile, b.tile);
+    default:
+      return false;
   }
-  return legal.customers.some((a) => a.action.case === "bringCustomer" && sameTile(a.action.value.tile, choice.tile));
+}
+
+/** The piece a move plays, as the player selects it before choosing where. */
+function pieceOf(move: Move): Selection | undefined {
+  switch (move.case) {
+    case "openStand":
+      return { kind: "good", good: move.value.good };
+    case "openRestaurant":
+      return { kind: "restaurant", restaurant: move.value.restaurant };
+    case "bringCustomer":
+      return move.value.tile && { kind: "customer", tile: move.value.tile };
+    default:
+      return undefined;
+  }
+}
+
+/** Whether a legal action plays the selected piece. */
+const fits = (legal: { move: Move }, choice: Selection): boolean => sameSelection(pieceOf(legal.move), choice);
+
+function selectionStillLegal(choice: Selection, legal: Options): boolean {
+  return [...legal.stands, ...legal.restaurants, ...legal.customers].some((action) => fits(action, choice));
 }
 
 function select(choice: Selection): void {
   if (!game || game.busy) return;
-  const same =
-    game.selection?.kind === choice.kind &&
-    ((choice.kind === "good" && game.selection.kind === "good" && game.selection.good === choice.good) ||
-      (choice.kind === "restaurant" &&
-        game.selection.kind === "restaurant" &&
-        game.selection.restaurant === choice.restaurant) ||
-      (choice.kind === "customer" && game.selection.kind === "customer" && sameTile(game.selection.tile, choice.tile)));
-  game.selection = same ? null : choice;
+  game.selection = sameSelection(game.selection, choice) ? null : choice;
   game.refusal = "";
   render();
 }
@@ -424,41 +453,41 @@ function standPreview(view: MercadoView, column: number, row: number, good: Good
   return { cost: 1 + Math.max(inRow, inColumn), income };
 }
 
-function targets(current: Game, legal: Options, view: MercadoView): Map<string, Target> {
-  const result = new Map<string, Target>();
-  const choice = current.selection;
+function targets(current: Game, view: MercadoView): Target[] {
+  const result: Target[] = [];
+  const { selection: choice, legal } = current;
   if (!choice || current.busy) return result;
   if (choice.kind === "good") {
-    for (const action of legal.stands) {
-      if (action.action.case !== "openStand" || action.action.value.good !== choice.good) continue;
-      const square = action.action.value.square;
-      if (!square) continue;
+    for (const stand of legal.stands) {
+      const square = stand.move.value.square;
+      if (!square || !fits(stand, choice)) continue;
       const { cost, income } = standPreview(view, square.column, square.row, choice.good);
-      result.set(squareKey(square.column, square.row), {
+      result.push({
+        place: { square },
         badge: income > 0 ? `-${cost} +${income}` : `-${cost}`,
         title: `Open a ${goodName(choice.good)} stand on ${squareName(square)}: costs ${cost}${income ? `, customers pay ${income}` : ""}`,
-        onClick: () => void submit(action),
+        onClick: () => void submit(stand.action),
       });
     }
   } else if (choice.kind === "restaurant") {
-    for (const action of legal.restaurants) {
-      if (action.action.case !== "openRestaurant" || action.action.value.restaurant !== choice.restaurant) continue;
-      const square = action.action.value.square;
-      if (!square) continue;
-      result.set(squareKey(square.column, square.row), {
+    for (const restaurant of legal.restaurants) {
+      const square = restaurant.move.value.square;
+      if (!square || !fits(restaurant, choice)) continue;
+      result.push({
+        place: { square },
         badge: "+1",
         title: `Open the ${restaurantName(choice.restaurant)} on ${squareName(square)} (+1 coin)`,
-        onClick: () => void submit(action),
+        onClick: () => void submit(restaurant.action),
       });
     }
   } else {
-    for (const action of legal.customers) {
-      if (action.action.case !== "bringCustomer" || !sameTile(action.action.value.tile, choice.tile)) continue;
-      const entrance = action.action.value.entrance;
-      if (!entrance) continue;
-      result.set(entranceKey(entrance.side, entrance.line), {
+    for (const customer of legal.customers) {
+      const entrance = customer.move.value.entrance;
+      if (!entrance || !fits(customer, choice)) continue;
+      result.push({
+        place: { entrance },
         title: `Bring the ${tileName(choice.tile)} to ${entranceName(entrance)}`,
-        onClick: () => void submit(action),
+        onClick: () => void submit(customer.action),
       });
     }
   }
@@ -495,26 +524,24 @@ function header(status?: HTMLElement): HTMLElement {
 function render(): void {
   const current = game;
   if (!current) return;
-  const state = current.state;
+  const { state, legal } = current;
   const view = mercadoView(state);
-  const status = state.match?.status ?? MatchStatus.UNSPECIFIED;
-  const finished = status === MatchStatus.FINISHED;
-  const yourTurn = status === MatchStatus.PLAYING && state.toMove === state.yourSeat && state.legalActions.length > 0;
+  const finished = isFinished(state);
+  const yourTurn = isMyTurn(state);
   document.body.dataset.turn = finished
     ? "over"
-    : status === MatchStatus.WAITING
+    : state.match?.status === MatchStatus.WAITING
       ? "waiting"
       : yourTurn
         ? "you"
         : "other";
   document.body.dataset.version = String(state.version);
   document.body.dataset.busy = String(current.busy);
-  const legal = options(state);
 
   const statusLine = h(
     "div",
     { class: `status ${yourTurn ? "your-turn" : ""}`, "data-testid": "status", role: "status" },
-    statusText(current, yourTurn, legal),
+    statusText(current, view, yourTurn),
   );
 
   if (!view) {
@@ -525,7 +552,7 @@ function render(): void {
     return;
   }
 
-  const boardTargets = yourTurn ? targets(current, legal, view) : new Map<string, Target>();
+  const boardTargets = yourTurn ? targets(current, view) : [];
   const board = renderBoard({
     view,
     targets: boardTargets,
@@ -566,14 +593,12 @@ function render(): void {
   app.replaceChildren(header(statusLine), h("main", { class: "game" }, boardArea, side));
 }
 
-function statusText(current: Game, yourTurn: boolean, legal: Options): string {
-  const state = current.state;
-  const view = mercadoView(state);
-  const status = state.match?.status;
-  if (status === MatchStatus.WAITING)
+function statusText(current: Game, view: MercadoView | undefined, yourTurn: boolean): string {
+  const { state, legal } = current;
+  if (state.match?.status === MatchStatus.WAITING)
     return "Waiting for the AI to take its seat… (is `mercado ai` running? make run starts one)";
-  if (status === MatchStatus.FINISHED) {
-    const result = view?.result;
+  if (isFinished(state)) {
+    const result = matchResult(state);
     const you = state.yourSeat;
     const rank = result && you !== undefined ? result.ranks[you] : undefined;
     return rank === undefined
@@ -630,8 +655,9 @@ function yourHand(current: Game, view: MercadoView, legal: Options, yourTurn: bo
   const me = view.players[seat];
   const main = yourTurn && view.phase === Phase.MAIN && !current.busy;
   const goods = (me?.standHand ?? []).map((good, i) => {
-    const playable = main && legal.stands.some((a) => a.action.case === "openStand" && a.action.value.good === good);
-    const selected = current.selection?.kind === "good" && current.selection.good === good;
+    const piece: Selection = { kind: "good", good };
+    const playable = main && legal.stands.some((stand) => fits(stand, piece));
+    const selected = sameSelection(current.selection, piece);
     return tileButton(
       icon(46, s("rect", { x: -21, y: -21, width: 42, height: 42, rx: 8, class: "hand-bg" }), goodIcon(good, 0, 0, 30)),
       {
@@ -639,24 +665,23 @@ function yourHand(current: Game, view: MercadoView, legal: Options, yourTurn: bo
         testId: `hand-${i}`,
         legal: playable,
         selected,
-        onClick: () => select({ kind: "good", good }),
+        onClick: () => select(piece),
       },
     );
   });
   const restaurants = (me?.restaurantHand ?? []).map((restaurant, i) => {
-    const playable =
-      main &&
-      legal.restaurants.some((a) => a.action.case === "openRestaurant" && a.action.value.restaurant === restaurant);
-    const selected = current.selection?.kind === "restaurant" && current.selection.restaurant === restaurant;
+    const piece: Selection = { kind: "restaurant", restaurant };
+    const playable = main && legal.restaurants.some((action) => fits(action, piece));
+    const selected = sameSelection(current.selection, piece);
     return tileButton(icon(46, restaurantIcon(restaurant, 0, 0, 44)), {
       label: `${restaurantName(restaurant)}: open it on the market`,
       testId: `restaurant-${i}`,
       legal: playable,
       selected,
-      onClick: () => select({ kind: "restaurant", restaurant }),
+      onClick: () => select(piece),
     });
   });
-  const action = (label: string, testId: string, move: MercadoAction | undefined, enabled: boolean): HTMLElement =>
+  const action = (label: string, testId: string, move: Action | undefined, enabled: boolean): HTMLElement =>
     h(
       "button",
       {
@@ -698,7 +723,7 @@ function playersCard(state: MatchState, view: MercadoView): HTMLElement {
   const rows = view.players.map((player, seat) => {
     const info = state.match?.seats[seat];
     const turn = state.match?.status === MatchStatus.PLAYING && state.toMove === seat;
-    const level = info?.bot ? (["", "easy", "medium", "hard"][info.botLevel] ?? "") : "";
+    const level = info?.bot ? (botLevelName(info.botLevel) ?? "") : "";
     return h(
       "li",
       {
@@ -758,7 +783,7 @@ function playersCard(state: MatchState, view: MercadoView): HTMLElement {
 function offerCard(current: Game, view: MercadoView, legal: Options, yourTurn: boolean): HTMLElement {
   const taking = yourTurn && view.phase === Phase.TAKE_OFFER && !current.busy;
   const tiles = view.offer.map((good, i) => {
-    const move = legal.offers.find((a) => a.action.case === "takeOffer" && a.action.value.good === good);
+    const move = legal.offers.find((offer) => offer.move.value.good === good)?.action;
     return tileButton(
       icon(40, s("rect", { x: -18, y: -18, width: 36, height: 36, rx: 7, class: "hand-bg" }), goodIcon(good, 0, 0, 26)),
       {
@@ -789,10 +814,9 @@ function customersCard(current: Game, view: MercadoView, legal: Options, yourTur
         "div",
         { class: "tiles" },
         level.display.map((tile, i) => {
-          const playable =
-            main &&
-            legal.customers.some((a) => a.action.case === "bringCustomer" && sameTile(a.action.value.tile, tile));
-          const selected = current.selection?.kind === "customer" && sameTile(current.selection.tile, tile);
+          const piece: Selection = { kind: "customer", tile };
+          const playable = main && legal.customers.some((customer) => fits(customer, piece));
+          const selected = sameSelection(current.selection, piece);
           const svg = s(
             "svg",
             { width: 58, height: 50, viewBox: "0 0 58 50", class: "icon" },
@@ -803,7 +827,7 @@ function customersCard(current: Game, view: MercadoView, legal: Options, yourTur
             testId: `customer-${level.level}-${i}`,
             legal: playable,
             selected,
-            onClick: () => select({ kind: "customer", tile }),
+            onClick: () => select(piece),
           });
         }),
       ),
@@ -819,13 +843,9 @@ function logCard(current: Game): HTMLElement {
     .map((entry) =>
       h(
         "li",
-        { style: `--seat:${seatColour(entry.seat ?? 0)}` },
+        { style: `--seat:${seatColour(entry.seat)}` },
         h("span", { class: "version" }, `#${entry.version}`),
-        h(
-          "span",
-          {},
-          entry.lines.length ? sentence(entry.lines) : `${playerName(current.state, entry.seat ?? 0)} moved`,
-        ),
+        h("span", {}, entry.lines.length ? sentence(entry.lines) : `${playerName(current.state, entry.seat)} moved`),
       ),
     );
   return h(
@@ -909,7 +929,8 @@ function ordinal(rank: number): string {
 }
 
 function message(failure: unknown): string {
-  if (failure instanceof Error) return failure.message.replace(/^\[[a-z_]+\] /, "");
+  if (failure instanceof ConnectError) return failure.rawMessage;
+  if (failure instanceof Error) return failure.message;
   return String(failure);
 }
 
