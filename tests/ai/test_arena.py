@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ai.arena import GameOutcome, estimate, play_game, rate_estimate, seating, summarize
+from ai.mcts import win_shares
 from server.cli import main
 from server.engine import Options, apply, new_game, player_view
 
@@ -80,9 +81,11 @@ def test_play_game_with_public_money_and_a_single_bot_name() -> None:
 
 
 def test_shared_first_place_splits_the_win() -> None:
+    assert win_shares((1, 1, 3)) == [0.5, 0.5, 0.0]
+    assert win_shares((1, 1, 1)) == [1 / 3, 1 / 3, 1 / 3]
     outcomes = [
-        GameOutcome(1, ("a", "b", "c"), (5, 5, 2), (0, 0, -3), (0.5, 0.5, 0.0)),
-        GameOutcome(2, ("c", "a", "b"), (3, 3, 3), (0, 0, 0), (1 / 3, 1 / 3, 1 / 3)),
+        GameOutcome(1, ("a", "b", "c"), (5, 5, 2), (0, 0, -3), tuple(win_shares((1, 1, 3)))),
+        GameOutcome(2, ("c", "a", "b"), (3, 3, 3), (0, 0, 0), tuple(win_shares((1, 1, 1)))),
     ]
     for outcome in outcomes:
         assert math.isclose(sum(outcome.wins), 1.0)
