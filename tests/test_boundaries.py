@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from positions import ROOT
 
 # The only absolute imports the pure engine may make.
 ENGINE_ALLOWED = {

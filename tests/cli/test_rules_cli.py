@@ -4,62 +4,19 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from positions import ROOT, doc_example, rules, single_json
 
 from server.engine import Options, action_from_json, apply, legal_actions, new_game, position
 
-ROOT = Path(__file__).resolve().parents[2]
 CONSOLE_SCRIPT = ROOT / ".venv" / "bin" / "mercado"
 
 # The POSITION.md example: seat 0 owns a fish stand on c3, a level 1 fish+meat tile is on display.
-EXAMPLE: dict[str, Any] = {
-    "format": "mercado-position/1",
-    "options": {"players": 2, "money": "hidden", "face_down_counts_as_available": True},
-    "status": "playing",
-    "current_player": 0,
-    "phase": "main",
-    "redrawn_this_turn": False,
-    "coins": [1, 1],
-    "wooden_stands": [8, 8],
-    "stand_hands": [["fish", "meat", "grapes"], ["flowers", "flowers", "tomatoes"]],
-    "restaurant_hands": [[], []],
-    "market": {
-        "c3": {"stand": "fish", "owner": 0},
-        "b1": {"face_down": "pizzeria"},
-        "d2": {"restaurant": "pub"},
-    },
-    "entrances": {"top-c": {"level": 2, "goods": ["fish", "meat"]}},
-    "offer": ["meat", "fish", "grapes"],
-    "bag": ["tomatoes", "grapes", "fish"],
-    "display": {"1": [["fish", "meat"]], "2": [], "3": [["meat", "grapes"]], "4": []},
-    "decks": {"1": [["fish", "grapes"]], "2": [], "3": [], "4": [["fish", "flowers"]]},
-    "consecutive_coins": 0,
-    "final_turns_left": None,
-    "rng": 12345,
-    "result": None,
-}
+EXAMPLE = doc_example()
 BRING = {"type": "bring_customer", "level": 1, "goods": ["fish", "meat"], "entrance": "bottom-c"}
-
-
-def rules(*args: str, stdin: str | bytes | None = None) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "server", "rules", *args]
-    if isinstance(stdin, bytes):
-        raw = subprocess.run(command, cwd=ROOT, input=stdin, capture_output=True, timeout=60)
-        return subprocess.CompletedProcess(
-            raw.args, raw.returncode, raw.stdout.decode(errors="replace"), raw.stderr.decode(errors="replace")
-        )
-    return subprocess.run(command, cwd=ROOT, input=stdin, capture_output=True, text=True, timeout=60)
-
-
-def single_json(out: subprocess.CompletedProcess[str]) -> Any:
-    assert out.returncode == 0, out.stderr
-    assert out.stderr == ""
-    assert out.stdout.endswith("\n") and out.stdout.count("\n") == 1, "expected one line of JSON"
-    return json.loads(out.stdout)
 
 
 def assert_refused(out: subprocess.CompletedProcess[str], *names: str) -> str:

@@ -9,7 +9,7 @@ from mercado.v1 import match_pb2 as api
 from mercado_client.board import RESTAURANTS, render_match
 from mercado_client.menu import Market, menu_choices, render_menu
 from mercado_client.narrate import update_lines
-from mercado_client.wire import action_message, entrance_name, square_name
+from mercado_client.wire import action_message, entrance_name, good_name, square_name
 from rich.console import Console, RenderableType
 
 from server.engine import (
@@ -27,7 +27,7 @@ from server.engine import (
 from server.engine.actions import CUSTOMER_GOODS, CUSTOMER_LEVEL
 from server.engine.components import GOODS
 from server.engine.geometry import ENTRANCE_NAMES, SQUARE_NAMES
-from server.rpc.convert import event_message, view_message
+from server.rpc.convert import events_message, view_message
 
 NAMES = ["ada", "bob", "carmen", "dimitri"]
 
@@ -46,7 +46,7 @@ def played(players: int = 3, money: Money = "hidden", steps: int = 40, seed: int
 
 
 def match_state(state: GameState, seat: int, version: int = 7) -> api.MatchState:
-    """What the server would send ``seat``, built the way server.rpc.convert builds it."""
+    """What the server (server.rpc.render) would send ``seat``: the view and legal actions of player_view."""
     view = player_view(state, seat)
     out = api.MatchState(
         version=version,
@@ -108,7 +108,7 @@ def test_market_shows_every_square_and_entrance_where_it_is(width: int) -> None:
         if content is None:
             assert cell == name
         elif kind == "stand":
-            good, owner = GOODS[content.stand.good - 1], content.stand.owner
+            good, owner = good_name(content.stand.good), content.stand.owner
             assert cell == f"{good} #{owner} {NAMES[owner]}"
         elif kind == "face_down":
             assert cell == "? face-down"
@@ -124,7 +124,7 @@ def test_market_shows_every_square_and_entrance_where_it_is(width: int) -> None:
         if tile is None:
             assert cell == {"top": "↓", "bottom": "↑", "left": "→", "right": "←"}[side]
         else:
-            goods = " ".join(GOODS[g - 1] for g in tile.goods)
+            goods = " ".join(good_name(g) for g in tile.goods)
             assert cell == f"L{tile.level} {'●' * tile.level} {goods}"
 
 
@@ -164,7 +164,7 @@ def test_supply_and_status() -> None:
         line = next(line for line in rendered.splitlines() if line.startswith(f"L{level.level} "))
         assert line.split()[-2:] == ["deck", str(level.deck_size)]
         for tile in level.display:
-            assert "+".join(GOODS[g - 1] for g in tile.goods) in line
+            assert "+".join(good_name(g) for g in tile.goods) in line
     assert rendered.startswith("match m1 · playing · to move")
 
 
@@ -237,7 +237,7 @@ def test_the_log_narrates_an_action_as_the_viewer_may_see_it() -> None:
     viewer = 1 - actor
     update = api.MatchUpdate(version=1, seat=actor, state=match_state(state, seat=viewer))
     update.action.CopyFrom(action_message(action.to_json()))
-    update.events.extend(api.Event(mercado=event_message(e)) for e in events)
+    update.events.extend(events_message(events, state.options, viewer))
     lines = [line.plain for line in update_lines(update, NAMES, before)]
     square = SQUARE_NAMES[action.square]
     assert lines[0].startswith(

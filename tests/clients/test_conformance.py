@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 import grpc
 import pytest
+from matchplay import assert_reason, mover, refusal
 from mercado.v1 import match_pb2 as api
 from mercado_client import MercadoClient, Seat
 from server_process import ServerProcess
@@ -29,37 +29,15 @@ def scenario(function: Scenario) -> Scenario:
     return function
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    running = ServerProcess(tmp_path_factory.mktemp("conformance") / "mercado.db").start()
-    yield running
-    assert running.stop() == 0
-
-
 @pytest.fixture
 async def client(server: ServerProcess) -> AsyncIterator[MercadoClient]:
     async with MercadoClient(server.target, reconnect_seconds=10) as connected:
         yield connected
 
 
-async def _refused(call: Awaitable[Any]) -> grpc.aio.AioRpcError:
-    try:
-        await call
-    except grpc.aio.AioRpcError as error:
-        assert error.details() and "\n" not in error.details()
-        return error
-    raise AssertionError("the call was not refused")
-
-
 async def _playing_match(client: MercadoClient, seed: int = 11) -> tuple[Seat, Seat]:
     match_id = await client.create_match(players=2, seed=seed)
     return await client.join(match_id, "ada"), await client.join(match_id, "bo")
-
-
-async def _to_move(seats: tuple[Seat, Seat]) -> tuple[Seat, api.MatchState]:
-    state = await seats[0].view()
-    mover = seats[state.to_move]
-    return mover, await mover.view()
 
 
 @scenario
@@ -85,8 +63,7 @@ async def bad_token(client: MercadoClient) -> None:
         (other.token, grpc.StatusCode.PERMISSION_DENIED),
     ):
         impostor = Seat(client, first.match_id, 0, token)
-        error = await _refused(impostor.submit(take_coin, 0, uuid.uuid4().hex))
-        assert error.code() == code
+        assert_reason(await refusal(impostor.submit(take_coin, 0, uuid.uuid4().hex)), code)
     spectator = await client.view(first.match_id)
     assert not spectator.HasField("your_seat")
     assert not spectator.legal_actions
@@ -96,49 +73,49 @@ async def bad_token(client: MercadoClient) -> None:
 @scenario
 async def illegal_action(client: MercadoClient) -> None:
     seats = await _playing_match(client)
-    mover, state = await _to_move(seats)
+    seat, state = await mover(seats)
     restaurant = api.Action()
     restaurant.mercado.open_restaurant.restaurant = 1
     restaurant.mercado.open_restaurant.square.column = 1
     restaurant.mercado.open_restaurant.square.row = 1
     assert restaurant not in state.legal_actions  # nobody holds a restaurant at the start of a 2-player game
-    error = await _refused(mover.submit(restaurant, state.version, uuid.uuid4().hex))
-    assert error.code() == grpc.StatusCode.FAILED_PRECONDITION
-    waiting = seats[1 - mover.seat]
-    error = await _refused(waiting.submit(state.legal_actions[0], state.version, uuid.uuid4().hex))
-    assert error.code() == grpc.StatusCode.FAILED_PRECONDITION
-    assert (await mover.view()).version == state.version
+    error = await refusal(seat.submit(restaurant, state.version, uuid.uuid4().hex))
+    assert_reason(error, grpc.StatusCode.FAILED_PRECONDITION)
+    waiting = seats[1 - seat.seat]
+    error = await refusal(waiting.submit(state.legal_actions[0], state.version, uuid.uuid4().hex))
+    assert_reason(error, grpc.StatusCode.FAILED_PRECONDITION)
+    assert (await seat.view()).version == state.version
 
 
 @scenario
 async def stale_version(client: MercadoClient) -> None:
     seats = await _playing_match(client)
-    mover, state = await _to_move(seats)
-    await mover.submit(state.legal_actions[0], state.version, uuid.uuid4().hex)
-    mover, state = await _to_move(seats)
-    error = await _refused(mover.submit(state.legal_actions[0], state.version - 1, uuid.uuid4().hex))
-    assert error.code() == grpc.StatusCode.ABORTED
-    assert (await mover.view()) == state
+    seat, state = await mover(seats)
+    await seat.submit(state.legal_actions[0], state.version, uuid.uuid4().hex)
+    seat, state = await mover(seats)
+    error = await refusal(seat.submit(state.legal_actions[0], state.version - 1, uuid.uuid4().hex))
+    assert_reason(error, grpc.StatusCode.ABORTED)
+    assert (await seat.view()) == state
 
 
 @scenario
 async def retry_same_request_id(client: MercadoClient) -> None:
     seats = await _playing_match(client)
-    mover, state = await _to_move(seats)
+    seat, state = await mover(seats)
     request_id = uuid.uuid4().hex
-    first = await mover.submit(state.legal_actions[0], state.version, request_id)
-    again = await mover.submit(state.legal_actions[0], state.version, request_id)
+    first = await seat.submit(state.legal_actions[0], state.version, request_id)
+    again = await seat.submit(state.legal_actions[0], state.version, request_id)
     assert again == first
     assert first.version == state.version + 1
-    assert (await mover.view()).version == state.version + 1
+    assert (await seat.view()).version == state.version + 1
 
 
 @scenario
 async def resume_stream(client: MercadoClient) -> None:
     seats = await _playing_match(client)
     for _ in range(6):
-        mover, state = await _to_move(seats)
-        await mover.submit(state.legal_actions[0], state.version, uuid.uuid4().hex)
+        seat, state = await mover(seats)
+        await seat.submit(state.legal_actions[0], state.version, uuid.uuid4().hex)
     seen: list[int] = []
     async for update in seats[0].follow(after_version=0):
         seen.append(update.version)

@@ -6,26 +6,17 @@ import asyncio
 import os
 import random
 import sys
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from mercado.v1 import match_pb2 as api
 from mercado_client import MercadoClient, Seat
+from positions import ROOT
 from server_process import ServerProcess
 
 from server.cli import main
 
-ROOT = Path(__file__).resolve().parents[2]
 GAME_SECONDS = 120.0
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[ServerProcess]:
-    running = ServerProcess(tmp_path / "mercado.db").start()
-    yield running
-    assert running.stop() == 0
 
 
 async def play_randomly(seat: Seat, seed: int) -> None:
@@ -56,16 +47,15 @@ async def run_play(target: str, match_id: str, answers: bytes) -> tuple[int, str
         if process.returncode is None:
             process.kill()
             await process.wait()
-    assert process.returncode is not None
-    return process.returncode, out.decode(), err.decode()
+    return await process.wait(), out.decode(), err.decode()  # exited: wait returns its status
 
 
-async def test_play_a_whole_match_against_a_random_opponent(server: ServerProcess) -> None:
-    async with MercadoClient(server.target) as client:
+async def test_play_a_whole_match_against_a_random_opponent(own_server: ServerProcess) -> None:
+    async with MercadoClient(own_server.target) as client:
         match_id = await client.create_match(players=2, money="hidden", seed=11)
         opponent = asyncio.create_task(play_randomly(await client.join(match_id, "randy", seat=1), seed=3))
         # Every other answer is not a menu number and must be asked again.
-        status, out, err = await run_play(server.target, match_id, b"x\n1\n" * 1000)
+        status, out, err = await run_play(own_server.target, match_id, b"x\n1\n" * 1000)
         await asyncio.wait_for(opponent, 10)
         final = await client.view(match_id)
     assert status == 0, err[-2000:]
@@ -82,11 +72,11 @@ async def test_play_a_whole_match_against_a_random_opponent(server: ServerProces
     assert "type a number from 1 to" in out
 
 
-async def test_end_of_input_leaves_with_an_error(server: ServerProcess) -> None:
-    async with MercadoClient(server.target) as client:
+async def test_end_of_input_leaves_with_an_error(own_server: ServerProcess) -> None:
+    async with MercadoClient(own_server.target) as client:
         match_id = await client.create_match(players=2, seed=11)
         opponent = asyncio.create_task(play_randomly(await client.join(match_id, "randy", seat=1), seed=3))
-        status, out, _ = await run_play(server.target, match_id, b"")
+        status, out, _ = await run_play(own_server.target, match_id, b"")
         opponent.cancel()
     assert status == 1
     assert "input closed before the game ended" in out

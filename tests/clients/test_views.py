@@ -14,12 +14,8 @@ from mercado_client.views import view_json
 from server.engine import Options, legal_actions, player_view
 from server.engine.state import FINAL_ROUND
 from server.match import Match, MatchService, Update
+from server.rpc.render import match_state
 from server.store.sqlite import SqliteStore
-
-try:
-    from server.rpc.render import match_state
-except ImportError:  # before per-viewer rendering moved out of convert
-    from server.rpc.convert import match_state  # type: ignore[attr-defined,no-redef]
 
 
 def expected_view(update: Update, seat: int | None, nobody_to_move: bool) -> dict[str, Any]:

@@ -1,36 +1,13 @@
-"""Fixtures of the end-to-end tests: real ``mercado serve`` processes and clients connected to them."""
+"""Fixtures of the end-to-end tests: clients connected to the real servers of tests/conftest.py."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator
-from pathlib import Path
+from collections.abc import AsyncIterator, Callable
 
 import pytest
+from matchplay import Connect
 from mercado_client import MercadoClient
 from server_process import ServerProcess
-
-Connect = Callable[..., MercadoClient]
-
-
-def _stop(server: ServerProcess) -> None:
-    status = server.stop()
-    assert status == 0, "".join(server.log_lines[-20:])
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    """One server per test module, for tests that do not disturb each other."""
-    running = ServerProcess(tmp_path_factory.mktemp("server") / "mercado.db").start()
-    yield running
-    _stop(running)
-
-
-@pytest.fixture
-def own_server(tmp_path: Path) -> Iterator[ServerProcess]:
-    """A server of the test's own, for tests that kill it or need it empty."""
-    running = ServerProcess(tmp_path / "mercado.db").start()
-    yield running
-    _stop(running)
 
 
 async def _connector(target: Callable[[], str]) -> AsyncIterator[Connect]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 import uuid
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,13 +13,14 @@ import grpc
 from google.protobuf.message import Message
 from google.protobuf.unknown_fields import UnknownFieldSet
 from mercado.v1 import match_pb2 as api
-from mercado.v1 import mercado_pb2 as pb
 from mercado_client import MercadoClient, Seat
 
-from server.engine import Event, GameState, Money, Options, apply, new_game
-from server.rpc.convert import action_from_message
+from server.engine import Event, GameState, Options, apply, new_game
+from server.rpc.convert import action_from_message, options_from_request
 
 MATCH_SECONDS = 30.0
+
+Connect = Callable[..., MercadoClient]  # the conftest's client factories: connect(reconnect_seconds=...)
 
 
 async def seated_match(
@@ -34,6 +35,13 @@ async def seated_match(
     assert [s.seat for s in seats] == list(range(players))
     assert len({s.token for s in seats}) == players
     return match_id, seats
+
+
+async def mover(seats: Sequence[Seat]) -> tuple[Seat, api.MatchState]:
+    """The seat to move and its view."""
+    to_move = (await seats[0].view()).to_move
+    seat = seats[to_move]
+    return seat, await seat.view()
 
 
 @dataclass
@@ -111,12 +119,7 @@ async def play_random_match(
 
 
 def replay_options(replay: api.Replay) -> Options:
-    money: Money = "public" if replay.mercado.money == pb.MONEY_PUBLIC else "hidden"
-    return Options(
-        players=replay.players,
-        money=money,
-        face_down_counts_as_available=replay.mercado.face_down_counts_as_available,
-    )
+    return options_from_request(replay.players, replay.mercado)
 
 
 def replay_history(replay: api.Replay) -> list[tuple[GameState, list[Event]]]:

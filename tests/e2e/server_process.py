@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from positions import ROOT
+
 STARTUP_SECONDS = 20.0
 
 
@@ -40,7 +42,7 @@ class ServerProcess:
             stderr=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             text=True,
-            cwd=Path(__file__).resolve().parents[2],
+            cwd=ROOT,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
         deadline = time.monotonic() + STARTUP_SECONDS
@@ -79,6 +81,11 @@ class ServerProcess:
         status = self.process.wait(timeout=30)
         self._join_drain()
         return status
+
+    def stop_cleanly(self) -> None:
+        """``stop``, and fail (with the log's tail) unless the shutdown was clean: exit status 0."""
+        status = self.stop()
+        assert status == 0, "".join(self.log_lines[-20:])
 
     def _join_drain(self) -> None:
         if self.drain is not None:

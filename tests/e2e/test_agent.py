@@ -20,15 +20,14 @@ from pathlib import Path
 from typing import IO
 
 import pytest
-from conftest import Connect
-from matchplay import Received, random_player, replay_history
+from matchplay import Connect, Received, random_player, replay_history
 from mercado.v1 import match_pb2 as api
 from mercado_client import MercadoClient, Seat
+from positions import ROOT
 from server_process import ServerProcess
 
 from server.engine import Options, new_game
 
-REPO = Path(__file__).resolve().parents[2]
 MATCH_SECONDS = 120.0
 # No update for this long while the match is unfinished: it waits for a move that never comes.
 STALL_SECONDS = 20.0
@@ -44,7 +43,7 @@ class AgentProcess:
         command = [sys.executable, "-m", "server", "ai", "--server", target, "--level", "easy"]
         self.process = subprocess.Popen(
             command,
-            cwd=REPO,
+            cwd=ROOT,
             stdout=subprocess.DEVNULL,
             stderr=self.log,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},

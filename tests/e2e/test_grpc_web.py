@@ -20,6 +20,7 @@ from urllib.parse import unquote
 
 import pytest
 from mercado.v1 import match_pb2 as api
+from positions import ROOT
 from server_process import ServerProcess
 
 from server.engine import Options
@@ -47,7 +48,7 @@ def web_server(tmp_path: Path, web_root: Path, monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv("MERCADO_WEB_ROOT", str(web_root))
     running = ServerProcess(tmp_path / "mercado.db").start()
     yield running
-    assert running.stop() == 0, "".join(running.log_lines[-20:])
+    running.stop_cleanly()
 
 
 def connection(server: ServerProcess) -> http.client.HTTPConnection:
@@ -170,7 +171,7 @@ def test_shutdown_ends_open_streams(tmp_path: Path, web_root: Path, monkeypatch:
         follow = api.StreamEventsRequest(match_id=match_id, after_version=0)
         stream = post(server, "StreamEvents", follow, token)
     finally:
-        assert server.stop() == 0, "".join(server.log_lines[-20:])
+        server.stop_cleanly()
     # The open stream ended as the API says: UNAVAILABLE, so that clients reconnect and resume.
     frames = []
     while (header := stream.read(FRAME.size)) and len(header) == FRAME.size:
@@ -220,7 +221,7 @@ def test_an_explicit_web_port_must_be_free(tmp_path: Path) -> None:
             capture_output=True,
             text=True,
             timeout=30,
-            cwd=Path(__file__).resolve().parents[2],
+            cwd=ROOT,
         )
     assert result.returncode == 1
     assert f"cannot listen on 127.0.0.1:{port} for the web page" in result.stderr

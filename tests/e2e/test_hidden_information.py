@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Connect
 from matchplay import (
+    Connect,
     bearer,
+    mover,
     play_random_match,
     replay_history,
     replay_options,
@@ -30,7 +31,7 @@ from matchplay import (
 )
 from mercado.v1 import match_pb2 as api
 from mercado.v1 import mercado_pb2 as pb
-from mercado_client import MercadoClient, action_message
+from mercado_client import MercadoClient, Seat, action_message
 
 from server.engine import Event, GameState, Options, events_for, new_game, player_view, position
 from server.match import Match, MatchService, Update
@@ -58,8 +59,9 @@ def disguise(state: GameState, viewer: int | None, seed: int) -> GameState:
             rng.shuffle(shuffled)
         for q, kind in zip(squares, shuffled, strict=True):
             other.face_down[q] = kind
+    # Checked before the random state changes, which it always does.
+    assert position.to_json(other) != position.to_json(state), "only the random state would differ"
     other.rng = state.rng ^ 0x5DEECE66D
-    assert position.to_json(other) != position.to_json(state)
     return other
 
 
@@ -208,18 +210,17 @@ async def _views(client: MercadoClient, match_id: str, tokens: list[str | None])
     return [wire(await client.view(match_id, token)) for token in tokens]
 
 
-async def _play_some(client: MercadoClient, match_id: str, tokens: list[str], actions: int) -> None:
+async def _play_some(client: MercadoClient, seats: list[Seat], actions: int) -> None:
     rng = random.Random(actions)
     for _ in range(actions):
-        mover = (await client.view(match_id)).to_move
-        state = await client.view(match_id, tokens[mover])
+        seat, state = await mover(seats)
         request = api.SubmitActionRequest(
-            match_id=match_id,
+            match_id=seat.match_id,
             expected_version=state.version,
             request_id=uuid.uuid4().hex,
             action=rng.choice(list(state.legal_actions)),
         )
-        await client.stub.SubmitAction(request, metadata=bearer(tokens[mover]))
+        await client.stub.SubmitAction(request, metadata=bearer(seat.token))
 
 
 @pytest.mark.parametrize("money", ["hidden", "public"])
@@ -229,7 +230,7 @@ async def test_views_do_not_depend_on_hidden_parts_of_the_true_state(
     service, client = authority
     match_id = await client.create_match(players=3, money=money, seed=42)
     seats = [await client.join(match_id, f"p{n}") for n in range(3)]
-    await _play_some(client, match_id, [s.token for s in seats], actions=9)
+    await _play_some(client, seats, actions=9)
     viewers: list[tuple[int | None, str | None]] = [(s.seat, s.token) for s in seats] + [(None, None)]
 
     match = service.get(match_id)

@@ -6,10 +6,9 @@ import asyncio
 
 import grpc
 import pytest
-from conftest import Connect
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
-from matchplay import assert_reason, play_random_match, refusal, seated_match
+from matchplay import Connect, assert_reason, play_random_match, refusal, seated_match
 from mercado.v1 import match_pb2 as api
 from mercado.v1 import mercado_pb2 as pb
 from mercado_client import MercadoClient

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import grpc
 import pytest
-from conftest import Connect
-from matchplay import play_random_match, refusal, replay_history, seated_match
+from matchplay import Connect, play_random_match, refusal, replay_history, seated_match
 from mercado.v1 import match_pb2 as api
 from mercado.v1 import mercado_pb2 as pb
 

@@ -8,21 +8,13 @@ import random
 import uuid
 
 import grpc
-from conftest import Connect
-from matchplay import assert_reason, bearer, refusal, seated_match
+from matchplay import Connect, assert_reason, bearer, mover, refusal, seated_match
 from mercado.v1 import match_pb2 as api
 from mercado_client import Seat
 from server_process import ServerProcess
 
 from server.engine import Options, player_view, replay
 from server.rpc.convert import action_from_message, view_message
-
-
-async def mover(seats: list[Seat]) -> tuple[Seat, api.MatchState]:
-    """The seat to move and its view."""
-    to_move = (await seats[0].view()).to_move
-    seat = seats[to_move]
-    return seat, await seat.view()
 
 
 async def test_concurrent_submissions_for_one_version_accept_exactly_one(connect: Connect) -> None:
@@ -183,6 +175,6 @@ async def test_submissions_whose_callers_give_up_never_wedge_a_match(
         )
         assert response.version == state.version + 1
     before = [(await client.view(m)).SerializeToString(deterministic=True) for m in match_ids]
-    own_server.restart()
+    await asyncio.to_thread(own_server.restart)
     # What the server said it holds is what it had written.
     assert [(await client.view(m)).SerializeToString(deterministic=True) for m in match_ids] == before

@@ -8,8 +8,7 @@ from typing import Any
 
 import grpc
 import pytest
-from conftest import Connect
-from matchplay import assert_reason, bearer, play_random_match, refusal, seated_match
+from matchplay import Connect, assert_reason, bearer, mover, play_random_match, refusal, seated_match
 from mercado.v1 import match_pb2 as api
 from mercado.v1 import mercado_pb2 as pb
 from mercado_client import MercadoClient, Seat
@@ -62,11 +61,9 @@ class Playing:
 async def playing(connect: Connect) -> Playing:
     client = connect()
     match_id, seats = await seated_match(connect, 2, seed=301)
-    to_move = (await client.view(match_id)).to_move
-    first = await seats[to_move].view()
-    await seats[to_move].submit(first.legal_actions[0], first.version, uuid.uuid4().hex)
-    to_move = (await client.view(match_id)).to_move
-    return Playing(client, match_id, seats, seats[to_move], await seats[to_move].view())
+    seat, first = await mover(seats)
+    await seat.submit(first.legal_actions[0], first.version, uuid.uuid4().hex)
+    return Playing(client, match_id, seats, *await mover(seats))
 
 
 async def assert_refused_and_unchanged(playing: Playing, call: Any, code: grpc.StatusCode) -> str:

@@ -8,8 +8,7 @@ import uuid
 from collections.abc import AsyncIterator
 
 import pytest
-from conftest import Connect
-from matchplay import play_random_match, replay_history, seated_match
+from matchplay import Connect, mover, play_random_match, replay_history, seated_match
 from mercado.v1 import match_pb2 as api
 from mercado_client import MercadoClient, Seat
 from server_process import ServerProcess
@@ -32,19 +31,12 @@ def action_versions(updates: list[api.MatchUpdate]) -> list[int]:
     return [u.version for u in updates if u.HasField("seat")]
 
 
-async def drive(
-    watcher: MercadoClient,
-    seats: list[Seat],
-    rng: random.Random,
-    acks: list[tuple[int, api.Action]],
-    stop: int,
-) -> None:
+async def drive(seats: list[Seat], rng: random.Random, acks: list[tuple[int, api.Action]], stop: int) -> None:
     """Random moves, one at a time, until ``stop`` are acknowledged; every call rides out a restart."""
     while len(acks) < stop:
-        to_move = (await watcher.view(seats[0].match_id)).to_move
-        state = await seats[to_move].view()
+        seat, state = await mover(seats)
         action = rng.choice(list(state.legal_actions))
-        response = await seats[to_move].submit(action, state.version, uuid.uuid4().hex)
+        response = await seat.submit(action, state.version, uuid.uuid4().hex)
         acks.append((response.version, action))
 
 
@@ -69,7 +61,7 @@ async def test_restart_keeps_views_tokens_and_streams(
         asyncio.create_task(collect(seats[1].follow(), seat_updates, until=10**6)),
     ]
     acks: list[tuple[int, api.Action]] = []
-    await drive(watcher, seats, random.Random(1), acks, stop=12)
+    await drive(seats, random.Random(1), acks, stop=12)
     before = await views(watcher, seats)
 
     await restart(own_server)
@@ -103,7 +95,7 @@ async def test_kills_during_play_lose_no_acknowledged_action(
     acks: list[tuple[int, api.Action]] = []
     stop = 24
     follower = asyncio.create_task(collect(watcher.follow(match_id), spectator, until=stop))
-    driver = asyncio.create_task(drive(watcher, seats, random.Random(2), acks, stop))
+    driver = asyncio.create_task(drive(seats, random.Random(2), acks, stop))
 
     # Kill the server twice while the driver keeps submitting.
     for at in (4, 14):
@@ -130,14 +122,13 @@ async def test_a_retry_after_a_restart_returns_the_first_result(
 ) -> None:
     match_id, seats = await seated_match(connect_own, 2, seed=203)
     watcher = connect_own()
-    to_move = (await watcher.view(match_id)).to_move
-    state = await seats[to_move].view()
+    seat, state = await mover(seats)
     request_id = uuid.uuid4().hex
-    first = await seats[to_move].submit(state.legal_actions[0], state.version, request_id)
+    first = await seat.submit(state.legal_actions[0], state.version, request_id)
 
     await restart(own_server)
 
-    again = await seats[to_move].submit(state.legal_actions[0], state.version, request_id)
+    again = await seat.submit(state.legal_actions[0], state.version, request_id)
     assert again.version == first.version == 1
     assert list(again.events) == list(first.events)
     assert again.state == first.state
@@ -177,8 +168,7 @@ async def test_an_idle_follower_reconnects_after_a_restart(
     for _ in range(2):  # the second time, the stream it quietly reconnected is the one that breaks
         await asyncio.sleep(1.5)  # longer than the reconnect window, with nothing to send
         await restart(own_server)
-    to_move = (await seats[0].view()).to_move
-    state = await seats[to_move].view()
-    await seats[to_move].submit(state.legal_actions[0], state.version, uuid.uuid4().hex)
+    seat, state = await mover(seats)
+    await seat.submit(state.legal_actions[0], state.version, uuid.uuid4().hex)
     await asyncio.wait_for(follower, FOLLOW_SECONDS)
     assert action_versions(updates) == [1]

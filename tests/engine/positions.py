@@ -3,14 +3,18 @@
 ``make_position`` returns a minimal valid position dict; keyword arguments
 replace top-level fields (``options`` is merged into the defaults). ``load``
 turns it into a ``GameState`` through ``position.from_json``, as every rules
-test does.
+test does. ``doc_example`` is the documented example position, and ``rules``
+runs the ``mercado rules`` command on positions.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import subprocess
+import sys
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,7 +31,10 @@ from server.engine import (
     why_illegal,
 )
 
+ROOT = Path(__file__).resolve().parents[2]  # the repository
+
 GOODS = ("fish", "flowers", "tomatoes", "meat", "grapes")
+RESTAURANT_KINDS = ("sushi_bar", "tea_house", "pizzeria", "burger_bar", "wine_bar", "pub")
 SQUARES = tuple(c + r for r in "12345" for c in "abcde")
 ENTRANCES = (
     *(f"top-{c}" for c in "abcde"),
@@ -35,6 +42,28 @@ ENTRANCES = (
     *(f"left-{r}" for r in "12345"),
     *(f"right-{r}" for r in "12345"),
 )
+
+# RULES.md components: 35 stand tiles, seven of each good; 12 restaurant tiles, two of each kind;
+# 35 customer tiles, each (level, two different goods) exactly once: every pair of goods at
+# levels 1 to 3, five pairs at level 4. Pairs in canonical order.
+STAND_TILES = Counter({good: 7 for good in GOODS})
+RESTAURANT_TILES = Counter({kind: 2 for kind in RESTAURANT_KINDS})
+PAIRS = [(a, b) for i, a in enumerate(GOODS) for b in GOODS[i + 1 :]]
+LEVEL_4_PAIRS = [
+    ("fish", "flowers"),
+    ("flowers", "tomatoes"),
+    ("tomatoes", "meat"),
+    ("meat", "grapes"),
+    ("fish", "grapes"),
+]
+
+
+def doc_example() -> dict[str, Any]:
+    """The example position of POSITION.md (docs/positions.md, its first JSON block), freshly parsed."""
+    text = (ROOT / "docs" / "positions.md").read_text(encoding="utf-8")
+    block = text.split("```json\n", 1)[1].split("```", 1)[0]
+    data: dict[str, Any] = json.loads(block)
+    return data
 
 
 def make_position(players: int = 2, **overrides: Any) -> dict[str, Any]:
@@ -158,11 +187,33 @@ def assert_illegal(state: GameState, action: Action, *fragments: str) -> str:
     return reason
 
 
-def tile_counts(state: GameState) -> Counter[str]:
-    """Stand tiles by good over the bag, the offer, every hand and the market."""
-    data = position.to_json(state)
+def tile_counts(state: GameState | dict[str, Any]) -> Counter[str]:
+    """Stand tiles by good over the bag, the offer, every hand and the market (of a state or its JSON)."""
+    data = position.to_json(state) if isinstance(state, GameState) else state
     counts: Counter[str] = Counter(data["bag"]) + Counter(data["offer"])
     for hand in data["stand_hands"]:
         counts += Counter(hand)
     counts += Counter(v["stand"] for v in data["market"].values() if "stand" in v)
     return counts
+
+
+# --- the ``mercado rules`` command --------------------------------------------------------------
+
+
+def rules(*args: str, stdin: str | bytes | None = None) -> subprocess.CompletedProcess[str]:
+    """``mercado rules ARGS`` run as a subprocess (output decoded even when ``stdin`` is bytes)."""
+    command = [sys.executable, "-m", "server", "rules", *args]
+    if isinstance(stdin, bytes):
+        raw = subprocess.run(command, cwd=ROOT, input=stdin, capture_output=True, timeout=60)
+        return subprocess.CompletedProcess(
+            raw.args, raw.returncode, raw.stdout.decode(errors="replace"), raw.stderr.decode(errors="replace")
+        )
+    return subprocess.run(command, cwd=ROOT, input=stdin, capture_output=True, text=True, timeout=60)
+
+
+def single_json(out: subprocess.CompletedProcess[str]) -> Any:
+    """The command succeeded, quietly, with one line of JSON: parsed."""
+    assert out.returncode == 0, out.stderr
+    assert out.stderr == ""
+    assert out.stdout.endswith("\n") and out.stdout.count("\n") == 1, "expected one line of JSON"
+    return json.loads(out.stdout)

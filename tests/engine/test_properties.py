@@ -16,11 +16,21 @@ import sys
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from positions import (
+    GOODS,
+    LEVEL_4_PAIRS,
+    PAIRS,
+    RESTAURANT_KINDS,
+    RESTAURANT_TILES,
+    ROOT,
+    SQUARES,
+    STAND_TILES,
+    tile_counts,
+)
 
 from server.engine import (
     ALL_ACTIONS,
@@ -38,29 +48,9 @@ from server.engine import (
     replay,
     why_illegal,
 )
+from server.engine.actions import KIND_NAMES
 
-ROOT = Path(__file__).resolve().parents[2]
-
-GOODS = ("fish", "flowers", "tomatoes", "meat", "grapes")
-RESTAURANT_KINDS = ("sushi_bar", "tea_house", "pizzeria", "burger_bar", "wine_bar", "pub")
-ACTION_TYPES = (
-    "redraw_hand",
-    "open_stand",
-    "refresh_offer",
-    "take_offer",
-    "bring_customer",
-    "open_restaurant",
-    "take_coin",
-)
 # RULES.md components: 35 customer tiles, each (level, two different goods) exactly once.
-PAIRS = [(a, b) for i, a in enumerate(GOODS) for b in GOODS[i + 1 :]]
-LEVEL_4_PAIRS = [
-    ("fish", "flowers"),
-    ("flowers", "tomatoes"),
-    ("tomatoes", "meat"),
-    ("meat", "grapes"),
-    ("fish", "grapes"),
-]
 ALL_CUSTOMER_TILES = Counter(
     [(level, pair) for level in (1, 2, 3) for pair in PAIRS] + [(4, pair) for pair in LEVEL_4_PAIRS]
 )
@@ -130,7 +120,7 @@ def play(game: Game) -> Iterator[tuple[Action | None, list[Event], GameState]]:
 
 
 def by_type(actions: list[Action]) -> dict[str, list[Action]]:
-    out: dict[str, list[Action]] = {t: [] for t in ACTION_TYPES}
+    out: dict[str, list[Action]] = {t: [] for t in KIND_NAMES}
     for a in actions:
         out[a.type].append(a)
     return out
@@ -218,11 +208,8 @@ def test_legal_actions_are_unique_and_in_a_deterministic_order(game: Game) -> No
 def check_conservation(data: dict[str, Any], players: int) -> None:
     market = data["market"].values()
     # Stand tiles: 35, seven of each good.
-    stand_tiles = Counter(data["bag"]) + Counter(data["offer"])
-    for hand in data["stand_hands"]:
-        stand_tiles += Counter(hand)
-    stand_tiles += Counter(content["stand"] for content in market if "stand" in content)
-    assert stand_tiles == Counter({good: 7 for good in GOODS}), stand_tiles
+    stand_tiles = tile_counts(data)
+    assert stand_tiles == STAND_TILES, stand_tiles
     # Restaurant tiles: 12, two of each kind; with fewer than 4 players one pub is set aside.
     restaurants = Counter(content["face_down"] for content in market if "face_down" in content)
     restaurants += Counter(content["restaurant"] for content in market if "restaurant" in content)
@@ -230,7 +217,7 @@ def check_conservation(data: dict[str, Any], players: int) -> None:
         restaurants += Counter(hand)
     if players < 4:
         restaurants["pub"] += 1
-    assert restaurants == Counter({kind: 2 for kind in RESTAURANT_KINDS}), restaurants
+    assert restaurants == RESTAURANT_TILES, restaurants
     # Customer tiles: 35, each kind exactly once.
     customers: Counter[tuple[int, tuple[str, ...]]] = Counter()
     for key in ("1", "2", "3", "4"):
@@ -284,7 +271,6 @@ def test_coins_never_negative_and_events_account_for_every_coin(game: Game) -> N
 @PROPERTY_SETTINGS
 @given(games)
 def test_every_game_ends_with_a_consistent_result(game: Game) -> None:
-    state = new_game(game.options, game.seed)
     steps = 0
     last_events: list[Event] = []
     for action, events, state in play(game):  # noqa: B007 (the last state is used below)
@@ -316,7 +302,6 @@ def test_every_game_ends_with_a_consistent_result(game: Game) -> None:
 @given(games)
 def test_replay_reproduces_the_final_position(game: Game) -> None:
     actions: list[Action] = []
-    state = new_game(game.options, game.seed)
     for action, _, state in play(game):  # noqa: B007 (the last state is used below)
         if action is not None:
             actions.append(action)
@@ -330,7 +315,6 @@ def test_replay_reproduces_the_final_position(game: Game) -> None:
 # Legal actions, payments and the end of the game recomputed from the position JSON alone,
 # straight from the rule text, and compared with the engine after every action.
 
-SQUARES = [c + r for r in "12345" for c in "abcde"]
 ENTRANCE_LINES = {
     **{f"top-{c}": c for c in "abcde"},
     **{f"bottom-{c}": c for c in "abcde"},

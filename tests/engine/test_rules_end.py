@@ -13,6 +13,7 @@ from positions import (
     load,
     play,
     stand,
+    stands,
 )
 
 from server.engine import Action, GameState, apply, legal_actions, position
@@ -313,26 +314,22 @@ def test_restaurant_penalty_can_change_the_winner() -> None:
 
 
 def test_most_coins_wins_whatever_the_stands() -> None:
-    market = {**{q: stand("fish", 1) for q in ("a1", "b1", "c1", "d1")}, "e1": stand("fish", 0)}
+    market = {**stands(1, "fish", "a1", "b1", "c1", "d1"), "e1": stand("fish", 0)}
     result = finish_by_coin(2, coins=[6, 4], market=market)
     assert result == {"scores": [6, 5], "stands_on_market": [1, 4], "ranks": [1, 2]}
 
 
 def test_tie_broken_by_most_stands_on_the_market() -> None:
-    market = {
-        **{q: stand("meat", 0) for q in ("a1", "b1")},
-        "c1": stand("meat", 1),
-        **{q: stand("meat", 2) for q in ("a2", "b2", "c2")},
-    }
+    market = {**stands(0, "meat", "a1", "b1"), "c1": stand("meat", 1), **stands(2, "meat", "a2", "b2", "c2")}
     result = finish_by_coin(3, coins=[5, 5, 4], market=market)
     assert result == {"scores": [5, 5, 5], "stands_on_market": [2, 1, 3], "ranks": [2, 3, 1]}
 
 
 def test_players_still_tied_share_the_rank() -> None:
     market = {
-        **{q: stand("meat", 0) for q in ("a1", "b1")},
-        **{q: stand("meat", 1) for q in ("c1", "d1")},
-        **{q: stand("meat", 2) for q in ("a2", "b2", "c2", "d2", "e2")},
+        **stands(0, "meat", "a1", "b1"),
+        **stands(1, "meat", "c1", "d1"),
+        **stands(2, "meat", "a2", "b2", "c2", "d2", "e2"),
     }
     result = finish_by_coin(3, coins=[6, 6, 3], market=market)
     assert result == {"scores": [6, 6, 4], "stands_on_market": [2, 2, 5], "ranks": [1, 1, 3]}

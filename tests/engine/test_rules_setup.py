@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 from collections import Counter
-from itertools import combinations
 
 import pytest
-from positions import GOODS, tile_counts
+from positions import LEVEL_4_PAIRS, PAIRS, RESTAURANT_TILES, STAND_TILES, tile_counts
 
 from server.engine import Options, legal_actions, new_game, position
 
 SEEDS = range(40)
 RESTAURANT_SQUARES = {"b1", "d1", "a2", "c2", "e2", "c3", "a4", "c4", "e4", "b5", "d5"}
-BOARD_RESTAURANTS = Counter(
-    {"sushi_bar": 2, "tea_house": 2, "pizzeria": 2, "burger_bar": 2, "wine_bar": 2, "pub": 1}
-)
+BOARD_RESTAURANTS = RESTAURANT_TILES - Counter(["pub"])  # one pub is set aside
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -72,19 +69,12 @@ def test_starting_resources(players: int) -> None:
 def test_all_35_stand_tiles_seven_of_each_good(players: int) -> None:
     for seed in SEEDS:
         state = new_game(Options(players=players), seed)
-        assert tile_counts(state) == Counter({good: 7 for good in GOODS})
+        assert tile_counts(state) == STAND_TILES
 
 
 def test_customer_tiles_three_face_up_per_level_rest_in_decks() -> None:
-    pairs = [sorted(pair, key=GOODS.index) for pair in combinations(GOODS, 2)]
-    level_4 = [
-        ["fish", "flowers"],
-        ["flowers", "tomatoes"],
-        ["tomatoes", "meat"],
-        ["meat", "grapes"],
-        ["fish", "grapes"],
-    ]
-    expected = {"1": pairs, "2": pairs, "3": pairs, "4": level_4}
+    pairs = [list(pair) for pair in PAIRS]
+    expected = {"1": pairs, "2": pairs, "3": pairs, "4": [list(pair) for pair in LEVEL_4_PAIRS]}
     for seed in SEEDS:
         data = position.to_json(new_game(Options(players=3), seed))
         for level, tiles in expected.items():

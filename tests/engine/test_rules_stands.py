@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 from positions import (
+    GOODS,
     act,
     assert_illegal,
     customer,
@@ -209,7 +210,7 @@ def test_stand_value_from_orthogonal_face_up_improving_restaurants(
     assert state.coins == [3 * value, 0]
 
 
-@pytest.mark.parametrize("good", ["fish", "flowers", "tomatoes", "meat", "grapes"])
+@pytest.mark.parametrize("good", GOODS)
 def test_pub_improves_every_good(good: str) -> None:
     pair = ["fish", "flowers"] if good == "fish" else ["fish", good]
     state = load(
@@ -235,7 +236,7 @@ def test_pub_improves_every_good(good: str) -> None:
 )
 def test_each_restaurant_improves_its_own_good_only(kind: str, good: str) -> None:
     state = load(market={"c2": {"restaurant": kind}})
-    for other in ["fish", "flowers", "tomatoes", "meat", "grapes"]:
+    for other in GOODS:
         expected = 2 if other == good else 1
         assert stand_value(state, GOOD_INDEX[other], SQUARE_INDEX["c3"]) == expected, other
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from server.engine import Action, Options, legal_actions, new_game, parse_action, replay
+from server.engine import Action, Options, apply, legal_actions, new_game, parse_action, replay
 from server.match import FINISHED, PLAYING, WAITING, Match, MatchService, Update
 from server.match.errors import (
     InvalidRequest,
@@ -118,7 +118,6 @@ def test_joining_takes_the_first_open_seat_and_returns_a_secret_token(
     )
     assert first.token.encode() not in raw
     assert hash_token(first.token).encode() in raw
-    service.store = SqliteStore(db)
 
 
 def test_join_refusals_change_nothing(service: MatchService) -> None:
@@ -188,12 +187,9 @@ async def test_an_action_is_applied_once_and_recorded(service: MatchService) -> 
     assert update.version == match.version == 1
     assert update.record is not None
     assert (update.record.seat, update.record.action, update.record.request_id) == (seat, action, "first")
-    events = replay(Options(), 5, []).clone()
-    from server.engine import apply
-
-    assert update.record.events == apply(events, action)
-    assert match.state == events
-    assert update.state == events
+    assert update.record.events == apply(expected, action)
+    assert match.state == expected
+    assert update.state == expected
     assert match.actions == [update.record]
     assert match.current is update
 
@@ -439,7 +435,6 @@ async def test_a_reloaded_service_is_the_same_authority(service: MatchService, d
     assert restored.status == FINISHED
     assert restored.state == replay(Options(players=3), 12, played)
     again.store.close()
-    service.store = SqliteStore(db)
 
 
 async def test_a_cancelled_submission_leaves_memory_and_disk_agreeing(
@@ -468,4 +463,3 @@ async def test_a_cancelled_submission_leaves_memory_and_disk_agreeing(
     assert again.get(match.match_id).version == match.version
     assert again.get(match.match_id).state == match.state
     again.store.close()
-    service.store = SqliteStore(db)
