@@ -12,21 +12,29 @@
 //	})
 //
 // Errors are gRPC status errors (see google.golang.org/grpc/status); the codes are
-// described in proto/mercado/v1/match.proto. Calls that are safe to repeat (View,
-// Submit with its request id, Follow) are retried with backoff while the server is
-// unavailable, for up to the client's reconnect timeout.
+// described in proto/mercado/v1/match.proto. Every call refused by a fair-use limit
+// (codes.ResourceExhausted with a retry-after trailer, see RetryAfter) is repeated
+// once the time the server asks for has passed. Calls that are safe to repeat (View,
+// Replay, Submit with its request id, Follow) are also retried with backoff while the
+// server is unavailable. Neither goes on past the client's reconnect timeout.
+//
+// Connections are plaintext unless Dial is given WithTLS or WithTLSCAFile.
 package mercado
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
+	"fmt"
 	"io"
 	"iter"
+	"strconv"
 	"time"
 
 	"github.com/cenkalti/backoff/v5"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -34,8 +42,8 @@ import (
 	mercadov1 "github.com/mercado-game/mercado/clients/go/gen/mercado/v1"
 )
 
-// DefaultReconnectTimeout is how long calls that are safe to repeat keep retrying an
-// unavailable server, counted from the last success.
+// DefaultReconnectTimeout is how long calls keep being repeated after a failure
+// (an unavailable server, a fair-use refusal), counted from the first one.
 const DefaultReconnectTimeout = 60 * time.Second
 
 // Client is a connection to a mercado server. It is safe for concurrent use.
@@ -47,32 +55,58 @@ type Client struct {
 
 type options struct {
 	reconnectTimeout time.Duration
+	tls              bool
+	caFile           string
 	dialOptions      []grpc.DialOption
 }
 
 // Option configures Dial.
 type Option func(*options)
 
-// WithReconnectTimeout sets how long View, Submit, Act and Follow retry an
-// unavailable server before giving up (default DefaultReconnectTimeout).
+// WithReconnectTimeout sets how long calls are repeated after a failure before
+// giving up (default DefaultReconnectTimeout): View, Replay, Submit, Act and
+// Follow while the server is unavailable, and every call after a fair-use refusal.
 func WithReconnectTimeout(d time.Duration) Option {
 	return func(o *options) { o.reconnectTimeout = d }
 }
 
-// WithDialOptions adds gRPC dial options, for example transport credentials
-// (the default is an insecure, plaintext connection).
+// WithTLS connects with TLS, trusting the system's root certificates.
+func WithTLS() Option {
+	return func(o *options) { o.tls = true }
+}
+
+// WithTLSCAFile connects with TLS, trusting the CA certificates of the PEM file
+// at path instead of the system's roots (for a server with a private CA).
+func WithTLSCAFile(path string) Option {
+	return func(o *options) { o.tls, o.caFile = true, path }
+}
+
+// WithDialOptions adds gRPC dial options; they come after those of the other
+// options, so grpc.WithTransportCredentials here replaces the plaintext default
+// or the TLS of WithTLS.
 func WithDialOptions(opts ...grpc.DialOption) Option {
 	return func(o *options) { o.dialOptions = append(o.dialOptions, opts...) }
 }
 
-// Dial returns a client for the server at target ("host:port"). It does not
-// wait for the connection: the first call connects.
+// Dial returns a client for the server at target ("host:port"): plaintext
+// unless WithTLS or WithTLSCAFile is given. It does not wait for the
+// connection: the first call connects.
 func Dial(target string, opts ...Option) (*Client, error) {
 	o := options{reconnectTimeout: DefaultReconnectTimeout}
 	for _, opt := range opts {
 		opt(&o)
 	}
-	dial := append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}, o.dialOptions...)
+	creds := insecure.NewCredentials()
+	switch {
+	case o.caFile != "":
+		var err error
+		if creds, err = credentials.NewClientTLSFromFile(o.caFile, ""); err != nil {
+			return nil, fmt.Errorf("mercado: reading the CA file: %w", err)
+		}
+	case o.tls:
+		creds = credentials.NewTLS(&tls.Config{MinVersion: tls.VersionTLS12})
+	}
+	dial := append([]grpc.DialOption{grpc.WithTransportCredentials(creds)}, o.dialOptions...)
 	conn, err := grpc.NewClient(target, dial...)
 	if err != nil {
 		return nil, err
@@ -111,14 +145,18 @@ func BotSeat(level mercadov1.BotLevel) *mercadov1.SeatSpec {
 type MatchOptions struct {
 	Players int                   // 2..4; 0 means len(Seats), or 2 without seats
 	Seats   []*mercadov1.SeatSpec // per seat in seat order; missing seats are open
-	Seed    *uint64               // the set-up seed; random when nil
+	// Seed is the set-up seed; the server draws one when nil. A server refuses a
+	// chosen seed (codes.PermissionDenied) unless it runs with --allow-chosen-seeds.
+	Seed *uint64
 	// Mercado holds the rule options; nil means the server's defaults.
 	Mercado *mercadov1.MercadoOptions
 }
 
 // CreateMatch creates a match and returns its summary (its id is GetMatchId()).
-// The creator does not get a seat: Join one to play. It is not retried, since a
-// repeat would create a second match.
+// The creator does not get a seat: Join one to play. Bot seats need a server with
+// an agent key (`mercado serve --agent-key`) and an AI agent to claim them. It is
+// not retried while the server is unavailable, since a repeat could create a
+// second match (only after a fair-use refusal, which changed nothing).
 func (c *Client) CreateMatch(ctx context.Context, opts MatchOptions) (*mercadov1.MatchSummary, error) {
 	players := opts.Players
 	if players == 0 {
@@ -133,14 +171,15 @@ func (c *Client) CreateMatch(ctx context.Context, opts MatchOptions) (*mercadov1
 	if opts.Mercado != nil {
 		request.Options = &mercadov1.CreateMatchRequest_Mercado{Mercado: opts.Mercado}
 	}
-	response, err := c.rpc.CreateMatch(ctx, request)
+	response, err := retry(ctx, c, afterFairUse, c.rpc.CreateMatch, request)
 	if err != nil {
 		return nil, err
 	}
 	return response.GetMatch(), nil
 }
 
-// Join takes the first open seat of a match.
+// Join takes the first open seat of a match. Like CreateMatch, it is repeated
+// after a fair-use refusal only.
 func (c *Client) Join(ctx context.Context, matchID, displayName string) (*Seat, error) {
 	return c.join(ctx, &mercadov1.JoinMatchRequest{MatchId: matchID, DisplayName: displayName})
 }
@@ -151,7 +190,7 @@ func (c *Client) JoinSeat(ctx context.Context, matchID string, seat uint32, disp
 }
 
 func (c *Client) join(ctx context.Context, request *mercadov1.JoinMatchRequest) (*Seat, error) {
-	response, err := c.rpc.JoinMatch(ctx, request)
+	response, err := retry(ctx, c, afterFairUse, c.rpc.JoinMatch, request)
 	if err != nil {
 		return nil, err
 	}
@@ -159,10 +198,14 @@ func (c *Client) join(ctx context.Context, request *mercadov1.JoinMatchRequest) 
 }
 
 // ClaimBotSeat takes the oldest waiting seat reserved for a bot of one of levels
-// (any level when none is given), for AI agents. It returns the seat and its level;
-// codes.ResourceExhausted means no bot seat is waiting.
-func (c *Client) ClaimBotSeat(ctx context.Context, agentName string, levels ...mercadov1.BotLevel) (*Seat, mercadov1.BotLevel, error) {
-	response, err := c.rpc.ClaimBotSeat(ctx, &mercadov1.ClaimBotSeatRequest{Levels: levels, AgentName: agentName})
+// (any level when none is given), for AI agents: agentKey is the server's agent
+// key (`mercado serve --agent-key`), agentName the seat's display name. It returns
+// the seat and its level. codes.ResourceExhausted (without retry-after) means no
+// bot seat is waiting; codes.PermissionDenied a missing or wrong agent key. Like
+// CreateMatch, it is repeated after a fair-use refusal only.
+func (c *Client) ClaimBotSeat(ctx context.Context, agentKey, agentName string, levels ...mercadov1.BotLevel) (*Seat, mercadov1.BotLevel, error) {
+	response, err := retry(WithToken(ctx, agentKey), c, afterFairUse, c.rpc.ClaimBotSeat,
+		&mercadov1.ClaimBotSeatRequest{Levels: levels, AgentName: agentName})
 	if err != nil {
 		return nil, 0, err
 	}
@@ -177,9 +220,10 @@ func (c *Client) Seat(matchID string, number uint32, token string) *Seat {
 
 // ListMatches returns one page of matches, newest first; status
 // MATCH_STATUS_UNSPECIFIED lists all. Pass the returned next page token to get
-// the next page ("" on the last).
+// the next page ("" on the last). It is repeated after a fair-use refusal only.
 func (c *Client) ListMatches(ctx context.Context, status mercadov1.MatchStatus, pageToken string) ([]*mercadov1.MatchSummary, string, error) {
-	response, err := c.rpc.ListMatches(ctx, &mercadov1.ListMatchesRequest{Status: status, PageToken: pageToken})
+	response, err := retry(ctx, c, afterFairUse, c.rpc.ListMatches,
+		&mercadov1.ListMatchesRequest{Status: status, PageToken: pageToken})
 	if err != nil {
 		return nil, "", err
 	}
@@ -189,24 +233,23 @@ func (c *Client) ListMatches(ctx context.Context, status mercadov1.MatchStatus, 
 // View returns the view of the seat whose token is given, or a spectator's view
 // when token is "". Retried while the server is unavailable.
 func (c *Client) View(ctx context.Context, matchID, token string) (*mercadov1.MatchState, error) {
-	return retry(ctx, c, func() (*mercadov1.MatchState, error) {
-		return c.rpc.GetView(WithToken(ctx, token), &mercadov1.GetViewRequest{MatchId: matchID})
-	})
+	return retry(WithToken(ctx, token), c, alsoUnavailable, c.rpc.GetView, &mercadov1.GetViewRequest{MatchId: matchID})
 }
 
 // Replay returns the seed, options and every action of a finished match.
+// Retried while the server is unavailable.
 func (c *Client) Replay(ctx context.Context, matchID string) (*mercadov1.Replay, error) {
-	return retry(ctx, c, func() (*mercadov1.Replay, error) {
-		return c.rpc.GetReplay(ctx, &mercadov1.GetReplayRequest{MatchId: matchID})
-	})
+	return retry(ctx, c, alsoUnavailable, c.rpc.GetReplay, &mercadov1.GetReplayRequest{MatchId: matchID})
 }
 
 // Follow streams every update of a match after afterVersion, in order and each
 // once, then live updates until the match finishes; token "" follows as a
 // spectator. When the connection drops or the server restarts it reconnects and
 // resumes after the last version it delivered, giving up after the reconnect
-// timeout without getting through. Errors end the sequence: an error is yielded
-// once, with a nil update. Breaking out of the loop closes the stream.
+// timeout without getting through; a fair-use refusal is repeated after the
+// time the server asks for, within the same timeout. Errors end the sequence:
+// an error is yielded once, with a nil update. Breaking out of the loop closes
+// the stream.
 //
 // An update that changes seats (before the match starts) keeps the version of the
 // action before it; after a reconnect only updates with a greater version arrive.
@@ -217,11 +260,12 @@ func (c *Client) Follow(ctx context.Context, matchID, token string, afterVersion
 		wait := newBackOff()
 		var failingSince time.Time
 		for {
+			var trailer metadata.MD
 			err := func() error {
 				streamCtx, cancel := context.WithCancel(ctx)
 				defer cancel()
 				stream, err := c.rpc.StreamEvents(WithToken(streamCtx, token),
-					&mercadov1.StreamEventsRequest{MatchId: matchID, AfterVersion: last})
+					&mercadov1.StreamEventsRequest{MatchId: matchID, AfterVersion: last}, grpc.Trailer(&trailer))
 				if err != nil {
 					return err
 				}
@@ -260,32 +304,86 @@ func (c *Client) Follow(ctx context.Context, matchID, token string, afterVersion
 				yield(nil, ctx.Err())
 				return
 			}
-			if !transient(err) {
-				yield(nil, err)
-				return
-			}
 			if failingSince.IsZero() {
 				failingSince = time.Now()
 			}
-			pause := wait.NextBackOff()
-			if time.Since(failingSince)+pause > c.reconnectTimeout {
+			pause, ok := again(err, trailer, alsoUnavailable, wait)
+			if !ok || !c.within(ctx, failingSince, pause) {
 				yield(nil, err)
 				return
 			}
-			select {
-			case <-ctx.Done():
-				yield(nil, ctx.Err())
+			if err := sleep(ctx, pause); err != nil {
+				yield(nil, err)
 				return
-			case <-time.After(pause):
 			}
 		}
 	}
 }
 
-// transient tells whether a call failed only because the server could not be
-// reached, so that repeating it may succeed.
-func transient(err error) bool {
-	return status.Code(err) == codes.Unavailable
+// RetryAfter tells how long a fair-use refusal asks to wait before the call is
+// repeated: err is codes.ResourceExhausted and trailer, the call's trailing
+// metadata (grpc.Trailer), carries `retry-after: N` (whole seconds). Such a
+// call changed nothing, so repeating it is safe. It returns false for any other
+// error, such as codes.ResourceExhausted without retry-after (no seat left).
+func RetryAfter(err error, trailer metadata.MD) (time.Duration, bool) {
+	values := trailer.Get("retry-after")
+	if status.Code(err) != codes.ResourceExhausted || len(values) == 0 {
+		return 0, false
+	}
+	seconds, parseErr := strconv.ParseUint(values[0], 10, 32)
+	if parseErr != nil {
+		return 0, false
+	}
+	return time.Duration(seconds) * time.Second, true
+}
+
+// repeat says which failures a call is repeated after.
+type repeat bool
+
+const (
+	// afterFairUse: only fair-use refusals, for calls whose repeat after another
+	// failure could take effect twice (a second match or seat).
+	afterFairUse repeat = false
+	// alsoUnavailable: also while the server is unavailable, for calls that are
+	// safe to repeat.
+	alsoUnavailable repeat = true
+)
+
+// again tells how long to wait before repeating a call that failed with err
+// and trailer: the retry-after of a fair-use refusal (which resets the
+// backoff), or the next backoff when the server is unavailable and the call
+// may be repeated then; false when it must not be repeated.
+func again(err error, trailer metadata.MD, r repeat, wait *backoff.ExponentialBackOff) (time.Duration, bool) {
+	if pause, ok := RetryAfter(err, trailer); ok {
+		wait.Reset()
+		return pause, true
+	}
+	if r == alsoUnavailable && status.Code(err) == codes.Unavailable {
+		return wait.NextBackOff(), true
+	}
+	return 0, false
+}
+
+// within tells whether a call failing since since may still be repeated after
+// pause: within the client's reconnect timeout and before ctx's deadline.
+func (c *Client) within(ctx context.Context, since time.Time, pause time.Duration) bool {
+	next := time.Now().Add(pause)
+	if deadline, ok := ctx.Deadline(); ok && next.After(deadline) {
+		return false
+	}
+	return next.Sub(since) <= c.reconnectTimeout
+}
+
+// sleep waits d, or until ctx ends (returning its error).
+func sleep(ctx context.Context, d time.Duration) error {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
 }
 
 func newBackOff() *backoff.ExponentialBackOff {
@@ -295,14 +393,26 @@ func newBackOff() *backoff.ExponentialBackOff {
 	return b
 }
 
-// retry runs call until it succeeds, fails with a non-transient error, ctx ends
-// or the client's reconnect timeout passes.
-func retry[T any](ctx context.Context, c *Client, call func() (T, error)) (T, error) {
-	return backoff.Retry(ctx, func() (T, error) {
-		result, err := call()
-		if err != nil && !transient(err) {
-			return result, backoff.Permanent(err)
+// retry makes a unary call, repeating it as r allows (see again) until it
+// succeeds, fails for good, ctx ends or the next attempt would start after the
+// client's reconnect timeout. It returns the last failure as it is, or ctx's
+// error when ctx ends while it waits.
+func retry[Req, Resp any](ctx context.Context, c *Client, r repeat,
+	call func(context.Context, Req, ...grpc.CallOption) (Resp, error), request Req) (Resp, error) {
+	wait := newBackOff()
+	start := time.Now()
+	for {
+		var trailer metadata.MD
+		response, err := call(ctx, request, grpc.Trailer(&trailer))
+		if err == nil {
+			return response, nil
 		}
-		return result, err
-	}, backoff.WithBackOff(newBackOff()), backoff.WithMaxElapsedTime(c.reconnectTimeout))
+		pause, ok := again(err, trailer, r, wait)
+		if !ok || !c.within(ctx, start, pause) {
+			return response, err
+		}
+		if err := sleep(ctx, pause); err != nil {
+			return response, err
+		}
+	}
 }

@@ -2,10 +2,13 @@ package mercado_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
+
+	"google.golang.org/grpc/codes"
 
 	mercadov1 "github.com/mercado-game/mercado/clients/go/gen/mercado/v1"
 	"github.com/mercado-game/mercado/clients/go/internal/testserver"
@@ -149,4 +152,37 @@ func TestFollowSurvivesServerRestart(t *testing.T) {
 		t.Fatalf("follow failed: %v", err)
 	case <-time.After(200 * time.Millisecond):
 	}
+}
+
+// Bot seats are claimed with the server's agent key, and a chosen seed needs
+// --allow-chosen-seeds.
+func TestAgentKeyAndChosenSeeds(t *testing.T) {
+	t.Parallel()
+	srv := testserver.Start(t)
+	client := testserver.Dial(t, srv)
+	ctx := testserver.Context(t)
+
+	seed := uint64(7)
+	_, err := client.CreateMatch(ctx, mercado.MatchOptions{Players: 2, Seed: &seed})
+	wantCode(t, err, codes.PermissionDenied, "a chosen seed")
+
+	match, err := client.CreateMatch(ctx, mercado.MatchOptions{
+		Seats: []*mercadov1.SeatSpec{mercado.OpenSeat(), mercado.BotSeat(mercadov1.BotLevel_BOT_LEVEL_HARD)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"", "not-the-agent-key"} {
+		_, _, err := client.ClaimBotSeat(ctx, key, "intruder")
+		wantCode(t, err, codes.PermissionDenied, fmt.Sprintf("claiming with agent key %q", key))
+	}
+	seat, level, err := client.ClaimBotSeat(ctx, srv.AgentKey, "go-agent", mercadov1.BotLevel_BOT_LEVEL_HARD)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seat.MatchID != match.GetMatchId() || seat.Number != 1 || seat.Token == "" || level != mercadov1.BotLevel_BOT_LEVEL_HARD {
+		t.Fatalf("claimed %+v at level %v, want seat 1 of %s at level hard", seat, level, match.GetMatchId())
+	}
+	_, _, err = client.ClaimBotSeat(ctx, srv.AgentKey, "go-agent")
+	wantCode(t, err, codes.ResourceExhausted, "claiming when no bot seat is waiting")
 }

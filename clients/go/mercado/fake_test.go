@@ -5,6 +5,7 @@ package mercado_test
 
 import (
 	"context"
+	"errors"
 	"net"
 	"slices"
 	"sync"
@@ -29,10 +30,34 @@ type fakeServer struct {
 	submits []*mercadov1.SubmitActionRequest
 	streams []uint64 // after_version of each StreamEvents call
 	tokens  []string // the authorization metadata of each call
+	creates int
+	claims  int
 
 	submit func(n int, request *mercadov1.SubmitActionRequest) (*mercadov1.SubmitActionResponse, error)
 	view   func() (*mercadov1.MatchState, error)
 	stream func(n int, request *mercadov1.StreamEventsRequest, send func(*mercadov1.MatchUpdate) error) error
+	create func(n int) (*mercadov1.CreateMatchResponse, error)
+	claim  func(n int) (*mercadov1.ClaimBotSeatResponse, error)
+}
+
+// fairUse is what a scripted function returns for a fair-use refusal: the fake
+// answers RESOURCE_EXHAUSTED with a retry-after trailer.
+type fairUse struct{ retryAfter string }
+
+func (fairUse) Error() string { return "fair-use refusal" }
+
+// refusal turns a fairUse error into the refusal, setting the trailer with setTrailer.
+func refusal(err error, setTrailer func(metadata.MD)) error {
+	var refused fairUse
+	if !errors.As(err, &refused) {
+		return err
+	}
+	setTrailer(metadata.Pairs("retry-after", refused.retryAfter))
+	return status.Error(codes.ResourceExhausted, "too many calls")
+}
+
+func unaryRefusal(ctx context.Context, err error) error {
+	return refusal(err, func(md metadata.MD) { _ = grpc.SetTrailer(ctx, md) })
 }
 
 func (f *fakeServer) record(ctx context.Context) {
@@ -46,7 +71,8 @@ func (f *fakeServer) SubmitAction(ctx context.Context, request *mercadov1.Submit
 	f.submits = append(f.submits, request)
 	n := len(f.submits)
 	f.mu.Unlock()
-	return f.submit(n, request)
+	response, err := f.submit(n, request)
+	return response, unaryRefusal(ctx, err)
 }
 
 func (f *fakeServer) GetView(ctx context.Context, request *mercadov1.GetViewRequest) (*mercadov1.MatchState, error) {
@@ -62,7 +88,33 @@ func (f *fakeServer) StreamEvents(request *mercadov1.StreamEventsRequest, stream
 	f.streams = append(f.streams, request.GetAfterVersion())
 	n := len(f.streams)
 	f.mu.Unlock()
-	return f.stream(n, request, stream.Send)
+	return refusal(f.stream(n, request, stream.Send), stream.SetTrailer)
+}
+
+func (f *fakeServer) CreateMatch(ctx context.Context, _ *mercadov1.CreateMatchRequest) (*mercadov1.CreateMatchResponse, error) {
+	f.mu.Lock()
+	f.record(ctx)
+	f.creates++
+	n := f.creates
+	f.mu.Unlock()
+	response, err := f.create(n)
+	return response, unaryRefusal(ctx, err)
+}
+
+func (f *fakeServer) ClaimBotSeat(ctx context.Context, _ *mercadov1.ClaimBotSeatRequest) (*mercadov1.ClaimBotSeatResponse, error) {
+	f.mu.Lock()
+	f.record(ctx)
+	f.claims++
+	n := f.claims
+	f.mu.Unlock()
+	response, err := f.claim(n)
+	return response, unaryRefusal(ctx, err)
+}
+
+func (f *fakeServer) calls() (creates, claims int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.creates, f.claims
 }
 
 func (f *fakeServer) submitted() []*mercadov1.SubmitActionRequest {
@@ -285,5 +337,107 @@ func TestFollowReportsRefusals(t *testing.T) {
 	_, err := collect(t, seat, 0)
 	if status.Code(err) != codes.NotFound || len(f.streamed()) != 1 {
 		t.Fatalf("got %v from %d streams; want NOT_FOUND from one", err, len(f.streamed()))
+	}
+}
+
+func TestRetryAfter(t *testing.T) {
+	throttled := status.Error(codes.ResourceExhausted, "too many calls")
+	for _, c := range []struct {
+		err     error
+		trailer metadata.MD
+		want    time.Duration
+		ok      bool
+	}{
+		{throttled, metadata.Pairs("retry-after", "3"), 3 * time.Second, true},
+		{throttled, metadata.Pairs("retry-after", "0"), 0, true},
+		{throttled, nil, 0, false},
+		{throttled, metadata.Pairs("retry-after", "soon"), 0, false},
+		{throttled, metadata.Pairs("retry-after", "-1"), 0, false},
+		{status.Error(codes.Unavailable, "down"), metadata.Pairs("retry-after", "3"), 0, false},
+		{nil, metadata.Pairs("retry-after", "3"), 0, false},
+	} {
+		if got, ok := mercado.RetryAfter(c.err, c.trailer); got != c.want || ok != c.ok {
+			t.Errorf("RetryAfter(%v, %v) = %v, %v; want %v, %v", c.err, c.trailer, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// Every call is repeated after a fair-use refusal, once its retry-after has passed.
+func TestFairUseRefusalsAreRepeatedAfterRetryAfter(t *testing.T) {
+	t.Run("CreateMatch", func(t *testing.T) {
+		t.Parallel()
+		f := &fakeServer{create: func(n int) (*mercadov1.CreateMatchResponse, error) {
+			if n == 1 {
+				return nil, fairUse{"1"}
+			}
+			return &mercadov1.CreateMatchResponse{Match: &mercadov1.MatchSummary{MatchId: "m"}}, nil
+		}}
+		client := startFake(t, f).Client()
+		start := time.Now()
+		match, err := client.CreateMatch(context.Background(), mercado.MatchOptions{})
+		if creates, _ := f.calls(); err != nil || match.GetMatchId() != "m" || creates != 2 {
+			t.Fatalf("CreateMatch = %v, %v after %d calls; want match m after 2", match, err, creates)
+		}
+		if elapsed := time.Since(start); elapsed < time.Second {
+			t.Errorf("repeated after %v, before the retry-after of 1 s", elapsed)
+		}
+	})
+	t.Run("Follow", func(t *testing.T) {
+		t.Parallel()
+		f := &fakeServer{stream: func(n int, _ *mercadov1.StreamEventsRequest, send func(*mercadov1.MatchUpdate) error) error {
+			switch n {
+			case 1:
+				_ = sendVersions(send, 1)
+				return fairUse{"1"}
+			case 2:
+				return send(&mercadov1.MatchUpdate{Version: 2, State: finishedState(2)})
+			}
+			return status.Error(codes.Internal, "a third stream")
+		}}
+		versions, err := collect(t, startFake(t, f), 0)
+		if err != nil || !slices.Equal(versions, []uint64{1, 2}) || !slices.Equal(f.streamed(), []uint64{0, 1}) {
+			t.Fatalf("versions %v (%v) from streams after %v; want 1, 2 from streams after 0, 1", versions, err, f.streamed())
+		}
+	})
+}
+
+// A refusal asking for a wait beyond the reconnect timeout comes back at once.
+func TestFairUseRefusalBeyondTheReconnectTimeoutIsReturned(t *testing.T) {
+	f := &fakeServer{submit: func(int, *mercadov1.SubmitActionRequest) (*mercadov1.SubmitActionResponse, error) {
+		return nil, fairUse{"3600"}
+	}}
+	seat := startFake(t, f)
+	_, err := seat.Submit(context.Background(), takeCoin, 0, "r1")
+	if status.Code(err) != codes.ResourceExhausted || len(f.submitted()) != 1 {
+		t.Fatalf("got %v after %d submissions; want RESOURCE_EXHAUSTED after 1", err, len(f.submitted()))
+	}
+}
+
+func TestClaimBotSeatSendsTheAgentKeyAndIsNotRetriedWithoutRetryAfter(t *testing.T) {
+	f := &fakeServer{claim: func(n int) (*mercadov1.ClaimBotSeatResponse, error) {
+		if n == 1 {
+			return nil, status.Error(codes.ResourceExhausted, "no bot seat is waiting")
+		}
+		return nil, status.Error(codes.Unavailable, "restarting")
+	}}
+	client := startFake(t, f).Client()
+	for i, want := range []codes.Code{codes.ResourceExhausted, codes.Unavailable} {
+		_, _, err := client.ClaimBotSeat(context.Background(), "agent-key", "bot")
+		if _, claims := f.calls(); status.Code(err) != want || claims != i+1 {
+			t.Fatalf("claim %d: got %v after %d calls; want %v, not retried", i+1, err, claims, want)
+		}
+	}
+	if tokens := f.tokensSeen(); !slices.Equal(tokens, []string{"Bearer agent-key", "Bearer agent-key"}) {
+		t.Errorf("authorization metadata %q, want the agent key as bearer token", tokens)
+	}
+}
+
+func TestCreateMatchIsNotRetriedWhenUnavailable(t *testing.T) {
+	f := &fakeServer{create: func(int) (*mercadov1.CreateMatchResponse, error) {
+		return nil, status.Error(codes.Unavailable, "restarting")
+	}}
+	_, err := startFake(t, f).Client().CreateMatch(context.Background(), mercado.MatchOptions{})
+	if creates, _ := f.calls(); status.Code(err) != codes.Unavailable || creates != 1 {
+		t.Fatalf("got %v after %d calls; want UNAVAILABLE after 1", err, creates)
 	}
 }

@@ -49,7 +49,7 @@ func (s *Seat) Follow(ctx context.Context, afterVersion uint64) iter.Seq2[*merca
 // Submit sends one action once: expectedVersion is the version the seat last saw,
 // requestID a client-chosen id unique in the match. It is retried with the same
 // request id while the server is unavailable, which the server applies at most
-// once. It does not handle codes.Aborted; Act does.
+// once, and after a fair-use refusal. It does not handle codes.Aborted; Act does.
 func (s *Seat) Submit(ctx context.Context, action *mercadov1.Action, expectedVersion uint64, requestID string) (*mercadov1.SubmitActionResponse, error) {
 	request := &mercadov1.SubmitActionRequest{
 		MatchId:         s.MatchID,
@@ -57,9 +57,7 @@ func (s *Seat) Submit(ctx context.Context, action *mercadov1.Action, expectedVer
 		RequestId:       requestID,
 		Action:          action,
 	}
-	return retry(ctx, s.client, func() (*mercadov1.SubmitActionResponse, error) {
-		return s.client.rpc.SubmitAction(WithToken(ctx, s.Token), request)
-	})
+	return retry(WithToken(ctx, s.Token), s.client, alsoUnavailable, s.client.rpc.SubmitAction, request)
 }
 
 // Act submits action at the match's current version (fetched first).

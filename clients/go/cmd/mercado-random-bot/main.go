@@ -4,11 +4,13 @@
 //
 //	mercado-random-bot -server 127.0.0.1:50051 -match MATCH_ID [-seat N] [-name NAME]
 //
-// Or create one against the AI (an agent must be running: `mercado ai`):
+// Or create one against the AI (an agent must be running: `mercado ai`, with the
+// server's agent key):
 //
 //	mercado-random-bot -server 127.0.0.1:50051 -vs-ai easy [-players 2]
 //
-// It plays to the end and prints the result.
+// It plays to the end and prints the result. With -tls it connects with TLS,
+// trusting the system's roots, or with -ca-file FILE the CA certificates of FILE.
 package main
 
 import (
@@ -44,6 +46,8 @@ func main() {
 func run(ctx context.Context, args []string, out io.Writer) error {
 	flags := flag.NewFlagSet("mercado-random-bot", flag.ContinueOnError)
 	server := flags.String("server", "127.0.0.1:50051", "the server's host:port")
+	useTLS := flags.Bool("tls", false, "connect with TLS, trusting the system's root certificates")
+	caFile := flags.String("ca-file", "", "connect with TLS, trusting the CA certificates of this PEM file")
 	matchID := flags.String("match", "", "join this match")
 	seatNumber := flags.Int("seat", -1, "with -match: the seat to take (default: the first open one)")
 	name := flags.String("name", "random-bot", "display name")
@@ -57,7 +61,14 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return errors.New("give either -match MATCH_ID or -vs-ai LEVEL")
 	}
 
-	client, err := mercado.Dial(*server)
+	var opts []mercado.Option
+	switch {
+	case *caFile != "":
+		opts = append(opts, mercado.WithTLSCAFile(*caFile))
+	case *useTLS:
+		opts = append(opts, mercado.WithTLS())
+	}
+	client, err := mercado.Dial(*server, opts...)
 	if err != nil {
 		return err
 	}

@@ -1,11 +1,13 @@
 // Package testserver runs real processes for the Go client's tests: the
-// project's own `mercado serve` (on a free port, its database in t.TempDir())
-// and `mercado ai`, both stopped with SIGTERM when the test ends.
+// project's own `mercado serve` (on a free port, its database in t.TempDir(),
+// with an agent key of its own) and `mercado ai` with the same key, both stopped
+// with SIGTERM when the test ends.
 package testserver
 
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -114,12 +116,13 @@ type process struct {
 	stopErr  error
 }
 
-func startProcess(t testing.TB, name string, strict bool, args ...string) *process {
+// startProcess runs `mercado args...` with the environment variables env (KEY=VALUE) added.
+func startProcess(t testing.TB, name string, strict bool, env []string, args ...string) *process {
 	t.Helper()
 	p := &process{name: name, strict: strict, log: &logLines{listening: make(chan int, 1)}, exited: make(chan struct{})}
 	p.cmd = exec.Command(mercadoBin(t), args...)
 	p.cmd.Dir = RepoRoot(t)
-	p.cmd.Env = append(os.Environ(), "PYTHONUNBUFFERED=1")
+	p.cmd.Env = append(os.Environ(), append([]string{"PYTHONUNBUFFERED=1"}, env...)...)
 	p.cmd.Stdout = p.log
 	p.cmd.Stderr = p.log
 	p.cmd.SysProcAttr = childAttributes()
@@ -174,26 +177,53 @@ func (p *process) terminate() error {
 	}
 }
 
-// Server is a running `mercado serve`; Restart keeps its database and port.
+// Server is a running `mercado serve`; Restart keeps its database, port, agent key and flags.
 type Server struct {
-	t    testing.TB
-	db   string
-	port int
-	proc *process
+	// AgentKey is the server's agent key (MERCADO_AGENT_KEY), which ClaimBotSeat
+	// needs and StartAgent's agent has.
+	AgentKey string
+	// CAFile is the CA certificate (PEM) a client must trust, when the server
+	// speaks TLS (StartTLS); "" for plaintext.
+	CAFile string
+
+	t     testing.TB
+	db    string
+	flags []string
+	port  int
+	proc  *process
 }
 
-// Start starts a server for the test on a free port with a new database.
+// Start starts a server for the test on a free port with a new database and a
+// new agent key.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	s := &Server{t: t, db: filepath.Join(t.TempDir(), "mercado.db")}
+	return StartWith(t)
+}
+
+// StartWith is Start with extra `mercado serve` flags, such as
+// "--rate-limit", "CreateMatch=1/1".
+func StartWith(t testing.TB, flags ...string) *Server {
+	t.Helper()
+	s := &Server{AgentKey: rand.Text(), t: t, db: filepath.Join(t.TempDir(), "mercado.db"), flags: flags}
 	s.start()
+	return s
+}
+
+// StartTLS is StartWith for a server that speaks TLS only, with a certificate
+// for 127.0.0.1 signed by a CA made for the test (MakeCertificates); its
+// CAFile is set.
+func StartTLS(t testing.TB, flags ...string) *Server {
+	t.Helper()
+	certs := MakeCertificates(t)
+	s := StartWith(t, append([]string{"--tls-cert", certs.Cert, "--tls-key", certs.Key}, flags...)...)
+	s.CAFile = certs.CA
 	return s
 }
 
 func (s *Server) start() {
 	s.t.Helper()
-	s.proc = startProcess(s.t, "mercado serve", true,
-		"serve", "--host", "127.0.0.1", "--port", fmt.Sprint(s.port), "--db", s.db)
+	args := append([]string{"serve", "--host", "127.0.0.1", "--port", fmt.Sprint(s.port), "--db", s.db}, s.flags...)
+	s.proc = startProcess(s.t, "mercado serve", true, []string{"MERCADO_AGENT_KEY=" + s.AgentKey}, args...)
 	select {
 	case port := <-s.proc.log.listening:
 		s.port = port
@@ -202,6 +232,24 @@ func (s *Server) start() {
 	case <-time.After(startupTimeout):
 		s.t.Fatalf("the server did not log its listening line within %s:\n%s", startupTimeout, s.proc.log)
 	}
+}
+
+// Certificates are the PEM files of a test CA and of a server certificate it signed.
+type Certificates struct {
+	CA, Cert, Key string // paths
+}
+
+// MakeCertificates makes a CA and a certificate for 127.0.0.1 and localhost in
+// t.TempDir(), with the project's tests/tls_cert.py (run by the venv's Python).
+func MakeCertificates(t testing.TB) Certificates {
+	t.Helper()
+	root := RepoRoot(t)
+	dir := t.TempDir()
+	cmd := exec.Command(filepath.Join(root, ".venv", "bin", "python"), filepath.Join(root, "tests", "tls_cert.py"), dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("making the test certificates (is `make setup` done?): %v\n%s", err, out)
+	}
+	return Certificates{CA: filepath.Join(dir, "ca.pem"), Cert: filepath.Join(dir, "cert.pem"), Key: filepath.Join(dir, "key.pem")}
 }
 
 // Target is the server's address, host:port.
@@ -219,16 +267,24 @@ func (s *Server) Restart() {
 // AgentName is the display name of the seats StartAgent's agent claims.
 const AgentName = "go-test-ai"
 
-// StartAgent runs `mercado ai` on the server, claiming seats reserved for bots of level.
+// StartAgent runs `mercado ai` on the server with its agent key, claiming seats
+// reserved for bots of level.
 func StartAgent(t testing.TB, s *Server, level string) {
 	t.Helper()
-	startProcess(t, "mercado ai", false,
-		"ai", "--server", s.Target(), "--level", level, "--name", AgentName, "--log-level", "info")
+	args := []string{"ai", "--server", s.Target(), "--level", level, "--name", AgentName, "--log-level", "info"}
+	if s.CAFile != "" {
+		args = append(args, "--tls", "--ca-file", s.CAFile)
+	}
+	startProcess(t, "mercado ai", false, []string{"MERCADO_AGENT_KEY=" + s.AgentKey}, args...)
 }
 
-// Dial returns a client of the server, closed at the end of the test.
+// Dial returns a client of the server, closed at the end of the test. It
+// trusts the server's CA when the server speaks TLS; opts come after that.
 func Dial(t testing.TB, s *Server, opts ...mercado.Option) *mercado.Client {
 	t.Helper()
+	if s.CAFile != "" {
+		opts = append([]mercado.Option{mercado.WithTLSCAFile(s.CAFile)}, opts...)
+	}
 	client, err := mercado.Dial(s.Target(), opts...)
 	if err != nil {
 		t.Fatal(err)
