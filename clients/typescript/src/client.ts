@@ -20,6 +20,7 @@ import {
   type Action,
   ActionSchema,
   BotLevel,
+  CreateMatchRequestSchema,
   type CreateMatchResponse,
   Game,
   type ListMatchesResponse,
@@ -81,7 +82,11 @@ export interface CreateMatchOptions {
   seats?: readonly SeatKind[];
   /** Whether coin totals are shown to every player; default hidden. */
   money?: "hidden" | "public";
-  /** The set-up seed; random when absent. */
+  /**
+   * The set-up seed; random when absent. A server refuses a chosen seed (Code.PermissionDenied)
+   * unless it runs with `--allow-chosen-seeds` (for tests and research): a known seed would let
+   * a player know the bag's order in advance.
+   */
   seed?: bigint;
   /** End trigger 1 counts squares holding a face-down restaurant as available; default true. */
   faceDownCountsAsAvailable?: boolean;
@@ -129,6 +134,21 @@ function lostConnection(error: ConnectError): boolean {
 export function isTransient(error: unknown, signal?: AbortSignal): boolean {
   if (!(error instanceof ConnectError) || signal?.aborted) return false;
   return TRANSIENT.has(error.code) || lostConnection(error);
+}
+
+/**
+ * How long the server asks to wait before repeating a refused call, in ms: a call refused by a
+ * fair-use limit (a rate limit or a cap) fails with Code.ResourceExhausted and carries the
+ * trailing metadata `retry-after: N` (whole seconds). Such a call changed nothing, so repeating
+ * it after that wait is safe for every method. Undefined for any other failure, including a
+ * ResourceExhausted without retry-after (e.g. "no bot seat is waiting"), which is not retried.
+ */
+export function retryAfterMs(error: unknown): number | undefined {
+  if (!(error instanceof ConnectError) || error.code !== Code.ResourceExhausted) return undefined;
+  // Headers join repeated values with ", ": the first one counts.
+  const value = error.metadata.get("retry-after")?.split(",")[0]?.trim();
+  if (!value || !/^\d+$/.test(value)) return undefined;
+  return Number(value) * 1_000;
 }
 
 /** The status code of a failed call (Code.Unknown for anything that is not a ConnectError). */
@@ -202,6 +222,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  * Exponential backoff with a deadline, as a RetryPolicy says: pause() waits before the next
  * attempt, or throws the failure when that attempt would come after the deadline, which is
  * reconnectMs after start() or, when not started, after the first pause since reset().
+ * wait() is the same for a pause the server asked for (retry-after) instead of the backoff's.
  */
 class Backoff {
   private attempt = 0;
@@ -220,10 +241,26 @@ class Backoff {
   }
 
   async pause(failure: ConnectError, signal?: AbortSignal): Promise<void> {
-    this.deadline ??= Date.now() + this.policy.reconnectMs;
     const delay = Math.min(this.policy.maxDelayMs, this.policy.initialDelayMs * 2 ** this.attempt++);
+    await this.wait(delay, failure, signal);
+  }
+
+  async wait(delay: number, failure: ConnectError, signal?: AbortSignal): Promise<void> {
+    this.deadline ??= Date.now() + this.policy.reconnectMs;
     if (Date.now() + delay > this.deadline) throw failure;
     await sleep(delay, signal);
+  }
+
+  /**
+   * After a failed attempt: wait as the server asked (retry-after) or, for a transient failure
+   * when `transient` allows, as the backoff says; any other failure is thrown at once.
+   */
+  async recover(error: unknown, transient: boolean, signal?: AbortSignal): Promise<void> {
+    const failure = ConnectError.from(error);
+    const asked = signal?.aborted ? undefined : retryAfterMs(failure);
+    if (asked !== undefined) await this.wait(asked, failure, signal);
+    else if (transient && isTransient(error, signal)) await this.pause(failure, signal);
+    else throw failure;
   }
 }
 
@@ -260,22 +297,31 @@ export class MercadoClient {
     return options;
   }
 
-  /** Run `call`, retrying transient failures with exponential backoff for up to `reconnectMs`. */
-  async retrying<T>(call: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  /**
+   * Run `call` for up to `reconnectMs`: a call refused by a fair-use limit is repeated after the
+   * server's `retry-after` (see retryAfterMs), and, unless `options.transient` is false, a
+   * transient failure (see isTransient) is retried with exponential backoff. A wait that would
+   * end after the deadline is not started: the failure is thrown at once.
+   */
+  async retrying<T>(call: () => Promise<T>, signal?: AbortSignal, options: { transient?: boolean } = {}): Promise<T> {
     const backoff = new Backoff(this.retry).start();
     for (;;) {
       try {
         return await call();
       } catch (error) {
-        if (!isTransient(error, signal)) throw ConnectError.from(error);
-        await backoff.pause(ConnectError.from(error), signal);
+        await backoff.recover(error, options.transient ?? true, signal);
       }
     }
   }
 
-  /** Create a match (not retried: a retry could create a second one). Join a seat to play it. */
+  /**
+   * Create a match. Repeated after a fair-use refusal's retry-after, but not on a transient
+   * failure: the first call may have created the match, and a repeat would create a second.
+   * Join a seat to play it. Bot seats need a server with an agent key (`--agent-key`);
+   * without one the call fails with Code.FailedPrecondition.
+   */
   async createMatch(options: CreateMatchOptions = {}): Promise<CreateMatchResponse> {
-    return this.service.createMatch({
+    const request = create(CreateMatchRequestSchema, {
       game: Game.MERCADO,
       players: options.players ?? 2,
       seats: (options.seats ?? []).map(seatSpec),
@@ -288,20 +334,37 @@ export class MercadoClient {
         },
       },
     });
+    return this.retrying(() => this.service.createMatch(request), undefined, { transient: false });
   }
 
-  /** Take an open seat (the first one when `seat` is absent) and its secret token. */
+  /**
+   * Take an open seat (the first one when `seat` is absent) and its secret token. Repeated
+   * after a fair-use refusal's retry-after only (a repeat after a lost reply could take a second seat).
+   */
   async join(matchId: string, displayName: string, seat?: number): Promise<Seat> {
-    const response = await this.service.joinMatch({ matchId, displayName, ...(seat === undefined ? {} : { seat }) });
+    const request = { matchId, displayName, ...(seat === undefined ? {} : { seat }) };
+    const response = await this.retrying(() => this.service.joinMatch(request), undefined, { transient: false });
     return new Seat(this, matchId, response.seat, response.seatToken);
   }
 
-  /** Take the oldest waiting seat reserved for a bot of one of `levels` (any when empty). For AI agents. */
+  /**
+   * For AI agents: take the oldest waiting seat reserved for a bot of one of `levels` (any when
+   * empty). `agentKey` is the server's agent key (`mercado serve --agent-key`), sent as
+   * `authorization: Bearer <agentKey>`; without it or with a wrong one the call fails with
+   * Code.PermissionDenied. With no such seat waiting it fails with Code.ResourceExhausted (no
+   * retry-after: not repeated). Repeated after a fair-use refusal's retry-after only.
+   */
   async claimBotSeat(
+    agentKey: string,
     agentName: string,
     levels: readonly BotLevelName[] = [],
   ): Promise<{ seat: Seat; level: BotLevelName | undefined }> {
-    const response = await this.service.claimBotSeat({ agentName, levels: levels.map((level) => BOT_LEVELS[level]) });
+    const request = { agentName, levels: levels.map((level) => BOT_LEVELS[level]) };
+    const response = await this.retrying(
+      () => this.service.claimBotSeat(request, this.callOptions(agentKey)),
+      undefined,
+      { transient: false },
+    );
     const seat = new Seat(this, response.matchId, response.seat, response.seatToken);
     return { seat, level: botLevelName(response.level) };
   }
@@ -358,8 +421,9 @@ export class MercadoClient {
         if (isFinished(state) && state.version <= last) return;
         failure = new ConnectError("the event stream ended before the match finished", Code.Unavailable);
       } catch (error) {
-        if (!isTransient(error, signal)) throw ConnectError.from(error);
-        failure = ConnectError.from(error);
+        // A refusal with retry-after (too many streams): wait as asked; transient: back off.
+        await backoff.recover(error, true, signal);
+        continue;
       }
       await backoff.pause(failure, signal);
     }

@@ -3,16 +3,19 @@
 
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { after, before, describe, test } from "node:test";
 
 import { equals } from "@bufbuild/protobuf";
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 
 import {
   type Action,
   codeOf,
   EventSchema,
+  Game,
   isMyTurn,
+  isTransient,
   MatchStateSchema,
   MatchStatus,
   mercadoAction,
@@ -20,10 +23,11 @@ import {
   type MatchUpdate,
   newRequestId,
   Restaurant,
+  retryAfterMs,
   type Seat,
 } from "../src/index.js";
-import type { NodeMercadoClient } from "../src/node.js";
-import { mover, playingMatch, playRandomMoves, seededRandom, TestServer } from "./harness.js";
+import { connectNode, type NodeMercadoClient } from "../src/node.js";
+import { makeCertificates, mover, playingMatch, playRandomMoves, seededRandom, tempDir, TestServer } from "./harness.js";
 
 interface Scenario {
   name: string;
@@ -63,6 +67,57 @@ async function rejectsWith(call: () => Promise<unknown>, code: Code): Promise<Co
 function submitRequest(seat: Seat, action: Action, version: bigint) {
   return { matchId: seat.matchId, expectedVersion: version, requestId: newRequestId(), action };
 }
+
+/** Run `body` with a server of its own, started with more `mercado serve` options; it must stop cleanly. */
+async function withServer(args: readonly string[], body: (server: TestServer) => Promise<void>): Promise<void> {
+  const own = await TestServer.start({ args });
+  let failed = true;
+  try {
+    await body(own);
+    failed = false;
+  } finally {
+    const status = await own.stop();
+    if (!failed) assert.equal(status, 0, `the server exited with ${status}:\n${own.server.tail()}`);
+  }
+}
+
+/** What each call through a client ended with: "ok", or the code's name and the retry-after trailer. */
+function recorder(): { outcomes: string[]; interceptor: Interceptor } {
+  const outcomes: string[] = [];
+  const interceptor: Interceptor = (next) => async (request) => {
+    try {
+      const response = await next(request);
+      outcomes.push(`${request.method.name} ok`);
+      return response;
+    } catch (error) {
+      const failure = ConnectError.from(error);
+      const retryAfter = failure.metadata.get("retry-after");
+      outcomes.push(`${request.method.name} ${Code[failure.code]}${retryAfter === null ? "" : ` retry-after ${retryAfter}`}`);
+      throw error;
+    }
+  };
+  return { outcomes, interceptor };
+}
+
+/** TLS errors of a certificate chain the client does not trust (node:tls codes). */
+/** A loopback port nothing listens on (it was free a moment ago). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+const UNTRUSTED_CERTIFICATE = new Set([
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+]);
 
 const IMPLEMENTATIONS: Record<string, () => Promise<void>> = {
   async create_and_join() {
@@ -104,6 +159,12 @@ const IMPLEMENTATIONS: Record<string, () => Promise<void>> = {
     assert.equal(spectator.yourSeat, undefined);
     assert.equal(spectator.legalActions.length, 0);
     assert.equal(spectator.version, 0n, "no refused submission changed the match");
+    // A seat's token shows only its own match.
+    await rejectsWith(
+      () => client.service.getView({ matchId: seat.matchId }, client.callOptions(other.token)),
+      Code.PermissionDenied,
+    );
+    await rejectsWith(() => client.view(seat.matchId, other.token), Code.PermissionDenied);
   },
 
   async illegal_action() {
@@ -192,6 +253,75 @@ const IMPLEMENTATIONS: Record<string, () => Promise<void>> = {
     assert.equal(now.version, 9n);
     assert.ok(lastUpdate?.state && equals(MatchStateSchema, lastUpdate.state, now), "the update's state is the view");
   },
+
+  async retry_after() {
+    await withServer(["--rate-limit", "CreateMatch=1/1"], async (limited) => {
+      const { outcomes, interceptor } = recorder();
+      const wrapper = limited.connect(20_000, { interceptors: [interceptor] });
+      const started = performance.now();
+      const first = await wrapper.createMatch({ seats: ["open", "open"] });
+      const second = await wrapper.createMatch({ seats: ["open", "open"] });
+      const took = performance.now() - started;
+      assert.notEqual(first.matchId, second.matchId);
+      // The second call was refused with retry-after 1, waited for and repeated.
+      assert.deepEqual(outcomes, [
+        "CreateMatch ok",
+        "CreateMatch ResourceExhausted retry-after 1",
+        "CreateMatch ok",
+      ]);
+      assert.ok(took >= 900, `the two calls took ${took.toFixed(0)} ms, less than the 1 s retry-after`);
+      // A raw call right after (through the generated client, with no retry) shows the refusal.
+      const refusal = await rejectsWith(
+        () => wrapper.service.createMatch({ game: Game.MERCADO, players: 2 }),
+        Code.ResourceExhausted,
+      );
+      assert.equal(refusal.metadata.get("retry-after"), "1");
+      assert.equal(retryAfterMs(refusal), 1_000);
+      // Both matches exist, and no other: a refused call changed nothing.
+      const waiting = await wrapper.listMatches({ status: "waiting", pageSize: 100 });
+      assert.deepEqual(waiting.matches.map((m) => m.matchId).sort(), [first.matchId, second.matchId].sort());
+    });
+  },
+
+  async tls() {
+    const certificates = tempDir();
+    try {
+      const { ca, cert, key } = makeCertificates(certificates.path);
+      await withServer(["--tls-cert", cert, "--tls-key", key], async (secure) => {
+        assert.match(secure.server.target, /^https:\/\//);
+        // Trusting the test CA: an https target and the CA file...
+        const trusting = secure.connect(20_000, { caFile: ca });
+        const { matchId } = await trusting.createMatch({ players: 2, seats: ["open", "open"] });
+        const seat = await trusting.join(matchId, "ana", 0);
+        assert.equal(seat.seat, 0);
+        assert.ok(seat.token);
+        // ...or a bare host:port with `tls` and the CA's PEM text.
+        const other = connectNode(secure.server.address, { tls: true, ca: readFileSync(ca, "utf8") });
+        try {
+          const second = await other.join(matchId, "bea");
+          assert.equal(second.seat, 1);
+          assert.equal((await seat.view()).match?.status, MatchStatus.PLAYING);
+        } finally {
+          other.close();
+        }
+        // Not trusting it (Node's default roots): the handshake fails. Connect-ES's Node
+        // transport reports a TLS failure as Code.Internal with the node:tls error as its
+        // cause (it maps only ECONNREFUSED, ETIMEDOUT and DNS failures to Unavailable), where
+        // gRPC core (the Go and Python clients) says UNAVAILABLE. It is not transient: the
+        // wrapper does not retry a certificate it will not trust on the next attempt either.
+        const untrusting = secure.connect(20_000);
+        const failure = await rejectsWith(() => untrusting.listMatches(), Code.Internal);
+        const cause = (failure.cause as { code?: unknown } | undefined)?.code;
+        assert.ok(
+          typeof cause === "string" && UNTRUSTED_CERTIFICATE.has(cause),
+          `not a certificate error: ${String(cause)}`,
+        );
+        assert.equal(isTransient(failure), false);
+      });
+    } finally {
+      certificates.remove();
+    }
+  },
 };
 
 describe("conformance", () => {
@@ -214,7 +344,7 @@ describe("conformance", () => {
 describe("wrapper", () => {
   test("claimBotSeat takes a waiting bot seat of a level; none left is RESOURCE_EXHAUSTED", async () => {
     const { matchId } = await client.createMatch({ players: 3, seats: ["open", "hard", "open"], money: "public" });
-    const { seat, level } = await client.claimBotSeat("ts-agent", ["hard"]);
+    const { seat, level } = await client.claimBotSeat(server.agentKey, "ts-agent", ["hard"]);
     assert.equal(seat.matchId, matchId);
     assert.equal(seat.seat, 1);
     assert.equal(level, "hard");
@@ -222,7 +352,81 @@ describe("wrapper", () => {
     assert.equal(state.yourSeat, 1);
     assert.equal(state.match?.seats[1]?.displayName, "ts-agent");
     assert.equal(mercadoView(state)?.players.length, 3);
-    await rejectsWith(() => client.claimBotSeat("ts-agent", ["hard"]), Code.ResourceExhausted);
+    // No seat waiting: refused without retry-after, so not repeated.
+    const none = await rejectsWith(() => client.claimBotSeat(server.agentKey, "ts-agent", ["hard"]), Code.ResourceExhausted);
+    assert.equal(retryAfterMs(none), undefined);
+  });
+
+  test("claimBotSeat without the agent key, or with a wrong one, is PERMISSION_DENIED", async () => {
+    const { matchId } = await client.createMatch({ players: 2, seats: ["open", "medium"] });
+    await rejectsWith(() => client.claimBotSeat("", "ts-agent", ["medium"]), Code.PermissionDenied);
+    await rejectsWith(() => client.claimBotSeat(`${server.agentKey}x`, "ts-agent", ["medium"]), Code.PermissionDenied);
+    const player = await client.join(matchId, "ana");
+    await rejectsWith(() => client.claimBotSeat(player.token, "ts-agent"), Code.PermissionDenied);
+    const { seat } = await client.claimBotSeat(server.agentKey, "ts-agent", ["medium"]);
+    assert.equal(seat.matchId, matchId, "the refused claims took nothing");
+  });
+
+  test("retryAfterMs reads retry-after of RESOURCE_EXHAUSTED only", () => {
+    const trailer = (value: string) => new Headers({ "retry-after": value });
+    assert.equal(retryAfterMs(new ConnectError("slow down", Code.ResourceExhausted, trailer("2"))), 2_000);
+    assert.equal(retryAfterMs(new ConnectError("slow down", Code.ResourceExhausted, trailer("0"))), 0);
+    assert.equal(retryAfterMs(new ConnectError("slow down", Code.ResourceExhausted, trailer("soon"))), undefined);
+    assert.equal(retryAfterMs(new ConnectError("no bot seat is waiting", Code.ResourceExhausted)), undefined);
+    assert.equal(retryAfterMs(new ConnectError("down", Code.Unavailable, trailer("2"))), undefined);
+    assert.equal(retryAfterMs(new Error("boom")), undefined);
+  });
+
+  test("a retry-after past reconnectMs is not waited for: the refusal is thrown at once", async () => {
+    await withServer(["--rate-limit", "CreateMatch=1/1"], async (limited) => {
+      const { outcomes, interceptor } = recorder();
+      const impatient = limited.connect(500, { interceptors: [interceptor] });
+      await impatient.createMatch();
+      const refusal = await rejectsWith(() => impatient.createMatch(), Code.ResourceExhausted);
+      assert.equal(retryAfterMs(refusal), 1_000);
+      assert.deepEqual(outcomes, ["CreateMatch ok", "CreateMatch ResourceExhausted retry-after 1"], "one attempt only");
+    });
+  });
+
+  test("view, follow and submit repeat calls refused with retry-after", async () => {
+    const limits = ["GetView=1/1", "StreamEvents=1/1", "SubmitAction=1/1"].flatMap((limit) => ["--rate-limit", limit]);
+    await withServer(limits, async (limited) => {
+      const { outcomes, interceptor } = recorder();
+      const throttled = limited.connect(20_000, { interceptors: [interceptor] });
+      const seats = await playingMatch(throttled);
+      const { seat, state, action } = await mover(seats); // two views: the second waits
+      const requestId = newRequestId();
+      const moved = await seat.submit(action, state.version, requestId);
+      const again = await seat.submit(action, state.version, requestId); // waits, then the same answer
+      assert.equal(again.version, moved.version);
+      const versions: bigint[] = [];
+      for (let i = 0; i < 2; i++) {
+        for await (const update of seat.follow()) {
+          versions.push(update.version);
+          break; // the stream stays open (the match goes on): drop it
+        }
+      }
+      assert.deepEqual(versions, [1n, 1n]);
+      for (const method of ["GetView", "SubmitAction", "StreamEvents"]) {
+        assert.ok(outcomes.includes(`${method} ResourceExhausted retry-after 1`), `${method}: ${outcomes.join(", ")}`);
+      }
+      assert.ok(!outcomes.some((outcome) => outcome.includes("ResourceExhausted") && !outcome.endsWith("retry-after 1")));
+    });
+  });
+
+  test("createMatch, join and claimBotSeat are not retried when the server is unreachable", async () => {
+    const port = await freePort();
+    const { outcomes, interceptor } = recorder();
+    // reconnectMs far beyond this test's timeout: a retry would show as a timeout.
+    const unreachable = connectNode(`127.0.0.1:${port}`, { retry: { reconnectMs: 600_000 }, interceptors: [interceptor] });
+    try {
+      await rejectsWith(() => unreachable.createMatch(), Code.Unavailable);
+      await rejectsWith(() => unreachable.join("0".repeat(32), "ana"), Code.Unavailable);
+      await rejectsWith(() => unreachable.claimBotSeat(server.agentKey, "ts-agent"), Code.Unavailable);
+      assert.deepEqual(outcomes, ["CreateMatch Unavailable", "JoinMatch Unavailable", "ClaimBotSeat Unavailable"]);
+    } finally {
+      unreachable.close();
+    }
   });
 
   test("listMatches pages through matches of a status, newest first", async () => {

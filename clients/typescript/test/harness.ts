@@ -1,7 +1,8 @@
 // Real processes for the tests: `mercado serve` on a free loopback port (a fresh database
 // in a temp dir) and the `mercado ai` agent. Like tests/e2e/server_process.py.
 
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -9,11 +10,13 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
 import { type Action, type MatchState, type MercadoClient, type Seat } from "../src/index.js";
-import { connectNode, type NodeMercadoClient } from "../src/node.js";
+import { type ConnectNodeOptions, connectNode, type NodeMercadoClient } from "../src/node.js";
 
 export const REPO = resolve(fileURLToPath(new URL("../../..", import.meta.url)));
 /** The project's CLI; MERCADO_BIN overrides it. */
 export const MERCADO = process.env["MERCADO_BIN"] ?? join(REPO, ".venv", "bin", "mercado");
+/** The project's Python (for tests/tls_cert.py); MERCADO_PYTHON overrides it. */
+export const PYTHON = process.env["MERCADO_PYTHON"] ?? join(REPO, ".venv", "bin", "python");
 const STARTUP_MS = 30_000;
 const STOP_MS = 30_000;
 
@@ -61,12 +64,13 @@ class Child {
 async function spawnUntilReady<T>(
   what: string,
   args: readonly string[],
+  env: Readonly<Record<string, string>>,
   ready: (line: string) => T | undefined,
 ): Promise<{ child: Child; found: T }> {
   const spawned = spawn(MERCADO, args, {
     cwd: REPO,
     stdio: ["ignore", "ignore", "pipe"],
-    env: { ...process.env, PYTHONUNBUFFERED: "1" },
+    env: { ...process.env, PYTHONUNBUFFERED: "1", ...env },
   });
   const child = new Child(spawned);
   const found = await new Promise<T>((done, fail) => {
@@ -98,20 +102,53 @@ function listeningPort(line: string): number | undefined {
   }
 }
 
-/** A running `mercado serve`; restart() keeps its database and port. */
+/** A fresh agent key (`mercado serve --agent-key`): 32 random bytes in hex. */
+export function newAgentKey(): string {
+  return randomBytes(32).toString("hex");
+}
+
+export interface ServerOptions {
+  /** More `mercado serve` options, e.g. ["--rate-limit", "CreateMatch=1/1"]. */
+  args?: readonly string[];
+  /** The agent key of its bot seats; a fresh random one by default. */
+  agentKey?: string;
+}
+
+/** A running `mercado serve`; restart() keeps its database, port, options and agent key. */
 export class ServerProcess {
   private child: Child | undefined;
   port = 0;
+  /** The key an AI agent claims bot seats with (given to the server as MERCADO_AGENT_KEY). */
+  readonly agentKey: string;
+  /** The extra options it runs with. */
+  readonly args: readonly string[];
 
-  private constructor(readonly db: string) {}
+  private constructor(
+    readonly db: string,
+    options: ServerOptions,
+  ) {
+    this.agentKey = options.agentKey ?? newAgentKey();
+    this.args = options.args ?? [];
+  }
 
-  static async start(db: string): Promise<ServerProcess> {
-    const server = new ServerProcess(db);
+  static async start(db: string, options: ServerOptions = {}): Promise<ServerProcess> {
+    const server = new ServerProcess(db, options);
     await server.launch();
     return server;
   }
 
+  /** Whether it serves TLS (runs with --tls-cert). */
+  get tls(): boolean {
+    return this.args.includes("--tls-cert");
+  }
+
+  /** "127.0.0.1:PORT", or "https://127.0.0.1:PORT" with TLS. */
   get target(): string {
+    return `${this.tls ? "https://" : ""}127.0.0.1:${this.port}`;
+  }
+
+  /** "127.0.0.1:PORT", as `mercado ai --server` takes it. */
+  get address(): string {
     return `127.0.0.1:${this.port}`;
   }
 
@@ -121,8 +158,10 @@ export class ServerProcess {
   }
 
   private async launch(): Promise<void> {
-    const args = ["serve", "--port", String(this.port), "--db", this.db];
-    const { child, found } = await spawnUntilReady("server", args, listeningPort);
+    // The web port is off: every test server would otherwise take (or fight for) 8080.
+    const args = ["serve", "--port", String(this.port), "--web-port", "-1", "--db", this.db, ...this.args];
+    const env = { MERCADO_AGENT_KEY: this.agentKey };
+    const { child, found } = await spawnUntilReady("server", args, env, listeningPort);
     this.child = child;
     this.port = found;
   }
@@ -144,14 +183,15 @@ export class ServerProcess {
   }
 }
 
-/** The AI agent, claiming bot seats of `levels` on `target`. */
+/** The AI agent, claiming bot seats of `levels` on a (plain-text) server with its agent key. */
 export class AiProcess {
   private constructor(private readonly child: Child) {}
 
   /** Start the agent and wait until it runs (and so handles SIGTERM gracefully). */
-  static async start(target: string, levels: readonly string[] = ["easy"]): Promise<AiProcess> {
-    const args = ["ai", "--server", target, ...levels.flatMap((level) => ["--level", level])];
-    const { child } = await spawnUntilReady("the AI agent", args, (line) =>
+  static async start(server: ServerProcess, levels: readonly string[] = ["easy"]): Promise<AiProcess> {
+    const args = ["ai", "--server", server.address, ...levels.flatMap((level) => ["--level", level])];
+    const env = { MERCADO_AGENT_KEY: server.agentKey };
+    const { child } = await spawnUntilReady("the AI agent", args, env, (line) =>
       line.includes('"agent started"') ? true : undefined,
     );
     return new AiProcess(child);
@@ -168,9 +208,15 @@ export class AiProcess {
 }
 
 /** A temp dir for one test file's databases; remove() deletes it. */
-function tempDir(): { path: string; remove(): void } {
+export function tempDir(): { path: string; remove(): void } {
   const path = mkdtempSync(join(tmpdir(), "mercado-ts-"));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** A test CA and a certificate for 127.0.0.1 signed by it, made in `dir` by tests/tls_cert.py. */
+export function makeCertificates(dir: string): { ca: string; cert: string; key: string } {
+  execFileSync(PYTHON, [join(REPO, "tests", "tls_cert.py"), dir], { cwd: REPO, stdio: ["ignore", "ignore", "pipe"] });
+  return { ca: join(dir, "ca.pem"), cert: join(dir, "cert.pem"), key: join(dir, "key.pem") };
 }
 
 /** A server in a fresh temp dir, and clients of it that are closed with it. */
@@ -182,19 +228,28 @@ export class TestServer {
     private readonly dir: { path: string; remove(): void },
   ) {}
 
-  static async start(): Promise<TestServer> {
+  /**
+   * A server with a fresh database and agent key; `options.args` are more `mercado serve`
+   * options, e.g. `TestServer.start({ args: ["--rate-limit", "CreateMatch=1/1"] })`.
+   */
+  static async start(options: ServerOptions = {}): Promise<TestServer> {
     const dir = tempDir();
     try {
-      return new TestServer(await ServerProcess.start(join(dir.path, "mercado.db")), dir);
+      return new TestServer(await ServerProcess.start(join(dir.path, "mercado.db"), options), dir);
     } catch (error) {
       dir.remove();
       throw error;
     }
   }
 
-  /** A client of its own connection; `reconnectMs` bounds its retries. */
-  connect(reconnectMs = 20_000): NodeMercadoClient {
-    const client = connectNode(this.server.target, { retry: { reconnectMs } });
+  /** The key an AI agent claims its bot seats with. */
+  get agentKey(): string {
+    return this.server.agentKey;
+  }
+
+  /** A client of its own connection; `reconnectMs` bounds its retries; `options` adds TLS options. */
+  connect(reconnectMs = 20_000, options: Omit<ConnectNodeOptions, "retry"> = {}): NodeMercadoClient {
+    const client = connectNode(this.server.target, { ...options, retry: { reconnectMs } });
     this.clients.push(client);
     return client;
   }

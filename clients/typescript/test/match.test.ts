@@ -15,7 +15,7 @@ let ai: AiProcess | undefined;
 
 before(async () => {
   server = await TestServer.start();
-  ai = await AiProcess.start(server.server.target, ["easy"]);
+  ai = await AiProcess.start(server.server, ["easy"]);
 });
 
 after(async () => {

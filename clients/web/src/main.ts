@@ -2,7 +2,9 @@
 //
 // All calls go through the TypeScript client's MercadoClient (clients/typescript), on
 // Connect's gRPC-Web transport to this page's own origin: `mercado serve` answers
-// gRPC-Web and serves this page on its web port.
+// gRPC-Web and serves this page on its web port. The client repeats a call the server
+// refused for fair use (RESOURCE_EXHAUSTED with `retry-after`) after the time it asks for;
+// one that still fails shows the server's reason. TLS is the page's own (https origin).
 
 import { Code, ConnectError } from "@connectrpc/connect";
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
@@ -199,18 +201,22 @@ async function startMatch(options: StartOptions): Promise<void> {
   await play(seat);
 }
 
-async function resume(): Promise<boolean> {
+/** Resume the match of this tab: true if it did, else why not when the player should know (it may resume later). */
+async function resume(): Promise<true | string> {
   const saved = sessionStorage.getItem(SESSION_KEY);
-  if (!saved) return false;
+  if (!saved) return "";
   try {
     const { matchId, seat, token } = JSON.parse(saved) as { matchId: string; seat: number; token: string };
     const state = await client.view(matchId, token);
     if (isFinished(state)) throw new Error("finished");
     await play(new Seat(client, matchId, seat, token));
     return true;
-  } catch {
+  } catch (failure) {
+    // Refused for fair use for longer than the client waits: the match is still there for a reload.
+    if (codeOf(failure) === Code.ResourceExhausted)
+      return `Could not resume your match: ${message(failure)}. Reload the page to try again.`;
     sessionStorage.removeItem(SESSION_KEY);
-    return false;
+    return "";
   }
 }
 
@@ -253,7 +259,11 @@ async function follow(current: Game, updates: AsyncIterable<MatchUpdate>): Promi
     }
   } catch (failure) {
     if (current.stop.signal.aborted || game !== current) return;
-    current.streamError = `Lost the connection to the server: ${message(failure)}. Reload the page to reconnect.`;
+    // A fair-use refusal the client could not wait out (see retryAfterMs) says why in one line.
+    current.streamError =
+      codeOf(failure) === Code.ResourceExhausted
+        ? `The server refused to send updates: ${message(failure)}. Reload the page to try again.`
+        : `Lost the connection to the server: ${message(failure)}. Reload the page to reconnect.`;
     render();
   }
 }
@@ -928,6 +938,10 @@ function ordinal(rank: number): string {
   return rank === 1 ? "1st" : rank === 2 ? "2nd" : rank === 3 ? "3rd" : `${rank}th`;
 }
 
+/**
+ * The reason of a failure to show: for a ConnectError, the server's one-line reason (also for a
+ * fair-use refusal, which the client repeats after its retry-after until that would take too long).
+ */
 function message(failure: unknown): string {
   if (failure instanceof ConnectError) return failure.rawMessage;
   if (failure instanceof Error) return failure.message;
@@ -935,5 +949,5 @@ function message(failure: unknown): string {
 }
 
 void resume().then((resumed) => {
-  if (!resumed) renderStart();
+  if (resumed !== true) renderStart(resumed);
 });

@@ -2,10 +2,12 @@
 //
 //   npx tsx src/examples/random-bot.ts --server 127.0.0.1:50051 --vs-ai easy
 //   npx tsx src/examples/random-bot.ts --server 127.0.0.1:50051 --match <id> [--seat 1]
+//   npx tsx src/examples/random-bot.ts --server mercado.example:50051 --tls [--ca-file ca.pem] --vs-ai easy
 //   node dist/examples/random-bot.js ...   (after npm run build)
 //
-// --vs-ai creates a 2-player match whose other seat is reserved for the AI agent
-// (run `mercado ai --server HOST:PORT --level LEVEL` next to the server).
+// --vs-ai creates a 2-player match whose other seat is reserved for the AI agent (run
+// `mercado serve --agent-key KEY` and `mercado ai --server HOST:PORT --agent-key KEY`).
+// --tls connects with TLS, trusting Node's default roots or the CA of --ca-file.
 
 import { parseArgs } from "node:util";
 
@@ -13,7 +15,7 @@ import { BOT_LEVELS, type BotLevelName, matchResult, mercadoView } from "../clie
 import { connectNode } from "../node.js";
 import { playRandomly } from "./random-player.js";
 
-const USAGE = `usage: random-bot [--server HOST:PORT] (--vs-ai easy|medium|hard | --match ID [--seat N]) [--name NAME] [--quiet]`;
+const USAGE = `usage: random-bot [--server HOST:PORT] [--tls] [--ca-file PEM] (--vs-ai easy|medium|hard | --match ID [--seat N]) [--name NAME] [--quiet]`;
 
 function isLevel(value: string): value is BotLevelName {
   return Object.hasOwn(BOT_LEVELS, value);
@@ -23,6 +25,8 @@ async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
       server: { type: "string", default: process.env["MERCADO_SERVER"] ?? "127.0.0.1:50051" },
+      tls: { type: "boolean", default: /^(1|true|yes|on)$/i.test(process.env["MERCADO_TLS"] ?? "") },
+      "ca-file": { type: "string", ...(process.env["MERCADO_CA_FILE"] ? { default: process.env["MERCADO_CA_FILE"] } : {}) },
       "vs-ai": { type: "string" },
       match: { type: "string" },
       seat: { type: "string" },
@@ -37,7 +41,8 @@ async function main(): Promise<number> {
     return values.help ? 0 : 2;
   }
 
-  const client = connectNode(values.server);
+  const caFile = values["ca-file"];
+  const client = connectNode(values.server, { tls: values.tls, ...(caFile ? { caFile } : {}) });
   try {
     let matchId = values.match;
     if (level && isLevel(level)) {
