@@ -20,7 +20,7 @@ from multiprocessing import get_context
 
 import grpc
 from mercado.v1 import match_pb2 as api
-from mercado_client import MercadoClient, Seat, action_json, action_message
+from mercado_client import Endpoint, MercadoClient, Seat, action_json, action_message
 from mercado_client.views import view_json
 
 from server.engine import action_by_id, action_from_json
@@ -47,7 +47,8 @@ class Agent:
 
     def __init__(
         self,
-        target: str,
+        server: Endpoint,
+        agent_key: str,
         levels: list[str],
         max_matches: int,
         name: str = "mercado-ai",
@@ -55,7 +56,8 @@ class Agent:
         executor: Executor | None = None,
         seed: int | None = None,
     ) -> None:
-        self.target = target
+        self.server = server
+        self.agent_key = agent_key
         self.levels = levels
         self.max_matches = max_matches
         self.name = name
@@ -67,8 +69,8 @@ class Agent:
     async def run(self, stop: asyncio.Event | None = None) -> None:
         """Claim and play seats until ``stop`` is set."""
         stop = stop or asyncio.Event()
-        async with MercadoClient(self.target, reconnect_seconds=RECONNECT_SECONDS) as client:
-            log.info("agent started", extra={"server": self.target, "levels": self.levels})
+        async with self.server.connect(RECONNECT_SECONDS) as client:
+            log.info("agent started", extra={"server": self.server.target, "levels": self.levels})
             while not stop.is_set():
                 if len(self.playing) < self.max_matches and await self._claim(client):
                     continue
@@ -81,7 +83,7 @@ class Agent:
     async def _claim(self, client: MercadoClient) -> bool:
         """Claim one waiting bot seat and start playing it; False when none waits or the server is away."""
         try:
-            seat, level = await client.claim_bot_seat(self.name, self.levels)
+            seat, level = await client.claim_bot_seat(self.name, self.levels, agent_key=self.agent_key)
         except grpc.aio.AioRpcError as error:
             if error.code() not in (grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.UNAVAILABLE):
                 log.warning("claim refused", extra={"code": error.code().name, "reason": error.details()})

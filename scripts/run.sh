@@ -14,6 +14,9 @@ if [ "$WEB_PORT" != "-1" ] && ! scripts/build-web.sh; then
   echo "run: the browser page could not be built (see clients/web/README.md); its address will say so" >&2
 fi
 
+# Bot seats are claimed with the server's agent key: a fresh one for this run, unless one is set.
+export MERCADO_AGENT_KEY=${MERCADO_AGENT_KEY:-$("$BIN/python" -c 'import secrets; print(secrets.token_urlsafe(24))')}
+
 "$BIN/mercado" serve --host "$HOST" --port "$PORT" --web-port "$WEB_PORT" &
 server=$!
 trap 'kill $agent $server 2>/dev/null; wait' EXIT INT TERM

@@ -28,11 +28,12 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from mercado.v1 import match_pb2 as api
 from mercado.v1 import match_pb2_grpc as api_grpc
 
+from server.bench.server import BENCH_STREAMS_PER_CONNECTION
 from server.cli.serve import configure_logging
 from server.engine import Options, legal_actions
-from server.match import MatchService
+from server.match import MatchService, Policy
 from server.rpc import render
-from server.rpc.server import SHUTDOWN_GRACE_SECONDS, run_event_loop, server_options
+from server.rpc.server import SHUTDOWN_GRACE_SECONDS, Connections, run_event_loop, server_options
 from server.store.sqlite import SqliteStore
 
 log = logging.getLogger("mercado.bench.floor")
@@ -50,9 +51,9 @@ class Canned:
 
 
 async def _canned() -> Canned:
-    service = MatchService(SqliteStore(":memory:"))
-    match = service.create_match(Options(players=2), [None, None], seed=1)
-    tokens = [service.join(match.match_id, f"bench-{seat}").token for seat in (0, 1)]
+    service = MatchService(SqliteStore(":memory:"), policy=Policy(allow_chosen_seeds=True))
+    match = await service.create_match(Options(players=2), [None, None], seed=1)
+    tokens = [(await service.join(match.match_id, f"bench-{seat}")).token for seat in (0, 1)]
     rng = random.Random(1)
     for version in range(POSITION_ACTIONS):
         action = rng.choice(legal_actions(match.state))
@@ -191,7 +192,8 @@ class FloorServicer(api_grpc.MatchServiceServicer):
 
 
 async def serve(host: str, port: int) -> None:
-    server = grpc.aio.server(options=server_options())
+    # As many calls per connection as the harness opens on its one channel per process.
+    server = grpc.aio.server(options=server_options(Connections(max_streams=BENCH_STREAMS_PER_CONNECTION)))
     api_grpc.add_MatchServiceServicer_to_server(FloorServicer(await _canned()), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

@@ -51,6 +51,7 @@ CONNECT_SECONDS = 30.0  # for a load generator's channel to connect
 SETUP_SECONDS = 120.0  # for every load generator to set up its first matches
 CALL_SECONDS = 10.0  # deadline of one RPC
 STOP_SECONDS = 30.0  # for the server's graceful shutdown
+BENCH_STREAMS_PER_CONNECTION = 100_000  # the calls one load process's channel holds at once, and more
 
 Metadata = tuple[tuple[str, str], ...]
 
@@ -376,6 +377,22 @@ def _latency(samples: Sequence[float]) -> dict[str, float]:
     return {"p50": _percentile_ms(samples, 0.50), "p99": _percentile_ms(samples, 0.99)}
 
 
+# The harness is one client (one address) with one channel per load process, and its matches
+# are seeded: the server is told so. Its rate limits stay on, set far above what the load asks,
+# so that what they and the metrics cost is in the figures (``bare`` turns both off).
+BENCH_SERVER_FLAGS = [
+    "--web-port", "-1",
+    "--allow-chosen-seeds",
+    "--grpc-max-streams-per-connection", str(BENCH_STREAMS_PER_CONNECTION),
+    "--max-waiting-per-client", "1000000",
+    "--max-waiting", "1000000",
+    "--max-streams-per-client", "1000000",
+    "--max-streams", "1000000",
+]  # fmt: skip
+LIMITS_ON = ["--rate-limit", "all=1000000/1000000"]
+LIMITS_OFF = ["--rate-limit", "all=off", "--no-metrics"]
+
+
 @dataclass
 class ServerProcess:
     """``mercado serve`` as a child process on a free loopback port; its log goes to a file."""
@@ -384,6 +401,7 @@ class ServerProcess:
     log: Path
     profile: Path | None = None
     floor: bool = False  # the server that plays no game (floor_server.py) instead
+    bare: bool = False  # the server without rate limits and metrics
     process: subprocess.Popen[bytes] | None = None
     port: int = 0
 
@@ -392,6 +410,7 @@ class ServerProcess:
             serve = ["-m", "server.bench.floor_server", "--host", "127.0.0.1", "--port", "0"]
         else:
             serve = ["-m", "server", "serve", "--host", "127.0.0.1", "--port", "0", "--db", str(self.db)]
+            serve += BENCH_SERVER_FLAGS + (LIMITS_OFF if self.bare else LIMITS_ON)
         prefix = ["-m", "cProfile", "-o", str(self.profile)] if self.profile else []
         with self.log.open("wb") as log:
             self.process = subprocess.Popen(
@@ -466,6 +485,7 @@ def run(
     rate: float = 0.0,
     profile: Path | None = None,
     floor: bool = False,
+    bare: bool = False,
 ) -> dict[str, Any]:
     """Start a server, measure the baseline and the matches, stop the server; all figures.
 
@@ -475,6 +495,7 @@ def run(
     ``profile``: run the server under cProfile and write its statistics there.
     ``floor``: run the server that plays no game (floor_server.py), which gives the
     most this harness can measure on this machine, whatever the server does.
+    ``bare``: run the server with its rate limits and metrics off, to show what they cost.
     """
     import multiprocessing
     import threading
@@ -488,7 +509,7 @@ def run(
     interval = matches / rate if rate > 0 else 0.0
     context = multiprocessing.get_context("spawn")
     with tempfile.TemporaryDirectory(prefix="mercado-bench-") as tmp:
-        server = ServerProcess(Path(tmp) / "bench.db", Path(tmp) / "server.log", profile, floor).start()
+        server = ServerProcess(Path(tmp) / "bench.db", Path(tmp) / "server.log", profile, floor, bare).start()
         target = f"127.0.0.1:{server.port}"
         barrier = context.Barrier(clients + 1)
         results = context.Queue()
@@ -550,7 +571,7 @@ def run(
         return None if start is None or end is None else round((end - start) / duration, 2)
 
     return {
-        "server": "floor" if floor else "mercado",
+        "server": "floor" if floor else "mercado, rate limits and metrics off" if bare else "mercado",
         "baseline_health_calls_per_second": round(baseline_rate, 1),
         "submit_actions_per_second": round(submit_rate, 1),
         "ratio": round(submit_rate / baseline_rate, 3) if baseline_rate else 0.0,

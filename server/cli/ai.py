@@ -6,15 +6,28 @@ import asyncio
 import json
 import signal
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+from .connect import endpoint_options
+
+if TYPE_CHECKING:
+    from mercado_client import Endpoint
 
 # The bot levels, as the API names them (kept here so that the command line starts fast).
 BOT_LEVELS = ("easy", "medium", "hard")
 
 
 @click.command(name="ai")
-@click.option("--server", default="127.0.0.1:50051", show_default=True, envvar="MERCADO_SERVER")
+@endpoint_options
+@click.option(
+    "--agent-key",
+    required=True,
+    envvar="MERCADO_AGENT_KEY",
+    show_envvar=True,
+    help="The server's agent key (mercado serve --agent-key), which bot seats are claimed with.",
+)
 @click.option(
     "--level",
     "levels",
@@ -32,7 +45,13 @@ BOT_LEVELS = ("easy", "medium", "hard")
     envvar="MERCADO_LOG_LEVEL",
 )
 def ai_command(
-    server: str, levels: tuple[str, ...], max_matches: int, workers: int, name: str, log_level: str
+    server: Endpoint,
+    agent_key: str,
+    levels: tuple[str, ...],
+    max_matches: int,
+    workers: int,
+    name: str,
+    log_level: str,
 ) -> None:
     """Claim bot seats on a server and play them, until SIGTERM or Ctrl-C."""
     from concurrent.futures import ProcessPoolExecutor
@@ -51,7 +70,8 @@ def ai_command(
             loop.add_signal_handler(sig, stop.set)
         # Worker processes are spawned, not forked: forking a process that runs gRPC threads is unsafe.
         with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as executor:
-            await Agent(server, list(levels), max_matches, name=name, executor=executor).run(stop)
+            agent = Agent(server, agent_key, list(levels), max_matches, name=name, executor=executor)
+            await agent.run(stop)
 
     asyncio.run(main())
 

@@ -66,6 +66,11 @@ def engine(games: int) -> None:
     help="Measure a server that plays no game (canned answers, no database) instead: "
     "the most the transport and this harness allow.",
 )
+@click.option(
+    "--bare",
+    is_flag=True,
+    help="Run the real server with its rate limits and metrics off, to measure what they cost.",
+)
 def server_load(
     matches: int,
     duration: float,
@@ -74,6 +79,7 @@ def server_load(
     rate: float,
     profile: Path | None,
     floor: bool,
+    bare: bool,
 ) -> None:
     """A real server under concurrent matches from client processes, against a bare-RPC baseline."""
     from server.bench.server import run
@@ -87,6 +93,7 @@ def server_load(
             rate=rate,
             profile=profile,
             floor=floor,
+            bare=bare,
         )
     except RuntimeError as error:
         raise click.ClickException(str(error)) from None

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import os
+from typing import TYPE_CHECKING
 
 import click
 
 from .ai import BOT_LEVELS
+from .connect import endpoint_options
+
+if TYPE_CHECKING:
+    from mercado_client import Endpoint
 
 
 def default_name() -> str:
@@ -23,13 +28,7 @@ def parse_bots(value: str | None) -> list[str]:
 
 
 @click.command()
-@click.option(
-    "--server",
-    default="127.0.0.1:50051",
-    show_default=True,
-    envvar="MERCADO_SERVER",
-    help="Server address HOST:PORT.",
-)
+@endpoint_options
 @click.option("--match", "match_id", help="Join this match instead of creating one.")
 @click.option(
     "--seat", type=click.IntRange(0, 3), help="With --match: the seat to take (default: first open)."
@@ -42,9 +41,13 @@ def parse_bots(value: str | None) -> list[str]:
 @click.option(
     "--money", type=click.Choice(["public", "hidden"]), default="hidden", show_default=True, help="New match."
 )
-@click.option("--seed", type=click.IntRange(min=0), help="New match: the set-up seed (default random).")
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    help="New match: the set-up seed (default random; servers refuse it unless they allow chosen seeds).",
+)
 def play(
-    server: str,
+    server: Endpoint,
     match_id: str | None,
     seat: int | None,
     name: str,

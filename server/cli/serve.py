@@ -1,13 +1,18 @@
-"""``mercado serve``: run the game server."""
+"""``mercado serve``: run the game server. Every option can also be set in the environment."""
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 from click.core import ParameterSource
+
+MIN_AGENT_KEY_LENGTH = 16
 
 
 def configure_logging(level: str) -> None:
@@ -19,60 +24,215 @@ def configure_logging(level: str) -> None:
     logging.basicConfig(level=level.upper(), handlers=[handler], force=True)
 
 
+def option(name: str, *more: str, **kwargs: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """An option whose environment variable is MERCADO_ and its name, e.g. MERCADO_WEB_PORT."""
+    envvar = "MERCADO_" + name.split("/")[0].lstrip("-").replace("-", "_").upper()
+    kwargs.setdefault("show_default", "default" in kwargs and not kwargs.get("is_flag"))
+    return click.option(name, *more, envvar=envvar, show_envvar=True, **kwargs)
+
+
+SECONDS = click.FloatRange(min=0.1)
+COUNT = click.IntRange(min=1)
+
+
+def _agent_key(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is not None and len(value) < MIN_AGENT_KEY_LENGTH:
+        raise click.BadParameter(f"must be at least {MIN_AGENT_KEY_LENGTH} characters")
+    return value
+
+
+def _networks(
+    ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
+) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    try:
+        return tuple(ipaddress.ip_network(v, strict=False) for value in values for v in value.split(",") if v)
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None
+
+
 @click.command()
-@click.option(
-    "--host", default="127.0.0.1", show_default=True, envvar="MERCADO_HOST", help="Address to listen on."
+@option("--host", default="127.0.0.1", help="Address to listen on.")
+@option(
+    "--port", type=click.IntRange(0, 65535), default=50051, help="gRPC port; 0 picks a free one (logged)."
 )
-@click.option(
-    "--port",
-    type=click.IntRange(0, 65535),
-    default=50051,
-    show_default=True,
-    envvar="MERCADO_PORT",
-    help="Port to listen on; 0 picks a free one (logged).",
-)
-@click.option(
-    "--db", default="mercado.db", show_default=True, envvar="MERCADO_DB", help="SQLite database file."
-)
-@click.option(
+@option("--db", default="mercado.db", help="SQLite database file (held by this server alone).")
+@option(
     "--web-port",
     type=click.IntRange(-1, 65535),
     default=8080,
-    show_default=True,
-    envvar="MERCADO_WEB_PORT",
-    help="Port of the browser page and gRPC-Web; 0 picks a free one (logged), -1 turns it off.",
+    help="Port of the browser page, gRPC-Web and /metrics; 0 picks a free one (logged), -1 turns it off.",
 )
-@click.option(
+@option(
     "--web-root",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    envvar="MERCADO_WEB_ROOT",
     help="Directory of the built page  [default: clients/web/dist of this source tree]",
 )
-@click.option(
-    "--log-level",
-    type=click.Choice(["debug", "info", "warning", "error"]),
-    default="info",
-    show_default=True,
-    envvar="MERCADO_LOG_LEVEL",
+@option(
+    "--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info", help="Log level."
 )
-def serve(host: str, port: int, db: str, web_port: int, web_root: Path | None, log_level: str) -> None:
+@option(
+    "--agent-key",
+    default=None,
+    callback=_agent_key,
+    help="Secret an AI agent sends (as its bearer token) to claim bot seats; without one, no bot seats.",
+)
+@option(
+    "--allow-chosen-seeds", is_flag=True, help="Accept CreateMatch seeds chosen by clients (tests, research)."
+)
+@option(
+    "--tls-cert", type=click.Path(dir_okay=False, exists=True, path_type=Path), help="TLS certificate (PEM)."
+)
+@option(
+    "--tls-key", type=click.Path(dir_okay=False, exists=True, path_type=Path), help="TLS private key (PEM)."
+)
+@option("--reflection/--no-reflection", default=True, show_default=True, help="gRPC server reflection.")
+@option(
+    "--metrics/--no-metrics", default=True, show_default=True, help="Prometheus /metrics on the web port."
+)
+@option(
+    "--rate-limit",
+    "rate_limits",
+    multiple=True,
+    metavar="METHOD=RATE/BURST",
+    help="A per-client rate limit (repeatable; 'off' for none; METHOD 'all' for every method).",
+)
+@option(
+    "--rate-limit-exempt",
+    multiple=True,
+    callback=_networks,
+    metavar="CIDR",
+    help="A network whose clients have no per-client limits (repeatable), e.g. your own frontend.",
+)
+@option("--max-waiting", type=COUNT, default=10_000, help="Matches waiting for players, in all.")
+@option("--max-waiting-per-client", type=COUNT, default=20, help="Waiting matches one client created.")
+@option("--max-streams", type=COUNT, default=10_000, help="Open event streams, in all.")
+@option("--max-streams-per-client", type=COUNT, default=100, help="Open event streams of one client.")
+@option(
+    "--max-cached-matches", type=COUNT, default=2_000, help="Matches kept in memory besides those in use."
+)
+@option("--web-max-connections", type=COUNT, default=1024, help="Open web connections, in all.")
+@option(
+    "--web-max-connections-per-client", type=COUNT, default=64, help="Open web connections of one client."
+)
+@option(
+    "--web-header-timeout", type=SECONDS, default=10.0, help="Seconds for a request's head, then its body."
+)
+@option(
+    "--web-idle-timeout", type=click.IntRange(min=1), default=5, help="Seconds a web connection may idle."
+)
+@option("--grpc-max-connections", type=COUNT, default=10_000, help="Open gRPC connections, in all.")
+@option(
+    "--grpc-max-streams-per-connection", type=COUNT, default=100, help="Concurrent calls on one connection."
+)
+@option(
+    "--grpc-max-idle",
+    type=SECONDS,
+    default=300.0,
+    help="Seconds before a connection without calls is closed.",
+)
+@option("--grpc-max-age", type=SECONDS, default=3600.0, help="Seconds before any connection is closed...")
+@option("--grpc-max-age-grace", type=SECONDS, default=300.0, help="...and then for its calls to finish.")
+@option(
+    "--grpc-keepalive",
+    type=SECONDS,
+    default=60.0,
+    help="Seconds between the server's pings of a quiet connection.",
+)
+@option("--grpc-keepalive-timeout", type=SECONDS, default=20.0, help="Seconds for a ping's answer.")
+@option(
+    "--grpc-min-ping-interval",
+    type=SECONDS,
+    default=10.0,
+    help="Clients pinging more often are disconnected.",
+)
+def serve(**options: Any) -> None:
     """Run the authoritative match server (gRPC) until SIGTERM or Ctrl-C.
 
-    A second port serves the browser page and gRPC-Web for it. When the default web port
-    is taken, the server runs without it (a warning says so); a port given explicitly
-    must be free.
+    A second port serves the browser page, gRPC-Web for it and /metrics. When the default web
+    port is taken, the server runs without it (a warning says so); a port given explicitly must
+    be free. Exits with status 2 when the database is held by another server.
     """
     from server.rpc.server import run_event_loop
     from server.rpc.server import serve as run
-    from server.rpc.web import DEFAULT_WEB_ROOT, WebConfig, WebPortUnavailable
+    from server.store import StoreLocked
 
-    configure_logging(log_level)
-    web = None
-    if web_port >= 0:
-        explicit = click.get_current_context().get_parameter_source("web_port") != ParameterSource.DEFAULT
-        web = WebConfig(port=web_port, root=web_root or DEFAULT_WEB_ROOT, required=explicit)
+    config = server_config(options, click.get_current_context())
+    configure_logging(options["log_level"])
+    from server.rpc.web import WebPortUnavailable
+
     try:
-        run_event_loop(run(host, port, db, web))
+        run_event_loop(run(config))
     except WebPortUnavailable as error:
         raise click.ClickException(f"{error} (choose another with --web-port, or -1 for none)") from None
+    except StoreLocked as error:
+        click.echo(f"mercado serve: {error.reason}", err=True)
+        sys.exit(2)
+
+
+def server_config(options: dict[str, Any], ctx: click.Context) -> Any:
+    """The ServerConfig the options describe; click usage errors for inconsistent ones."""
+    from server.match import Limits, Policy
+    from server.rpc.limits import FairUse, parse_rates
+    from server.rpc.server import Connections, ServerConfig
+    from server.rpc.web import DEFAULT_WEB_ROOT, WebConfig
+    from server.rpc.web_guard import WebGuard
+
+    if bool(options["tls_cert"]) != bool(options["tls_key"]):
+        raise click.UsageError("--tls-cert and --tls-key go together")
+    try:
+        rates = parse_rates(
+            spec for value in options["rate_limits"] for spec in value.replace(" ", ",").split(",")
+        )
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--rate-limit") from None
+    fair_use = FairUse(
+        rates=rates,
+        streams_per_client=options["max_streams_per_client"],
+        streams=options["max_streams"],
+        exempt=options["rate_limit_exempt"],
+    )
+    web = None
+    if options["web_port"] >= 0:
+        explicit = ctx.get_parameter_source("web_port") != ParameterSource.DEFAULT
+        guard = WebGuard(
+            header_seconds=options["web_header_timeout"],
+            idle_seconds=options["web_idle_timeout"],
+            connections=options["web_max_connections"],
+            connections_per_client=options["web_max_connections_per_client"],
+        )
+        web = WebConfig(
+            port=options["web_port"],
+            root=options["web_root"] or DEFAULT_WEB_ROOT,
+            required=explicit,
+            guard=guard,
+            tls_cert=options["tls_cert"],
+            tls_key=options["tls_key"],
+        )
+    return ServerConfig(
+        host=options["host"],
+        port=options["port"],
+        db=options["db"],
+        web=web,
+        connections=Connections(
+            max_idle=options["grpc_max_idle"],
+            max_age=options["grpc_max_age"],
+            max_age_grace=options["grpc_max_age_grace"],
+            keepalive_time=options["grpc_keepalive"],
+            keepalive_timeout=options["grpc_keepalive_timeout"],
+            min_ping_interval=options["grpc_min_ping_interval"],
+            max_streams=options["grpc_max_streams_per_connection"],
+            max_connections=options["grpc_max_connections"],
+        ),
+        fair_use=fair_use,
+        limits=Limits(
+            waiting=options["max_waiting"],
+            waiting_per_creator=options["max_waiting_per_client"],
+            cached=options["max_cached_matches"],
+        ),
+        policy=Policy(agent_key=options["agent_key"], allow_chosen_seeds=options["allow_chosen_seeds"]),
+        tls_cert=options["tls_cert"],
+        tls_key=options["tls_key"],
+        reflection=options["reflection"],
+        metrics=options["metrics"],
+    )

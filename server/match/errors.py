@@ -45,3 +45,11 @@ class ShuttingDown(MatchError):
 
 class NoSeatLeft(MatchError):
     """No open or bot seat is left to take (RESOURCE_EXHAUSTED)."""
+
+
+class Throttled(MatchError):
+    """A fair-use limit: too many calls, waiting matches or streams (RESOURCE_EXHAUSTED, with retry-after)."""
+
+    def __init__(self, reason: str, retry_after: float) -> None:
+        super().__init__(reason)
+        self.retry_after = retry_after

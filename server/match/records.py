@@ -1,40 +1,27 @@
-"""What the match layer keeps about a match, and what it persists."""
+"""What the match layer keeps about a match; what it persists is the store's (server.store.records)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-from server.engine import Action, Event, GameState, Options
+from server.engine import Action, Event, GameState
+from server.store.records import FINISHED, PLAYING, WAITING, MatchRecord, SeatRecord
+
+__all__ = [
+    "BOT_LEVELS",
+    "DEFAULT_BOT_LEVEL",
+    "FINISHED",
+    "PLAYING",
+    "WAITING",
+    "ActionRecord",
+    "MatchRecord",
+    "SeatRecord",
+    "Update",
+]
 
 BOT_LEVELS = ("easy", "medium", "hard")
 DEFAULT_BOT_LEVEL = "medium"
-
-
-@dataclass
-class SeatRecord:
-    """One seat: open to anyone, or reserved for a bot of some level."""
-
-    seat: int
-    bot_level: str | None = None  # None: an open seat
-    display_name: str = ""
-    token_hash: str | None = None  # set once the seat is taken
-
-    @property
-    def taken(self) -> bool:
-        return self.token_hash is not None
-
-
-@dataclass
-class MatchRecord:
-    """A match's identity and set-up: everything needed, with its actions, to rebuild it."""
-
-    match_id: str
-    options: Options
-    seed: int
-    created_ms: int
-    seats: list[SeatRecord]
-    game: str = "mercado"
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,11 @@ from typing import Any
 
 from mercado.v1 import match_pb2 as api
 from mercado.v1 import mercado_pb2 as pb
+from mercado_client.fairness import seed_commitment
 from mercado_client.wire import (
     BOT_LEVELS,
     MATCH_STATUSES,
+    WireError,
     action_json,
     action_message,
     entrance_message,
@@ -21,7 +23,7 @@ from mercado_client.wire import (
 
 from server.engine import Action, Event, Money, Options, action_from_json, events_for
 from server.match import Match
-from server.match.records import DEFAULT_BOT_LEVEL
+from server.match.records import DEFAULT_BOT_LEVEL, MatchRecord
 
 PHASE = {"main": pb.PHASE_MAIN, "take_offer": pb.PHASE_TAKE_OFFER}
 END_REASON = {"squares": pb.EndTriggered.REASON_SQUARES, "entrances": pb.EndTriggered.REASON_ENTRANCES}
@@ -36,6 +38,8 @@ GAME_END_REASON = {
 
 def options_from_request(players: int, mercado: pb.MercadoOptions) -> Options:
     """Engine options from CreateMatch's fields (engine validation raises InvalidPosition)."""
+    if mercado.money not in pb.Money.values():
+        raise WireError("money must be MONEY_HIDDEN or MONEY_PUBLIC")
     money: Money = "public" if mercado.money == pb.MONEY_PUBLIC else "hidden"
     face_down = (
         mercado.face_down_counts_as_available if mercado.HasField("face_down_counts_as_available") else True
@@ -67,11 +71,19 @@ def bot_level_message(level: str | None) -> api.BotLevel.ValueType:
 
 
 def summary(match: Match) -> api.MatchSummary:
-    record = match.record
+    return summary_of(match.record, match.status, match.version)
+
+
+def commitment(record: MatchRecord) -> str:
+    """The seed commitment; empty for a match stored before commitments were."""
+    return seed_commitment(record.seed, record.salt) if record.salt else ""
+
+
+def summary_of(record: MatchRecord, status: str, version: int) -> api.MatchSummary:
     return api.MatchSummary(
         match_id=record.match_id,
         game=api.GAME_MERCADO,
-        status=MATCH_STATUSES[match.status],
+        status=MATCH_STATUSES[status],
         players=record.options.players,
         seats=[
             api.SeatInfo(
@@ -83,9 +95,11 @@ def summary(match: Match) -> api.MatchSummary:
             )
             for s in record.seats
         ],
-        version=match.version,
+        version=version,
         created_unix_ms=record.created_ms,
         mercado=options_message(record.options),
+        seed_commitment=commitment(record),
+        seed_chosen=record.seed_chosen,
     )
 
 

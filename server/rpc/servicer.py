@@ -1,10 +1,19 @@
-"""The MatchService servicer: validate and translate requests, make one call to the match layer, answer."""
+"""The MatchService servicer: validate and translate requests, make one call to the match layer, answer.
+
+Every call first goes through the same gate (``_gate``): a request that did not
+decode is refused, the caller's rate limit is spent, and afterwards the call
+is counted in the metrics. A refusal becomes its status code and one-line
+reason (with ``retry-after`` for fair-use limits); anything unexpected is
+logged with its traceback and answered INTERNAL, with no detail.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from functools import wraps
 from typing import Any, TypeVar
 
@@ -13,99 +22,170 @@ from mercado.v1 import match_pb2 as api
 from mercado.v1 import match_pb2_grpc as api_grpc
 from mercado_client.wire import BOT_LEVEL_NAMES, MATCH_STATUS_NAMES
 
-from server.match import DEFAULT_BOT_LEVEL, FINISHED, Match, MatchService
-from server.match.errors import InvalidRequest, NotAllowedNow
+from server.match import DEFAULT_BOT_LEVEL, FINISHED, MatchService
+from server.match.errors import InvalidRequest, NotAllowedNow, Throttled
+from server.match.inputs import check_match_id
+from server.store import MatchListing
 
 from . import convert, render
-from .errors import REFUSALS, status_of
+from .errors import REFUSALS, CallEnded, status_of, trailing_metadata
+from .handlers import Undecodable
+from .limits import Clients, FairUse, RateLimiter, StreamSlots
+from .metrics import Metrics
 
 log = logging.getLogger("mercado.rpc")
 T = TypeVar("T")
 DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE = 20, 100
+MAX_PAGE_TOKEN_LENGTH = 96
+# Ends of a call that are not failures of the server: the call was refused, or its client left.
+ABORTS = (grpc.aio.AbortError, CallEnded)
 
 
 def bearer_token(context: grpc.aio.ServicerContext) -> str | None:
-    """The seat token from `authorization: Bearer <token>` metadata, if any."""
+    """The token from `authorization: Bearer <token>` metadata, if any."""
     for key, value in context.invocation_metadata() or ():
         if key == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
             return value[len("Bearer ") :].strip() or None
     return None
 
 
-def refusals_as_status(
-    method: Callable[..., Awaitable[T]],
-) -> Callable[..., Awaitable[T]]:
-    """Turn a refusal into its status code and one-line reason."""
-
-    @wraps(method)
-    async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext) -> T:
-        try:
-            return await method(self, request, context)
-        except REFUSALS as error:
-            code, reason = status_of(error)
-            # The caller's business, so debug only: an idle agent is refused a bot seat every second.
-            log.debug("refused", extra={"method": method.__name__, "code": code.name, "reason": reason})
-            await context.abort(code, reason)
-            raise  # unreachable: abort raises
-
-    return wrapper
-
-
-def _page_token(match: Match) -> str:
-    return base64.urlsafe_b64encode(f"{match.record.created_ms}:{match.match_id}".encode()).decode()
+def _page_token(listing: MatchListing) -> str:
+    return base64.urlsafe_b64encode(
+        f"{listing.record.created_ms}:{listing.record.match_id}".encode()
+    ).decode()
 
 
 def _parse_page_token(token: str) -> tuple[int, str] | None:
     if not token:
         return None
     try:
+        if len(token) > MAX_PAGE_TOKEN_LENGTH:
+            raise ValueError
         created, match_id = base64.urlsafe_b64decode(token.encode()).decode().split(":", 1)
-        return int(created), match_id
-    except (ValueError, UnicodeDecodeError):
+        return int(created), check_match_id(match_id)
+    except (ValueError, UnicodeDecodeError, InvalidRequest):
         raise InvalidRequest("page_token is not one this server issued") from None
+
+
+def _known(value: int, names: Mapping[Any, str], what: str) -> str:
+    name = names.get(value)
+    if name is None:
+        raise InvalidRequest(f"unknown {what} {value}")
+    return name
+
+
+def gated(
+    method: Callable[[Any, Any, grpc.aio.ServicerContext], Awaitable[T]],
+) -> Callable[[Any, Any, grpc.aio.ServicerContext], Awaitable[T]]:
+    """A unary method behind the gate."""
+    name = method.__name__
+
+    @wraps(method)
+    async def call(self: MatchServicer, request: Any, context: grpc.aio.ServicerContext) -> T:
+        started = time.perf_counter()
+        code = "OK"
+        try:
+            self._admit(name, request, context)
+            return await method(self, request, context)
+        except ABORTS:
+            raise
+        except asyncio.CancelledError:
+            code = "CANCELLED"
+            raise
+        except Exception as error:
+            code = self._code(name, error).name
+            await self._abort(error, context)
+            raise  # unreachable: _abort raises
+        finally:
+            if self.metrics:
+                self.metrics.call(name, code, time.perf_counter() - started)
+
+    return call
 
 
 class MatchServicer(api_grpc.MatchServiceServicer):
     """Thin: each method converts the request, calls the match layer once, builds the response."""
 
-    def __init__(self, service: MatchService) -> None:
+    def __init__(
+        self, service: MatchService, fair_use: FairUse | None = None, metrics: Metrics | None = None
+    ) -> None:
+        fair_use = fair_use or FairUse()
         self.service = service
+        self.clients = Clients(fair_use.exempt)
+        self.limiter = RateLimiter(fair_use.rates)
+        self.streams = StreamSlots(fair_use.streams_per_client, fair_use.streams)
+        self.metrics = metrics
 
-    @refusals_as_status
+    # --- the gate ------------------------------------------------------------
+
+    def _admit(self, method: str, request: object, context: grpc.aio.ServicerContext) -> str:
+        """Refuse an undecodable request; spend the caller's rate limit. Returns the client's key."""
+        client = self.clients.key(context.peer())
+        if isinstance(request, Undecodable):
+            log.warning("undecodable request", extra={"method": method, "reason": request.reason})
+            raise InvalidRequest(f"the request is not a valid {method} request: {request.reason}")
+        self.limiter.take(method, client)
+        return client
+
+    def _code(self, method: str, error: Exception) -> grpc.StatusCode:
+        """The status a failed call ends with: a refusal's own, INTERNAL for anything else (logged)."""
+        if not isinstance(error, REFUSALS):
+            log.error("internal error", exc_info=error, extra={"method": method})
+            return grpc.StatusCode.INTERNAL
+        code, reason = status_of(error)
+        if isinstance(error, Throttled) and self.metrics:
+            self.metrics.throttled(method)
+        # The caller's business, so debug only: an idle agent is refused a bot seat every second.
+        log.debug("refused", extra={"method": method, "code": code.name, "reason": reason})
+        return code
+
+    @staticmethod
+    async def _abort(error: Exception, context: grpc.aio.ServicerContext) -> None:
+        """End the call: a refusal with its reason (and retry-after), anything else with no detail."""
+        if isinstance(error, REFUSALS):
+            code, reason = status_of(error)
+            await context.abort(code, reason, trailing_metadata=trailing_metadata(error))
+        await context.abort(grpc.StatusCode.INTERNAL, "internal error")
+
+    # --- methods -------------------------------------------------------------
+
+    @gated
     async def CreateMatch(
         self, request: api.CreateMatchRequest, context: grpc.aio.ServicerContext
     ) -> api.CreateMatchResponse:
         if request.game not in (api.GAME_UNSPECIFIED, api.GAME_MERCADO):
-            raise InvalidRequest("unknown game")
+            raise InvalidRequest(f"unknown game {request.game}")
         options = convert.options_from_request(request.players, request.mercado)
         seats: list[str | None] = []
         for spec in request.seats:
             if spec.WhichOneof("kind") == "bot":
-                seats.append(BOT_LEVEL_NAMES.get(spec.bot.level, DEFAULT_BOT_LEVEL))
+                level = spec.bot.level
+                seats.append(DEFAULT_BOT_LEVEL if level == 0 else _known(level, BOT_LEVEL_NAMES, "bot level"))
             else:
                 seats.append(None)
         seed = request.seed if request.HasField("seed") else None
-        match = self.service.create_match(options, seats, seed)
+        creator = self.clients.key(context.peer())
+        match = await self.service.create_match(options, seats, seed, creator)
         log.info("match created", extra={"match_id": match.match_id, "players": options.players})
         return api.CreateMatchResponse(match_id=match.match_id, match=convert.summary(match))
 
-    @refusals_as_status
+    @gated
     async def JoinMatch(
         self, request: api.JoinMatchRequest, context: grpc.aio.ServicerContext
     ) -> api.JoinMatchResponse:
         seat = request.seat if request.HasField("seat") else None
-        seated = self.service.join(request.match_id, request.display_name, seat)
+        seated = await self.service.join(request.match_id, request.display_name, seat)
         log.info("seat joined", extra={"match_id": request.match_id, "seat": seated.seat})
         return api.JoinMatchResponse(
             seat=seated.seat, seat_token=seated.token, match=convert.summary(seated.match)
         )
 
-    @refusals_as_status
+    @gated
     async def ClaimBotSeat(
         self, request: api.ClaimBotSeatRequest, context: grpc.aio.ServicerContext
     ) -> api.ClaimBotSeatResponse:
-        levels = [BOT_LEVEL_NAMES[level] for level in request.levels if level in BOT_LEVEL_NAMES]
-        seated = self.service.claim_bot_seat(levels, request.agent_name)
+        levels = [_known(level, BOT_LEVEL_NAMES, "bot level") for level in request.levels]
+        seated = await self.service.claim_bot_seat(levels, request.agent_name, bearer_token(context))
         level = seated.match.record.seats[seated.seat].bot_level
         log.info("bot seat claimed", extra={"match_id": seated.match.match_id, "seat": seated.seat})
         return api.ClaimBotSeatResponse(
@@ -116,41 +196,41 @@ class MatchServicer(api_grpc.MatchServiceServicer):
             match=convert.summary(seated.match),
         )
 
-    @refusals_as_status
+    @gated
     async def ListMatches(
         self, request: api.ListMatchesRequest, context: grpc.aio.ServicerContext
     ) -> api.ListMatchesResponse:
         if request.page_size > MAX_PAGE_SIZE:
             raise InvalidRequest(f"page_size must be at most {MAX_PAGE_SIZE}")
         size = request.page_size or DEFAULT_PAGE_SIZE
-        status = MATCH_STATUS_NAMES.get(request.status)
-        matches = self.service.list_matches(status, size + 1, _parse_page_token(request.page_token))
-        page = matches[:size]
-        response = api.ListMatchesResponse(matches=[convert.summary(m) for m in page])
-        if len(matches) > size:
+        status = None if request.status == 0 else _known(request.status, MATCH_STATUS_NAMES, "status")
+        listed = await self.service.list_matches(status, size + 1, _parse_page_token(request.page_token))
+        page = listed[:size]
+        response = api.ListMatchesResponse(
+            matches=[convert.summary_of(m.record, m.status, m.version) for m in page]
+        )
+        if len(listed) > size:
             response.next_page_token = _page_token(page[-1])
         return response
 
-    @refusals_as_status
+    @gated
     async def GetView(self, request: api.GetViewRequest, context: grpc.aio.ServicerContext) -> api.MatchState:
-        match = self.service.get(request.match_id)
-        seat = self.service.seat_of(match, bearer_token(context))
+        match, seat = await self.service.view(request.match_id, bearer_token(context))
         return render.match_state(match, match.latest(), seat)
 
-    @refusals_as_status
+    @gated
     async def SubmitAction(
         self, request: api.SubmitActionRequest, context: grpc.aio.ServicerContext
     ) -> api.SubmitActionResponse:
         action = convert.action_from_message(request.action)
-        match = self.service.get(request.match_id)
-        seat, update = await self.service.submit(
+        match, seat, update = await self.service.submit(
             request.match_id, bearer_token(context), request.expected_version, request.request_id, action
         )
         return render.submit_response(match, update, seat)
 
-    @refusals_as_status
+    @gated
     async def GetReplay(self, request: api.GetReplayRequest, context: grpc.aio.ServicerContext) -> api.Replay:
-        match = self.service.get(request.match_id)
+        match = await self.service.get(request.match_id)
         if match.status != FINISHED:
             raise NotAllowedNow("a replay is available once the match has finished")
         record = match.record
@@ -164,19 +244,38 @@ class MatchServicer(api_grpc.MatchServiceServicer):
                 api.ReplayStep(version=a.version, seat=a.seat, action=convert.action_to_message(a.action))
                 for a in match.actions
             ],
+            seed_salt=record.salt,
+            seed_commitment=convert.commitment(record),
+            seed_chosen=record.seed_chosen,
         )
 
     async def StreamEvents(
         self, request: api.StreamEventsRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[api.MatchUpdate]:
+        started = time.perf_counter()
+        code, opened, client = "OK", False, None
         try:
-            match = self.service.get(request.match_id)
-            seat = self.service.seat_of(match, bearer_token(context))
-            updates = self.service.follow(request.match_id, request.after_version)
-            # Headers now: a client can tell an open but quiet stream from one that never got through.
-            await context.send_initial_metadata(())
-            async for update in updates:
-                yield render.match_update(match, update, seat)
-        except REFUSALS as error:
-            code, reason = status_of(error)
-            await context.abort(code, reason)
+            client = self._admit("StreamEvents", request, context)
+            self.streams.acquire(client)
+            opened = True
+            following = self.service.following(request.match_id, bearer_token(context), request.after_version)
+            async with following as stream:
+                # Headers now: a client can tell an open but quiet stream from one that never got through.
+                await context.send_initial_metadata(())
+                if self.metrics:
+                    self.metrics.call("StreamEvents", "OPENED", time.perf_counter() - started)
+                async for update in stream.updates:
+                    yield render.match_update(stream.match, update, stream.seat)
+        except ABORTS:
+            raise
+        except asyncio.CancelledError:
+            code = "CANCELLED"
+            raise
+        except Exception as error:
+            code = self._code("StreamEvents", error).name
+            await self._abort(error, context)
+        finally:
+            if opened and client is not None:
+                self.streams.release(client)
+            if self.metrics:
+                self.metrics.call("StreamEvents", code, None)

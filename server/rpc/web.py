@@ -25,18 +25,19 @@ import socket
 import struct
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 from urllib.parse import unquote
 
 import grpc
 import uvicorn
-from mercado.v1 import match_pb2_grpc
 
-from server.match import MatchService
-
+from .errors import CallEnded
+from .handlers import method_handlers
+from .metrics import Metrics
 from .servicer import MatchServicer
+from .web_guard import WebGuard, guarded_protocol
 
 log = logging.getLogger("mercado.web")
 
@@ -60,18 +61,21 @@ NOT_METADATA = frozenset(
 )
 
 
+MAX_PATH_LENGTH = 2048  # longer request targets are refused with 414
+METRICS_PATH = "/metrics"
+
+
 @dataclass(frozen=True)
 class WebConfig:
-    """Where the browser's port listens and what it serves."""
+    """Where the browser's port listens, what it serves and how it guards itself."""
 
     port: int = DEFAULT_WEB_PORT  # 0 picks a free one
     root: Path = DEFAULT_WEB_ROOT
     # False for the default port: when it is taken, the server runs without it (a warning says so).
     required: bool = True
-
-
-class CallEnded(Exception):
-    """Raised by ``abort``: ends the call with the status already set on the context."""
+    guard: WebGuard = field(default_factory=WebGuard)
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
 
 
 class WebPortUnavailable(Exception):
@@ -90,12 +94,15 @@ class WebContext:
         metadata: tuple[tuple[str, str | bytes], ...],
         deadline: float | None,
         start_response: Callable[[Sequence[tuple[str, str]]], Awaitable[None]],
+        peer: str,
     ) -> None:
         self._metadata = metadata
         self._deadline = deadline
         self._start_response = start_response
+        self._peer = peer
         self.status = grpc.StatusCode.OK
         self.message = ""
+        self.trailing_metadata: Sequence[tuple[str, str]] = ()
 
     def invocation_metadata(self) -> tuple[tuple[str, str | bytes], ...]:
         return self._metadata
@@ -104,11 +111,11 @@ class WebContext:
         await self._start_response(metadata)
 
     async def abort(
-        self, code: grpc.StatusCode, details: str = "", trailing_metadata: object = ()
+        self, code: grpc.StatusCode, details: str = "", trailing_metadata: Sequence[tuple[str, str]] = ()
     ) -> NoReturn:
         if code == grpc.StatusCode.OK:
             raise ValueError("abort with StatusCode.OK")
-        self.status, self.message = code, details
+        self.status, self.message, self.trailing_metadata = code, details, trailing_metadata
         raise CallEnded
 
     def set_code(self, code: grpc.StatusCode) -> None:
@@ -121,18 +128,27 @@ class WebContext:
         return None if self._deadline is None else max(0.0, self._deadline - time.monotonic())
 
     def peer(self) -> str:
-        return "grpc-web"
+        """As gRPC names peers: ``ipv4:1.2.3.4:5678``, ``ipv6:[::1]:5678``."""
+        return self._peer
 
 
 def frame(flag: int, payload: bytes) -> bytes:
     return FRAME_HEADER.pack(flag, len(payload)) + payload
 
 
-def trailer_frame(code: grpc.StatusCode, message: str) -> bytes:
+def trailer_frame(code: grpc.StatusCode, message: str, metadata: Sequence[tuple[str, str]] = ()) -> bytes:
     lines = f"grpc-status: {code.value[0]}\r\n"
     if message:
         lines += f"grpc-message: {percent_encode(message)}\r\n"
+    lines += "".join(f"{key}: {value}\r\n" for key, value in metadata)
     return frame(TRAILER_FLAG, lines.encode("ascii"))
+
+
+def grpc_peer(client: tuple[str, int] | None) -> str:
+    if client is None:
+        return "unknown"
+    host, port = client
+    return f"ipv6:[{host}]:{port}" if ":" in host else f"ipv4:{host}:{port}"
 
 
 def percent_encode(message: str) -> str:
@@ -162,39 +178,40 @@ def request_message(body: bytes) -> bytes:
     return body[FRAME_HEADER.size :]
 
 
-class _HandlerRegistry:
-    """Takes the method handlers that the generated ``add_..._to_server`` registers on a server."""
-
-    def __init__(self) -> None:
-        self.handlers: dict[str, grpc.RpcMethodHandler] = {}
-
-    def add_generic_rpc_handlers(self, handlers: object) -> None:
-        pass  # the same handlers arrive by name below
-
-    def add_registered_method_handlers(self, service: str, handlers: Mapping[str, Any]) -> None:
-        for name, handler in handlers.items():
-            self.handlers[f"/{service}/{name}"] = handler
-
-
 class WebApp:
     """The ASGI application: gRPC-Web for MatchService, static files for everything else."""
 
-    def __init__(self, service: MatchService, root: Path, max_request_bytes: int) -> None:
-        registry = _HandlerRegistry()
-        match_pb2_grpc.add_MatchServiceServicer_to_server(MatchServicer(service), registry)
-        self.handlers = registry.handlers
+    def __init__(
+        self,
+        servicer: MatchServicer,
+        root: Path,
+        max_request_bytes: int,
+        body_seconds: float,
+        metrics: Metrics | None = None,
+    ) -> None:
+        service, handlers = method_handlers(servicer)
+        self.handlers = {f"/{service}/{name}": handler for name, handler in handlers.items()}
         self.root = root.resolve()
         self.max_request_bytes = max_request_bytes
+        self.body_seconds = body_seconds
+        self.metrics = metrics
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return
         path: str = scope["path"]
+        if len(path) > MAX_PATH_LENGTH:
+            await _plain(send, 414, b"the request path is too long\n")
+            return
         handler = self.handlers.get(path)
         if scope["method"] == "POST" and (
             handler is not None or _content_type(scope).startswith("application/grpc")
         ):
             await self._grpc_web(handler, scope, receive, send)
+        elif scope["method"] in ("GET", "HEAD") and path == METRICS_PATH and self.metrics:
+            body = self.metrics.render()
+            headers = [(b"content-type", self.metrics.content_type.encode()), (b"cache-control", b"no-store")]
+            await _plain(send, 200, body, headers, scope["method"] == "HEAD")
         elif scope["method"] in ("GET", "HEAD") and handler is None:
             await self._static(path, scope["method"] == "HEAD", send)
         else:
@@ -226,19 +243,25 @@ class WebApp:
 
         metadata, timeout = _metadata(scope)
         deadline = None if timeout is None else time.monotonic() + timeout
-        context = WebContext(metadata, deadline, start_response)
+        context = WebContext(metadata, deadline, start_response, grpc_peer(scope.get("client")))
         try:
             if handler is None:
-                await context.abort(grpc.StatusCode.UNIMPLEMENTED, f"unknown method {scope['path']}")
-            body = await _read_body(receive, self.max_request_bytes)
+                await context.abort(grpc.StatusCode.UNIMPLEMENTED, f"unknown method {scope['path'][:64]}")
+            try:
+                async with asyncio.timeout(self.body_seconds):
+                    body = await _read_body(receive, self.max_request_bytes)
+            except TimeoutError:
+                await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "the request body came too slowly")
             if body is None:
                 await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "the request is too large")
             try:
-                request = handler.request_deserializer(request_message(body))
+                message = request_message(body)
             except NotImplementedError as error:
                 await context.abort(grpc.StatusCode.UNIMPLEMENTED, str(error))
-            except Exception:
-                await context.abort(grpc.StatusCode.INTERNAL, "the request could not be decoded")
+            except ValueError as error:
+                await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
+            # An undecodable message arrives as handlers.Undecodable, which the servicer refuses.
+            request = handler.request_deserializer(message)
             async with asyncio.timeout(timeout):
                 if handler.response_streaming:
                     await _until_disconnect(
@@ -259,7 +282,7 @@ class WebApp:
             log.exception("gRPC-Web call failed", extra={"method": scope["path"]})
             context.status, context.message = grpc.StatusCode.UNKNOWN, f"Unexpected {type(error).__name__}"
         await start_response()
-        trailer = trailer_frame(context.status, context.message)
+        trailer = trailer_frame(context.status, context.message, context.trailing_metadata)
         await send({"type": "http.response.body", "body": trailer, "more_body": False})
 
     # Static files
@@ -291,10 +314,13 @@ class WebApp:
         relative = unquote(path).lstrip("/")
         if "\0" in relative:
             return None
-        candidate = (self.root / relative).resolve()
-        if candidate.is_dir():
-            candidate = candidate / "index.html"
-        if not candidate.is_relative_to(self.root) or not candidate.is_file():
+        try:
+            candidate = (self.root / relative).resolve()
+            if candidate.is_dir():
+                candidate = candidate / "index.html"
+            if not candidate.is_relative_to(self.root) or not candidate.is_file():
+                return None
+        except OSError:  # a name too long for the file system, and the like
             return None
         return candidate
 
@@ -434,7 +460,12 @@ def _listen(host: str, port: int) -> socket.socket:
 
 
 async def start_web(
-    service: MatchService, host: str, config: WebConfig, max_request_bytes: int, grace_seconds: float
+    servicer: MatchServicer,
+    host: str,
+    config: WebConfig,
+    max_request_bytes: int,
+    grace_seconds: float,
+    metrics: Metrics | None = None,
 ) -> WebServer | None:
     """Listen on ``config.port`` and serve; None when an optional port is taken (logged)."""
     try:
@@ -448,16 +479,20 @@ async def start_web(
             extra={"web_port": config.port, "error": str(error)},
         )
         return None
-    app = WebApp(service, config.root, max_request_bytes)
+    guard = config.guard
+    app = WebApp(servicer, config.root, max_request_bytes, guard.header_seconds, metrics)
     uvicorn_config = uvicorn.Config(
         app,
-        http="h11",
+        http=guarded_protocol(guard),
         ws="none",
         lifespan="off",
         log_config=None,
         access_log=False,
         server_header=False,
+        timeout_keep_alive=guard.idle_seconds,
         timeout_graceful_shutdown=math.ceil(grace_seconds),
+        ssl_certfile=config.tls_cert,
+        ssl_keyfile=config.tls_key,
     )
     # uvicorn's own lines (started, waiting for connections) add nothing to ours.
     logging.getLogger("uvicorn.error").setLevel(logging.WARNING)

@@ -1,29 +1,100 @@
-"""Storage adapters for matches behind one interface. SQLite is the first."""
+"""Storage of matches behind one interface. SQLite is the embedded backend."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Protocol
 
 from server.engine import Action
-from server.match.records import MatchRecord, SeatRecord
+
+from .records import MatchRecord, SeatRecord
+
+# One stored action: (seat, action, request id), in version order.
+StoredAction = tuple[int, Action, str]
+
+
+class StoreError(Exception):
+    """A storage refusal or failure; ``reason`` is one line for the caller, with no SQL in it."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class StoreUnavailable(StoreError):
+    """The storage cannot make a write durable now (disk full, file removed, I/O error)."""
+
+
+class Conflict(StoreError):
+    """The write contradicts what is stored: the version or request id is taken, the seat taken."""
+
+
+class StoreLocked(StoreError):
+    """Another server holds the database."""
+
+
+@dataclass(frozen=True)
+class MatchListing:
+    """What a listing shows of a match without loading it: its record, status and version."""
+
+    record: MatchRecord
+    status: str
+    version: int
 
 
 class Store(Protocol):
-    """Durable storage of matches: a write has returned only once it survives a crash of the process."""
+    """Durable storage of matches. Every write has returned only once it survives a killed process;
+    a failure raises StoreUnavailable (nothing is then acknowledged) and the store reports itself
+    unhealthy until a write succeeds again."""
 
-    def create_match(self, match: MatchRecord) -> None: ...
-
-    def save_seat(self, match_id: str, seat: SeatRecord) -> None: ...
-
-    async def append_action(
-        self, match_id: str, version: int, seat: int, action: Action, request_id: str
-    ) -> None:
-        """Return only once the action is durable."""
+    @property
+    def failure(self) -> str | None:
+        """Why the store cannot write now; None while it is healthy."""
         ...
 
-    def load_matches(self) -> Iterator[tuple[MatchRecord, list[tuple[int, Action, str]]]]:
-        """Every match with its actions as (seat, action, request id), in version order."""
+    async def create_match(self, match: MatchRecord) -> None: ...
+
+    async def save_seat(self, match_id: str, seat: SeatRecord, status: str) -> None:
+        """Take a seat that was open; ``status`` is the match's status once it is taken."""
+        ...
+
+    async def append_action(
+        self, match_id: str, version: int, seat: int, action: Action, request_id: str, finished: bool
+    ) -> None:
+        """Add version ``version`` of a match (Conflict when it or the request id is taken)."""
+        ...
+
+    async def set_status(self, match_id: str, status: str) -> None: ...
+
+    async def load_match(self, match_id: str) -> tuple[MatchRecord, list[StoredAction]] | None: ...
+
+    async def list_matches(
+        self, status: str | None, limit: int, after: tuple[int, str] | None
+    ) -> list[MatchListing]:
+        """Newest first; ``after`` is the (created_ms, match_id) of the last match of the previous page."""
+        ...
+
+    async def find_bot_seat(self, levels: list[str]) -> tuple[str, int] | None:
+        """The oldest open seat reserved for a bot of one of ``levels``, as (match id, seat)."""
+        ...
+
+    async def seat_of_token(self, token_hash: str) -> tuple[str, int] | None: ...
+
+    async def count_waiting(self) -> int: ...
+
+    async def unclassified(self) -> list[str]:
+        """Matches stored before statuses were, whose status is not known without replaying them."""
         ...
 
     def close(self) -> None: ...
+
+
+__all__ = [
+    "Conflict",
+    "MatchListing",
+    "Store",
+    "StoreError",
+    "StoreLocked",
+    "StoreUnavailable",
+    "StoredAction",
+]

@@ -1,116 +1,201 @@
-"""The embedded SQLite store: one file, no other process.
+"""The embedded SQLite store: one file, held by one server process.
 
 WAL mode with ``synchronous=NORMAL``: a committed transaction survives a
-killed process (not a power cut) without a disk flush per action. Actions
-are written by one background thread in group commits: every action that
-arrives while a commit is running goes into the next one, and each caller
-resumes only once its action is committed. The event loop never waits on the
-disk.
+killed process (not a power cut) without a disk flush per write. Every write
+(a new match, a seat taken, an action) goes to one background thread, which
+commits them in groups: every write that arrives while a commit is running
+goes into the next one, and each caller resumes only once its write is
+committed. Reads run in a second thread on a connection of their own. The
+event loop never waits on the disk.
 
-Checkpoints copy the WAL back into the database file, with disk flushes.
-SQLite's default runs them inside the commit that fills the WAL past 1,000
-pages, so every action waiting for that commit also waits for the flushes.
-Here a second thread, on a connection of its own, checkpoints about once a
-second while commits go on. That leaves only what was committed meanwhile, so
-the writer then finishes the checkpoint itself with little to copy or flush,
-and SQLite can start the WAL over.
+The server holds an exclusive lock on the file for its lifetime, so a second
+server on the same file exits at start instead of handing out the same seats.
+After every commit the writer checks that the file it wrote is still the one
+at the path: a write to a file that was deleted meanwhile is not durable, so
+it is refused like a failed write (StoreUnavailable), and the store reports
+itself unhealthy until a write succeeds again.
+
+Checkpoints (wal.py) keep the WAL small under any mix of writes.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import fcntl
+import itertools
 import json
 import logging
+import os
 import sqlite3
-import threading
 import time
-from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 from server.engine import ALL_ACTIONS, Action, Options, action_from_json
-from server.match.records import MatchRecord, SeatRecord
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS matches (
-    match_id   TEXT PRIMARY KEY,
-    game       TEXT NOT NULL,
-    options    TEXT NOT NULL,
-    seed       TEXT NOT NULL,
-    created_ms INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS seats (
-    match_id     TEXT NOT NULL REFERENCES matches(match_id),
-    seat         INTEGER NOT NULL,
-    bot_level    TEXT,
-    display_name TEXT NOT NULL,
-    token_hash   TEXT,
-    PRIMARY KEY (match_id, seat)
-);
-CREATE TABLE IF NOT EXISTS actions (
-    match_id   TEXT NOT NULL REFERENCES matches(match_id),
-    version    INTEGER NOT NULL,
-    seat       INTEGER NOT NULL,
-    action     TEXT NOT NULL,
-    request_id TEXT NOT NULL,
-    PRIMARY KEY (match_id, version),
-    UNIQUE (match_id, request_id)
-);
-"""
-ActionRow = tuple[str, int, int, str, str]
+from . import Conflict, MatchListing, StoredAction, StoreLocked, StoreUnavailable
+from .records import FINISHED, PLAYING, WAITING, MatchRecord, SeatRecord
+from .schema import migrate
+from .wal import Checkpointer
+
+T = TypeVar("T")
 ACTION_TEXT = [json.dumps(a.to_json()) for a in ALL_ACTIONS]  # as stored, by action id
-CHECKPOINT_SECONDS = 1.0  # at most this often, after a commit
+ACTION_OF_TEXT = {text: action for text, action in zip(ACTION_TEXT, ALL_ACTIONS, strict=True)}
+BUSY_TIMEOUT_MS = 10_000  # how long a connection waits for another's lock (an idle checkpoint's)
+PROBE_SECONDS = 1.0  # how often an unhealthy store tries a write
 log = logging.getLogger("mercado.store")
 
 
-class SqliteStore:
-    """Matches, seats and actions in one SQLite file (or ``:memory:``)."""
+@dataclass(frozen=True)
+class Op:
+    """One statement of a write; ``one_row`` when it must change exactly one row (else a Conflict)."""
 
-    def __init__(self, path: str | Path) -> None:
+    sql: str
+    params: tuple[Any, ...]
+    one_row: bool = False
+
+
+class _RowMissing(Exception):
+    """An Op that had to change one row changed none."""
+
+
+def failure_reason(error: sqlite3.Error) -> str:
+    """One line for the caller, without SQL: what kind of storage failure this is."""
+    code = getattr(error, "sqlite_errorcode", None)
+    base = code & 0xFF if isinstance(code, int) else None
+    reasons = {
+        sqlite3.SQLITE_FULL: "the disk is full",
+        sqlite3.SQLITE_IOERR: "a disk write failed",
+        sqlite3.SQLITE_READONLY: "the database cannot be written",
+        sqlite3.SQLITE_CORRUPT: "the database file is damaged",
+        sqlite3.SQLITE_CANTOPEN: "the database file cannot be opened",
+        sqlite3.SQLITE_NOTADB: "the database file is damaged",
+        sqlite3.SQLITE_BUSY: "the database is busy",
+    }
+    return f"storage is unavailable: {reasons.get(base or -1, 'the database failed')}"
+
+
+def _connect(path: str) -> sqlite3.Connection:
+    db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    return db
+
+
+def _lock(path: str) -> int:
+    """An exclusive lock on the database file for as long as the returned descriptor is open."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise StoreLocked(f"{path} is in use by another mercado server") from None
+    return fd
+
+
+class SqliteStore:
+    """Matches, seats and actions in one SQLite file (or ``:memory:``, for tests and benchmarks)."""
+
+    def __init__(self, path: str | Path, on_health: Callable[[str | None], None] | None = None) -> None:
         self.path = str(path)
-        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        self.lock = threading.Lock()  # one user of the connection at a time
-        self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mercado-sqlite")
-        self.pending: list[tuple[ActionRow, asyncio.Future[None]]] = []
-        self.flusher: asyncio.Task[None] | None = None
-        with self.lock:
+        in_memory = self.path == ":memory:"
+        self._lock_fd = None if in_memory else _lock(self.path)
+        self._identity = None if self._lock_fd is None else _file_id(os.fstat(self._lock_fd))
+        try:
+            self.db = _connect(self.path)  # the writer's connection
             (mode,) = self.db.execute("PRAGMA journal_mode=WAL").fetchone()
             self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.execute("PRAGMA wal_autocheckpoint=0")  # see the module's docstring
             self.db.execute("PRAGMA foreign_keys=ON")
-            self.db.executescript(SCHEMA)
-        # An in-memory database has no WAL.
-        self.checkpointer = Checkpointer(self.path) if mode == "wal" else None
+            migrate(self.db)
+        except BaseException:
+            self._unlock()
+            raise
+        self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mercado-sqlite")
+        # An in-memory database exists only on its one connection: reads then share the writer.
+        self.reader = self.writer if in_memory else ThreadPoolExecutor(1, "mercado-sqlite-read")
+        self.read_db = self.db
+        if not in_memory:
+            self.read_db = _connect(self.path)
+            self.read_db.execute("PRAGMA query_only=ON")
+        self.wal = Checkpointer(self.path, self.db) if mode == "wal" else None
+        self.pending: list[tuple[list[Op], asyncio.Future[None]]] = []
+        self.flusher: asyncio.Task[None] | None = None
+        self.prober: asyncio.Task[None] | None = None
+        self._failure: str | None = None
+        self.on_health = on_health
+        self.on_commit: Callable[[float], None] | None = None  # told each group commit's seconds
 
-    def create_match(self, match: MatchRecord) -> None:
-        options = json.dumps(match.options.to_json())
-        with self.lock, self.db:
-            self.db.execute("BEGIN")
-            self.db.execute(
-                "INSERT INTO matches VALUES (?, ?, ?, ?, ?)",
-                (match.match_id, match.game, options, str(match.seed), match.created_ms),
+    @property
+    def failure(self) -> str | None:
+        return self._failure
+
+    # --- writes --------------------------------------------------------------
+
+    async def create_match(self, match: MatchRecord) -> None:
+        status = WAITING if any(not s.taken for s in match.seats) else PLAYING
+        ops = [
+            Op(
+                "INSERT INTO matches (match_id, game, options, seed, created_ms, status, salt, seed_chosen)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    match.match_id,
+                    match.game,
+                    json.dumps(match.options.to_json()),
+                    str(match.seed),
+                    match.created_ms,
+                    status,
+                    match.salt,
+                    int(match.seed_chosen),
+                ),
             )
-            for seat in match.seats:
-                self._write_seat(match.match_id, seat)
+        ]
+        ops += [
+            Op(
+                "INSERT INTO seats (match_id, seat, bot_level, display_name, token_hash)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (match.match_id, s.seat, s.bot_level, s.display_name, s.token_hash),
+            )
+            for s in match.seats
+        ]
+        await self._write(ops)
 
-    def save_seat(self, match_id: str, seat: SeatRecord) -> None:
-        with self.lock, self.db:
-            self.db.execute("BEGIN")
-            self._write_seat(match_id, seat)
-
-    def _write_seat(self, match_id: str, seat: SeatRecord) -> None:
-        self.db.execute(
-            "INSERT OR REPLACE INTO seats VALUES (?, ?, ?, ?, ?)",
-            (match_id, seat.seat, seat.bot_level, seat.display_name, seat.token_hash),
+    async def save_seat(self, match_id: str, seat: SeatRecord, status: str) -> None:
+        await self._write(
+            [
+                Op(
+                    "UPDATE seats SET display_name = ?, token_hash = ?"
+                    " WHERE match_id = ? AND seat = ? AND token_hash IS NULL",
+                    (seat.display_name, seat.token_hash, match_id, seat.seat),
+                    one_row=True,
+                ),
+                Op("UPDATE matches SET status = ? WHERE match_id = ?", (status, match_id), one_row=True),
+            ]
         )
 
     async def append_action(
-        self, match_id: str, version: int, seat: int, action: Action, request_id: str
+        self, match_id: str, version: int, seat: int, action: Action, request_id: str, finished: bool
     ) -> None:
-        """Return once the action is committed (in the next group commit)."""
+        ops = [
+            Op(
+                "INSERT INTO actions VALUES (?, ?, ?, ?, ?)",
+                (match_id, version, seat, ACTION_TEXT[action.id], request_id),
+            )
+        ]
+        if finished:
+            ops.append(Op("UPDATE matches SET status = ? WHERE match_id = ?", (FINISHED, match_id)))
+        await self._write(ops)
+
+    async def set_status(self, match_id: str, status: str) -> None:
+        await self._write([Op("UPDATE matches SET status = ? WHERE match_id = ?", (status, match_id))])
+
+    async def _write(self, ops: list[Op]) -> None:
+        """Return once ``ops`` are committed (in the next group commit), as one transaction of their own."""
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
-        self.pending.append(((match_id, version, seat, ACTION_TEXT[action.id], request_id), done))
+        self.pending.append((ops, done))
         if self.flusher is None:
             self.flusher = loop.create_task(self._flush())
         await done
@@ -120,91 +205,273 @@ class SqliteStore:
         while self.pending:
             batch, self.pending = self.pending, []
             try:
-                await loop.run_in_executor(self.writer, self._write_actions, [row for row, _ in batch])
-            except sqlite3.Error as error:
-                for _, done in batch:
-                    if not done.done():  # its caller may have gone away
-                        done.set_exception(error)
+                outcomes = await loop.run_in_executor(self.writer, self._commit, [ops for ops, _ in batch])
+            except StoreUnavailable as error:
+                outcomes = [error] * len(batch)
+                self._set_failure(error.reason)
+            except Exception:
+                # A bug, not the disk: its callers must still hear, or they would wait forever.
+                log.exception("storage write failed")
+                outcomes = [StoreUnavailable("storage is unavailable: internal error")] * len(batch)
             else:
-                for _, done in batch:
-                    if not done.done():
-                        done.set_result(None)
-                if self.checkpointer:
-                    self.checkpointer.start_if_due()
+                self._set_failure(None)
+            for (_, done), outcome in zip(batch, outcomes, strict=True):
+                if done.done():  # its caller went away
+                    continue
+                if outcome is None:
+                    done.set_result(None)
+                else:
+                    done.set_exception(outcome)
         self.flusher = None
 
-    def _write_actions(self, rows: list[ActionRow]) -> None:
-        with self.lock, self.db:
-            self.db.execute("BEGIN")
-            self.db.executemany("INSERT INTO actions VALUES (?, ?, ?, ?, ?)", rows)
-        if self.checkpointer and self.checkpointer.done_one:
-            # Finish the background checkpoint: copy what was committed while it ran. No commit can
-            # come in meanwhile, so the WAL is then copied whole and the next commit starts it over.
-            self.checkpointer.done_one = False
-            with self.lock:
-                self.db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+    def _commit(self, batch: list[list[Op]]) -> Sequence[Exception | None]:
+        """Commit every write of ``batch`` (in the writer thread); per write, None or its Conflict."""
+        started = time.perf_counter()
+        try:
+            try:
+                self._transaction(lambda: self._run_all(batch))
+                outcomes: list[Exception | None] = [None] * len(batch)
+            except (sqlite3.IntegrityError, _RowMissing):
+                # Rare: one write conflicts. Commit the others, each in a savepoint of its own.
+                outcomes = self._transaction(lambda: [self._isolated(ops) for ops in batch])
+        except sqlite3.Error as error:
+            log.error("storage failure", extra={"error": str(error)})
+            raise StoreUnavailable(failure_reason(error)) from None
+        self._check_file()
+        if self.on_commit:
+            self.on_commit(time.perf_counter() - started)
+        if self.wal:
+            self.wal.after_commit()
+        return outcomes
 
-    def load_matches(self) -> Iterator[tuple[MatchRecord, list[tuple[int, Action, str]]]]:
-        with self.lock:
-            seat_rows = self.db.execute(
-                "SELECT match_id, seat, bot_level, display_name, token_hash FROM seats"
-                " ORDER BY match_id, seat"
-            ).fetchall()
-            action_rows = self.db.execute(
-                "SELECT match_id, seat, action, request_id FROM actions ORDER BY match_id, version"
-            ).fetchall()
-            match_rows = self.db.execute(
-                "SELECT match_id, game, options, seed, created_ms FROM matches ORDER BY created_ms, match_id"
-            ).fetchall()
-        seats: dict[str, list[SeatRecord]] = {}
-        for match_id, seat, bot_level, name, token_hash in seat_rows:
-            seats.setdefault(match_id, []).append(SeatRecord(seat, bot_level, name, token_hash))
-        actions: dict[str, list[tuple[int, Action, str]]] = {}
-        for match_id, seat, action, request_id in action_rows:
-            actions.setdefault(match_id, []).append((seat, action_from_json(json.loads(action)), request_id))
-        for match_id, game, options, seed, created_ms in match_rows:
-            record = MatchRecord(
-                match_id, Options(**json.loads(options)), int(seed), created_ms, seats.get(match_id, []), game
-            )
-            yield record, actions.get(match_id, [])
+    def _transaction(self, work: Callable[[], T]) -> T:
+        self.db.execute("BEGIN")
+        try:
+            result = work()
+            self.db.execute("COMMIT")
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                self.db.execute("ROLLBACK")
+            raise
+        return result
+
+    def _run_all(self, batch: list[list[Op]]) -> None:
+        self._run([op for ops in batch for op in ops])
+
+    def _run(self, ops: list[Op]) -> None:
+        # Runs of one statement (a group commit's actions) go to SQLite at once.
+        for sql, group in itertools.groupby(ops, key=lambda op: (op.sql, op.one_row)):
+            rows = list(group)
+            if sql[1] or len(rows) == 1:
+                for op in rows:
+                    cursor = self.db.execute(op.sql, op.params)
+                    if op.one_row and cursor.rowcount != 1:
+                        raise _RowMissing
+            else:
+                self.db.executemany(sql[0], [op.params for op in rows])
+
+    def _isolated(self, ops: list[Op]) -> Exception | None:
+        self.db.execute("SAVEPOINT write")
+        try:
+            self._run(ops)
+        except (sqlite3.IntegrityError, _RowMissing):
+            self.db.execute("ROLLBACK TO write")
+            self.db.execute("RELEASE write")
+            return Conflict("the match changed meanwhile")
+        self.db.execute("RELEASE write")
+        return None
+
+    def _check_file(self) -> None:
+        """Refuse a commit to a database file that is no longer the one at the path (deleted, replaced)."""
+        if self._lock_fd is None:
+            return
+        try:
+            same = _file_id(os.stat(self.path)) == self._identity and os.fstat(self._lock_fd).st_nlink > 0
+        except OSError:
+            same = False
+        if not same:
+            log.error("storage failure", extra={"error": f"{self.path} was removed or replaced"})
+            raise StoreUnavailable("storage is unavailable: the database file was removed")
+        if self.wal and not self.wal.file_intact():
+            log.error("storage failure", extra={"error": f"{self.path}-wal was removed or replaced"})
+            raise StoreUnavailable("storage is unavailable: the database file was removed")
+
+    def _set_failure(self, reason: str | None) -> None:
+        if reason == self._failure:
+            return
+        self._failure = reason
+        if reason is None:
+            log.warning("storage works again")
+        elif self.prober is None:
+            self.prober = asyncio.get_running_loop().create_task(self._probe())
+        if self.on_health:
+            self.on_health(reason)
+
+    async def _probe(self) -> None:
+        """While the store fails, try a small write every PROBE_SECONDS: healthy again once one succeeds."""
+        try:
+            while self._failure is not None:
+                await asyncio.sleep(PROBE_SECONDS)
+                with contextlib.suppress(StoreUnavailable):
+                    await self._write(
+                        [Op("INSERT OR REPLACE INTO meta VALUES ('probe', datetime('now'))", ())]
+                    )
+        finally:
+            self.prober = None
+
+    # --- reads ---------------------------------------------------------------
+
+    async def _read(self, query: Callable[[sqlite3.Connection], T]) -> T:
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self.reader, query, self.read_db)
+        except sqlite3.Error as error:
+            log.error("storage failure", extra={"error": str(error)})
+            raise StoreUnavailable(failure_reason(error)) from None
+
+    async def load_match(self, match_id: str) -> tuple[MatchRecord, list[StoredAction]] | None:
+        def query(db: sqlite3.Connection) -> tuple[MatchRecord, list[StoredAction]] | None:
+            db.execute("BEGIN")  # one snapshot for the three reads
+            try:
+                records = _records(db, "WHERE match_id = ?", (match_id,))
+                rows = db.execute(
+                    "SELECT seat, action, request_id FROM actions WHERE match_id = ? ORDER BY version",
+                    (match_id,),
+                ).fetchall()
+            finally:
+                db.execute("COMMIT")
+            if not records:
+                return None
+            return records[0][0], [(seat, _action(text), request_id) for seat, text, request_id in rows]
+
+        return await self._read(query)
+
+    async def list_matches(
+        self, status: str | None, limit: int, after: tuple[int, str] | None
+    ) -> list[MatchListing]:
+        where: list[str] = []
+        params: list[object] = []
+        if status is not None:
+            where.append("status = ?")
+            params.append(status)
+        if after is not None:
+            where.append("(created_ms, match_id) < (?, ?)")
+            params += after
+        clause = ("WHERE " + " AND ".join(where) if where else "") + (
+            " ORDER BY created_ms DESC, match_id DESC LIMIT ?"
+        )
+
+        def query(db: sqlite3.Connection) -> list[MatchListing]:
+            db.execute("BEGIN")
+            try:
+                found = _records(db, clause, (*params, limit))
+            finally:
+                db.execute("COMMIT")
+            # Every status is known once the service has classified the matches of older schemas.
+            return [MatchListing(record, known or PLAYING, version) for record, known, version in found]
+
+        return await self._read(query)
+
+    async def find_bot_seat(self, levels: list[str]) -> tuple[str, int] | None:
+        def query(db: sqlite3.Connection) -> tuple[str, int] | None:
+            oldest: tuple[int, str, int] | None = None
+            for level in levels:
+                row = db.execute(
+                    "SELECT rowid, match_id, seat FROM seats WHERE bot_level = ? AND token_hash IS NULL"
+                    " ORDER BY rowid LIMIT 1",
+                    (level,),
+                ).fetchone()
+                if row is not None and (oldest is None or row[0] < oldest[0]):
+                    oldest = row
+            return None if oldest is None else (oldest[1], oldest[2])
+
+        return await self._read(query)
+
+    async def seat_of_token(self, token_hash: str) -> tuple[str, int] | None:
+        def query(db: sqlite3.Connection) -> tuple[str, int] | None:
+            row = db.execute(
+                "SELECT match_id, seat FROM seats WHERE token_hash = ?", (token_hash,)
+            ).fetchone()
+            return None if row is None else (row[0], row[1])
+
+        return await self._read(query)
+
+    async def count_waiting(self) -> int:
+        def query(db: sqlite3.Connection) -> int:
+            (count,) = db.execute("SELECT count(*) FROM matches WHERE status = ?", (WAITING,)).fetchone()
+            return int(count)
+
+        return await self._read(query)
+
+    async def unclassified(self) -> list[str]:
+        def query(db: sqlite3.Connection) -> list[str]:
+            return [row[0] for row in db.execute("SELECT match_id FROM matches WHERE status IS NULL")]
+
+        return await self._read(query)
+
+    # --- closing -------------------------------------------------------------
 
     def close(self) -> None:
         """Finish the writes in progress and close the file."""
         self.writer.shutdown(wait=True)
-        if self.checkpointer:
-            self.checkpointer.close()
-        with self.lock:
-            self.db.close()
+        self.reader.shutdown(wait=True)
+        if self.wal:
+            self.wal.close()
+        if self.read_db is not self.db:
+            self.read_db.close()
+        self.db.close()
+        self._unlock()
+
+    def _unlock(self) -> None:
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)  # after every connection: closing it releases the lock
+            self._lock_fd = None
 
 
-class Checkpointer:
-    """Passive checkpoints of one database's WAL, in a thread and on a connection of their own."""
+def _file_id(stat: os.stat_result) -> tuple[int, int]:
+    return stat.st_dev, stat.st_ino
 
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mercado-sqlite-checkpoint")
-        self.db: sqlite3.Connection | None = None  # opened by the first checkpoint
-        self.running: Future[None] | None = None
-        self.last = time.monotonic()
-        self.done_one = False  # a checkpoint finished since the writer last finished one
 
-    def start_if_due(self) -> None:
-        if (self.running and not self.running.done()) or time.monotonic() - self.last < CHECKPOINT_SECONDS:
-            return
-        self.last = time.monotonic()
-        self.running = self.thread.submit(self._checkpoint)
+def _action(text: str) -> Action:
+    action = ACTION_OF_TEXT.get(text)
+    return action if action is not None else action_from_json(json.loads(text))
 
-    def _checkpoint(self) -> None:
-        try:
-            if self.db is None:
-                self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            self.db.execute("PRAGMA wal_checkpoint(PASSIVE)")
-            self.done_one = True
-        except sqlite3.Error as error:
-            # Nothing is lost: the actions stay in the WAL until a later checkpoint.
-            log.warning("checkpoint failed", extra={"error": str(error)})
 
-    def close(self) -> None:
-        self.thread.shutdown(wait=True)
-        if self.db is not None:
-            self.db.close()
+def _records(
+    db: sqlite3.Connection, clause: str, params: tuple[Any, ...]
+) -> list[tuple[MatchRecord, str | None, int]]:
+    """Matches selected by ``clause``, each with its seats, status and version."""
+    rows = db.execute(
+        "SELECT match_id, game, options, seed, created_ms, salt, seed_chosen, status,"
+        " coalesce((SELECT max(version) FROM actions a WHERE a.match_id = m.match_id), 0)"
+        f" FROM matches m {clause}",
+        params,
+    ).fetchall()
+    if not rows:
+        return []
+    ids = [row[0] for row in rows]
+    seats: dict[str, list[SeatRecord]] = {match_id: [] for match_id in ids}
+    marks = ", ".join("?" * len(ids))
+    for match_id, seat, bot_level, name, token_hash in db.execute(
+        "SELECT match_id, seat, bot_level, display_name, token_hash FROM seats"
+        f" WHERE match_id IN ({marks}) ORDER BY match_id, seat",
+        ids,
+    ):
+        seats[match_id].append(SeatRecord(seat, bot_level, name, token_hash))
+    return [
+        (
+            MatchRecord(
+                match_id,
+                Options(**json.loads(options)),
+                int(seed),
+                created_ms,
+                seats[match_id],
+                game,
+                bytes(salt),
+                bool(chosen),
+            ),
+            status,
+            version,
+        )
+        for match_id, game, options, seed, created_ms, salt, chosen, status, version in rows
+    ]

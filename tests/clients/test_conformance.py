@@ -6,8 +6,10 @@ The Go and TypeScript clients run the same list; each fails if a scenario has no
 from __future__ import annotations
 
 import json
+import tempfile
+import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
 import grpc
@@ -15,12 +17,15 @@ import pytest
 from matchplay import assert_reason, mover, refusal
 from mercado.v1 import match_pb2 as api
 from mercado_client import MercadoClient, Seat
+from mercado_client import retry_after as read_retry_after
 from server_process import ServerProcess
+from tls_cert import make_certificates
 
 SCENARIOS_FILE = Path(__file__).resolve().parents[2] / "clients" / "conformance" / "scenarios.json"
 SCENARIOS = [s["name"] for s in json.loads(SCENARIOS_FILE.read_text(encoding="utf-8"))["scenarios"]]
 
-Scenario = Callable[[MercadoClient], Awaitable[None]]
+StartServer = Callable[..., ServerProcess]  # a server of the scenario's own, started with these flags
+Scenario = Callable[[MercadoClient, StartServer], Awaitable[None]]
 IMPLEMENTED: dict[str, Scenario] = {}
 
 
@@ -35,13 +40,27 @@ async def client(server: ServerProcess) -> AsyncIterator[MercadoClient]:
         yield connected
 
 
+@pytest.fixture
+def start_server(tmp_path: Path) -> Iterator[StartServer]:
+    started: list[ServerProcess] = []
+
+    def start(*args: str) -> ServerProcess:
+        running = ServerProcess(tmp_path / f"own-{len(started)}.db", args=list(args)).start()
+        started.append(running)
+        return running
+
+    yield start
+    for running in started:
+        running.stop_cleanly()
+
+
 async def _playing_match(client: MercadoClient, seed: int = 11) -> tuple[Seat, Seat]:
     match_id = await client.create_match(players=2, seed=seed)
     return await client.join(match_id, "ada"), await client.join(match_id, "bo")
 
 
 @scenario
-async def create_and_join(client: MercadoClient) -> None:
+async def create_and_join(client: MercadoClient, start_server: StartServer) -> None:
     first, second = await _playing_match(client)
     assert (first.seat, second.seat) == (0, 1)
     assert first.token and second.token and first.token != second.token
@@ -52,7 +71,7 @@ async def create_and_join(client: MercadoClient) -> None:
 
 
 @scenario
-async def bad_token(client: MercadoClient) -> None:
+async def bad_token(client: MercadoClient, start_server: StartServer) -> None:
     first, _ = await _playing_match(client)
     other, _ = await _playing_match(client, seed=12)
     take_coin = api.Action()
@@ -67,11 +86,12 @@ async def bad_token(client: MercadoClient) -> None:
     spectator = await client.view(first.match_id)
     assert not spectator.HasField("your_seat")
     assert not spectator.legal_actions
+    assert_reason(await refusal(client.view(first.match_id, other.token)), grpc.StatusCode.PERMISSION_DENIED)
     assert (await first.view()).version == 0
 
 
 @scenario
-async def illegal_action(client: MercadoClient) -> None:
+async def illegal_action(client: MercadoClient, start_server: StartServer) -> None:
     seats = await _playing_match(client)
     seat, state = await mover(seats)
     restaurant = api.Action()
@@ -88,7 +108,7 @@ async def illegal_action(client: MercadoClient) -> None:
 
 
 @scenario
-async def stale_version(client: MercadoClient) -> None:
+async def stale_version(client: MercadoClient, start_server: StartServer) -> None:
     seats = await _playing_match(client)
     seat, state = await mover(seats)
     await seat.submit(state.legal_actions[0], state.version, uuid.uuid4().hex)
@@ -99,7 +119,7 @@ async def stale_version(client: MercadoClient) -> None:
 
 
 @scenario
-async def retry_same_request_id(client: MercadoClient) -> None:
+async def retry_same_request_id(client: MercadoClient, start_server: StartServer) -> None:
     seats = await _playing_match(client)
     seat, state = await mover(seats)
     request_id = uuid.uuid4().hex
@@ -111,7 +131,7 @@ async def retry_same_request_id(client: MercadoClient) -> None:
 
 
 @scenario
-async def resume_stream(client: MercadoClient) -> None:
+async def resume_stream(client: MercadoClient, start_server: StartServer) -> None:
     seats = await _playing_match(client)
     for _ in range(6):
         seat, state = await mover(seats)
@@ -128,12 +148,38 @@ async def resume_stream(client: MercadoClient) -> None:
     assert seen == [1, 2, 3, 4, 5, 6]
 
 
+@scenario
+async def retry_after(client: MercadoClient, start_server: StartServer) -> None:
+    throttled = start_server("--rate-limit", "CreateMatch=1/1")
+    async with MercadoClient(throttled.target, reconnect_seconds=10) as patient:
+        started = time.monotonic()
+        first, second = await patient.create_match(), await patient.create_match()
+        assert first != second and time.monotonic() - started >= 0.9  # it waited as the server asked
+        error = await refusal(patient.stub.CreateMatch(api.CreateMatchRequest()))
+        assert_reason(error, grpc.StatusCode.RESOURCE_EXHAUSTED)
+        assert ("retry-after", "1") in list(error.trailing_metadata() or ())
+        assert read_retry_after(error) == 1.0
+
+
+@scenario
+async def tls(client: MercadoClient, start_server: StartServer) -> None:
+    with tempfile.TemporaryDirectory() as directory:
+        certificates = make_certificates(Path(directory))
+        secure = start_server("--tls-cert", str(certificates.cert), "--tls-key", str(certificates.key))
+        async with MercadoClient(secure.target, reconnect_seconds=1, ca_file=certificates.ca) as trusting:
+            seats = await _playing_match(trusting)
+            assert (await seats[0].view()).match.status == api.MATCH_STATUS_PLAYING
+    for options in ({"tls": True}, {}):  # the system's roots do not know the test CA; plain text is no TLS
+        async with MercadoClient(secure.target, reconnect_seconds=1, **options) as untrusting:
+            assert (await refusal(untrusting.list_matches())).code() == grpc.StatusCode.UNAVAILABLE
+
+
 def test_every_scenario_is_implemented() -> None:
     assert sorted(IMPLEMENTED) == sorted(SCENARIOS)
 
 
 @pytest.mark.parametrize("name", SCENARIOS)
-async def test_scenario(name: str, client: MercadoClient) -> None:
+async def test_scenario(name: str, client: MercadoClient, start_server: StartServer) -> None:
     if name not in IMPLEMENTED:
         pytest.fail(f"conformance scenario {name!r} has no implementation in the Python client")
-    await IMPLEMENTED[name](client)
+    await IMPLEMENTED[name](client, start_server)

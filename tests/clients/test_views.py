@@ -13,7 +13,7 @@ from mercado_client.views import view_json
 
 from server.engine import Options, legal_actions, player_view
 from server.engine.state import FINAL_ROUND
-from server.match import Match, MatchService, Update
+from server.match import Match, MatchService, Policy, Update
 from server.rpc.render import match_state
 from server.store.sqlite import SqliteStore
 
@@ -52,12 +52,13 @@ def compare(match: Match, update: Update, seat: int | None) -> None:
 
 async def play_and_compare(players: int, money: str, seed: int, every: int) -> Match:
     """A match played with random legal actions through the service, views compared as the game goes."""
-    service = MatchService(SqliteStore(":memory:"))
-    match = service.create_match(Options(players=players, money=money), [None] * players, seed=seed)  # type: ignore[arg-type]
+    service = MatchService(SqliteStore(":memory:"), policy=Policy(allow_chosen_seeds=True))
+    options = Options(players=players, money=money)  # type: ignore[arg-type]
+    match = await service.create_match(options, [None] * players, seed=seed)
     viewers: list[int | None] = [*range(players), None]
     # Before every seat is taken the match is waiting; the spectator's view is still the engine's.
     compare(match, match.snapshot(), None)
-    tokens = [service.join(match.match_id, f"player {n}").token for n in range(players)]
+    tokens = [(await service.join(match.match_id, f"player {n}")).token for n in range(players)]
     for seat in viewers:
         compare(match, match.snapshot(), seat)
     rng = random.Random(seed)
@@ -65,7 +66,7 @@ async def play_and_compare(players: int, money: str, seed: int, every: int) -> M
     while not match.state.is_terminal:
         actor = match.state.current_player
         action = rng.choice(legal_actions(match.state))
-        seat, update = await service.submit(
+        _, seat, update = await service.submit(
             match.match_id, tokens[actor], match.version, uuid.uuid4().hex, action
         )
         assert seat == actor and update.version == match.version

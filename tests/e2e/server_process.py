@@ -16,6 +16,8 @@ from typing import IO
 from positions import ROOT
 
 STARTUP_SECONDS = 20.0
+# The agent key of test servers, which the tests' AI agents claim bot seats with.
+AGENT_KEY = "test-agent-key-0123456789"
 
 
 @dataclass
@@ -25,6 +27,9 @@ class ServerProcess:
     db: Path
     port: int = 0
     web_port: int = 0  # the browser's port (gRPC-Web and the page); -1 for none
+    # Beyond the test defaults: an agent key, and chosen seeds (tests replay seeded set-ups).
+    args: list[str] = field(default_factory=list)
+    chosen_seeds: bool = True
     process: subprocess.Popen[str] | None = None
     log_lines: list[str] = field(default_factory=list)
     drain: threading.Thread | None = None
@@ -36,7 +41,8 @@ class ServerProcess:
     def start(self) -> ServerProcess:
         # Reuse the port after a restart so clients reconnect to the same address.
         command = [sys.executable, "-m", "server", "serve", "--port", str(self.port), "--db", str(self.db)]
-        command += ["--web-port", str(self.web_port)]
+        command += ["--web-port", str(self.web_port), "--agent-key", AGENT_KEY, *self.args]
+        command += ["--allow-chosen-seeds"] if self.chosen_seeds else []
         self.process = subprocess.Popen(
             command,
             stderr=subprocess.PIPE,
@@ -52,7 +58,10 @@ class ServerProcess:
             if not line:
                 raise RuntimeError(f"server exited early: {''.join(self.log_lines)}")
             self.log_lines.append(line)
-            record = json.loads(line)
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # not a log line: a usage error, say, which the exit then reports
             if record.get("message") == "listening":
                 self.port = record["port"]
                 self.web_port = -1 if record.get("web_port") is None else record["web_port"]

@@ -24,7 +24,7 @@ from matchplay import Connect, Received, random_player, replay_history
 from mercado.v1 import match_pb2 as api
 from mercado_client import MercadoClient, Seat
 from positions import ROOT
-from server_process import ServerProcess
+from server_process import AGENT_KEY, ServerProcess
 
 from server.engine import Options, new_game
 
@@ -41,6 +41,7 @@ class AgentProcess:
         self.log_path = log
         self.log: IO[str] = log.open("w", encoding="utf-8")
         command = [sys.executable, "-m", "server", "ai", "--server", target, "--level", "easy"]
+        command += ["--agent-key", AGENT_KEY]
         self.process = subprocess.Popen(
             command,
             cwd=ROOT,

@@ -25,6 +25,7 @@ from server_process import ServerProcess
 
 from server.engine import Options
 from server.match import MatchService
+from server.rpc.servicer import MatchServicer
 from server.rpc.web import WebApp, parse_timeout, percent_encode
 from server.store.sqlite import SqliteStore
 
@@ -128,7 +129,8 @@ def test_unary_calls_and_refusals(web_server: ServerProcess) -> None:
     assert state.your_seat == state.to_move
     assert len(state.legal_actions) > 0
 
-    assert refusal(web_server, "GetView", api.GetViewRequest(match_id="nope"))["grpc-status"] == "5"
+    assert refusal(web_server, "GetView", api.GetViewRequest(match_id="0" * 32))["grpc-status"] == "5"
+    assert refusal(web_server, "GetView", api.GetViewRequest(match_id="nope"))["grpc-status"] == "3"
     stale = api.SubmitActionRequest(
         match_id=match_id,
         expected_version=state.version + 5,
@@ -276,14 +278,14 @@ def grpc_web(app: WebApp, method: str, request: Any, **headers: str) -> Exchange
 @pytest.fixture
 def app(tmp_path: Path) -> tuple[WebApp, MatchService]:
     service = MatchService(SqliteStore(":memory:"))
-    return WebApp(service, tmp_path, max_request_bytes=1 << 16), service
+    return WebApp(MatchServicer(service), tmp_path, max_request_bytes=1 << 16, body_seconds=5), service
 
 
 async def test_a_client_that_goes_away_ends_its_stream(app: tuple[WebApp, MatchService]) -> None:
     web, service = app
-    match = service.create_match(Options(players=2), [None, None])
+    match = await service.create_match(Options(players=2), [None, None])
     for name in ("ada", "bob"):
-        service.join(match.match_id, name)
+        await service.join(match.match_id, name)
     stream = grpc_web(web, "StreamEvents", api.StreamEventsRequest(match_id=match.match_id))
     await asyncio.wait_for(stream.sent_something.wait(), 5)
     assert stream.sent[0]["type"] == "http.response.start"  # headers at once, before any update
@@ -295,9 +297,9 @@ async def test_a_client_that_goes_away_ends_its_stream(app: tuple[WebApp, MatchS
 
 async def test_a_deadline_ends_a_quiet_stream(app: tuple[WebApp, MatchService]) -> None:
     web, service = app
-    match = service.create_match(Options(players=2), [None, None])
+    match = await service.create_match(Options(players=2), [None, None])
     for name in ("ada", "bob"):
-        service.join(match.match_id, name)
+        await service.join(match.match_id, name)
     request = api.StreamEventsRequest(match_id=match.match_id)
     stream = grpc_web(web, "StreamEvents", request, **{"grpc-timeout": "200m"})
     await asyncio.wait_for(stream.task, 5)
@@ -309,7 +311,8 @@ async def test_malformed_and_oversized_requests_are_refused(app: tuple[WebApp, M
     web, _ = app
     path = "/mercado.v1.MatchService/GetView"
     cases = {
-        b"\x00\x00\x00\x00\x09abc": "13",  # a frame longer than the body: INTERNAL
+        b"\x00\x00\x00\x00\x09abc": "3",  # a frame longer than the body: INVALID_ARGUMENT
+        FRAME.pack(0, 3) + b"\xff\xff\xff": "3",  # not a GetViewRequest: INVALID_ARGUMENT
         b"\x01\x00\x00\x00\x00": "12",  # compressed: UNIMPLEMENTED
         FRAME.pack(0, 70_000) + bytes(70_000): "8",  # over the limit: RESOURCE_EXHAUSTED
     }

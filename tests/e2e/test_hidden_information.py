@@ -34,9 +34,10 @@ from mercado.v1 import mercado_pb2 as pb
 from mercado_client import MercadoClient, Seat, action_message
 
 from server.engine import Event, GameState, Options, events_for, new_game, player_view, position
-from server.match import Match, MatchService, Update
+from server.match import Match, MatchService, Policy, Update
 from server.rpc.convert import events_message, view_message
 from server.rpc.server import create_server
+from server.rpc.servicer import MatchServicer
 from server.store.sqlite import SqliteStore
 
 
@@ -188,8 +189,8 @@ async def test_public_money_shows_every_seat_all_coins(connect: Connect) -> None
 @pytest.fixture
 async def authority(tmp_path: Path) -> AsyncIterator[tuple[MatchService, MercadoClient]]:
     """A real gRPC server in this process, so the test can reach behind it to the true state."""
-    service = MatchService(SqliteStore(tmp_path / "mercado.db"))
-    running = create_server(service, "127.0.0.1:0")
+    service = MatchService(SqliteStore(tmp_path / "mercado.db"), policy=Policy(allow_chosen_seeds=True))
+    running = create_server(MatchServicer(service), "127.0.0.1:0")
     await running.server.start()
     client = MercadoClient(f"127.0.0.1:{running.port}")
     yield service, client
@@ -233,7 +234,7 @@ async def test_views_do_not_depend_on_hidden_parts_of_the_true_state(
     await _play_some(client, seats, actions=9)
     viewers: list[tuple[int | None, str | None]] = [(s.seat, s.token) for s in seats] + [(None, None)]
 
-    match = service.get(match_id)
+    match = await service.get(match_id)
     true = match.state
     before = await _views(client, match_id, [token for _, token in viewers])
     assert any(api.MatchState.FromString(b).legal_actions for b in before)

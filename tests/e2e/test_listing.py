@@ -12,6 +12,7 @@ from matchplay import Connect, assert_reason, play_random_match, refusal, seated
 from mercado.v1 import match_pb2 as api
 from mercado.v1 import mercado_pb2 as pb
 from mercado_client import MercadoClient
+from server_process import AGENT_KEY
 
 SERVICE = "mercado.v1.MatchService"
 STATUS = {
@@ -124,7 +125,7 @@ async def test_claiming_bot_seats_starts_the_match(connect_own: Connect) -> None
     assert (await human.view()).match.status == api.MATCH_STATUS_WAITING
 
     # The oldest waiting bot seat of a wanted level goes first.
-    easy, level = await client.claim_bot_seat("agent-1", ["easy"])
+    easy, level = await client.claim_bot_seat("agent-1", ["easy"], agent_key=AGENT_KEY)
     assert (easy.match_id, easy.seat, level) == (older, 1, "easy")
     view = await easy.view()
     assert view.your_seat == 1
@@ -132,7 +133,7 @@ async def test_claiming_bot_seats_starts_the_match(connect_own: Connect) -> None
     assert view.match.status == api.MATCH_STATUS_WAITING
     assert not view.HasField("to_move")
 
-    hard, level = await client.claim_bot_seat("agent-2", ["hard", "medium"])
+    hard, level = await client.claim_bot_seat("agent-2", ["hard", "medium"], agent_key=AGENT_KEY)
     assert (hard.match_id, hard.seat, level) == (older, 2, "hard")
     # Every seat taken: the match is playing, for everyone.
     for seat in (human, easy, hard):
@@ -143,10 +144,13 @@ async def test_claiming_bot_seats_starts_the_match(connect_own: Connect) -> None
     assert [m.match_id for m in listed.matches] == [older]
 
     # Any level, and a default name; then none is left.
-    other, level = await client.claim_bot_seat("")
+    other, level = await client.claim_bot_seat("", agent_key=AGENT_KEY)
     assert (other.match_id, other.seat, level) == (newer, 0, "easy")
     assert (await other.view()).match.seats[0].display_name == "bot"
-    assert_reason(await refusal(client.claim_bot_seat("agent-3")), grpc.StatusCode.RESOURCE_EXHAUSTED)
+    assert_reason(
+        await refusal(client.claim_bot_seat("agent-3", agent_key=AGENT_KEY)),
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+    )
 
     # The claimed seats play like any other.
     await play_random_match([human, easy, hard], seed=9)
@@ -160,7 +164,7 @@ async def test_a_bot_seat_of_unspecified_level_is_medium(connect_own: Connect) -
     )
     created = await client.stub.CreateMatch(request)
     assert created.match.seats[0].bot_level == api.BOT_LEVEL_MEDIUM
-    _, level = await client.claim_bot_seat("agent", ["medium"])
+    _, level = await client.claim_bot_seat("agent", ["medium"], agent_key=AGENT_KEY)
     assert level == "medium"
 
 

@@ -12,6 +12,7 @@ from matchplay import Connect, assert_reason, bearer, mover, play_random_match, 
 from mercado.v1 import match_pb2 as api
 from mercado.v1 import mercado_pb2 as pb
 from mercado_client import MercadoClient, Seat
+from server_process import AGENT_KEY
 
 Code = grpc.StatusCode
 UNKNOWN_MATCH = "0" * 32
@@ -233,10 +234,12 @@ async def test_a_token_of_another_match_is_denied(playing: Playing, connect: Con
     stranger = Seat(playing.client, playing.match_id, playing.mover.seat, others[playing.mover.seat].token)
     call = playing.submit(playing.state.legal_actions[0], seat=stranger)
     await assert_refused_and_unchanged(playing, call, Code.PERMISSION_DENIED)
-    # For reading, such a token is no seat at all: the caller is a spectator.
-    assert await playing.client.view(playing.match_id, stranger.token) == await playing.client.view(
-        playing.match_id
+    # Reading and following with it are denied as well.
+    assert_reason(
+        await refusal(playing.client.view(playing.match_id, stranger.token)), Code.PERMISSION_DENIED
     )
+    follow = playing.client.follow(playing.match_id, stranger.token)
+    assert_reason(await refusal(anext(follow)), Code.PERMISSION_DENIED)
 
 
 async def test_a_bot_seat_cannot_be_joined(client: MercadoClient) -> None:
@@ -312,11 +315,11 @@ async def test_no_open_seat_left_is_resource_exhausted(playing: Playing, client:
 async def test_no_bot_seat_left_is_resource_exhausted(connect_own: Connect) -> None:
     client = connect_own()
     match_id = await client.create_match(players=2, seats=[None, "hard"])
-    error = await refusal(client.claim_bot_seat("agent", ["easy", "medium"]))
+    error = await refusal(client.claim_bot_seat("agent", ["easy", "medium"], agent_key=AGENT_KEY))
     assert_reason(error, Code.RESOURCE_EXHAUSTED)
     assert not (await client.view(match_id)).match.seats[1].taken
-    await client.claim_bot_seat("agent", ["hard"])
-    assert_reason(await refusal(client.claim_bot_seat("agent")), Code.RESOURCE_EXHAUSTED)
+    await client.claim_bot_seat("agent", ["hard"], agent_key=AGENT_KEY)
+    assert_reason(await refusal(client.claim_bot_seat("agent", agent_key=AGENT_KEY)), Code.RESOURCE_EXHAUSTED)
 
 
 async def test_replay_before_the_end_is_a_failed_precondition(playing: Playing) -> None:
@@ -338,8 +341,9 @@ async def test_a_spectator_sees_no_seat_no_legal_actions_and_coins_only_when_pub
     assert spectator.match.status == api.MATCH_STATUS_PLAYING
     players = spectator.view.mercado.players
     assert [p.HasField("coins") for p in players] == [money == "public"] * 3
-    # An unknown token reads as a spectator too.
-    assert await client.view(match_id, "no-such-token") == spectator
+    # Reading with an unknown or malformed token is refused, not answered as a spectator.
+    for token in ("no-such-token", "x" * 43):
+        assert_reason(await refusal(client.view(match_id, token)), Code.UNAUTHENTICATED)
     # Seats see their own coins, and the mover its legal actions.
     for seat in seats:
         state = await seat.view()

@@ -11,7 +11,7 @@ import pytest
 from matchplay import Connect, mover, play_random_match, replay_history, seated_match
 from mercado.v1 import match_pb2 as api
 from mercado_client import MercadoClient, Seat
-from server_process import ServerProcess
+from server_process import AGENT_KEY, ServerProcess
 
 from server.engine import player_view
 from server.rpc.convert import view_message
@@ -151,7 +151,7 @@ async def test_seats_and_finished_matches_survive_a_restart(
     assert await client.list_matches(page_size=100) == listing
     assert await client.replay(finished) == replay
     assert (await joined.view()).your_seat == joined.seat
-    bot, level = await client.claim_bot_seat("agent", ["hard"])
+    bot, level = await client.claim_bot_seat("agent", ["hard"], agent_key=AGENT_KEY)
     assert (bot.match_id, bot.seat, level) == (waiting, 1, "hard")
     assert (await bot.view()).match.status == api.MATCH_STATUS_PLAYING
 

@@ -1,33 +1,41 @@
-"""The SQLite store: what it writes is what it loads, and a written action survives a killed process."""
+"""The SQLite store: what it writes is what it reads, writes survive a killed process, and it refuses
+what it cannot make durable."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import signal
 import sqlite3
 import subprocess
 import sys
 import textwrap
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 from positions import ROOT
 
 from server.engine import Options, parse_action
-from server.match.records import MatchRecord, SeatRecord
+from server.store import Conflict, StoreLocked, StoreUnavailable
+from server.store.records import FINISHED, PLAYING, WAITING, MatchRecord, SeatRecord
+from server.store.schema import MIGRATIONS
 from server.store.sqlite import SqliteStore
 
 COIN, OFFER = parse_action("take_coin"), parse_action("refresh_offer")
 
 
-def record(match_id: str, created_ms: int = 1000, players: int = 2, **options: object) -> MatchRecord:
+def record(
+    match_id: str, created_ms: int = 1000, players: int = 2, bots: int = 0, **options: object
+) -> MatchRecord:
     return MatchRecord(
         match_id=match_id,
         options=Options(players=players, **options),  # type: ignore[arg-type]
         seed=12345,
         created_ms=created_ms,
-        seats=[SeatRecord(n) for n in range(players)],
+        seats=[SeatRecord(n, "easy" if n < bots else None) for n in range(players)],
+        salt=b"s" * 32,
     )
 
 
@@ -36,7 +44,14 @@ def path(tmp_path: Path) -> Path:
     return tmp_path / "mercado.db"
 
 
-def test_matches_and_seats_load_as_written(path: Path) -> None:
+@pytest.fixture
+async def store(path: Path) -> AsyncIterator[SqliteStore]:
+    opened = SqliteStore(path)
+    yield opened
+    opened.close()
+
+
+async def test_matches_and_seats_load_as_written(path: Path) -> None:
     store = SqliteStore(path)
     written = [
         MatchRecord(
@@ -45,64 +60,69 @@ def test_matches_and_seats_load_as_written(path: Path) -> None:
             2**64 - 1,  # the largest seed a client may send
             2000,
             [SeatRecord(0, None, "ada", "h0"), SeatRecord(1, "easy"), SeatRecord(2, "hard"), SeatRecord(3)],
+            salt=bytes(range(32)),
+            seed_chosen=True,
         ),
         MatchRecord("a", Options(players=3), 0, 2000, [SeatRecord(n) for n in range(3)]),
-        MatchRecord("c", Options(), 7, 1000, [SeatRecord(0), SeatRecord(1, "medium")]),
     ]
     for match in written:
-        store.create_match(match)
+        await store.create_match(match)
     store.close()
-    loaded = list(SqliteStore(path).load_matches())
-    # Oldest first, then by id; no actions yet.
-    assert [m for m, _ in loaded] == [written[2], written[1], written[0]]
-    assert all(actions == [] for _, actions in loaded)
+    again = SqliteStore(path)
+    for match in written:
+        assert await again.load_match(match.match_id) == (match, [])
+    assert await again.load_match("c") is None
+    again.close()
 
 
-def test_a_saved_seat_replaces_the_open_one(path: Path) -> None:
-    store = SqliteStore(path)
-    store.create_match(record("m"))
-    store.save_seat("m", SeatRecord(1, None, "bob", "hash-of-bob"))
-    store.save_seat("m", SeatRecord(0, "hard", "agent", "hash-of-agent"))
-    ((match, _),) = store.load_matches()
-    assert match.seats == [
-        SeatRecord(0, "hard", "agent", "hash-of-agent"),
+async def test_a_taken_seat_is_saved_once(store: SqliteStore) -> None:
+    await store.create_match(record("m", bots=1))
+    await store.save_seat("m", SeatRecord(1, None, "bob", "hash-of-bob"), WAITING)
+    with pytest.raises(Conflict):
+        await store.save_seat("m", SeatRecord(1, None, "eve", "hash-of-eve"), WAITING)
+    await store.save_seat("m", SeatRecord(0, "easy", "agent", "hash-of-agent"), PLAYING)
+    loaded = await store.load_match("m")
+    assert loaded is not None
+    assert loaded[0].seats == [
+        SeatRecord(0, "easy", "agent", "hash-of-agent"),
         SeatRecord(1, None, "bob", "hash-of-bob"),
     ]
+    assert [m.status for m in await store.list_matches(None, 10, None)] == [PLAYING]
 
 
-def test_a_duplicate_match_is_refused(path: Path) -> None:
-    store = SqliteStore(path)
-    store.create_match(record("m"))
-    with pytest.raises(sqlite3.IntegrityError):
-        store.create_match(record("m", players=3))
-    ((match, _),) = store.load_matches()
-    assert match.options.players == 2
-    assert len(match.seats) == 2
+async def test_a_duplicate_match_is_a_conflict(store: SqliteStore) -> None:
+    await store.create_match(record("m"))
+    with pytest.raises(Conflict):
+        await store.create_match(record("m", players=3))
+    loaded = await store.load_match("m")
+    assert loaded is not None and loaded[0].options.players == 2 and len(loaded[0].seats) == 2
 
 
-async def test_actions_load_in_version_order_per_match(path: Path) -> None:
-    store = SqliteStore(path)
-    store.create_match(record("m"))
-    store.create_match(record("n", created_ms=2000))
-    await store.append_action("m", 1, 0, COIN, "m1")
-    await store.append_action("n", 1, 1, OFFER, "n1")
-    await store.append_action("m", 2, 1, OFFER, "m2")
-    loaded = {m.match_id: actions for m, actions in store.load_matches()}
-    assert loaded == {"m": [(0, COIN, "m1"), (1, OFFER, "m2")], "n": [(1, OFFER, "n1")]}
+async def test_actions_load_in_version_order_per_match(store: SqliteStore) -> None:
+    await store.create_match(record("m"))
+    await store.create_match(record("n", created_ms=2000))
+    await store.append_action("m", 1, 0, COIN, "m1", False)
+    await store.append_action("n", 1, 1, OFFER, "n1", False)
+    await store.append_action("m", 2, 1, OFFER, "m2", True)
+    assert await store.load_match("m") == (record("m"), [(0, COIN, "m1"), (1, OFFER, "m2")])
+    assert await store.load_match("n") == (record("n", created_ms=2000), [(1, OFFER, "n1")])
+    listed = {m.record.match_id: (m.status, m.version) for m in await store.list_matches(None, 10, None)}
+    assert listed == {"m": (FINISHED, 2), "n": (WAITING, 1)}
 
 
-async def test_concurrent_appends_are_all_committed(path: Path) -> None:
+async def test_concurrent_writes_are_all_committed(path: Path) -> None:
     store = SqliteStore(path)
     ids = [f"m{n}" for n in range(20)]
-    for match_id in ids:
-        store.create_match(record(match_id))
-    # Many matches writing at once: group commits, every caller resumed once its action is in.
+    # Many matches writing at once: group commits, every caller resumed once its write is in.
+    await asyncio.gather(*(store.create_match(record(m)) for m in ids))
     await asyncio.gather(
-        *(store.append_action(m, v, v % 2, COIN, f"{m}-{v}") for v in range(1, 6) for m in ids)
+        *(store.append_action(m, v, v % 2, COIN, f"{m}-{v}", False) for v in range(1, 6) for m in ids)
     )
     store.close()
-    loaded = dict((m.match_id, actions) for m, actions in SqliteStore(path).load_matches())
-    assert loaded == {m: [(v % 2, COIN, f"{m}-{v}") for v in range(1, 6)] for m in ids}
+    again = SqliteStore(path)
+    for m in ids:
+        assert await again.load_match(m) == (record(m), [(v % 2, COIN, f"{m}-{v}") for v in range(1, 6)])
+    again.close()
 
 
 @pytest.mark.parametrize(
@@ -110,76 +130,178 @@ async def test_concurrent_appends_are_all_committed(path: Path) -> None:
     [("m", 1, "other"), ("m", 2, "first"), ("unknown", 1, "x")],
     ids=["version taken", "request id taken", "no such match"],
 )
-async def test_a_bad_append_raises_and_the_store_goes_on(
-    path: Path, match_id: str, version: int, request_id: str
+async def test_a_conflicting_write_is_refused_and_the_others_of_its_commit_go_in(
+    store: SqliteStore, match_id: str, version: int, request_id: str
 ) -> None:
-    store = SqliteStore(path)
-    store.create_match(record("m"))
-    await store.append_action("m", 1, 0, COIN, "first")
-    with pytest.raises(sqlite3.IntegrityError):
-        await asyncio.wait_for(store.append_action(match_id, version, 0, OFFER, request_id), 5)
-    await asyncio.wait_for(store.append_action("m", 2, 1, OFFER, "second"), 5)
-    ((_, actions),) = store.load_matches()
-    assert actions == [(0, COIN, "first"), (1, OFFER, "second")]
+    await store.create_match(record("m"))
+    await store.create_match(record("n"))
+    await store.append_action("m", 1, 0, COIN, "first", False)
+    # In one group commit: the bad write and a good one.
+    bad = store.append_action(match_id, version, 0, OFFER, request_id, False)
+    good = store.append_action("n", 1, 1, OFFER, "fine", False)
+    outcomes = await asyncio.wait_for(asyncio.gather(bad, good, return_exceptions=True), 5)
+    assert isinstance(outcomes[0], Conflict) and outcomes[1] is None
+    await store.append_action("m", 2, 1, OFFER, "second", False)
+    assert await store.load_match("m") == (record("m"), [(0, COIN, "first"), (1, OFFER, "second")])
+    assert await store.load_match("n") == (record("n"), [(1, OFFER, "fine")])
 
 
-async def test_a_cancelled_append_does_not_stop_later_writes(path: Path) -> None:
-    store = SqliteStore(path)
-    store.create_match(record("m"))
-    gone = asyncio.ensure_future(store.append_action("m", 1, 0, COIN, "gone"))
+async def test_a_cancelled_write_does_not_stop_later_writes(store: SqliteStore) -> None:
+    await store.create_match(record("m"))
+    gone = asyncio.ensure_future(store.append_action("m", 1, 0, COIN, "gone", False))
     await asyncio.sleep(0)
     gone.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await gone
     # The write itself may or may not have happened; later ones must.
     await asyncio.sleep(0.05)
-    ((_, before),) = store.load_matches()
-    version = len(before) + 1
-    await asyncio.wait_for(store.append_action("m", version, 1, OFFER, "next"), 5)
-    ((_, actions),) = store.load_matches()
-    assert actions[-1] == (1, OFFER, "next")
+    loaded = await store.load_match("m")
+    assert loaded is not None
+    version = len(loaded[1]) + 1
+    await asyncio.wait_for(store.append_action("m", version, 1, OFFER, "next", False), 5)
+    loaded = await store.load_match("m")
+    assert loaded is not None and loaded[1][-1] == (1, OFFER, "next")
 
 
-def test_the_file_is_in_wal_mode_with_foreign_keys(path: Path) -> None:
+async def test_listing_is_newest_first_filtered_and_paged(store: SqliteStore) -> None:
+    for n in range(6):
+        await store.create_match(record(f"m{n}", created_ms=1000 + n // 2))  # two per millisecond
+    await store.save_seat("m1", SeatRecord(0, None, "a", "h1"), WAITING)
+    await store.save_seat("m1", SeatRecord(1, None, "b", "h2"), PLAYING)
+    newest = [m.record.match_id for m in await store.list_matches(None, 10, None)]
+    assert newest == ["m5", "m4", "m3", "m2", "m1", "m0"]
+    assert [m.record.match_id for m in await store.list_matches(PLAYING, 10, None)] == ["m1"]
+    assert [m.record.match_id for m in await store.list_matches(WAITING, 2, None)] == ["m5", "m4"]
+    after = (1001, "m3")
+    assert [m.record.match_id for m in await store.list_matches(None, 10, after)] == ["m2", "m1", "m0"]
+
+
+async def test_bot_seats_are_found_oldest_first_by_level(store: SqliteStore) -> None:
+    await store.create_match(record("old", players=3, bots=2))  # two easy seats
+    await store.create_match(MatchRecord("new", Options(), 1, 900, [SeatRecord(0, "hard"), SeatRecord(1)]))
+    assert await store.find_bot_seat(["easy", "medium", "hard"]) == ("old", 0)  # created first
+    assert await store.find_bot_seat(["hard"]) == ("new", 0)
+    assert await store.find_bot_seat(["medium"]) is None
+    await store.save_seat("old", SeatRecord(0, "easy", "bot", "h"), WAITING)
+    assert await store.find_bot_seat(["easy"]) == ("old", 1)
+    assert await store.seat_of_token("h") == ("old", 0)
+    assert await store.seat_of_token("nobody") is None
+
+
+def test_no_query_scans_every_match(path: Path) -> None:
+    """Listings, claims and token lookups search indexes, so their cost does not grow with the matches."""
+    store = SqliteStore(path)
+    queries = {
+        "SELECT match_id FROM matches WHERE status = 'waiting' AND (created_ms, match_id) < (1, 'x')"
+        " ORDER BY created_ms DESC, match_id DESC LIMIT 20": "matches_by_status",
+        "SELECT match_id FROM matches ORDER BY created_ms DESC, match_id DESC LIMIT 20": "matches_by_age",
+        "SELECT rowid FROM seats WHERE bot_level = 'easy' AND token_hash IS NULL ORDER BY rowid LIMIT 1": (
+            "open_bot_seats"
+        ),
+        "SELECT match_id FROM seats WHERE token_hash = 'h'": "seats_by_token",
+        "SELECT count(*) FROM matches WHERE status = 'waiting'": "matches_by_status",
+    }
+    for query, index in queries.items():
+        plan = " ".join(row[-1] for row in store.db.execute(f"EXPLAIN QUERY PLAN {query}"))
+        # The named index, walked in order (a LIMIT stops it early), never the table or a sort.
+        assert f"INDEX {index}" in plan and "TEMP B-TREE" not in plan, plan
+        assert not re.search(r"SCAN \w+$|SCAN \w+ (?!USING)", plan), plan
+    store.close()
+
+
+def test_a_second_store_on_the_same_file_is_refused(path: Path) -> None:
+    first = SqliteStore(path)
+    with pytest.raises(StoreLocked):
+        SqliteStore(path)
+    with pytest.raises(StoreLocked):
+        SqliteStore(path.parent / "." / path.name)  # however the path is written
+    first.close()
+    SqliteStore(path).close()  # free again once the first is closed
+
+
+async def test_a_removed_file_makes_writes_fail_and_the_store_unhealthy(path: Path) -> None:
+    reports: list[str | None] = []
+    store = SqliteStore(path, on_health=reports.append)
+    await store.create_match(record("m"))
+    assert store.failure is None
+    for suffix in ("", "-wal", "-shm"):
+        path.with_name(path.name + suffix).unlink(missing_ok=True)
+    with pytest.raises(StoreUnavailable, match="removed") as caught:
+        await store.append_action("m", 1, 0, COIN, "lost", False)
+    assert "SELECT" not in caught.value.reason and "INSERT" not in caught.value.reason
+    assert store.failure is not None and reports == [store.failure]
+    with pytest.raises(StoreUnavailable):
+        await store.create_match(record("n"))
+    store.close()
+
+
+def test_the_file_is_in_wal_mode_with_foreign_keys_and_the_newest_schema(path: Path) -> None:
     store = SqliteStore(path)
     assert store.db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
     assert store.db.execute("PRAGMA foreign_keys").fetchone() == (1,)
+    assert store.db.execute("PRAGMA user_version").fetchone() == (len(MIGRATIONS),)
     store.close()
-    assert SqliteStore(path).db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    again = SqliteStore(path)
+    assert again.db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    again.close()
 
 
-async def test_checkpoints_keep_the_wal_from_growing(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The writer never checkpoints on its own; the checkpointer does, and then the WAL starts over."""
-    monkeypatch.setattr("server.store.sqlite.CHECKPOINT_SECONDS", 0.0)
+async def test_a_database_of_the_first_schema_is_migrated(path: Path) -> None:
+    """A file written before statuses, salts and indexes existed keeps every match and action."""
+    db = sqlite3.connect(path)
+    db.executescript(MIGRATIONS[0])
+    db.execute("INSERT INTO matches VALUES ('w', 'mercado', ?, '5', 1000)", ('{"players": 2}',))
+    db.execute("INSERT INTO matches VALUES ('p', 'mercado', ?, '6', 2000)", ('{"players": 2}',))
+    db.executemany(
+        "INSERT INTO seats VALUES (?, ?, ?, ?, ?)",
+        [
+            ("w", 0, None, "ada", "h1"),
+            ("w", 1, "easy", "", None),
+            ("p", 0, None, "a", "h2"),
+            ("p", 1, None, "b", "h3"),
+        ],
+    )
+    db.execute("""INSERT INTO actions VALUES ('p', 1, 0, '{"type": "take_coin"}', 'r1')""")
+    db.commit()
+    db.close()
     store = SqliteStore(path)
-    assert store.db.execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)
-    checkpointer = store.checkpointer
-    assert checkpointer is not None
-    wal = path.with_name(path.name + "-wal")
-    ids = [f"m{n}" for n in range(50)]
-    for match_id in ids:
-        store.create_match(record(match_id))
-    sizes = []
-    for version in range(1, 41):
-        # A commit per version, each touching pages all over the file, as 50 live matches do.
-        await asyncio.gather(*(store.append_action(m, version, 0, COIN, f"r{version}") for m in ids))
-        if checkpointer.running:
-            checkpointer.running.result(timeout=5)
-        sizes.append(wal.stat().st_size)
-    # Without checkpoints the WAL would hold every commit's pages: several MB by now.
-    assert max(sizes[20:]) <= max(sizes[:20])
-    assert max(sizes) < 2_000_000
+    assert await store.unclassified() == ["p"]  # all seats taken: playing or finished, only a replay tells
+    assert await store.find_bot_seat(["easy"]) == ("w", 1)
+    loaded = await store.load_match("p")
+    assert loaded is not None and loaded[1] == [(0, COIN, "r1")] and loaded[0].salt == b""
+    await store.set_status("p", PLAYING)
+    assert await store.unclassified() == []
+    assert await store.count_waiting() == 1
     store.close()
-    loaded = dict((m.match_id, actions) for m, actions in SqliteStore(path).load_matches())
-    assert all(loaded[m] == [(0, COIN, f"r{v}") for v in range(1, 41)] for m in ids)
+
+
+async def test_the_wal_stays_small_under_a_flood_of_new_matches(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Creations alone (no action) used to grow the WAL without end; now checkpoints keep up."""
+    monkeypatch.setattr("server.store.wal.CHECKPOINT_SECONDS", 0.05)
+    monkeypatch.setattr("server.store.wal.IDLE_SECONDS", 0.2)
+    store = SqliteStore(path)
+    wal = path.with_name(path.name + "-wal")
+    largest = 0
+    for batch in range(100):
+        await asyncio.gather(*(store.create_match(record(f"m{batch}-{n}", players=4)) for n in range(50)))
+        largest = max(largest, wal.stat().st_size)
+    # 5,000 matches of four seats: without checkpoints, several MB of WAL by now.
+    assert largest < 6 << 20
+    idle_deadline = asyncio.get_running_loop().time() + 5
+    while wal.stat().st_size > 0 and asyncio.get_running_loop().time() < idle_deadline:
+        await asyncio.sleep(0.05)
+    assert wal.stat().st_size == 0  # emptied once idle
+    assert await store.count_waiting() == 5000
+    store.close()
 
 
 async def test_an_in_memory_store_works() -> None:
     store = SqliteStore(":memory:")
-    store.create_match(record("m"))
-    await store.append_action("m", 1, 0, COIN, "r")
-    ((match, actions),) = store.load_matches()
-    assert match.match_id == "m" and actions == [(0, COIN, "r")]
+    await store.create_match(record("m"))
+    await store.append_action("m", 1, 0, COIN, "r", False)
+    assert await store.load_match("m") == (record("m"), [(0, COIN, "r")])
     store.close()
 
 
@@ -189,16 +311,16 @@ def test_an_acknowledged_action_survives_a_killed_process(path: Path) -> None:
         f"""
         import asyncio, os, signal
         from server.engine import Options, parse_action
-        from server.match.records import MatchRecord, SeatRecord
+        from server.store.records import MatchRecord, SeatRecord
         from server.store.sqlite import SqliteStore
 
         async def main():
             store = SqliteStore({str(path)!r})
-            store.create_match(MatchRecord("m", Options(), 1, 1000, [SeatRecord(0), SeatRecord(1)]))
-            store.save_seat("m", SeatRecord(0, None, "ada", "hash"))
+            await store.create_match(MatchRecord("m", Options(), 1, 1000, [SeatRecord(0), SeatRecord(1)]))
+            await store.save_seat("m", SeatRecord(0, None, "ada", "hash"), "waiting")
             coin = parse_action("take_coin")
             for version in range(1, 31):
-                await store.append_action("m", version, version % 2, coin, f"r{{version}}")
+                await store.append_action("m", version, version % 2, coin, f"r{{version}}", False)
             print("acknowledged", flush=True)
             os.kill(os.getpid(), signal.SIGKILL)
 
@@ -210,6 +332,14 @@ def test_an_acknowledged_action_survives_a_killed_process(path: Path) -> None:
     )
     assert done.returncode == -signal.SIGKILL, done.stderr
     assert done.stdout.strip() == "acknowledged"
-    ((match, actions),) = SqliteStore(path).load_matches()
-    assert match.seats[0] == SeatRecord(0, None, "ada", "hash")
-    assert [(s, r) for s, _, r in actions] == [(v % 2, f"r{v}") for v in range(1, 31)]
+
+    async def check() -> None:
+        store = SqliteStore(path)
+        loaded = await store.load_match("m")
+        assert loaded is not None
+        match, actions = loaded
+        assert match.seats[0] == SeatRecord(0, None, "ada", "hash")
+        assert [(s, r) for s, _, r in actions] == [(v % 2, f"r{v}") for v in range(1, 31)]
+        store.close()
+
+    asyncio.run(check())

@@ -1,6 +1,16 @@
 """A small typed asyncio client for the mercado match service."""
 
-from .client import MercadoClient, Seat
+from .client import Endpoint, MercadoClient, Seat, retry_after
+from .fairness import seed_commitment
 from .wire import action_json, action_message, describe
 
-__all__ = ["MercadoClient", "Seat", "action_json", "action_message", "describe"]
+__all__ = [
+    "Endpoint",
+    "MercadoClient",
+    "Seat",
+    "action_json",
+    "action_message",
+    "describe",
+    "retry_after",
+    "seed_commitment",
+]

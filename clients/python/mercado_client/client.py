@@ -15,13 +15,15 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 import grpc
 from mercado.v1 import match_pb2 as api
 from mercado.v1 import match_pb2_grpc as api_grpc
 from mercado.v1 import mercado_pb2 as pb
-from tenacity import AsyncRetrying, retry_if_exception, stop_after_delay, wait_exponential
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_before_delay, wait_exponential
 
 from .wire import BOT_LEVEL_NAMES, BOT_LEVELS, MATCH_STATUSES
 
@@ -29,22 +31,82 @@ from .wire import BOT_LEVEL_NAMES, BOT_LEVELS, MATCH_STATUSES
 TRANSIENT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 DEFAULT_RECONNECT_SECONDS = 60.0
 RECONNECT_FIRST_WAIT, RECONNECT_MAX_WAIT = 0.05, 2.0
+_backoff = wait_exponential(multiplier=RECONNECT_FIRST_WAIT, max=RECONNECT_MAX_WAIT)
 
 
 def _transient(error: BaseException) -> bool:
     return isinstance(error, grpc.aio.AioRpcError) and error.code() in TRANSIENT
 
 
+def retry_after(error: BaseException) -> float | None:
+    """The seconds a fair-use refusal (RESOURCE_EXHAUSTED with ``retry-after``) asks to wait; else None.
+
+    Such a call changed nothing, so repeating it is safe whatever it was.
+    """
+    if not isinstance(error, grpc.aio.AioRpcError) or error.code() != grpc.StatusCode.RESOURCE_EXHAUSTED:
+        return None
+    for key, value in error.trailing_metadata() or ():
+        if key == "retry-after":
+            try:
+                return max(0.0, float(value))
+            except ValueError:
+                return None
+    return None
+
+
+def _wait(state: RetryCallState) -> float:
+    """As long as the server asks (retry-after), else exponential backoff."""
+    error = state.outcome.exception() if state.outcome else None
+    asked = retry_after(error) if error else None
+    return asked if asked is not None else _backoff(state)
+
+
 def _bearer(token: str | None) -> tuple[tuple[str, str], ...] | None:
     return (("authorization", f"Bearer {token}"),) if token else None
 
 
-class MercadoClient:
-    """A connection to a mercado server."""
+def open_channel(target: str, tls: bool = False, ca_file: str | Path | None = None) -> grpc.aio.Channel:
+    """A channel to ``target``: plain text, or TLS (with ``ca_file``'s roots, else the system's)."""
+    if not tls and ca_file is None:
+        return grpc.aio.insecure_channel(target)
+    roots = Path(ca_file).read_bytes() if ca_file is not None else None
+    return grpc.aio.secure_channel(target, grpc.ssl_channel_credentials(root_certificates=roots))
 
-    def __init__(self, target: str, reconnect_seconds: float = DEFAULT_RECONNECT_SECONDS) -> None:
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where a server is, and whether to speak TLS to it (with ``ca_file``'s roots, else the system's)."""
+
+    target: str
+    tls: bool = False
+    ca_file: Path | None = None
+
+    def connect(self, reconnect_seconds: float = DEFAULT_RECONNECT_SECONDS) -> MercadoClient:
+        return MercadoClient(self.target, reconnect_seconds, tls=self.tls, ca_file=self.ca_file)
+
+    def __str__(self) -> str:
+        return self.target
+
+
+class MercadoClient:
+    """A connection to a mercado server: plain text, or TLS with ``tls`` or a ``ca_file``.
+
+    Calls refused by a fair-use limit (RESOURCE_EXHAUSTED with ``retry-after``) are repeated
+    once that time has passed, within ``reconnect_seconds``; calls that are safe to repeat
+    (views, submissions with their request id, streams) are also retried while the server is
+    unavailable.
+    """
+
+    def __init__(
+        self,
+        target: str,
+        reconnect_seconds: float = DEFAULT_RECONNECT_SECONDS,
+        *,
+        tls: bool = False,
+        ca_file: str | Path | None = None,
+    ) -> None:
         self.target = target
-        self.channel = grpc.aio.insecure_channel(target)
+        self.channel = open_channel(target, tls, ca_file)
         self.stub = api_grpc.MatchServiceStub(self.channel)
         self.reconnect_seconds = reconnect_seconds
 
@@ -59,14 +121,25 @@ class MercadoClient:
     async def close(self) -> None:
         await self.channel.close()
 
-    def retrying(self) -> AsyncRetrying:
-        """Retry transient failures with backoff for up to ``reconnect_seconds``."""
+    def retrying(self, repeatable: bool = True) -> AsyncRetrying:
+        """Retry fair-use refusals after their retry-after and, for ``repeatable`` calls, transient
+        failures with backoff; never past ``reconnect_seconds``."""
+
+        def worth_retrying(error: BaseException) -> bool:
+            return retry_after(error) is not None or (repeatable and _transient(error))
+
         return AsyncRetrying(
-            retry=retry_if_exception(_transient),
-            wait=wait_exponential(multiplier=RECONNECT_FIRST_WAIT, max=RECONNECT_MAX_WAIT),
-            stop=stop_after_delay(self.reconnect_seconds),
+            retry=retry_if_exception(worth_retrying),
+            wait=_wait,
+            stop=stop_before_delay(self.reconnect_seconds),
             reraise=True,
         )
+
+    async def _call(self, call: Any, request: Any, repeatable: bool = True, **kwargs: Any) -> Any:
+        async for attempt in self.retrying(repeatable):
+            with attempt:
+                return await call(request, **kwargs)
+        raise AssertionError("unreachable")
 
     async def create_match(
         self,
@@ -90,20 +163,24 @@ class MercadoClient:
         request = api.CreateMatchRequest(game=api.GAME_MERCADO, players=players, seats=specs, mercado=options)
         if seed is not None:
             request.seed = seed
-        response: api.CreateMatchResponse = await self.stub.CreateMatch(request)
+        response: api.CreateMatchResponse = await self._call(self.stub.CreateMatch, request, repeatable=False)
         return response.match_id
 
     async def join(self, match_id: str, display_name: str, seat: int | None = None) -> Seat:
         request = api.JoinMatchRequest(match_id=match_id, display_name=display_name)
         if seat is not None:
             request.seat = seat
-        response = await self.stub.JoinMatch(request)
+        response: api.JoinMatchResponse = await self._call(self.stub.JoinMatch, request, repeatable=False)
         return Seat(self, match_id, response.seat, response.seat_token)
 
-    async def claim_bot_seat(self, agent_name: str, levels: Sequence[str] = ()) -> tuple[Seat, str]:
-        """Take a seat reserved for a bot; returns the seat and its level name."""
+    async def claim_bot_seat(
+        self, agent_name: str, levels: Sequence[str] = (), *, agent_key: str
+    ) -> tuple[Seat, str]:
+        """Take a seat reserved for a bot, with the server's agent key; returns the seat and its level."""
         request = api.ClaimBotSeatRequest(agent_name=agent_name, levels=[BOT_LEVELS[lv] for lv in levels])
-        response = await self.stub.ClaimBotSeat(request)
+        response: api.ClaimBotSeatResponse = await self._call(
+            self.stub.ClaimBotSeat, request, repeatable=False, metadata=_bearer(agent_key)
+        )
         level = BOT_LEVEL_NAMES[response.level]
         return Seat(self, response.match_id, response.seat, response.seat_token), level
 
@@ -115,21 +192,17 @@ class MercadoClient:
             page_size=page_size,
             page_token=page_token,
         )
-        response: api.ListMatchesResponse = await self.stub.ListMatches(request)
+        response: api.ListMatchesResponse = await self._call(self.stub.ListMatches, request)
         return response
 
     async def view(self, match_id: str, token: str | None = None) -> api.MatchState:
         """The view of a seat (with its token) or of a spectator."""
-        async for attempt in self.retrying():
-            with attempt:
-                state: api.MatchState = await self.stub.GetView(
-                    api.GetViewRequest(match_id=match_id), metadata=_bearer(token)
-                )
-                return state
-        raise AssertionError("unreachable")
+        request = api.GetViewRequest(match_id=match_id)
+        state: api.MatchState = await self._call(self.stub.GetView, request, metadata=_bearer(token))
+        return state
 
     async def replay(self, match_id: str) -> api.Replay:
-        replay: api.Replay = await self.stub.GetReplay(api.GetReplayRequest(match_id=match_id))
+        replay: api.Replay = await self._call(self.stub.GetReplay, api.GetReplayRequest(match_id=match_id))
         return replay
 
     async def follow(
@@ -158,9 +231,16 @@ class MercadoClient:
                 # The retry window counts from the failure, not from when a (maybe long quiet) stream opened.
                 now = time.monotonic()
                 failing_since = now if failing_since is None else failing_since
-                if not _transient(error) or now - failing_since >= self.reconnect_seconds:
+                asked = retry_after(error)
+                if asked is not None:
+                    pause = asked  # a fair-use refusal: as long as the server asks, if that fits the window
+                    if now + pause - failing_since > self.reconnect_seconds:
+                        raise
+                elif _transient(error) and now - failing_since < self.reconnect_seconds:
+                    pause = min(RECONNECT_MAX_WAIT, RECONNECT_FIRST_WAIT * 2**failures)
+                else:
                     raise
-                await asyncio.sleep(min(RECONNECT_MAX_WAIT, RECONNECT_FIRST_WAIT * 2**failures))
+                await asyncio.sleep(pause)
                 failures += 1
 
 
@@ -184,13 +264,10 @@ class Seat:
         request = api.SubmitActionRequest(
             match_id=self.match_id, expected_version=version, request_id=request_id, action=action
         )
-        async for attempt in self.client.retrying():
-            with attempt:
-                response: api.SubmitActionResponse = await self.client.stub.SubmitAction(
-                    request, metadata=_bearer(self.token)
-                )
-                return response
-        raise AssertionError("unreachable")
+        response: api.SubmitActionResponse = await self.client._call(
+            self.client.stub.SubmitAction, request, metadata=_bearer(self.token)
+        )
+        return response
 
     async def act(self, action: api.Action, version: int | None = None) -> api.SubmitActionResponse:
         """Submit ``action``; on ABORTED (stale version) fetch the view and resubmit while still legal."""

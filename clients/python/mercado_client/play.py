@@ -12,7 +12,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Sequence
 from contextlib import suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import TypeVar
 
@@ -25,7 +25,7 @@ from rich.prompt import Prompt
 from rich.text import Text
 
 from .board import render_match, seat_names, seat_tag
-from .client import MercadoClient, Seat
+from .client import Endpoint, Seat
 from .menu import menu_choices, render_menu
 from .narrate import update_lines
 from .wire import BOT_LEVEL_NAMES
@@ -39,7 +39,7 @@ DEFAULT_SERVER = "127.0.0.1:50051"
 class PlayOptions:
     """What ``mercado play`` was asked to do."""
 
-    server: str = DEFAULT_SERVER
+    server: Endpoint = field(default_factory=lambda: Endpoint(DEFAULT_SERVER))
     match_id: str | None = None
     seat: int | None = None
     name: str = "player"
@@ -232,7 +232,7 @@ class Session:
 
 async def play(options: PlayOptions, console: Console) -> int:
     """Create or join a match and play it to the end; returns the exit status."""
-    async with MercadoClient(options.server) as client:
+    async with options.server.connect() as client:
         try:
             match_id, seat_number = options.match_id, options.seat
             if match_id is None:
@@ -247,7 +247,7 @@ async def play(options: PlayOptions, console: Console) -> int:
             console.print(f"[bold red]cannot start:[/] {error_line(error)} (server {options.server})")
             return 1
         hint = f"mercado play --match {match_id}"
-        if options.server != DEFAULT_SERVER:
+        if options.server.target != DEFAULT_SERVER:
             hint = f"mercado play --server {options.server} --match {match_id}"
         try:
             return await Session(console, seat, state, hint).run()

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from mercado.v1 import mercado_pb2 as mercado_dot_v1_dot_mercado__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16mercado/v1/match.proto\x12\nmercado.v1\x1a\x18mercado/v1/mercado.proto\"\x9a\x01\n\x08SeatSpec\x12)\n\x04open\x18\x01 \x01(\x0b\x32\x19.mercado.v1.SeatSpec.OpenH\x00\x12\'\n\x03\x62ot\x18\x02 \x01(\x0b\x32\x18.mercado.v1.SeatSpec.BotH\x00\x1a\x06\n\x04Open\x1a*\n\x03\x42ot\x12#\n\x05level\x18\x01 \x01(\x0e\x32\x14.mercado.v1.BotLevelB\x06\n\x04kind\"\xc0\x01\n\x12\x43reateMatchRequest\x12\x1e\n\x04game\x18\x01 \x01(\x0e\x32\x10.mercado.v1.Game\x12\x0f\n\x07players\x18\x02 \x01(\r\x12#\n\x05seats\x18\x03 \x03(\x0b\x32\x14.mercado.v1.SeatSpec\x12\x11\n\x04seed\x18\x04 \x01(\x04H\x01\x88\x01\x01\x12-\n\x07mercado\x18\n \x01(\x0b\x32\x1a.mercado.v1.MercadoOptionsH\x00\x42\t\n\x07optionsB\x07\n\x05_seed\"P\n\x13\x43reateMatchResponse\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\'\n\x05match\x18\x02 \x01(\x0b\x32\x18.mercado.v1.MatchSummary\"V\n\x10JoinMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\rH\x00\x88\x01\x01\x12\x14\n\x0c\x64isplay_name\x18\x03 \x01(\tB\x07\n\x05_seat\"^\n\x11JoinMatchResponse\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\'\n\x05match\x18\x03 \x01(\x0b\x32\x18.mercado.v1.MatchSummary\"d\n\x12ListMatchesRequest\x12\'\n\x06status\x18\x01 \x01(\x0e\x32\x17.mercado.v1.MatchStatus\x12\x11\n\tpage_size\x18\x02 \x01(\r\x12\x12\n\npage_token\x18\x03 \x01(\t\"Y\n\x13ListMatchesResponse\x12)\n\x07matches\x18\x01 \x03(\x0b\x32\x18.mercado.v1.MatchSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"s\n\x08SeatInfo\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0b\n\x03\x62ot\x18\x02 \x01(\x08\x12\'\n\tbot_level\x18\x03 \x01(\x0e\x32\x14.mercado.v1.BotLevel\x12\r\n\x05taken\x18\x04 \x01(\x08\x12\x14\n\x0c\x64isplay_name\x18\x05 \x01(\t\"\x83\x02\n\x0cMatchSummary\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x1e\n\x04game\x18\x02 \x01(\x0e\x32\x10.mercado.v1.Game\x12\'\n\x06status\x18\x03 \x01(\x0e\x32\x17.mercado.v1.MatchStatus\x12\x0f\n\x07players\x18\x04 \x01(\r\x12#\n\x05seats\x18\x05 \x03(\x0b\x32\x14.mercado.v1.SeatInfo\x12\x0f\n\x07version\x18\x06 \x01(\x04\x12\x17\n\x0f\x63reated_unix_ms\x18\x07 \x01(\x03\x12-\n\x07mercado\x18\n \x01(\x0b\x32\x1a.mercado.v1.MercadoOptionsH\x00\x42\t\n\x07options\"\"\n\x0eGetViewRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\">\n\x06\x41\x63tion\x12,\n\x07mercado\x18\n \x01(\x0b\x32\x19.mercado.v1.MercadoActionH\x00\x42\x06\n\x04game\"<\n\x05\x45vent\x12+\n\x07mercado\x18\n \x01(\x0b\x32\x18.mercado.v1.MercadoEventH\x00\x42\x06\n\x04game\":\n\x04View\x12*\n\x07mercado\x18\n \x01(\x0b\x32\x17.mercado.v1.MercadoViewH\x00\x42\x06\n\x04game\"\xd9\x01\n\nMatchState\x12\'\n\x05match\x18\x01 \x01(\x0b\x32\x18.mercado.v1.MatchSummary\x12\x0f\n\x07version\x18\x02 \x01(\x04\x12\x16\n\tyour_seat\x18\x03 \x01(\rH\x00\x88\x01\x01\x12\x14\n\x07to_move\x18\x04 \x01(\rH\x01\x88\x01\x01\x12\x1e\n\x04view\x18\x05 \x01(\x0b\x32\x10.mercado.v1.View\x12)\n\rlegal_actions\x18\x06 \x03(\x0b\x32\x12.mercado.v1.ActionB\x0c\n\n_your_seatB\n\n\x08_to_move\"y\n\x13SubmitActionRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x18\n\x10\x65xpected_version\x18\x02 \x01(\x04\x12\x12\n\nrequest_id\x18\x03 \x01(\t\x12\"\n\x06\x61\x63tion\x18\x04 \x01(\x0b\x32\x12.mercado.v1.Action\"q\n\x14SubmitActionResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12!\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x11.mercado.v1.Event\x12%\n\x05state\x18\x03 \x01(\x0b\x32\x16.mercado.v1.MatchState\">\n\x13StreamEventsRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x15\n\rafter_version\x18\x02 \x01(\x04\"\xa8\x01\n\x0bMatchUpdate\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12\x11\n\x04seat\x18\x02 \x01(\rH\x00\x88\x01\x01\x12\"\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x12.mercado.v1.Action\x12!\n\x06\x65vents\x18\x04 \x03(\x0b\x32\x11.mercado.v1.Event\x12%\n\x05state\x18\x05 \x01(\x0b\x32\x16.mercado.v1.MatchStateB\x07\n\x05_seat\"O\n\x13\x43laimBotSeatRequest\x12$\n\x06levels\x18\x01 \x03(\x0e\x32\x14.mercado.v1.BotLevel\x12\x12\n\nagent_name\x18\x02 \x01(\t\"\x98\x01\n\x14\x43laimBotSeatResponse\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x12\n\nseat_token\x18\x03 \x01(\t\x12#\n\x05level\x18\x04 \x01(\x0e\x32\x14.mercado.v1.BotLevel\x12\'\n\x05match\x18\x05 \x01(\x0b\x32\x18.mercado.v1.MatchSummary\"$\n\x10GetReplayRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"\xba\x01\n\x06Replay\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x1e\n\x04game\x18\x02 \x01(\x0e\x32\x10.mercado.v1.Game\x12\x0f\n\x07players\x18\x03 \x01(\r\x12\x0c\n\x04seed\x18\x04 \x01(\x04\x12-\n\x07mercado\x18\n \x01(\x0b\x32\x1a.mercado.v1.MercadoOptionsH\x00\x12%\n\x05steps\x18\x05 \x03(\x0b\x32\x16.mercado.v1.ReplayStepB\t\n\x07options\"O\n\nReplayStep\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\"\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x12.mercado.v1.Action*.\n\x04Game\x12\x14\n\x10GAME_UNSPECIFIED\x10\x00\x12\x10\n\x0cGAME_MERCADO\x10\x01*z\n\x0bMatchStatus\x12\x1c\n\x18MATCH_STATUS_UNSPECIFIED\x10\x00\x12\x18\n\x14MATCH_STATUS_WAITING\x10\x01\x12\x18\n\x14MATCH_STATUS_PLAYING\x10\x02\x12\x19\n\x15MATCH_STATUS_FINISHED\x10\x03*c\n\x08\x42otLevel\x12\x19\n\x15\x42OT_LEVEL_UNSPECIFIED\x10\x00\x12\x12\n\x0e\x42OT_LEVEL_EASY\x10\x01\x12\x14\n\x10\x42OT_LEVEL_MEDIUM\x10\x02\x12\x12\n\x0e\x42OT_LEVEL_HARD\x10\x03\x32\xe8\x04\n\x0cMatchService\x12N\n\x0b\x43reateMatch\x12\x1e.mercado.v1.CreateMatchRequest\x1a\x1f.mercado.v1.CreateMatchResponse\x12H\n\tJoinMatch\x12\x1c.mercado.v1.JoinMatchRequest\x1a\x1d.mercado.v1.JoinMatchResponse\x12N\n\x0bListMatches\x12\x1e.mercado.v1.ListMatchesRequest\x1a\x1f.mercado.v1.ListMatchesResponse\x12=\n\x07GetView\x12\x1a.mercado.v1.GetViewRequest\x1a\x16.mercado.v1.MatchState\x12Q\n\x0cSubmitAction\x12\x1f.mercado.v1.SubmitActionRequest\x1a .mercado.v1.SubmitActionResponse\x12J\n\x0cStreamEvents\x12\x1f.mercado.v1.StreamEventsRequest\x1a\x17.mercado.v1.MatchUpdate0\x01\x12Q\n\x0c\x43laimBotSeat\x12\x1f.mercado.v1.ClaimBotSeatRequest\x1a .mercado.v1.ClaimBotSeatResponse\x12=\n\tGetReplay\x12\x1c.mercado.v1.GetReplayRequest\x1a\x12.mercado.v1.ReplayBEZCgithub.com/mercado-game/mercado/clients/go/gen/mercado/v1;mercadov1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16mercado/v1/match.proto\x12\nmercado.v1\x1a\x18mercado/v1/mercado.proto\"\x9a\x01\n\x08SeatSpec\x12)\n\x04open\x18\x01 \x01(\x0b\x32\x19.mercado.v1.SeatSpec.OpenH\x00\x12\'\n\x03\x62ot\x18\x02 \x01(\x0b\x32\x18.mercado.v1.SeatSpec.BotH\x00\x1a\x06\n\x04Open\x1a*\n\x03\x42ot\x12#\n\x05level\x18\x01 \x01(\x0e\x32\x14.mercado.v1.BotLevelB\x06\n\x04kind\"\xc0\x01\n\x12\x43reateMatchRequest\x12\x1e\n\x04game\x18\x01 \x01(\x0e\x32\x10.mercado.v1.Game\x12\x0f\n\x07players\x18\x02 \x01(\r\x12#\n\x05seats\x18\x03 \x03(\x0b\x32\x14.mercado.v1.SeatSpec\x12\x11\n\x04seed\x18\x04 \x01(\x04H\x01\x88\x01\x01\x12-\n\x07mercado\x18\n \x01(\x0b\x32\x1a.mercado.v1.MercadoOptionsH\x00\x42\t\n\x07optionsB\x07\n\x05_seed\"P\n\x13\x43reateMatchResponse\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\'\n\x05match\x18\x02 \x01(\x0b\x32\x18.mercado.v1.MatchSummary\"V\n\x10JoinMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\rH\x00\x88\x01\x01\x12\x14\n\x0c\x64isplay_name\x18\x03 \x01(\tB\x07\n\x05_seat\"^\n\x11JoinMatchResponse\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\'\n\x05match\x18\x03 \x01(\x0b\x32\x18.mercado.v1.MatchSummary\"d\n\x12ListMatchesRequest\x12\'\n\x06status\x18\x01 \x01(\x0e\x32\x17.mercado.v1.MatchStatus\x12\x11\n\tpage_size\x18\x02 \x01(\r\x12\x12\n\npage_token\x18\x03 \x01(\t\"Y\n\x13ListMatchesResponse\x12)\n\x07matches\x18\x01 \x03(\x0b\x32\x18.mercado.v1.MatchSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"s\n\x08SeatInfo\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0b\n\x03\x62ot\x18\x02 \x01(\x08\x12\'\n\tbot_level\x18\x03 \x01(\x0e\x32\x14.mercado.v1.BotLevel\x12\r\n\x05taken\x18\x04 \x01(\x08\x12\x14\n\x0c\x64isplay_name\x18\x05 \x01(\t\"\xb1\x02\n\x0cMatchSummary\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x1e\n\x04game\x18\x02 \x01(\x0e\x32\x10.mercado.v1.Game\x12\'\n\x06status\x18\x03 \x01(\x0e\x32\x17.mercado.v1.MatchStatus\x12\x0f\n\x07players\x18\x04 \x01(\r\x12#\n\x05seats\x18\x05 \x03(\x0b\x32\x14.mercado.v1.SeatInfo\x12\x0f\n\x07version\x18\x06 \x01(\x04\x12\x17\n\x0f\x63reated_unix_ms\x18\x07 \x01(\x03\x12-\n\x07mercado\x18\n \x01(\x0b\x32\x1a.mercado.v1.MercadoOptionsH\x00\x12\x17\n\x0fseed_commitment\x18\x08 \x01(\t\x12\x13\n\x0bseed_chosen\x18\t \x01(\x08\x42\t\n\x07options\"\"\n\x0eGetViewRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\">\n\x06\x41\x63tion\x12,\n\x07mercado\x18\n \x01(\x0b\x32\x19.mercado.v1.MercadoActionH\x00\x42\x06\n\x04game\"<\n\x05\x45vent\x12+\n\x07mercado\x18\n \x01(\x0b\x32\x18.mercado.v1.MercadoEventH\x00\x42\x06\n\x04game\":\n\x04View\x12*\n\x07mercado\x18\n \x01(\x0b\x32\x17.mercado.v1.MercadoViewH\x00\x42\x06\n\x04game\"\xd9\x01\n\nMatchState\x12\'\n\x05match\x18\x01 \x01(\x0b\x32\x18.mercado.v1.MatchSummary\x12\x0f\n\x07version\x18\x02 \x01(\x04\x12\x16\n\tyour_seat\x18\x03 \x01(\rH\x00\x88\x01\x01\x12\x14\n\x07to_move\x18\x04 \x01(\rH\x01\x88\x01\x01\x12\x1e\n\x04view\x18\x05 \x01(\x0b\x32\x10.mercado.v1.View\x12)\n\rlegal_actions\x18\x06 \x03(\x0b\x32\x12.mercado.v1.ActionB\x0c\n\n_your_seatB\n\n\x08_to_move\"y\n\x13SubmitActionRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x18\n\x10\x65xpected_version\x18\x02 \x01(\x04\x12\x12\n\nrequest_id\x18\x03 \x01(\t\x12\"\n\x06\x61\x63tion\x18\x04 \x01(\x0b\x32\x12.mercado.v1.Action\"q\n\x14SubmitActionResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12!\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x11.mercado.v1.Event\x12%\n\x05state\x18\x03 \x01(\x0b\x32\x16.mercado.v1.MatchState\">\n\x13StreamEventsRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x15\n\rafter_version\x18\x02 \x01(\x04\"\xa8\x01\n\x0bMatchUpdate\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12\x11\n\x04seat\x18\x02 \x01(\rH\x00\x88\x01\x01\x12\"\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x12.mercado.v1.Action\x12!\n\x06\x65vents\x18\x04 \x03(\x0b\x32\x11.mercado.v1.Event\x12%\n\x05state\x18\x05 \x01(\x0b\x32\x16.mercado.v1.MatchStateB\x07\n\x05_seat\"O\n\x13\x43laimBotSeatRequest\x12$\n\x06levels\x18\x01 \x03(\x0e\x32\x14.mercado.v1.BotLevel\x12\x12\n\nagent_name\x18\x02 \x01(\t\"\x98\x01\n\x14\x43laimBotSeatResponse\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x12\n\nseat_token\x18\x03 \x01(\t\x12#\n\x05level\x18\x04 \x01(\x0e\x32\x14.mercado.v1.BotLevel\x12\'\n\x05match\x18\x05 \x01(\x0b\x32\x18.mercado.v1.MatchSummary\"$\n\x10GetReplayRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"\xfb\x01\n\x06Replay\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x1e\n\x04game\x18\x02 \x01(\x0e\x32\x10.mercado.v1.Game\x12\x0f\n\x07players\x18\x03 \x01(\r\x12\x0c\n\x04seed\x18\x04 \x01(\x04\x12-\n\x07mercado\x18\n \x01(\x0b\x32\x1a.mercado.v1.MercadoOptionsH\x00\x12%\n\x05steps\x18\x05 \x03(\x0b\x32\x16.mercado.v1.ReplayStep\x12\x11\n\tseed_salt\x18\x06 \x01(\x0c\x12\x17\n\x0fseed_commitment\x18\x07 \x01(\t\x12\x13\n\x0bseed_chosen\x18\x08 \x01(\x08\x42\t\n\x07options\"O\n\nReplayStep\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\"\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x12.mercado.v1.Action*.\n\x04Game\x12\x14\n\x10GAME_UNSPECIFIED\x10\x00\x12\x10\n\x0cGAME_MERCADO\x10\x01*z\n\x0bMatchStatus\x12\x1c\n\x18MATCH_STATUS_UNSPECIFIED\x10\x00\x12\x18\n\x14MATCH_STATUS_WAITING\x10\x01\x12\x18\n\x14MATCH_STATUS_PLAYING\x10\x02\x12\x19\n\x15MATCH_STATUS_FINISHED\x10\x03*c\n\x08\x42otLevel\x12\x19\n\x15\x42OT_LEVEL_UNSPECIFIED\x10\x00\x12\x12\n\x0e\x42OT_LEVEL_EASY\x10\x01\x12\x14\n\x10\x42OT_LEVEL_MEDIUM\x10\x02\x12\x12\n\x0e\x42OT_LEVEL_HARD\x10\x03\x32\xe8\x04\n\x0cMatchService\x12N\n\x0b\x43reateMatch\x12\x1e.mercado.v1.CreateMatchRequest\x1a\x1f.mercado.v1.CreateMatchResponse\x12H\n\tJoinMatch\x12\x1c.mercado.v1.JoinMatchRequest\x1a\x1d.mercado.v1.JoinMatchResponse\x12N\n\x0bListMatches\x12\x1e.mercado.v1.ListMatchesRequest\x1a\x1f.mercado.v1.ListMatchesResponse\x12=\n\x07GetView\x12\x1a.mercado.v1.GetViewRequest\x1a\x16.mercado.v1.MatchState\x12Q\n\x0cSubmitAction\x12\x1f.mercado.v1.SubmitActionRequest\x1a .mercado.v1.SubmitActionResponse\x12J\n\x0cStreamEvents\x12\x1f.mercado.v1.StreamEventsRequest\x1a\x17.mercado.v1.MatchUpdate0\x01\x12Q\n\x0c\x43laimBotSeat\x12\x1f.mercado.v1.ClaimBotSeatRequest\x1a .mercado.v1.ClaimBotSeatResponse\x12=\n\tGetReplay\x12\x1c.mercado.v1.GetReplayRequest\x1a\x12.mercado.v1.ReplayBEZCgithub.com/mercado-game/mercado/clients/go/gen/mercado/v1;mercadov1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,12 +33,12 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'mercado.v1.match_pb2', _glo
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'ZCgithub.com/mercado-game/mercado/clients/go/gen/mercado/v1;mercadov1'
-  _globals['_GAME']._serialized_start=2713
-  _globals['_GAME']._serialized_end=2759
-  _globals['_MATCHSTATUS']._serialized_start=2761
-  _globals['_MATCHSTATUS']._serialized_end=2883
-  _globals['_BOTLEVEL']._serialized_start=2885
-  _globals['_BOTLEVEL']._serialized_end=2984
+  _globals['_GAME']._serialized_start=2824
+  _globals['_GAME']._serialized_end=2870
+  _globals['_MATCHSTATUS']._serialized_start=2872
+  _globals['_MATCHSTATUS']._serialized_end=2994
+  _globals['_BOTLEVEL']._serialized_start=2996
+  _globals['_BOTLEVEL']._serialized_end=3095
   _globals['_SEATSPEC']._serialized_start=65
   _globals['_SEATSPEC']._serialized_end=219
   _globals['_SEATSPEC_OPEN']._serialized_start=161
@@ -60,35 +60,35 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SEATINFO']._serialized_start=875
   _globals['_SEATINFO']._serialized_end=990
   _globals['_MATCHSUMMARY']._serialized_start=993
-  _globals['_MATCHSUMMARY']._serialized_end=1252
-  _globals['_GETVIEWREQUEST']._serialized_start=1254
-  _globals['_GETVIEWREQUEST']._serialized_end=1288
-  _globals['_ACTION']._serialized_start=1290
-  _globals['_ACTION']._serialized_end=1352
-  _globals['_EVENT']._serialized_start=1354
-  _globals['_EVENT']._serialized_end=1414
-  _globals['_VIEW']._serialized_start=1416
-  _globals['_VIEW']._serialized_end=1474
-  _globals['_MATCHSTATE']._serialized_start=1477
-  _globals['_MATCHSTATE']._serialized_end=1694
-  _globals['_SUBMITACTIONREQUEST']._serialized_start=1696
-  _globals['_SUBMITACTIONREQUEST']._serialized_end=1817
-  _globals['_SUBMITACTIONRESPONSE']._serialized_start=1819
-  _globals['_SUBMITACTIONRESPONSE']._serialized_end=1932
-  _globals['_STREAMEVENTSREQUEST']._serialized_start=1934
-  _globals['_STREAMEVENTSREQUEST']._serialized_end=1996
-  _globals['_MATCHUPDATE']._serialized_start=1999
-  _globals['_MATCHUPDATE']._serialized_end=2167
-  _globals['_CLAIMBOTSEATREQUEST']._serialized_start=2169
-  _globals['_CLAIMBOTSEATREQUEST']._serialized_end=2248
-  _globals['_CLAIMBOTSEATRESPONSE']._serialized_start=2251
-  _globals['_CLAIMBOTSEATRESPONSE']._serialized_end=2403
-  _globals['_GETREPLAYREQUEST']._serialized_start=2405
-  _globals['_GETREPLAYREQUEST']._serialized_end=2441
-  _globals['_REPLAY']._serialized_start=2444
-  _globals['_REPLAY']._serialized_end=2630
-  _globals['_REPLAYSTEP']._serialized_start=2632
-  _globals['_REPLAYSTEP']._serialized_end=2711
-  _globals['_MATCHSERVICE']._serialized_start=2987
-  _globals['_MATCHSERVICE']._serialized_end=3603
+  _globals['_MATCHSUMMARY']._serialized_end=1298
+  _globals['_GETVIEWREQUEST']._serialized_start=1300
+  _globals['_GETVIEWREQUEST']._serialized_end=1334
+  _globals['_ACTION']._serialized_start=1336
+  _globals['_ACTION']._serialized_end=1398
+  _globals['_EVENT']._serialized_start=1400
+  _globals['_EVENT']._serialized_end=1460
+  _globals['_VIEW']._serialized_start=1462
+  _globals['_VIEW']._serialized_end=1520
+  _globals['_MATCHSTATE']._serialized_start=1523
+  _globals['_MATCHSTATE']._serialized_end=1740
+  _globals['_SUBMITACTIONREQUEST']._serialized_start=1742
+  _globals['_SUBMITACTIONREQUEST']._serialized_end=1863
+  _globals['_SUBMITACTIONRESPONSE']._serialized_start=1865
+  _globals['_SUBMITACTIONRESPONSE']._serialized_end=1978
+  _globals['_STREAMEVENTSREQUEST']._serialized_start=1980
+  _globals['_STREAMEVENTSREQUEST']._serialized_end=2042
+  _globals['_MATCHUPDATE']._serialized_start=2045
+  _globals['_MATCHUPDATE']._serialized_end=2213
+  _globals['_CLAIMBOTSEATREQUEST']._serialized_start=2215
+  _globals['_CLAIMBOTSEATREQUEST']._serialized_end=2294
+  _globals['_CLAIMBOTSEATRESPONSE']._serialized_start=2297
+  _globals['_CLAIMBOTSEATRESPONSE']._serialized_end=2449
+  _globals['_GETREPLAYREQUEST']._serialized_start=2451
+  _globals['_GETREPLAYREQUEST']._serialized_end=2487
+  _globals['_REPLAY']._serialized_start=2490
+  _globals['_REPLAY']._serialized_end=2741
+  _globals['_REPLAYSTEP']._serialized_start=2743
+  _globals['_REPLAYSTEP']._serialized_end=2822
+  _globals['_MATCHSERVICE']._serialized_start=3098
+  _globals['_MATCHSERVICE']._serialized_end=3714
 # @@protoc_insertion_point(module_scope)

@@ -5,24 +5,40 @@ The mercado match service: authoritative online matches.
 
 Authentication: JoinMatch and ClaimBotSeat return a secret seat token. Every
 later call for that seat sends it as gRPC metadata
-`authorization: Bearer <token>`. Without a valid token a caller is a
-spectator: it may read views and events (with everything hidden that a
-spectator may not see) but not act.
+`authorization: Bearer <token>`. Without a token a caller is a spectator: it
+may read views and events (with everything hidden that a spectator may not
+see) but not act. ClaimBotSeat is for AI agents: it takes the server's agent
+key as the bearer token instead.
 
 Versions: a match's version is the number of actions it has accepted. It
 starts at 0 and grows by one with every accepted action. SubmitAction names
 the version the client last saw; StreamEvents resumes after a version.
 
+Identifiers: a match id is 32 lowercase hexadecimal characters; a request id
+is 1 to 128 characters of letters, digits, '-', '_', '.' and ':'. Other
+values are refused before any lookup.
+
+Fairness: the set-up (the face-down restaurants, the bag, the decks, the first
+player) follows from a seed the server draws at random. Every MatchSummary
+carries a commitment to it, SHA-256 over a secret salt and the seed; GetReplay
+reveals both once the match has finished, so anyone can check that the set-up
+was fixed before the first move (`mercado verify`).
+
 Errors: every refusal carries a one-line reason in the status message and
-changes nothing. INVALID_ARGUMENT: a malformed request or action.
-NOT_FOUND: no such match or seat. UNAUTHENTICATED: a missing or unknown seat
-token where one is required. PERMISSION_DENIED: a token for another match.
-FAILED_PRECONDITION: the action is illegal now (not your turn, the rules
-forbid it, the match is not playing). ABORTED: the expected version is stale;
-fetch the view and try again. ALREADY_EXISTS: the seat is taken.
-RESOURCE_EXHAUSTED: no open seat or bot seat is left. UNAVAILABLE: the server
-is restarting; retry (a retried SubmitAction with the same request id is
-applied at most once) or reconnect a stream from the last version seen.
+changes nothing. INVALID_ARGUMENT: a malformed request, action, identifier or
+enum value. NOT_FOUND: no such match or seat. UNAUTHENTICATED: a missing or
+unknown seat token where one is required. PERMISSION_DENIED: a token for
+another match, a missing or wrong agent key, a chosen seed on a server that
+does not accept them. FAILED_PRECONDITION: the action is illegal now (not
+your turn, the rules forbid it, the match is not playing). ABORTED: the
+expected version is stale; fetch the view and try again. ALREADY_EXISTS: the
+seat is taken. RESOURCE_EXHAUSTED: no open seat or bot seat is left; or a
+fair-use limit (too many calls, waiting matches or streams): those carry a
+`retry-after` trailing metadata entry, the whole seconds to wait before
+trying again, and a call refused so changed nothing and may be repeated.
+UNAVAILABLE: the server is restarting or its storage is failing; retry (a
+retried SubmitAction with the same request id is applied at most once) or
+reconnect a stream from the last version seen.
 """
 
 import builtins
@@ -167,7 +183,9 @@ class CreateMatchRequest(google.protobuf.message.Message):
     players: builtins.int
     """2..4; 0 means 2"""
     seed: builtins.int
-    """the set-up seed; random when absent. Revealed only by GetReplay."""
+    """The set-up seed; drawn by the server when absent. A server refuses a chosen seed
+    (PERMISSION_DENIED) unless it runs with --allow-chosen-seeds (tests, research).
+    """
     @property
     def seats(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___SeatSpec]:
         """One per seat, in seat order; missing seats are open. Seat order is not turn order:
@@ -225,7 +243,7 @@ class JoinMatchRequest(google.protobuf.message.Message):
     seat: builtins.int
     """the first open seat when absent"""
     display_name: builtins.str
-    """1..40 characters"""
+    """1..40 printable characters (NFC); no control, bidi-override or zero-width characters."""
     def __init__(
         self,
         *,
@@ -347,12 +365,20 @@ class MatchSummary(google.protobuf.message.Message):
     VERSION_FIELD_NUMBER: builtins.int
     CREATED_UNIX_MS_FIELD_NUMBER: builtins.int
     MERCADO_FIELD_NUMBER: builtins.int
+    SEED_COMMITMENT_FIELD_NUMBER: builtins.int
+    SEED_CHOSEN_FIELD_NUMBER: builtins.int
     match_id: builtins.str
     game: global___Game.ValueType
     status: global___MatchStatus.ValueType
     players: builtins.int
     version: builtins.int
     created_unix_ms: builtins.int
+    seed_commitment: builtins.str
+    """Lowercase hex SHA-256 of the seed salt (32 bytes) followed by the seed (8 bytes,
+    big-endian): fixed at creation, checked against GetReplay's seed and salt.
+    """
+    seed_chosen: builtins.bool
+    """the creator chose the seed, so the set-up was known to it"""
     @property
     def seats(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___SeatInfo]: ...
     @property
@@ -368,9 +394,11 @@ class MatchSummary(google.protobuf.message.Message):
         version: builtins.int = ...,
         created_unix_ms: builtins.int = ...,
         mercado: mercado.v1.mercado_pb2.MercadoOptions | None = ...,
+        seed_commitment: builtins.str = ...,
+        seed_chosen: builtins.bool = ...,
     ) -> None: ...
     def HasField(self, field_name: typing.Literal["mercado", b"mercado", "options", b"options"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["created_unix_ms", b"created_unix_ms", "game", b"game", "match_id", b"match_id", "mercado", b"mercado", "options", b"options", "players", b"players", "seats", b"seats", "status", b"status", "version", b"version"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["created_unix_ms", b"created_unix_ms", "game", b"game", "match_id", b"match_id", "mercado", b"mercado", "options", b"options", "players", b"players", "seats", b"seats", "seed_chosen", b"seed_chosen", "seed_commitment", b"seed_commitment", "status", b"status", "version", b"version"]) -> None: ...
     def WhichOneof(self, oneof_group: typing.Literal["options", b"options"]) -> typing.Literal["mercado"] | None: ...
 
 global___MatchSummary = MatchSummary
@@ -619,7 +647,7 @@ class ClaimBotSeatRequest(google.protobuf.message.Message):
     LEVELS_FIELD_NUMBER: builtins.int
     AGENT_NAME_FIELD_NUMBER: builtins.int
     agent_name: builtins.str
-    """shown as the seat's display name"""
+    """shown as the seat's display name; as JoinMatch's display_name"""
     @property
     def levels(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[global___BotLevel.ValueType]:
         """Only seats reserved for these levels; any level when empty."""
@@ -680,7 +708,9 @@ global___GetReplayRequest = GetReplayRequest
 
 @typing.final
 class Replay(google.protobuf.message.Message):
-    """Everything needed to reproduce a finished match with `mercado rules`."""
+    """Everything needed to reproduce a finished match with `mercado rules`, and to check
+    it against the commitment published when it was created (`mercado verify`).
+    """
 
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
 
@@ -690,10 +720,17 @@ class Replay(google.protobuf.message.Message):
     SEED_FIELD_NUMBER: builtins.int
     MERCADO_FIELD_NUMBER: builtins.int
     STEPS_FIELD_NUMBER: builtins.int
+    SEED_SALT_FIELD_NUMBER: builtins.int
+    SEED_COMMITMENT_FIELD_NUMBER: builtins.int
+    SEED_CHOSEN_FIELD_NUMBER: builtins.int
     match_id: builtins.str
     game: global___Game.ValueType
     players: builtins.int
     seed: builtins.int
+    seed_salt: builtins.bytes
+    seed_commitment: builtins.str
+    """as in MatchSummary"""
+    seed_chosen: builtins.bool
     @property
     def mercado(self) -> mercado.v1.mercado_pb2.MercadoOptions: ...
     @property
@@ -707,9 +744,12 @@ class Replay(google.protobuf.message.Message):
         seed: builtins.int = ...,
         mercado: mercado.v1.mercado_pb2.MercadoOptions | None = ...,
         steps: collections.abc.Iterable[global___ReplayStep] | None = ...,
+        seed_salt: builtins.bytes = ...,
+        seed_commitment: builtins.str = ...,
+        seed_chosen: builtins.bool = ...,
     ) -> None: ...
     def HasField(self, field_name: typing.Literal["mercado", b"mercado", "options", b"options"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["game", b"game", "match_id", b"match_id", "mercado", b"mercado", "options", b"options", "players", b"players", "seed", b"seed", "steps", b"steps"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["game", b"game", "match_id", b"match_id", "mercado", b"mercado", "options", b"options", "players", b"players", "seed", b"seed", "seed_chosen", b"seed_chosen", "seed_commitment", b"seed_commitment", "seed_salt", b"seed_salt", "steps", b"steps"]) -> None: ...
     def WhichOneof(self, oneof_group: typing.Literal["options", b"options"]) -> typing.Literal["mercado"] | None: ...
 
 global___Replay = Replay

@@ -126,14 +126,14 @@ class MatchServiceServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def ClaimBotSeat(self, request, context):
-        """Take a seat reserved for a bot. For AI agents.
+        """Take a seat reserved for a bot. For AI agents: the bearer token is the server's agent key.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def GetReplay(self, request, context):
-        """Seed, options and every action of a finished match.
+        """Seed, salt, options and every action of a finished match.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -5,24 +5,40 @@ The mercado match service: authoritative online matches.
 
 Authentication: JoinMatch and ClaimBotSeat return a secret seat token. Every
 later call for that seat sends it as gRPC metadata
-`authorization: Bearer <token>`. Without a valid token a caller is a
-spectator: it may read views and events (with everything hidden that a
-spectator may not see) but not act.
+`authorization: Bearer <token>`. Without a token a caller is a spectator: it
+may read views and events (with everything hidden that a spectator may not
+see) but not act. ClaimBotSeat is for AI agents: it takes the server's agent
+key as the bearer token instead.
 
 Versions: a match's version is the number of actions it has accepted. It
 starts at 0 and grows by one with every accepted action. SubmitAction names
 the version the client last saw; StreamEvents resumes after a version.
 
+Identifiers: a match id is 32 lowercase hexadecimal characters; a request id
+is 1 to 128 characters of letters, digits, '-', '_', '.' and ':'. Other
+values are refused before any lookup.
+
+Fairness: the set-up (the face-down restaurants, the bag, the decks, the first
+player) follows from a seed the server draws at random. Every MatchSummary
+carries a commitment to it, SHA-256 over a secret salt and the seed; GetReplay
+reveals both once the match has finished, so anyone can check that the set-up
+was fixed before the first move (`mercado verify`).
+
 Errors: every refusal carries a one-line reason in the status message and
-changes nothing. INVALID_ARGUMENT: a malformed request or action.
-NOT_FOUND: no such match or seat. UNAUTHENTICATED: a missing or unknown seat
-token where one is required. PERMISSION_DENIED: a token for another match.
-FAILED_PRECONDITION: the action is illegal now (not your turn, the rules
-forbid it, the match is not playing). ABORTED: the expected version is stale;
-fetch the view and try again. ALREADY_EXISTS: the seat is taken.
-RESOURCE_EXHAUSTED: no open seat or bot seat is left. UNAVAILABLE: the server
-is restarting; retry (a retried SubmitAction with the same request id is
-applied at most once) or reconnect a stream from the last version seen.
+changes nothing. INVALID_ARGUMENT: a malformed request, action, identifier or
+enum value. NOT_FOUND: no such match or seat. UNAUTHENTICATED: a missing or
+unknown seat token where one is required. PERMISSION_DENIED: a token for
+another match, a missing or wrong agent key, a chosen seed on a server that
+does not accept them. FAILED_PRECONDITION: the action is illegal now (not
+your turn, the rules forbid it, the match is not playing). ABORTED: the
+expected version is stale; fetch the view and try again. ALREADY_EXISTS: the
+seat is taken. RESOURCE_EXHAUSTED: no open seat or bot seat is left; or a
+fair-use limit (too many calls, waiting matches or streams): those carry a
+`retry-after` trailing metadata entry, the whole seconds to wait before
+trying again, and a call refused so changed nothing and may be repeated.
+UNAVAILABLE: the server is restarting or its storage is failing; retry (a
+retried SubmitAction with the same request id is applied at most once) or
+reconnect a stream from the last version seen.
 """
 
 import abc
@@ -86,13 +102,13 @@ class MatchServiceStub:
         mercado.v1.match_pb2.ClaimBotSeatRequest,
         mercado.v1.match_pb2.ClaimBotSeatResponse,
     ]
-    """Take a seat reserved for a bot. For AI agents."""
+    """Take a seat reserved for a bot. For AI agents: the bearer token is the server's agent key."""
 
     GetReplay: grpc.UnaryUnaryMultiCallable[
         mercado.v1.match_pb2.GetReplayRequest,
         mercado.v1.match_pb2.Replay,
     ]
-    """Seed, options and every action of a finished match."""
+    """Seed, salt, options and every action of a finished match."""
 
 class MatchServiceAsyncStub:
     CreateMatch: grpc.aio.UnaryUnaryMultiCallable[
@@ -140,13 +156,13 @@ class MatchServiceAsyncStub:
         mercado.v1.match_pb2.ClaimBotSeatRequest,
         mercado.v1.match_pb2.ClaimBotSeatResponse,
     ]
-    """Take a seat reserved for a bot. For AI agents."""
+    """Take a seat reserved for a bot. For AI agents: the bearer token is the server's agent key."""
 
     GetReplay: grpc.aio.UnaryUnaryMultiCallable[
         mercado.v1.match_pb2.GetReplayRequest,
         mercado.v1.match_pb2.Replay,
     ]
-    """Seed, options and every action of a finished match."""
+    """Seed, salt, options and every action of a finished match."""
 
 class MatchServiceServicer(metaclass=abc.ABCMeta):
     @abc.abstractmethod
@@ -208,7 +224,7 @@ class MatchServiceServicer(metaclass=abc.ABCMeta):
         request: mercado.v1.match_pb2.ClaimBotSeatRequest,
         context: _ServicerContext,
     ) -> typing.Union[mercado.v1.match_pb2.ClaimBotSeatResponse, collections.abc.Awaitable[mercado.v1.match_pb2.ClaimBotSeatResponse]]:
-        """Take a seat reserved for a bot. For AI agents."""
+        """Take a seat reserved for a bot. For AI agents: the bearer token is the server's agent key."""
 
     @abc.abstractmethod
     def GetReplay(
@@ -216,6 +232,6 @@ class MatchServiceServicer(metaclass=abc.ABCMeta):
         request: mercado.v1.match_pb2.GetReplayRequest,
         context: _ServicerContext,
     ) -> typing.Union[mercado.v1.match_pb2.Replay, collections.abc.Awaitable[mercado.v1.match_pb2.Replay]]:
-        """Seed, options and every action of a finished match."""
+        """Seed, salt, options and every action of a finished match."""
 
 def add_MatchServiceServicer_to_server(servicer: MatchServiceServicer, server: typing.Union[grpc.Server, grpc.aio.Server]) -> None: ...

@@ -1,0 +1,176 @@
+"""Fair use: per-client rate limits (token buckets) and caps on the streams a client holds open.
+
+A client is its network address: an IPv4 address, or an IPv6 /64 (what one
+subscriber usually gets). Networks the operator trusts (``--rate-limit-exempt``)
+have no per-client limits; the server-wide caps still count them.
+"""
+
+from __future__ import annotations
+
+import functools
+import ipaddress
+import math
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from urllib.parse import unquote
+
+from server.match.errors import Throttled
+
+MAX_CLIENTS = 100_000  # buckets kept at most; full ones go first, as they are the same as new ones
+EXEMPT = ""  # the client key of a trusted network: no per-client limit applies
+
+
+@dataclass(frozen=True)
+class Rate:
+    """A token bucket: ``burst`` calls at once, then ``per_second`` on average."""
+
+    per_second: float
+    burst: float
+
+    @classmethod
+    def parse(cls, text: str) -> Rate:
+        """``RATE/BURST`` calls, e.g. ``2/60``."""
+        rate, _, burst = text.partition("/")
+        per_second, size = float(rate), float(burst or rate)
+        if not (per_second > 0 and size >= 1 and math.isfinite(per_second) and math.isfinite(size)):
+            raise ValueError(f"{text!r}: a rate above 0 and a burst of at least 1, as RATE/BURST")
+        return cls(per_second, size)
+
+    def __str__(self) -> str:
+        return f"{self.per_second:g}/{self.burst:g}"
+
+
+# Per client and method: generous for people playing and for an AI agent, far below a flood.
+DEFAULT_RATES: Mapping[str, Rate] = {
+    "CreateMatch": Rate(2, 60),
+    "JoinMatch": Rate(5, 60),
+    "ClaimBotSeat": Rate(5, 30),
+    "ListMatches": Rate(5, 30),
+    "GetView": Rate(20, 200),
+    "StreamEvents": Rate(10, 100),
+    "SubmitAction": Rate(50, 200),
+    "GetReplay": Rate(5, 30),
+}
+
+
+def parse_rates(specs: Iterable[str]) -> dict[str, Rate | None]:
+    """``METHOD=RATE/BURST`` or ``METHOD=off`` (``all`` for every method), in order, over the defaults."""
+    rates: dict[str, Rate | None] = dict(DEFAULT_RATES)
+    for spec in filter(None, (part.strip() for part in specs)):
+        method, _, value = spec.partition("=")
+        if method != "all" and method not in DEFAULT_RATES:
+            raise ValueError(f"{method[:40]!r} is not 'all' or one of {', '.join(DEFAULT_RATES)}")
+        rate = None if value == "off" else Rate.parse(value)
+        for name in DEFAULT_RATES if method == "all" else (method,):
+            rates[name] = rate
+    return rates
+
+
+@dataclass(frozen=True)
+class FairUse:
+    """Every per-client limit and server-wide cap of the RPC layer."""
+
+    rates: Mapping[str, Rate | None] = field(default_factory=lambda: dict(DEFAULT_RATES))
+    streams_per_client: int = 100
+    streams: int = 10_000
+    exempt: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = ()
+
+
+class RateLimiter:
+    """Token buckets per (method, client)."""
+
+    def __init__(self, rates: Mapping[str, Rate | None]) -> None:
+        self.rates = {method: rate for method, rate in rates.items() if rate is not None}
+        self.buckets: dict[tuple[str, str], list[float]] = {}  # -> [tokens, when counted]
+        self.refused = 0
+
+    def take(self, method: str, client: str) -> None:
+        """Spend one call of ``client``'s bucket for ``method``; Throttled when it is empty."""
+        rate = self.rates.get(method)
+        if rate is None or client == EXEMPT:
+            return
+        now = time.monotonic()
+        key = (method, client)
+        bucket = self.buckets.get(key)
+        if bucket is None:
+            if len(self.buckets) >= MAX_CLIENTS:
+                self._forget(now)
+            bucket = self.buckets[key] = [rate.burst, now]
+        tokens = min(rate.burst, bucket[0] + (now - bucket[1]) * rate.per_second)
+        bucket[1] = now
+        if tokens >= 1:
+            bucket[0] = tokens - 1
+            return
+        bucket[0] = tokens
+        wait = (1 - tokens) / rate.per_second
+        raise Throttled(f"too many {method} calls: at most {rate} per second", wait)
+
+    def _forget(self, now: float) -> None:
+        """Drop the buckets that have filled up again; if that is not enough, the oldest half."""
+        for key, (tokens, counted) in list(self.buckets.items()):
+            rate = self.rates[key[0]]
+            if tokens + (now - counted) * rate.per_second >= rate.burst:
+                del self.buckets[key]
+        if len(self.buckets) >= MAX_CLIENTS:
+            for key in list(self.buckets)[: MAX_CLIENTS // 2]:
+                del self.buckets[key]
+
+
+class StreamSlots:
+    """Open streams per client and in all; ``open`` refuses beyond either cap."""
+
+    def __init__(self, per_client: int, total: int) -> None:
+        self.per_client = per_client
+        self.total = total
+        self.open_by: dict[str, int] = {}
+        self.open = 0
+
+    def acquire(self, client: str) -> None:
+        if self.open >= self.total:
+            raise Throttled("the server has too many open streams", STREAM_RETRY_SECONDS)
+        held = self.open_by.get(client, 0)
+        if client != EXEMPT and held >= self.per_client:
+            raise Throttled(f"you have {self.per_client} streams open already", STREAM_RETRY_SECONDS)
+        self.open_by[client] = held + 1
+        self.open += 1
+
+    def release(self, client: str) -> None:
+        self.open -= 1
+        left = self.open_by[client] - 1
+        if left:
+            self.open_by[client] = left
+        else:
+            del self.open_by[client]
+
+
+STREAM_RETRY_SECONDS = 5
+
+
+class Clients:
+    """Who a call comes from, as rate limits and caps count it."""
+
+    def __init__(self, exempt: Iterable[ipaddress.IPv4Network | ipaddress.IPv6Network] = ()) -> None:
+        self.exempt = tuple(exempt)
+        self.key = functools.lru_cache(maxsize=65_536)(self._key)
+
+    def _key(self, peer: str) -> str:
+        """The client of a gRPC peer string: ``ipv4:1.2.3.4:5678``, ``ipv6:[::1]:5678`` (maybe %-encoded)."""
+        kind, _, rest = unquote(peer).partition(":")
+        if kind == "ipv4":
+            host = rest.rpartition(":")[0]
+        elif kind == "ipv6":
+            host = rest[1 : rest.find("]")] if rest.startswith("[") else rest.rpartition(":")[0]
+        else:
+            return peer  # a Unix socket and the like: one client
+        try:
+            address = ipaddress.ip_address(host.split("%")[0])
+        except ValueError:
+            return peer
+        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
+            address = address.ipv4_mapped
+        if any(address in network for network in self.exempt):
+            return EXEMPT
+        if isinstance(address, ipaddress.IPv6Address):
+            return str(ipaddress.IPv6Network((address, 64), strict=False))
+        return str(address)

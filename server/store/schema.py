@@ -1,0 +1,67 @@
+"""The SQLite schema, as numbered migrations applied in order at start (``PRAGMA user_version``).
+
+A database is never changed by hand: a change of schema is a new entry at the end of MIGRATIONS.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+MIGRATIONS: list[str] = [
+    # 1: matches, seats (token hashes only) and actions.
+    """
+    CREATE TABLE IF NOT EXISTS matches (
+        match_id   TEXT PRIMARY KEY,
+        game       TEXT NOT NULL,
+        options    TEXT NOT NULL,
+        seed       TEXT NOT NULL,
+        created_ms INTEGER NOT NULL
+    );
+    CREATE TABLE IF NOT EXISTS seats (
+        match_id     TEXT NOT NULL REFERENCES matches(match_id),
+        seat         INTEGER NOT NULL,
+        bot_level    TEXT,
+        display_name TEXT NOT NULL,
+        token_hash   TEXT,
+        PRIMARY KEY (match_id, seat)
+    );
+    CREATE TABLE IF NOT EXISTS actions (
+        match_id   TEXT NOT NULL REFERENCES matches(match_id),
+        version    INTEGER NOT NULL,
+        seat       INTEGER NOT NULL,
+        action     TEXT NOT NULL,
+        request_id TEXT NOT NULL,
+        PRIMARY KEY (match_id, version),
+        UNIQUE (match_id, request_id)
+    );
+    """,
+    # 2: what listings, bot-seat claims and token lookups search by, so that none of them scans
+    # every match; the seed's salt for its commitment. A match stored before has no salt, and its
+    # status is NULL until the server classifies it (unless a seat is open: then it is waiting).
+    """
+    ALTER TABLE matches ADD COLUMN status TEXT;
+    ALTER TABLE matches ADD COLUMN salt BLOB NOT NULL DEFAULT x'';
+    ALTER TABLE matches ADD COLUMN seed_chosen INTEGER NOT NULL DEFAULT 0;
+    UPDATE matches SET status = 'waiting'
+        WHERE EXISTS (SELECT 1 FROM seats s WHERE s.match_id = matches.match_id AND s.token_hash IS NULL);
+    CREATE INDEX matches_by_status ON matches(status, created_ms, match_id);
+    CREATE INDEX matches_by_age ON matches(created_ms, match_id);
+    CREATE INDEX seats_by_token ON seats(token_hash) WHERE token_hash IS NOT NULL;
+    -- Open bot seats in the order they were created (their rowid): claims take the oldest.
+    CREATE INDEX open_bot_seats ON seats(bot_level) WHERE token_hash IS NULL AND bot_level IS NOT NULL;
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    """,
+]
+
+
+def migrate(db: sqlite3.Connection) -> int:
+    """Apply the migrations this database has not had, each in its own transaction; the new version."""
+    (version,) = db.execute("PRAGMA user_version").fetchone()
+    if version > len(MIGRATIONS):
+        raise RuntimeError(
+            f"the database is at schema version {version}, newer than this server's {len(MIGRATIONS)}"
+        )
+    for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
+        # executescript commits first; the script's statements then run in one transaction.
+        db.executescript(f"BEGIN;\n{script}\nPRAGMA user_version = {number};\nCOMMIT;")
+    return len(MIGRATIONS)
