@@ -81,10 +81,15 @@ class Agent:
             await asyncio.gather(*self.playing, return_exceptions=True)
 
     async def _claim(self, client: MercadoClient) -> bool:
-        """Claim one waiting bot seat and start playing it; False when none waits or the server is away."""
+        """Claim one waiting bot seat and start playing it; False when none waits or the server is away.
+
+        A refused agent key (PERMISSION_DENIED) is raised: no later claim would succeed either.
+        """
         try:
             seat, level = await client.claim_bot_seat(self.name, self.levels, agent_key=self.agent_key)
         except grpc.aio.AioRpcError as error:
+            if error.code() == grpc.StatusCode.PERMISSION_DENIED:
+                raise
             if error.code() not in (grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.UNAVAILABLE):
                 log.warning("claim refused", extra={"code": error.code().name, "reason": error.details()})
             return False

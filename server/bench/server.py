@@ -27,30 +27,24 @@ messages themselves cost, the most any server could reach here.
 from __future__ import annotations
 
 import asyncio
-import json
 import math
-import os
 import random
-import signal
-import subprocess
-import sys
 import tempfile
 import time
 import traceback
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from .process import ServerProcess, cpu_seconds, latency_ms, peak_memory_mib
 
 if TYPE_CHECKING:
     from mercado.v1 import match_pb2 as api
     from mercado.v1 import match_pb2_grpc as api_grpc
 
-STARTUP_SECONDS = 30.0  # for the server to log 'listening'
 CONNECT_SECONDS = 30.0  # for a load generator's channel to connect
 SETUP_SECONDS = 120.0  # for every load generator to set up its first matches
 CALL_SECONDS = 10.0  # deadline of one RPC
-STOP_SECONDS = 30.0  # for the server's graceful shutdown
 BENCH_STREAMS_PER_CONNECTION = 100_000  # the calls one load process's channel holds at once, and more
 
 Metadata = tuple[tuple[str, str], ...]
@@ -332,27 +326,6 @@ def _worker(config: WorkerConfig, barrier: Any, results: Any) -> None:
 # --- the parent: server process, phases, figures -------------------------------
 
 
-def _cpu_seconds(pid: int) -> float | None:
-    """User plus system CPU time of a process so far (Linux)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-    # After the ')' closing the name: state is field 3, utime field 14, stime field 15.
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def _peak_memory_mib(pid: int) -> float | None:
-    """VmHWM, the peak resident set size of a process (Linux)."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return round(int(line.split()[1]) / 1024, 1)
-    except OSError:
-        pass
-    return None
-
-
 def _count_actions(db: Path) -> int:
     """Actions the server wrote to its database (read after it stopped)."""
     import sqlite3
@@ -363,18 +336,6 @@ def _count_actions(db: Path) -> int:
         return int(count)
     finally:
         connection.close()
-
-
-def _percentile_ms(samples: Sequence[float], fraction: float) -> float:
-    """The nearest-rank percentile, in milliseconds."""
-    if not samples:
-        return 0.0
-    ordered = sorted(samples)
-    return round(1000 * ordered[max(0, math.ceil(fraction * len(ordered)) - 1)], 2)
-
-
-def _latency(samples: Sequence[float]) -> dict[str, float]:
-    return {"p50": _percentile_ms(samples, 0.50), "p99": _percentile_ms(samples, 0.99)}
 
 
 # The harness is one client (one address) with one channel per load process, and its matches
@@ -393,68 +354,14 @@ LIMITS_ON = ["--rate-limit", "all=1000000/1000000"]
 LIMITS_OFF = ["--rate-limit", "all=off", "--no-metrics"]
 
 
-@dataclass
-class ServerProcess:
-    """``mercado serve`` as a child process on a free loopback port; its log goes to a file."""
-
-    db: Path
-    log: Path
-    profile: Path | None = None
-    floor: bool = False  # the server that plays no game (floor_server.py) instead
-    bare: bool = False  # the server without rate limits and metrics
-    process: subprocess.Popen[bytes] | None = None
-    port: int = 0
-
-    def start(self) -> ServerProcess:
-        if self.floor:
-            serve = ["-m", "server.bench.floor_server", "--host", "127.0.0.1", "--port", "0"]
-        else:
-            serve = ["-m", "server", "serve", "--host", "127.0.0.1", "--port", "0", "--db", str(self.db)]
-            serve += BENCH_SERVER_FLAGS + (LIMITS_OFF if self.bare else LIMITS_ON)
-        prefix = ["-m", "cProfile", "-o", str(self.profile)] if self.profile else []
-        with self.log.open("wb") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, *prefix, *serve],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=log,
-                env={**os.environ, "PYTHONUNBUFFERED": "1"},
-            )
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while time.monotonic() < deadline:
-            for line in self.log.read_text(errors="replace").splitlines():
-                try:
-                    record = json.loads(line)
-                except ValueError:
-                    continue
-                if isinstance(record, dict) and record.get("message") == "listening":
-                    self.port = int(record["port"])
-                    return self
-            if self.process.poll() is not None:
-                raise RuntimeError(f"the server exited early:\n{self.log_tail()}")
-            time.sleep(0.05)
-        self.process.kill()
-        self.process.wait()
-        raise RuntimeError(f"the server did not start in {STARTUP_SECONDS:.0f} s:\n{self.log_tail()}")
-
-    @property
-    def pid(self) -> int:
-        assert self.process is not None
-        return self.process.pid
-
-    def log_tail(self, lines: int = 20) -> str:
-        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
-
-    def stop(self) -> int:
-        """SIGTERM, then wait for the graceful shutdown (SIGKILL if it hangs); returns the exit status."""
-        assert self.process is not None
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-        try:
-            return self.process.wait(timeout=STOP_SECONDS)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            return self.process.wait()
+def start_server(db: Path, log: Path, profile: Path | None, floor: bool, bare: bool) -> ServerProcess:
+    if floor:
+        serve = ["-m", "server.bench.floor_server", "--host", "127.0.0.1", "--port", "0"]
+    else:
+        serve = ["-m", "server", "serve", "--host", "127.0.0.1", "--port", "0", "--db", str(db)]
+        serve += BENCH_SERVER_FLAGS + (LIMITS_OFF if bare else LIMITS_ON)
+    prefix = ["-m", "cProfile", "-o", str(profile)] if profile else []
+    return ServerProcess([*prefix, *serve], log).start()
 
 
 def _collect(results: Any, processes: list[Any], deadline: float) -> dict[int, WorkerResult]:
@@ -509,7 +416,7 @@ def run(
     interval = matches / rate if rate > 0 else 0.0
     context = multiprocessing.get_context("spawn")
     with tempfile.TemporaryDirectory(prefix="mercado-bench-") as tmp:
-        server = ServerProcess(Path(tmp) / "bench.db", Path(tmp) / "server.log", profile, floor, bare).start()
+        server = start_server(Path(tmp) / "bench.db", Path(tmp) / "server.log", profile, floor, bare)
         target = f"127.0.0.1:{server.port}"
         barrier = context.Barrier(clients + 1)
         results = context.Queue()
@@ -534,11 +441,11 @@ def run(
                 except threading.BrokenBarrierError:
                     _collect(results, processes, time.monotonic() + CALL_SECONDS)
                     raise RuntimeError("a load generator did not reach the start of a phase") from None
-                cpu.append(_cpu_seconds(server.pid))
+                cpu.append(cpu_seconds(server.pid))
                 time.sleep(duration)
-                cpu.append(_cpu_seconds(server.pid))
+                cpu.append(cpu_seconds(server.pid))
             by_index = _collect(results, processes, time.monotonic() + duration + 4 * CALL_SECONDS)
-            peak_mib = _peak_memory_mib(server.pid)
+            peak_mib = peak_memory_mib(server.pid)
         finally:
             for process in processes:
                 process.join(timeout=CALL_SECONDS)
@@ -548,7 +455,7 @@ def run(
             exit_code = server.stop()
         if exit_code != 0:
             raise RuntimeError(f"the server exited with status {exit_code}:\n{server.log_tail()}")
-        persisted = None if floor else _count_actions(server.db)
+        persisted = None if floor else _count_actions(Path(tmp) / "bench.db")
 
     workers = [by_index[i] for i in sorted(by_index)]
     health = [latency for w in workers for latency in w.health_latencies]
@@ -575,7 +482,7 @@ def run(
         "baseline_health_calls_per_second": round(baseline_rate, 1),
         "submit_actions_per_second": round(submit_rate, 1),
         "ratio": round(submit_rate / baseline_rate, 3) if baseline_rate else 0.0,
-        "submit_latency_ms": _latency(submits),
+        "submit_latency_ms": latency_ms(submits),
         "updates_delivered_per_second": round(sum(w.updates_delivered for w in workers) / duration, 1),
         "events_delivered_per_second": round(sum(w.events_delivered for w in workers) / duration, 1),
         "matches_concurrent": matches,
@@ -585,7 +492,7 @@ def run(
         "duration_seconds": duration,
         "grpcio_version": grpc.__version__,
         # Supporting figures.
-        "baseline_latency_ms": _latency(health),
+        "baseline_latency_ms": latency_ms(health),
         "actions_accepted": accepted,
         # Every accepted action is in the database (also those answered after the window closed).
         "actions_persisted": persisted,

@@ -9,6 +9,7 @@ from .bench import bench
 from .play import play
 from .rules import rules
 from .serve import serve
+from .verify import verify
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -23,3 +24,4 @@ main.add_command(serve)
 main.add_command(play)
 main.add_command(ai_command)
 main.add_command(arena)
+main.add_command(verify)

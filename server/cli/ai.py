@@ -73,7 +73,12 @@ def ai_command(
             agent = Agent(server, agent_key, list(levels), max_matches, name=name, executor=executor)
             await agent.run(stop)
 
-    asyncio.run(main())
+    import grpc
+
+    try:
+        asyncio.run(main())
+    except grpc.aio.AioRpcError as error:  # the agent key was refused: no claim can succeed
+        raise click.ClickException(f"{error.details()} (check --agent-key)") from None
 
 
 @click.command()

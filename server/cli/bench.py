@@ -100,6 +100,31 @@ def server_load(
     click.echo(json.dumps(report, indent=2))
 
 
+@bench.command()
+@click.option(
+    "--matches",
+    "sizes",
+    type=click.IntRange(min=100),
+    multiple=True,
+    default=[1_000, 100_000],
+    show_default=True,
+    help="Stored matches (repeatable: one run per size).",
+)
+@click.option("--calls", type=click.IntRange(min=1), default=200, show_default=True, help="Calls per figure.")
+@click.option(
+    "--touch", type=click.IntRange(min=0), default=5000, show_default=True, help="Matches viewed at the end."
+)
+def scale(sizes: tuple[int, ...], calls: int, touch: int) -> None:
+    """A server over a database of many stored matches: start-up time, memory, listing, claim, view."""
+    from server.bench.scale import run
+
+    try:
+        report = run(list(sizes), calls, touch)
+    except RuntimeError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(json.dumps(report, indent=2))
+
+
 @bench.command(name="ai")
 @click.option(
     "--seconds", type=click.FloatRange(min=0.1), default=3.0, show_default=True, help="Per speed sample."

@@ -109,7 +109,7 @@ def _networks(
 @option("--max-streams", type=COUNT, default=10_000, help="Open event streams, in all.")
 @option("--max-streams-per-client", type=COUNT, default=100, help="Open event streams of one client.")
 @option(
-    "--max-cached-matches", type=COUNT, default=2_000, help="Matches kept in memory besides those in use."
+    "--max-cached-matches", type=COUNT, default=1_000, help="Matches kept in memory besides those in use."
 )
 @option("--web-max-connections", type=COUNT, default=1024, help="Open web connections, in all.")
 @option(

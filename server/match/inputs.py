@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from mercado_client.text import UNPRINTABLE_CATEGORIES
+
 from .errors import InvalidRequest, Unauthenticated
 
 MAX_NAME_LENGTH = 40
@@ -16,9 +18,6 @@ QUOTE_CHARACTERS = 64
 MATCH_ID = re.compile(r"[0-9a-f]{32}")
 REQUEST_ID = re.compile(rf"[A-Za-z0-9._:-]{{1,{MAX_REQUEST_ID_LENGTH}}}")
 SEAT_TOKEN = re.compile(r"[A-Za-z0-9_-]{43}")  # secrets.token_urlsafe(32)
-# Control, format (bidi overrides, zero-width), surrogate, private-use, unassigned, line and
-# paragraph separator characters: none of them belongs in a name another player's screen shows.
-FORBIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 MAX_COMBINING_RUN = 2  # marks stacked on one letter: more only smear over other lines
 
 
@@ -56,7 +55,7 @@ def check_name(name: str) -> str:
         raise InvalidRequest(f"display name must be 1 to {MAX_NAME_LENGTH} characters")
     combining = 0
     for char in name:
-        if unicodedata.category(char) in FORBIDDEN_CATEGORIES:
+        if unicodedata.category(char) in UNPRINTABLE_CATEGORIES:
             raise InvalidRequest(f"display name may not contain U+{ord(char):04X}")
         combining = combining + 1 if unicodedata.combining(char) else 0
         if combining > MAX_COMBINING_RUN:

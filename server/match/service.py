@@ -70,8 +70,8 @@ class Limits:
 
     waiting: int = 10_000  # waiting matches on the server
     waiting_per_creator: int = 20  # waiting matches created by one client
-    cached: int = 2_000  # matches kept in memory besides those in use
-    idle_seconds: float = 600.0  # a cached match unused this long leaves memory
+    cached: int = 1_000  # matches kept in memory besides those in use
+    idle_seconds: float = 300.0  # a cached match unused this long leaves memory
 
 
 @dataclass(frozen=True)

@@ -9,10 +9,13 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 from positions import ROOT
 
 STARTUP_SECONDS = 20.0
@@ -29,7 +32,9 @@ class ServerProcess:
     web_port: int = 0  # the browser's port (gRPC-Web and the page); -1 for none
     # Beyond the test defaults: an agent key, and chosen seeds (tests replay seeded set-ups).
     args: list[str] = field(default_factory=list)
+    agent_key: str | None = AGENT_KEY
     chosen_seeds: bool = True
+    preexec: Callable[[], None] | None = None  # run in the child before it starts (resource limits)
     process: subprocess.Popen[str] | None = None
     log_lines: list[str] = field(default_factory=list)
     drain: threading.Thread | None = None
@@ -41,7 +46,8 @@ class ServerProcess:
     def start(self) -> ServerProcess:
         # Reuse the port after a restart so clients reconnect to the same address.
         command = [sys.executable, "-m", "server", "serve", "--port", str(self.port), "--db", str(self.db)]
-        command += ["--web-port", str(self.web_port), "--agent-key", AGENT_KEY, *self.args]
+        command += ["--web-port", str(self.web_port), *self.args]
+        command += ["--agent-key", self.agent_key] if self.agent_key else []
         command += ["--allow-chosen-seeds"] if self.chosen_seeds else []
         self.process = subprocess.Popen(
             command,
@@ -50,6 +56,7 @@ class ServerProcess:
             text=True,
             cwd=ROOT,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            preexec_fn=self.preexec,
         )
         deadline = time.monotonic() + STARTUP_SECONDS
         assert self.process.stderr is not None
@@ -104,3 +111,16 @@ class ServerProcess:
     def restart(self) -> ServerProcess:
         self.kill()
         return self.start()
+
+
+async def health(target: str, timeout: float = 5.0) -> int:
+    """The health service's status for the whole server (an error if it does not answer in time)."""
+    async with grpc.aio.insecure_channel(target) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        response = await stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=timeout)
+        return int(response.status)
+
+
+def open_files(pid: int) -> int:
+    """The file descriptors a process holds (Linux)."""
+    return len(os.listdir(f"/proc/{pid}/fd"))

@@ -255,3 +255,21 @@ async def test_agent_resumes_its_match_after_the_server_is_killed(
     assert bot_moves_after_restart, agent.tail()
     assert "match abandoned" not in [r.get("message") for r in agent.records()]
     assert agent.stop() == 0, agent.tail()
+
+
+def test_an_agent_with_a_wrong_key_stops_and_says_why(server: ServerProcess) -> None:
+    command = [
+        sys.executable,
+        "-m",
+        "server",
+        "ai",
+        "--server",
+        server.target,
+        "--agent-key",
+        "not-the-key-0123",
+    ]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1] == (
+        "Error: claiming a bot seat takes this server's agent key as the bearer token (check --agent-key)"
+    )

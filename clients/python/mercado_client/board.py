@@ -17,6 +17,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from .text import printable
 from .wire import COLUMNS, GOODS, entrance_name, square_name
 
 GOOD_STYLES = {
@@ -68,12 +69,12 @@ def tile_text(tile: pb.CustomerTile) -> Text:
 
 
 def seat_names(state: api.MatchState) -> list[str]:
-    """Display names by seat: the seats' names, else 'seat N'."""
+    """Display names by seat, as the terminal may show them: the seats' names, else 'seat N'."""
     count = state.match.players or len(state.view.mercado.players)
     out = [f"seat {s}" for s in range(count)]
     for info in state.match.seats:
         if info.display_name and info.seat < count:
-            out[info.seat] = info.display_name
+            out[info.seat] = printable(info.display_name)
     return out
 
 

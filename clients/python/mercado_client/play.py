@@ -105,6 +105,8 @@ class Session:
         self.seat = seat
         self.state = state
         self.join_hint = join_hint
+        # The set-up's commitment as published before the first move: what `mercado verify` checks.
+        self.commitment = state.match.seed_commitment
         self.log: deque[Text] = deque(maxlen=LOG_LINES)
         self.updates: asyncio.Queue[api.MatchUpdate | grpc.aio.AioRpcError | None] = asyncio.Queue()
 
@@ -171,6 +173,9 @@ class Session:
             place = f" finished rank {result.ranks[me]} of {len(result.ranks)}"
             line = Text.assemble(seat_tag(me, self.names), place, f" with a score of {result.scores[me]}")
             self.console.print(line)
+        if self.commitment:
+            check = f"mercado verify {self.seat.match_id} --commitment {self.commitment}"
+            self.console.print(Text(f"check that the set-up was fixed before the first move: {check}"))
         return 0
 
     async def take_turn(self) -> None:
@@ -240,7 +245,7 @@ async def play(options: PlayOptions, console: Console) -> int:
                 players = options.players or max(2, len(seats))
                 match_id = await client.create_match(players, seats, options.money, options.seed)
                 seat_number = 0
-                console.print(f"created match [bold]{match_id}[/]")
+                console.print(Text.assemble("created match ", (match_id, "bold")))
             seat = await client.join(match_id, options.name, seat_number)
             state = await seat.view()
         except grpc.aio.AioRpcError as error:

@@ -1,0 +1,123 @@
+"""A server process for the benchmarks, and what they read of it: CPU time, memory, latencies."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+STARTUP_SECONDS = 120.0  # for the server to log 'listening' (a large database is opened first)
+STOP_SECONDS = 30.0  # for the server's graceful shutdown
+
+
+@dataclass
+class ServerProcess:
+    """``python <args>`` (a server) as a child process; its log goes to a file, its port is read from it."""
+
+    args: list[str]
+    log: Path
+    process: subprocess.Popen[bytes] | None = None
+    port: int = 0
+    web_port: int | None = None
+    startup_seconds: float = 0.0  # from the spawn to its 'listening' line
+
+    def start(self) -> ServerProcess:
+        started = time.perf_counter()
+        with self.log.open("wb") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, *self.args],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+                env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            )
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while time.monotonic() < deadline:
+            for line in self.log.read_text(errors="replace").splitlines():
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(record, dict) and record.get("message") == "listening":
+                    self.startup_seconds = time.perf_counter() - started
+                    self.port = int(record["port"])
+                    self.web_port = record.get("web_port")
+                    return self
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the server exited early:\n{self.log_tail()}")
+            time.sleep(0.01)
+        self.process.kill()
+        self.process.wait()
+        raise RuntimeError(f"the server did not start in {STARTUP_SECONDS:.0f} s:\n{self.log_tail()}")
+
+    @property
+    def pid(self) -> int:
+        assert self.process is not None
+        return self.process.pid
+
+    @property
+    def target(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def log_tail(self, lines: int = 20) -> str:
+        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+
+    def stop(self) -> int:
+        """SIGTERM, then wait for the graceful shutdown (SIGKILL if it hangs); returns the exit status."""
+        assert self.process is not None
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(timeout=STOP_SECONDS)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            return self.process.wait()
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """User plus system CPU time of a process so far (Linux)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    # After the ')' closing the name: state is field 3, utime field 14, stime field 15.
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _status_mib(pid: int, field: str) -> float | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(f"{field}:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    return None
+
+
+def peak_memory_mib(pid: int) -> float | None:
+    """VmHWM, the peak resident set size of a process (Linux)."""
+    return _status_mib(pid, "VmHWM")
+
+
+def memory_mib(pid: int) -> float | None:
+    """VmRSS, the resident set size of a process now (Linux)."""
+    return _status_mib(pid, "VmRSS")
+
+
+def percentile_ms(samples: Sequence[float], fraction: float) -> float:
+    """The nearest-rank percentile, in milliseconds."""
+    if not samples:
+        return 0.0
+    ordered = sorted(samples)
+    return round(1000 * ordered[max(0, math.ceil(fraction * len(ordered)) - 1)], 2)
+
+
+def latency_ms(samples: Sequence[float]) -> dict[str, float]:
+    return {"p50": percentile_ms(samples, 0.50), "p99": percentile_ms(samples, 0.99)}
