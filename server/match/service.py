@@ -279,13 +279,21 @@ class MatchService:
             seed_chosen=seed is not None,
         )
         match = Match(record, new_game(options, record.seed))
-        await _uncancelled(self.store.create_match(record))
+        # Counted before the write, so that concurrent creations cannot all pass the caps.
+        self._waits(match.match_id, creator)
+        try:
+            await _uncancelled(self.store.create_match(record))
+        except Exception:
+            self._started(match.match_id)  # never created: it does not count
+            raise
         self.cache.add(match)
+        return match
+
+    def _waits(self, match_id: str, creator: str) -> None:
         self.waiting += 1
         if creator:
-            self.creators[match.match_id] = creator
+            self.creators[match_id] = creator
             self.waiting_by[creator] = self.waiting_by.get(creator, 0) + 1
-        return match
 
     def _check_waiting(self, creator: str) -> None:
         if self.waiting >= self.limits.waiting:
@@ -297,7 +305,7 @@ class MatchService:
             )
 
     def _started(self, match_id: str) -> None:
-        """The match no longer waits: it stops counting toward the caps on waiting matches."""
+        """The match no longer waits (or never was): it stops counting toward the caps on waiting matches."""
         self.waiting -= 1
         creator = self.creators.pop(match_id, None)
         if creator is not None:

@@ -76,7 +76,10 @@ def summary(match: Match) -> api.MatchSummary:
 
 def commitment(record: MatchRecord) -> str:
     """The seed commitment; empty for a match stored before commitments were."""
-    return seed_commitment(record.seed, record.salt) if record.salt else ""
+    return _commitment(record.seed, record.salt) if record.salt else ""
+
+
+_commitment = functools.lru_cache(maxsize=4096)(seed_commitment)  # every update's summary carries it
 
 
 def summary_of(record: MatchRecord, status: str, version: int) -> api.MatchSummary:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -77,28 +78,14 @@ def _known(value: int, names: Mapping[Any, str], what: str) -> str:
 def gated(
     method: Callable[[Any, Any, grpc.aio.ServicerContext], Awaitable[T]],
 ) -> Callable[[Any, Any, grpc.aio.ServicerContext], Awaitable[T]]:
-    """A unary method behind the gate."""
+    """A unary method behind the gate, timed whole."""
     name = method.__name__
 
     @wraps(method)
     async def call(self: MatchServicer, request: Any, context: grpc.aio.ServicerContext) -> T:
-        started = time.perf_counter()
-        code = "OK"
-        try:
-            self._admit(name, request, context)
+        async with self._gate(name, request, context, timed=True):
             return await method(self, request, context)
-        except ABORTS:
-            raise
-        except asyncio.CancelledError:
-            code = "CANCELLED"
-            raise
-        except Exception as error:
-            code = self._code(name, error).name
-            await self._abort(error, context)
-            raise  # unreachable: _abort raises
-        finally:
-            if self.metrics:
-                self.metrics.call(name, code, time.perf_counter() - started)
+        raise AssertionError("unreachable: the gate ends a failed call")
 
     return call
 
@@ -117,6 +104,28 @@ class MatchServicer(api_grpc.MatchServiceServicer):
         self.metrics = metrics
 
     # --- the gate ------------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def _gate(
+        self, method: str, request: object, context: grpc.aio.ServicerContext, timed: bool
+    ) -> AsyncIterator[str]:
+        """Admit the call (yielding the client's key), then end it: a failure with its status, and
+        the call counted in the metrics, with its time when ``timed``."""
+        started = time.perf_counter()
+        code = "OK"
+        try:
+            yield self._admit(method, request, context)
+        except ABORTS:
+            raise
+        except asyncio.CancelledError:
+            code = "CANCELLED"
+            raise
+        except Exception as error:
+            code = self._code(method, error).name
+            await self._abort(error, context)
+        finally:
+            if self.metrics:
+                self.metrics.call(method, code, time.perf_counter() - started if timed else None)
 
     def _admit(self, method: str, request: object, context: grpc.aio.ServicerContext) -> str:
         """Refuse an undecodable request; spend the caller's rate limit. Returns the client's key."""
@@ -253,29 +262,18 @@ class MatchServicer(api_grpc.MatchServiceServicer):
         self, request: api.StreamEventsRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[api.MatchUpdate]:
         started = time.perf_counter()
-        code, opened, client = "OK", False, None
-        try:
-            client = self._admit("StreamEvents", request, context)
+        async with self._gate("StreamEvents", request, context, timed=False) as client:
             self.streams.acquire(client)
-            opened = True
-            following = self.service.following(request.match_id, bearer_token(context), request.after_version)
-            async with following as stream:
-                # Headers now: a client can tell an open but quiet stream from one that never got through.
-                await context.send_initial_metadata(())
-                if self.metrics:
-                    self.metrics.call("StreamEvents", "OPENED", time.perf_counter() - started)
-                async for update in stream.updates:
-                    yield render.match_update(stream.match, update, stream.seat)
-        except ABORTS:
-            raise
-        except asyncio.CancelledError:
-            code = "CANCELLED"
-            raise
-        except Exception as error:
-            code = self._code("StreamEvents", error).name
-            await self._abort(error, context)
-        finally:
-            if opened and client is not None:
+            try:
+                following = self.service.following(
+                    request.match_id, bearer_token(context), request.after_version
+                )
+                async with following as stream:
+                    # Headers now: a client can tell an open but quiet stream from one that never got through.
+                    await context.send_initial_metadata(())
+                    if self.metrics:
+                        self.metrics.call("StreamEvents", "OPENED", time.perf_counter() - started)
+                    async for update in stream.updates:
+                        yield render.match_update(stream.match, update, stream.seat)
+            finally:
                 self.streams.release(client)
-            if self.metrics:
-                self.metrics.call("StreamEvents", code, None)

@@ -602,3 +602,14 @@ async def test_a_cancelled_submission_leaves_memory_and_disk_agreeing(
     assert (await again.get(match.match_id)).version == match.version
     assert (await again.get(match.match_id)).state == match.state
     close(again)
+
+
+async def test_concurrent_creations_cannot_pass_the_cap_together(db: Path) -> None:
+    service = await authority(db, Limits(waiting=100, waiting_per_creator=3))
+    outcomes = await asyncio.gather(
+        *(service.create_match(Options(), [], creator="10.0.0.9") for _ in range(10)), return_exceptions=True
+    )
+    assert sum(isinstance(o, Match) for o in outcomes) == 3
+    assert all(isinstance(o, Throttled) for o in outcomes if not isinstance(o, Match))
+    assert service.waiting == 3
+    close(service)
