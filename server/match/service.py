@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import hmac
 import secrets
@@ -223,13 +224,11 @@ class MatchService:
         if loading is None:
             # One load per match however many ask at once; the first caller going away does not stop it.
             loading = self.loading[match_id] = asyncio.ensure_future(self._load(match_id))
-            loading.add_done_callback(self._loaded)
+            loading.add_done_callback(functools.partial(self._loaded, match_id))
         return await asyncio.shield(loading)
 
-    def _loaded(self, loading: asyncio.Future[Match]) -> None:
-        for match_id, future in list(self.loading.items()):
-            if future is loading:
-                del self.loading[match_id]
+    def _loaded(self, match_id: str, loading: asyncio.Future[Match]) -> None:
+        del self.loading[match_id]
         if not loading.cancelled():
             loading.exception()  # retrieved here too: every caller may have gone away
 

@@ -10,7 +10,7 @@ import gc
 import logging
 import resource
 import signal
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -217,7 +217,9 @@ def _with_connections(web: WebConfig, connections: int) -> WebConfig:
     return replace(web, guard=replace(web.guard, connections=connections))
 
 
-def _gauges(service: MatchService, servicer: MatchServicer, store: SqliteStore) -> Any:
+def _gauges(
+    service: MatchService, servicer: MatchServicer, store: SqliteStore
+) -> Callable[[], dict[str, tuple[str, float]]]:
     def read() -> dict[str, tuple[str, float]]:
         return {
             "mercado_matches_in_memory": (

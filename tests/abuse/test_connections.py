@@ -4,6 +4,7 @@ limits on the gRPC port, and enough file descriptors for both."""
 from __future__ import annotations
 
 import asyncio
+import resource
 import socket
 import time
 from collections.abc import Callable
@@ -41,24 +42,22 @@ def _closed_by_server(sock: socket.socket, wait: float) -> bool:
 
 
 async def test_half_open_http_connections_cannot_starve_the_grpc_port(start: Start) -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 4096)), hard))  # room for the flood
     server = start(
         "--web-port", "0", "--web-max-connections", "300", "--web-max-connections-per-client", "300"
     )
     assert server.process is not None
     flood: list[socket.socket] = []
-    answered = []
     for round_ in range(10):  # 2,000 half-sent requests, a health check between every 200
         flood += [sock for sock in (_half_open(server.web_port) for _ in range(200)) if sock]
-        started = time.monotonic()
         assert await health(server.target, timeout=5) == SERVING, round_
-        answered.append(time.monotonic() - started)
     # The server kept at most its cap of them open: the rest were closed at once.
     held = open_files(server.process.pid)
     assert held < 300 + 100, held
     assert sum(_closed_by_server(sock, 0.01) for sock in flood) >= len(flood) - 300
     for sock in flood:
         sock.close()
-    assert len(answered) == 10
 
 
 def test_a_request_head_that_never_ends_is_cut_off(start: Start) -> None:
@@ -157,8 +156,6 @@ async def test_calls_on_one_connection_are_limited(start: Start) -> None:
 
 
 def test_the_open_file_limit_is_raised_to_the_hard_limit(start: Start, tmp_path: Path) -> None:
-    import resource
-
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     low = min(1024, hard)
 
