@@ -47,8 +47,8 @@ def verify(server: Endpoint, match_id: str, commitment: str | None) -> None:
     verdict = verify_replay(replay, commitment, final.view.mercado.result)
     if verdict.fair:
         scores = ", ".join(map(str, verdict.scores))
-        click.echo(f"match {match_id} is fair: the revealed seed matches its commitment and all")
-        click.echo(f"{verdict.actions} actions replay legally to the final scores {scores}.")
+        click.echo(f"match {match_id} is fair: the revealed seed matches its commitment,")
+        click.echo(f"and its {verdict.actions} actions replay legally to the final scores {scores}.")
         if commitment is None:
             click.echo(
                 "(Give --commitment, as shown when the match began, to check it was not changed since.)"
