@@ -11,12 +11,20 @@
 //		return s.GetLegalActions()[0]
 //	})
 //
+// A stream (Follow) starts with the match as it stands, an update without an action,
+// then brings every accepted action after the version asked for, then live updates:
+// actions, and updates without an action whenever seats, clocks or the status change.
+//
 // Errors are gRPC status errors (see google.golang.org/grpc/status); the codes are
 // described in proto/mercado/v1/match.proto. Every call refused by a fair-use limit
 // (codes.ResourceExhausted with a retry-after trailer, see RetryAfter) is repeated
 // once the time the server asks for has passed. Calls that are safe to repeat (View,
-// Replay, Submit with its request id, Follow) are also retried with backoff while the
-// server is unavailable. Neither goes on past the client's reconnect timeout.
+// Replay, Submit with its request id, Follow, AgentHeartbeat) are also retried with
+// backoff while the server is unavailable. Neither goes on past the client's
+// reconnect timeout.
+//
+// Matches have clocks (MatchOptions.TimeControl): a seat whose time runs out is
+// played by the AI until Seat.Reclaim takes it back; Seat.Leave gives a seat up.
 //
 // Connections are plaintext unless Dial is given WithTLS or WithTLSCAFile.
 package mercado
@@ -64,8 +72,8 @@ type options struct {
 type Option func(*options)
 
 // WithReconnectTimeout sets how long calls are repeated after a failure before
-// giving up (default DefaultReconnectTimeout): View, Replay, Submit, Act and
-// Follow while the server is unavailable, and every call after a fair-use refusal.
+// giving up (default DefaultReconnectTimeout): View, Replay, Submit, Act, Follow
+// and AgentHeartbeat while the server is unavailable, and every call after a fair-use refusal.
 func WithReconnectTimeout(d time.Duration) Option {
 	return func(o *options) { o.reconnectTimeout = d }
 }
@@ -140,8 +148,25 @@ func BotSeat(level mercadov1.BotLevel) *mercadov1.SeatSpec {
 	return &mercadov1.SeatSpec{Kind: &mercadov1.SeatSpec_Bot_{Bot: &mercadov1.SeatSpec_Bot{Level: level}}}
 }
 
+// NoClock is a time control without a clock (correspondence play), for
+// MatchOptions.TimeControl.
+func NoClock() *mercadov1.TimeControl { return &mercadov1.TimeControl{} }
+
+// Clock is a time control for MatchOptions.TimeControl: each human seat has turn
+// per turn (whole seconds) and reserve, which a slower turn draws on; a seat that
+// runs out is played by the AI until its owner reclaims it (ON_TIMEOUT_AI), or
+// forfeits (ON_TIMEOUT_FORFEIT). Set FallbackLevel on the result for an AI other
+// than easy.
+func Clock(turn, reserve time.Duration, onTimeout mercadov1.OnTimeout) *mercadov1.TimeControl {
+	return &mercadov1.TimeControl{
+		TurnSeconds:    uint32(turn / time.Second),
+		ReserveSeconds: uint32(reserve / time.Second),
+		OnTimeout:      onTimeout,
+	}
+}
+
 // MatchOptions describe a new match. The zero value is a 2-player match with
-// open seats, hidden money and a random seed.
+// open seats, hidden money, a random seed and the server's default clock.
 type MatchOptions struct {
 	Players int                   // 2..4; 0 means len(Seats), or 2 without seats
 	Seats   []*mercadov1.SeatSpec // per seat in seat order; missing seats are open
@@ -150,11 +175,17 @@ type MatchOptions struct {
 	Seed *uint64
 	// Mercado holds the rule options; nil means the server's defaults.
 	Mercado *mercadov1.MercadoOptions
+	// TimeControl is the clock of the human seats (see Clock and NoClock); nil means
+	// the server's default: 60 s per turn and 180 s of reserve, the AI (easy) taking
+	// over a seat that runs out. TurnSeconds 0 means no clock.
+	TimeControl *mercadov1.TimeControl
 }
 
 // CreateMatch creates a match and returns its summary (its id is GetMatchId()).
 // The creator does not get a seat: Join one to play. Bot seats need a server with
-// an agent key (`mercado serve --agent-key`) and an AI agent to claim them. It is
+// an agent key (`mercado serve --agent-key`) and an AI agent with room for them
+// that has sent a heartbeat (AgentHeartbeat), else the match is refused
+// codes.FailedPrecondition. It is
 // not retried while the server is unavailable, since a repeat could create a
 // second match (only after a fair-use refusal, which changed nothing).
 func (c *Client) CreateMatch(ctx context.Context, opts MatchOptions) (*mercadov1.MatchSummary, error) {
@@ -163,10 +194,11 @@ func (c *Client) CreateMatch(ctx context.Context, opts MatchOptions) (*mercadov1
 		players = max(len(opts.Seats), 2)
 	}
 	request := &mercadov1.CreateMatchRequest{
-		Game:    mercadov1.Game_GAME_MERCADO,
-		Players: uint32(players),
-		Seats:   opts.Seats,
-		Seed:    opts.Seed,
+		Game:        mercadov1.Game_GAME_MERCADO,
+		Players:     uint32(players),
+		Seats:       opts.Seats,
+		Seed:        opts.Seed,
+		TimeControl: opts.TimeControl,
 	}
 	if opts.Mercado != nil {
 		request.Options = &mercadov1.CreateMatchRequest_Mercado{Mercado: opts.Mercado}
@@ -212,6 +244,21 @@ func (c *Client) ClaimBotSeat(ctx context.Context, agentKey, agentName string, l
 	return c.Seat(response.GetMatchId(), response.GetSeat(), response.GetSeatToken()), response.GetLevel(), nil
 }
 
+// AgentHeartbeat tells the server, for an AI agent, which levels it plays (every
+// level when none is given) and how many more seats it can take (freeSlots);
+// agentKey is the server's agent key, agentID a name of the agent's own, the same
+// for its whole run. It returns the time within which the next heartbeat is due.
+// The server refuses bot seats (codes.FailedPrecondition) unless an agent with
+// room has sent one lately. Retried while the server is unavailable.
+func (c *Client) AgentHeartbeat(ctx context.Context, agentKey, agentID string, freeSlots uint32, levels ...mercadov1.BotLevel) (time.Duration, error) {
+	response, err := retry(WithToken(ctx, agentKey), c, alsoUnavailable, c.rpc.AgentHeartbeat,
+		&mercadov1.AgentHeartbeatRequest{AgentId: agentID, Levels: levels, FreeSlots: freeSlots})
+	if err != nil {
+		return 0, err
+	}
+	return time.Duration(response.GetIntervalSeconds()) * time.Second, nil
+}
+
 // Seat returns a handle for a seat already taken, for example by another
 // process, from its match id, number and token.
 func (c *Client) Seat(matchID string, number uint32, token string) *Seat {
@@ -242,21 +289,28 @@ func (c *Client) Replay(ctx context.Context, matchID string) (*mercadov1.Replay,
 	return retry(ctx, c, alsoUnavailable, c.rpc.GetReplay, &mercadov1.GetReplayRequest{MatchId: matchID})
 }
 
-// Follow streams every update of a match after afterVersion, in order and each
-// once, then live updates until the match finishes; token "" follows as a
-// spectator. When the connection drops or the server restarts it reconnects and
-// resumes after the last version it delivered, giving up after the reconnect
-// timeout without getting through; a fair-use refusal is repeated after the
-// time the server asks for, within the same timeout. Errors end the sequence:
-// an error is yielded once, with a nil update. Breaking out of the loop closes
-// the stream.
+// Follow streams a match's updates; token "" follows as a spectator. The first
+// update is the match as it stands (no action; the current version), then come
+// every accepted action with a version greater than afterVersion, in order and
+// each once, then live updates until the match is over (finished or cancelled):
+// actions, and updates without an action when seats, clocks or the status change
+// (such an update keeps the version of the action before it). An update with an
+// action has GetAction() != nil and names the acting seat.
 //
-// An update that changes seats (before the match starts) keeps the version of the
-// action before it; after a reconnect only updates with a greater version arrive.
+// When the connection drops or the server restarts, Follow reconnects and resumes
+// after the last action it delivered: the new stream again starts with the match
+// as it stands, then brings the actions that were missed. It gives up after the
+// reconnect timeout without getting through; a fair-use refusal is repeated after
+// the time the server asks for, within the same timeout. Errors end the sequence:
+// an error is yielded once, with a nil update. Breaking out of the loop closes the
+// stream.
 func (c *Client) Follow(ctx context.Context, matchID, token string, afterVersion uint64) iter.Seq2[*mercadov1.MatchUpdate, error] {
 	return func(yield func(*mercadov1.MatchUpdate, error) bool) {
+		// last is the version of the last action delivered: the resume point. Updates
+		// without an action do not move it, since the first one of a stream is the
+		// match as it stands, ahead of the actions that follow it.
 		last := afterVersion
-		finished, stopped := false, false
+		over, stopped := false, false
 		wait := newBackOff()
 		var failingSince time.Time
 		for {
@@ -274,8 +328,10 @@ func (c *Client) Follow(ctx context.Context, matchID, token string, afterVersion
 					if err != nil {
 						return err
 					}
-					last = max(last, update.GetVersion())
-					finished = Finished(update.GetState())
+					if update.GetAction() != nil {
+						last = max(last, update.GetVersion())
+					}
+					over = Finished(update.GetState())
 					failingSince = time.Time{}
 					wait.Reset()
 					if !yield(update, nil) {
@@ -284,21 +340,14 @@ func (c *Client) Follow(ctx context.Context, matchID, token string, afterVersion
 					}
 				}
 			}()
-			if stopped || (errors.Is(err, io.EOF) && finished) {
+			if stopped || (errors.Is(err, io.EOF) && over) {
 				return
 			}
 			if errors.Is(err, io.EOF) {
-				// The server also ends every stream when it shuts down; only the match
-				// itself tells whether it is over.
-				state, viewErr := c.View(ctx, matchID, token)
-				if viewErr != nil {
-					yield(nil, viewErr)
-					return
-				}
-				if Finished(state) && state.GetVersion() <= last {
-					return
-				}
-				err = status.Error(codes.Unavailable, "the update stream ended before the match finished")
+				// The stream ended with the match not over as far as it showed (a server
+				// that ends streams when it stops): reconnect, and the new stream's first
+				// update shows where the match stands.
+				err = status.Error(codes.Unavailable, "the update stream ended before the match was over")
 			}
 			if ctx.Err() != nil {
 				yield(nil, ctx.Err())

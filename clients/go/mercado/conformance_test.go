@@ -33,19 +33,27 @@ import (
 // scenarios (those that need a server started otherwise start their own).
 type conformance struct {
 	client *mercado.Client
+	target string // the shared server's address, for a second client
 	ctx    context.Context
 	rng    *rand.Rand
 }
 
+// followed is one update as Follow yielded it: its version, and whether it carries an action.
+type followed struct {
+	version uint64
+	action  bool
+}
+
 var scenarios = map[string]func(*testing.T, conformance){
-	"create_and_join":       createAndJoin,
-	"bad_token":             badToken,
-	"illegal_action":        illegalAction,
-	"stale_version":         staleVersion,
-	"retry_same_request_id": retrySameRequestID,
-	"resume_stream":         resumeStream,
-	"retry_after":           retryAfter,
-	"tls":                   tlsConnection,
+	"create_and_join":              createAndJoin,
+	"bad_token":                    badToken,
+	"illegal_action":               illegalAction,
+	"stale_version":                staleVersion,
+	"retry_same_request_id":        retrySameRequestID,
+	"resume_stream":                resumeStream,
+	"stream_starts_with_the_match": streamStartsWithTheMatch,
+	"retry_after":                  retryAfter,
+	"tls":                          tlsConnection,
 }
 
 func TestConformance(t *testing.T) {
@@ -74,7 +82,7 @@ func TestConformance(t *testing.T) {
 			if !ok {
 				t.Fatalf("scenario %q (%s) has no Go implementation", scenario.Name, scenario.Does)
 			}
-			run(t, conformance{client: client, ctx: testserver.Context(t), rng: newRand(t)})
+			run(t, conformance{client: client, target: srv.Target(), ctx: testserver.Context(t), rng: newRand(t)})
 		})
 	}
 }
@@ -389,29 +397,43 @@ func retrySameRequestID(t *testing.T, c conformance) {
 	wantVersion(t, c.ctx, mover, version+1)
 }
 
-// resume_stream: follow the event stream, drop it after some updates, reconnect with
-// after_version set to the last version seen; every later version arrives exactly
-// once, in order.
+// resume_stream: follow the event stream of a match six actions in: the first
+// message is the match as it stands (no action, version 6), then actions 1 and 2;
+// drop it, reconnect with after_version 2 (the last action seen): again the match
+// as it stands first, then every later action exactly once, in order. Then (beyond
+// the scenario) live actions arrive on the same stream, each once.
 func resumeStream(t *testing.T, c conformance) {
-	const backlog, dropAfter, beforeResume, live = 4, 2, 3, 3
+	const backlog, live = 6, 3
 	seats := playingMatch(t, c.ctx, c.client)
 	playRandom(t, c.ctx, seats, backlog, c.rng)
 
-	var seen []uint64
+	var seen []followed
+	note := func(update *mercadov1.MatchUpdate) {
+		t.Helper()
+		hasAction := update.GetAction() != nil
+		if hasAction != (update.Seat != nil) {
+			t.Errorf("update %d: an action %v, but an acting seat %v", update.GetVersion(), hasAction, update.Seat)
+		}
+		if update.GetState().GetVersion() != update.GetVersion() {
+			t.Errorf("update %d carries the state at version %d", update.GetVersion(), update.GetState().GetVersion())
+		}
+		seen = append(seen, followed{update.GetVersion(), hasAction})
+	}
 	for update, err := range seats[0].Follow(c.ctx, 0) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		seen = append(seen, update.GetVersion())
-		if len(seen) == dropAfter {
+		note(update)
+		if len(seen) == 3 {
 			break // drops the stream
 		}
 	}
-	last := seen[len(seen)-1]
+	want := []followed{{6, false}, {1, true}, {2, true}}
+	if !slices.Equal(seen, want) {
+		t.Fatalf("the first stream brought %v, want %v", seen, want)
+	}
+	last := seen[len(seen)-1].version // the last action seen
 
-	// The match moves on while nobody follows, and again once the stream is back.
-	playRandom(t, c.ctx, seats, beforeResume, c.rng)
-	target := uint64(backlog + beforeResume + live)
 	ctx, cancel := context.WithCancel(c.ctx)
 	defer cancel()
 	playing := make(chan struct{})
@@ -428,30 +450,74 @@ func resumeStream(t *testing.T, c conformance) {
 			played <- nil
 		}
 	}()
+	seen = nil
 	for update, err := range seats[1].Follow(ctx, last) {
 		if err != nil {
 			t.Fatalf("following from version %d: %v (playing: %v)", last, err, <-played)
 		}
-		seen = append(seen, update.GetVersion())
-		if update.Seat == nil || update.GetAction() == nil {
-			t.Errorf("update %d names no acting seat or action", update.GetVersion())
+		if update.GetAction() == nil && len(seen) > 0 {
+			continue // after the first update: a change of seats or clocks, not asked about here
 		}
-		if update.GetVersion() == backlog+beforeResume {
+		note(update)
+		if update.GetAction() != nil && update.GetVersion() == backlog {
 			close(playing) // the backlog is in: now live updates
 		}
-		if update.GetVersion() == target {
+		if update.GetAction() != nil && update.GetVersion() == backlog+live {
 			break
 		}
 	}
 	if err := <-played; err != nil {
 		t.Fatal(err)
 	}
-	want := make([]uint64, target)
-	for i := range want {
-		want[i] = uint64(i + 1)
+	want = []followed{{6, false}}
+	for v := last + 1; v <= backlog+live; v++ {
+		want = append(want, followed{v, true})
 	}
 	if !slices.Equal(seen, want) {
-		t.Fatalf("versions seen %v, want %v", seen, want)
+		t.Fatalf("the stream resumed after version %d brought %v, want %v", last, seen, want)
+	}
+}
+
+// stream_starts_with_the_match: read a waiting 2-player match with one seat taken
+// (its view: waiting, version 0); another client takes the last seat; then open
+// the stream with after_version 0: its first message, at once, is the match playing
+// at version 0 (no action), so the start is not missed.
+func streamStartsWithTheMatch(t *testing.T, c conformance) {
+	match, err := c.client.CreateMatch(c.ctx, mercado.MatchOptions{Players: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := c.client.Join(c.ctx, match.GetMatchId(), testserver.SeatName(t, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := wantVersion(t, c.ctx, first, 0)
+	if state.GetMatch().GetStatus() != mercadov1.MatchStatus_MATCH_STATUS_WAITING {
+		t.Fatalf("status %v with one seat taken, want waiting", state.GetMatch().GetStatus())
+	}
+	other, err := mercado.Dial(c.target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := other.Join(c.ctx, match.GetMatchId(), testserver.SeatName(t, 1)); err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, cancel := context.WithTimeout(c.ctx, 5*time.Second)
+	defer cancel()
+	for update, err := range first.Follow(ctx, 0) {
+		if err != nil {
+			t.Fatalf("no first message within 5 s: %v", err)
+		}
+		if update.GetAction() != nil || update.Seat != nil || update.GetVersion() != 0 {
+			t.Errorf("the first message is at version %d with action %v (seat %v), want the match at version 0 without one",
+				update.GetVersion(), update.GetAction(), update.Seat)
+		}
+		if status := update.GetState().GetMatch().GetStatus(); status != mercadov1.MatchStatus_MATCH_STATUS_PLAYING {
+			t.Errorf("the first message shows the match %v, want playing", status)
+		}
+		break
 	}
 }
 

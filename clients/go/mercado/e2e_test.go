@@ -124,33 +124,52 @@ func TestFollowSurvivesServerRestart(t *testing.T) {
 			}
 		}
 	}()
+	// Each stream starts with the match as it stands, then brings the actions.
 	want := uint64(1)
+	snapshots := 0
 	expect := func(last uint64) {
 		t.Helper()
-		for ; want <= last; want++ {
+		for want <= last {
 			select {
 			case update, ok := <-updates:
 				if !ok {
 					t.Fatalf("the stream ended before version %d: %v", want, <-followErr)
 				}
+				if update.GetAction() == nil {
+					snapshots++
+					continue
+				}
 				if update.GetVersion() != want {
 					t.Fatalf("got version %d, want %d", update.GetVersion(), want)
 				}
+				want++
 			case <-ctx.Done():
 				t.Fatalf("no version %d: %v", want, ctx.Err())
 			}
 		}
 	}
 	expect(3)
+	if snapshots != 1 {
+		t.Errorf("%d updates without an action before the actions, want 1 (the match as it stands)", snapshots)
+	}
 	srv.Restart()
 	playRandom(t, ctx, seats, 3, rng)
 	expect(6)
-	select {
-	case update := <-updates:
-		t.Fatalf("unexpected update at version %d", update.GetVersion())
-	case err := <-followErr:
-		t.Fatalf("follow failed: %v", err)
-	case <-time.After(200 * time.Millisecond):
+	if snapshots < 2 {
+		t.Errorf("the stream after the restart did not start with the match as it stands")
+	}
+	for {
+		select {
+		case update := <-updates:
+			if update.GetAction() != nil {
+				t.Fatalf("unexpected action at version %d", update.GetVersion())
+			}
+			continue // the reconnected stream's first message, if it came after the actions
+		case err := <-followErr:
+			t.Fatalf("follow failed: %v", err)
+		case <-time.After(200 * time.Millisecond):
+		}
+		break
 	}
 }
 
@@ -166,9 +185,19 @@ func TestAgentKeyAndChosenSeeds(t *testing.T) {
 	_, err := client.CreateMatch(ctx, mercado.MatchOptions{Players: 2, Seed: &seed})
 	wantCode(t, err, codes.PermissionDenied, "a chosen seed")
 
-	match, err := client.CreateMatch(ctx, mercado.MatchOptions{
+	// Bot seats need an agent with room that sent a heartbeat, with the agent key.
+	vsBot := mercado.MatchOptions{
 		Seats: []*mercadov1.SeatSpec{mercado.OpenSeat(), mercado.BotSeat(mercadov1.BotLevel_BOT_LEVEL_HARD)},
-	})
+	}
+	_, err = client.CreateMatch(ctx, vsBot)
+	wantCode(t, err, codes.FailedPrecondition, "a bot seat before any agent's heartbeat")
+	_, err = client.AgentHeartbeat(ctx, "not-the-agent-key", "intruder", 100)
+	wantCode(t, err, codes.PermissionDenied, "a heartbeat with a wrong agent key")
+	interval, err := client.AgentHeartbeat(ctx, srv.AgentKey, "go-agent", 1, mercadov1.BotLevel_BOT_LEVEL_HARD)
+	if err != nil || interval <= 0 {
+		t.Fatalf("AgentHeartbeat = %v, %v", interval, err)
+	}
+	match, err := client.CreateMatch(ctx, vsBot)
 	if err != nil {
 		t.Fatal(err)
 	}

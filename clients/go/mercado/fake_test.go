@@ -32,12 +32,17 @@ type fakeServer struct {
 	tokens  []string // the authorization metadata of each call
 	creates int
 	claims  int
+	views   int
+	other   []string // the other calls: LeaveMatch, ReclaimSeat, AgentHeartbeat
+	beats   []*mercadov1.AgentHeartbeatRequest
 
 	submit func(n int, request *mercadov1.SubmitActionRequest) (*mercadov1.SubmitActionResponse, error)
-	view   func() (*mercadov1.MatchState, error)
+	view   func(n int) (*mercadov1.MatchState, error)
 	stream func(n int, request *mercadov1.StreamEventsRequest, send func(*mercadov1.MatchUpdate) error) error
 	create func(n int) (*mercadov1.CreateMatchResponse, error)
-	claim  func(n int) (*mercadov1.ClaimBotSeatResponse, error)
+	// onCreate, when set, sees every CreateMatch request.
+	onCreate func(*mercadov1.CreateMatchRequest)
+	claim    func(n int) (*mercadov1.ClaimBotSeatResponse, error)
 }
 
 // fairUse is what a scripted function returns for a fair-use refusal: the fake
@@ -78,8 +83,41 @@ func (f *fakeServer) SubmitAction(ctx context.Context, request *mercadov1.Submit
 func (f *fakeServer) GetView(ctx context.Context, request *mercadov1.GetViewRequest) (*mercadov1.MatchState, error) {
 	f.mu.Lock()
 	f.record(ctx)
+	f.views++
+	n := f.views
 	f.mu.Unlock()
-	return f.view()
+	return f.view(n)
+}
+
+func (f *fakeServer) LeaveMatch(ctx context.Context, request *mercadov1.LeaveMatchRequest) (*mercadov1.LeaveMatchResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record(ctx)
+	f.other = append(f.other, "LeaveMatch "+request.GetMatchId())
+	return &mercadov1.LeaveMatchResponse{Match: &mercadov1.MatchSummary{MatchId: request.GetMatchId()}}, nil
+}
+
+func (f *fakeServer) ReclaimSeat(ctx context.Context, request *mercadov1.ReclaimSeatRequest) (*mercadov1.MatchState, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record(ctx)
+	f.other = append(f.other, "ReclaimSeat "+request.GetMatchId())
+	return playingState(3), nil
+}
+
+func (f *fakeServer) AgentHeartbeat(ctx context.Context, request *mercadov1.AgentHeartbeatRequest) (*mercadov1.AgentHeartbeatResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record(ctx)
+	f.other = append(f.other, "AgentHeartbeat")
+	f.beats = append(f.beats, request)
+	return &mercadov1.AgentHeartbeatResponse{IntervalSeconds: 10}, nil
+}
+
+func (f *fakeServer) otherCalls() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.other)
 }
 
 func (f *fakeServer) StreamEvents(request *mercadov1.StreamEventsRequest, stream grpc.ServerStreamingServer[mercadov1.MatchUpdate]) error {
@@ -91,7 +129,10 @@ func (f *fakeServer) StreamEvents(request *mercadov1.StreamEventsRequest, stream
 	return refusal(f.stream(n, request, stream.Send), stream.SetTrailer)
 }
 
-func (f *fakeServer) CreateMatch(ctx context.Context, _ *mercadov1.CreateMatchRequest) (*mercadov1.CreateMatchResponse, error) {
+func (f *fakeServer) CreateMatch(ctx context.Context, request *mercadov1.CreateMatchRequest) (*mercadov1.CreateMatchResponse, error) {
+	if f.onCreate != nil {
+		f.onCreate(request)
+	}
 	f.mu.Lock()
 	f.record(ctx)
 	f.creates++
@@ -178,6 +219,32 @@ func finishedState(version uint64) *mercadov1.MatchState {
 	return state
 }
 
+func withStatus(state *mercadov1.MatchState, status mercadov1.MatchStatus) *mercadov1.MatchState {
+	state.Match.Status = status
+	return state
+}
+
+// actionUpdate is the update of an accepted action (seat 1 took a coin) with its state.
+func actionUpdate(state *mercadov1.MatchState) *mercadov1.MatchUpdate {
+	seat := uint32(1)
+	return &mercadov1.MatchUpdate{Version: state.GetVersion(), Seat: &seat, Action: takeCoin, State: state}
+}
+
+// snapshot is an update without an action: the match as it stands (the first
+// update of a stream), or a change of seats, clocks or status.
+func snapshot(state *mercadov1.MatchState) *mercadov1.MatchUpdate {
+	return &mercadov1.MatchUpdate{Version: state.GetVersion(), State: state}
+}
+
+func sendAll(send func(*mercadov1.MatchUpdate) error, updates ...*mercadov1.MatchUpdate) error {
+	for _, update := range updates {
+		if err := send(update); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func TestActAtResubmitsAfterAbortedWithTheSameRequestID(t *testing.T) {
 	f := &fakeServer{
 		submit: func(n int, request *mercadov1.SubmitActionRequest) (*mercadov1.SubmitActionResponse, error) {
@@ -186,7 +253,7 @@ func TestActAtResubmitsAfterAbortedWithTheSameRequestID(t *testing.T) {
 			}
 			return &mercadov1.SubmitActionResponse{Version: 6}, nil
 		},
-		view: func() (*mercadov1.MatchState, error) { return playingState(5, redrawHand, takeCoin), nil },
+		view: func(int) (*mercadov1.MatchState, error) { return playingState(5, redrawHand, takeCoin), nil },
 	}
 	seat := startFake(t, f)
 	response, err := seat.ActAt(context.Background(), takeCoin, 4)
@@ -211,7 +278,7 @@ func TestActAtGivesUpWhenTheActionIsNoLongerLegal(t *testing.T) {
 		submit: func(int, *mercadov1.SubmitActionRequest) (*mercadov1.SubmitActionResponse, error) {
 			return nil, status.Error(codes.Aborted, "stale")
 		},
-		view: func() (*mercadov1.MatchState, error) { return playingState(5, redrawHand), nil },
+		view: func(int) (*mercadov1.MatchState, error) { return playingState(5, redrawHand), nil },
 	}
 	seat := startFake(t, f)
 	_, err := seat.ActAt(context.Background(), takeCoin, 4)
@@ -245,27 +312,28 @@ func TestSubmitRetriesUnavailableButNotRefusals(t *testing.T) {
 	}
 }
 
+// sendVersions sends the updates of actions at versions.
 func sendVersions(send func(*mercadov1.MatchUpdate) error, versions ...uint64) error {
 	for _, v := range versions {
-		if err := send(&mercadov1.MatchUpdate{Version: v, State: playingState(v)}); err != nil {
+		if err := send(actionUpdate(playingState(v))); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func collect(t *testing.T, seat *mercado.Seat, after uint64) ([]uint64, error) {
+func collect(t *testing.T, seat *mercado.Seat, after uint64) ([]followed, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	var versions []uint64
+	var updates []followed
 	for update, err := range seat.Follow(ctx, after) {
 		if err != nil {
-			return versions, err
+			return updates, err
 		}
-		versions = append(versions, update.GetVersion())
+		updates = append(updates, followed{update.GetVersion(), update.GetAction() != nil})
 	}
-	return versions, nil
+	return updates, nil
 }
 
 func TestFollowResumesAfterAnError(t *testing.T) {
@@ -273,57 +341,86 @@ func TestFollowResumesAfterAnError(t *testing.T) {
 		stream: func(n int, request *mercadov1.StreamEventsRequest, send func(*mercadov1.MatchUpdate) error) error {
 			switch n {
 			case 1:
+				_ = sendAll(send, snapshot(playingState(2)))
 				_ = sendVersions(send, 1, 2)
 				return status.Error(codes.Unavailable, "connection lost")
 			case 2:
 				return status.Error(codes.Unavailable, "still down")
 			}
-			if err := sendVersions(send, request.GetAfterVersion()+1); err != nil {
-				return err
-			}
-			return send(&mercadov1.MatchUpdate{Version: 4, State: finishedState(4)})
+			return sendAll(send, snapshot(playingState(3)), actionUpdate(playingState(3)), actionUpdate(finishedState(4)))
 		},
 	}
 	seat := startFake(t, f)
-	versions, err := collect(t, seat, 0)
+	updates, err := collect(t, seat, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(versions, []uint64{1, 2, 3, 4}) || !slices.Equal(f.streamed(), []uint64{0, 2, 2}) {
-		t.Fatalf("versions %v from streams after %v; want 1..4 from streams after 0, 2, 2", versions, f.streamed())
+	want := []followed{{2, false}, {1, true}, {2, true}, {3, false}, {3, true}, {4, true}}
+	if !slices.Equal(updates, want) || !slices.Equal(f.streamed(), []uint64{0, 2, 2}) {
+		t.Fatalf("updates %v from streams after %v; want %v from streams after 0, 2, 2", updates, f.streamed(), want)
 	}
 }
 
-// The server ends every stream on shutdown; that is no end of the match.
+// The first update of a stream is the match as it stands, ahead of the backlog:
+// a reconnect resumes after the last action delivered, not after that version.
+func TestFollowResumesAfterTheLastActionNotTheFirstUpdate(t *testing.T) {
+	f := &fakeServer{
+		stream: func(n int, request *mercadov1.StreamEventsRequest, send func(*mercadov1.MatchUpdate) error) error {
+			if n == 1 {
+				_ = sendAll(send, snapshot(playingState(6)))
+				_ = sendVersions(send, 1)
+				return status.Error(codes.Unavailable, "connection lost")
+			}
+			_ = sendAll(send, snapshot(playingState(6)))
+			_ = sendVersions(send, 2, 3, 4, 5)
+			return send(actionUpdate(finishedState(6)))
+		},
+	}
+	updates, err := collect(t, startFake(t, f), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []followed{{6, false}, {1, true}, {6, false}, {2, true}, {3, true}, {4, true}, {5, true}, {6, true}}
+	if !slices.Equal(updates, want) || !slices.Equal(f.streamed(), []uint64{0, 1}) {
+		t.Fatalf("updates %v from streams after %v; want %v from streams after 0, 1", updates, f.streamed(), want)
+	}
+}
+
+// A stream that ends (OK) before the match is over is reconnected.
 func TestFollowResumesWhenAStreamEndsBeforeTheMatch(t *testing.T) {
 	f := &fakeServer{
 		stream: func(n int, request *mercadov1.StreamEventsRequest, send func(*mercadov1.MatchUpdate) error) error {
 			if n == 1 {
+				_ = sendAll(send, snapshot(playingState(2)))
 				return sendVersions(send, 1, 2)
 			}
-			return send(&mercadov1.MatchUpdate{Version: 3, State: finishedState(3)})
+			return sendAll(send, snapshot(finishedState(3)), actionUpdate(finishedState(3)))
 		},
-		view: func() (*mercadov1.MatchState, error) { return playingState(2), nil },
 	}
 	seat := startFake(t, f)
-	versions, err := collect(t, seat, 0)
+	updates, err := collect(t, seat, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(versions, []uint64{1, 2, 3}) || !slices.Equal(f.streamed(), []uint64{0, 2}) {
-		t.Fatalf("versions %v from streams after %v; want 1..3 from streams after 0, 2", versions, f.streamed())
+	want := []followed{{2, false}, {1, true}, {2, true}, {3, false}, {3, true}}
+	if !slices.Equal(updates, want) || !slices.Equal(f.streamed(), []uint64{0, 2}) {
+		t.Fatalf("updates %v from streams after %v; want %v from streams after 0, 2", updates, f.streamed(), want)
 	}
 }
 
-func TestFollowEndsOnAFinishedMatch(t *testing.T) {
-	f := &fakeServer{
-		stream: func(int, *mercadov1.StreamEventsRequest, func(*mercadov1.MatchUpdate) error) error { return nil },
-		view:   func() (*mercadov1.MatchState, error) { return finishedState(7), nil },
-	}
-	seat := startFake(t, f)
-	versions, err := collect(t, seat, 7)
-	if err != nil || len(versions) != 0 || len(f.streamed()) != 1 {
-		t.Fatalf("got %v, %v from %d streams; want nothing from one stream", versions, err, len(f.streamed()))
+func TestFollowEndsOnAMatchThatIsOver(t *testing.T) {
+	for _, over := range []mercadov1.MatchStatus{mercadov1.MatchStatus_MATCH_STATUS_FINISHED, mercadov1.MatchStatus_MATCH_STATUS_CANCELLED} {
+		t.Run(over.String(), func(t *testing.T) {
+			f := &fakeServer{
+				stream: func(n int, _ *mercadov1.StreamEventsRequest, send func(*mercadov1.MatchUpdate) error) error {
+					return send(snapshot(withStatus(playingState(7), over)))
+				},
+			}
+			updates, err := collect(t, startFake(t, f), 7)
+			if err != nil || !slices.Equal(updates, []followed{{7, false}}) || len(f.streamed()) != 1 {
+				t.Fatalf("got %v, %v from %d streams; want the match as it stands from one stream", updates, err, len(f.streamed()))
+			}
+		})
 	}
 }
 
@@ -337,6 +434,178 @@ func TestFollowReportsRefusals(t *testing.T) {
 	_, err := collect(t, seat, 0)
 	if status.Code(err) != codes.NotFound || len(f.streamed()) != 1 {
 		t.Fatalf("got %v from %d streams; want NOT_FOUND from one", err, len(f.streamed()))
+	}
+}
+
+func TestFinished(t *testing.T) {
+	for status, want := range map[mercadov1.MatchStatus]bool{
+		mercadov1.MatchStatus_MATCH_STATUS_WAITING:   false,
+		mercadov1.MatchStatus_MATCH_STATUS_PLAYING:   false,
+		mercadov1.MatchStatus_MATCH_STATUS_FINISHED:  true,
+		mercadov1.MatchStatus_MATCH_STATUS_CANCELLED: true,
+	} {
+		if got := mercado.Finished(withStatus(playingState(0), status)); got != want {
+			t.Errorf("Finished(%v) = %v, want %v", status, got, want)
+		}
+	}
+}
+
+// Play acts on the first update (the match as it stands, at a later version than
+// its view) once, and not on the past states of the backlog after it.
+func TestPlayActsOnceAndNotOnPastStates(t *testing.T) {
+	f := &fakeServer{
+		view: func(int) (*mercadov1.MatchState, error) { return playingState(4), nil },
+		stream: func(n int, _ *mercadov1.StreamEventsRequest, send func(*mercadov1.MatchUpdate) error) error {
+			return sendAll(send,
+				snapshot(playingState(6, takeCoin)),
+				actionUpdate(playingState(5, redrawHand)), // a past turn of ours, played meanwhile
+				actionUpdate(playingState(6, takeCoin)),
+				snapshot(playingState(6, takeCoin)), // a clock change
+				actionUpdate(playingState(7)),
+				actionUpdate(finishedState(8)))
+		},
+		submit: func(_ int, request *mercadov1.SubmitActionRequest) (*mercadov1.SubmitActionResponse, error) {
+			return &mercadov1.SubmitActionResponse{Version: request.GetExpectedVersion() + 1}, nil
+		},
+	}
+	seat := startFake(t, f)
+	var asked []uint64
+	final, err := seat.Play(context.Background(), func(state *mercadov1.MatchState) *mercadov1.Action {
+		asked = append(asked, state.GetVersion())
+		return state.GetLegalActions()[0]
+	})
+	if err != nil || final.GetVersion() != 8 {
+		t.Fatalf("Play = %v, %v; want the match finished at version 8", final, err)
+	}
+	submitted := f.submitted()
+	if !slices.Equal(asked, []uint64{6}) || len(submitted) != 1 || submitted[0].GetExpectedVersion() != 6 {
+		t.Fatalf("asked to choose at versions %v, submitted %v; want one action at version 6", asked, submitted)
+	}
+	if !slices.Equal(f.streamed(), []uint64{4}) {
+		t.Errorf("streams after %v, want after 4 (the view's version)", f.streamed())
+	}
+}
+
+// Play waits for a waiting match to start on the stream, and returns a cancelled one.
+func TestPlayWaitsForTheStartAndEndsOnCancellation(t *testing.T) {
+	waiting := func() *mercadov1.MatchState {
+		return withStatus(playingState(0), mercadov1.MatchStatus_MATCH_STATUS_WAITING)
+	}
+	t.Run("started", func(t *testing.T) {
+		f := &fakeServer{
+			view: func(int) (*mercadov1.MatchState, error) { return waiting(), nil },
+			stream: func(n int, _ *mercadov1.StreamEventsRequest, send func(*mercadov1.MatchUpdate) error) error {
+				return sendAll(send, snapshot(waiting()), snapshot(playingState(0, takeCoin)), actionUpdate(finishedState(1)))
+			},
+			submit: func(int, *mercadov1.SubmitActionRequest) (*mercadov1.SubmitActionResponse, error) {
+				return &mercadov1.SubmitActionResponse{Version: 1}, nil
+			},
+		}
+		seat := startFake(t, f)
+		final, err := seat.Play(context.Background(), func(state *mercadov1.MatchState) *mercadov1.Action { return takeCoin })
+		if err != nil || !mercado.Finished(final) || len(f.submitted()) != 1 || f.submitted()[0].GetExpectedVersion() != 0 {
+			t.Fatalf("Play = %v, %v after submissions %v; want the match finished after one action at version 0",
+				final, err, f.submitted())
+		}
+	})
+	t.Run("cancelled", func(t *testing.T) {
+		f := &fakeServer{
+			view: func(int) (*mercadov1.MatchState, error) { return waiting(), nil },
+			stream: func(n int, _ *mercadov1.StreamEventsRequest, send func(*mercadov1.MatchUpdate) error) error {
+				return sendAll(send, snapshot(waiting()),
+					snapshot(withStatus(playingState(0), mercadov1.MatchStatus_MATCH_STATUS_CANCELLED)))
+			},
+		}
+		final, err := startFake(t, f).Play(context.Background(), func(*mercadov1.MatchState) *mercadov1.Action { return takeCoin })
+		if err != nil || final.GetMatch().GetStatus() != mercadov1.MatchStatus_MATCH_STATUS_CANCELLED || len(f.submitted()) != 0 {
+			t.Fatalf("Play = %v, %v; want the cancelled match, no action", final, err)
+		}
+	})
+}
+
+// An action refused because the seat's time ran out (the AI plays it) does not
+// end Play, which acts again at that version once the seat is reclaimed; any other
+// FAILED_PRECONDITION ends it.
+func TestPlayCarriesOnWhenTheAIPlaysTheSeat(t *testing.T) {
+	for _, timedOut := range []bool{true, false} {
+		f := &fakeServer{
+			view: func(n int) (*mercadov1.MatchState, error) {
+				state := playingState(0)
+				state.Match.Seats = []*mercadov1.SeatInfo{{Seat: 0, Taken: true, PlayedByAi: timedOut && n > 1}, {Seat: 1, Taken: true}}
+				return state, nil
+			},
+			// The seat's turn; then, after the refusal, its turn again once reclaimed.
+			stream: func(n int, _ *mercadov1.StreamEventsRequest, send func(*mercadov1.MatchUpdate) error) error {
+				return sendAll(send, snapshot(playingState(0, takeCoin)), snapshot(playingState(0, takeCoin)),
+					actionUpdate(finishedState(1)))
+			},
+			submit: func(n int, _ *mercadov1.SubmitActionRequest) (*mercadov1.SubmitActionResponse, error) {
+				if n == 1 {
+					return nil, status.Error(codes.FailedPrecondition, "the AI plays this seat")
+				}
+				return &mercadov1.SubmitActionResponse{Version: 1}, nil
+			},
+		}
+		final, err := startFake(t, f).Play(context.Background(), func(*mercadov1.MatchState) *mercadov1.Action { return takeCoin })
+		if timedOut && (err != nil || !mercado.Finished(final) || len(f.submitted()) != 2) {
+			t.Errorf("timed out: Play = %v, %v after %d submissions; want the finished match after 2 (again once reclaimed)",
+				final, err, len(f.submitted()))
+		}
+		if !timedOut && status.Code(err) != codes.FailedPrecondition {
+			t.Errorf("not timed out: Play = %v, %v; want FAILED_PRECONDITION", final, err)
+		}
+	}
+}
+
+func TestLeaveReclaimAndHeartbeatSendTheirTokens(t *testing.T) {
+	f := &fakeServer{}
+	seat := startFake(t, f)
+	if summary, err := seat.Leave(context.Background()); err != nil || summary.GetMatchId() != "m" {
+		t.Fatalf("Leave = %v, %v", summary, err)
+	}
+	if state, err := seat.Reclaim(context.Background()); err != nil || state.GetVersion() != 3 {
+		t.Fatalf("Reclaim = %v, %v", state, err)
+	}
+	interval, err := seat.Client().AgentHeartbeat(context.Background(), "agent-key", "agent-1", 7, mercadov1.BotLevel_BOT_LEVEL_HARD)
+	if err != nil || interval != 10*time.Second {
+		t.Fatalf("AgentHeartbeat = %v, %v; want 10 s", interval, err)
+	}
+	if calls := f.otherCalls(); !slices.Equal(calls, []string{"LeaveMatch m", "ReclaimSeat m", "AgentHeartbeat"}) {
+		t.Errorf("calls %v", calls)
+	}
+	if tokens := f.tokensSeen(); !slices.Equal(tokens, []string{"Bearer tok", "Bearer tok", "Bearer agent-key"}) {
+		t.Errorf("authorization metadata %q, want the seat token twice, then the agent key", tokens)
+	}
+	beat := f.beats[0]
+	if beat.GetAgentId() != "agent-1" || beat.GetFreeSlots() != 7 || !slices.Equal(beat.GetLevels(), []mercadov1.BotLevel{mercadov1.BotLevel_BOT_LEVEL_HARD}) {
+		t.Errorf("heartbeat %v", beat)
+	}
+}
+
+// CreateMatch sends the time control it is given, and none (the server's default) without.
+func TestCreateMatchSendsTheTimeControl(t *testing.T) {
+	var got []*mercadov1.TimeControl
+	var mu sync.Mutex
+	f := &fakeServer{create: func(int) (*mercadov1.CreateMatchResponse, error) {
+		return &mercadov1.CreateMatchResponse{Match: &mercadov1.MatchSummary{MatchId: "m"}}, nil
+	}}
+	f.onCreate = func(request *mercadov1.CreateMatchRequest) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, request.TimeControl)
+	}
+	client := startFake(t, f).Client()
+	clock := mercado.Clock(90*time.Second, 5*time.Minute, mercadov1.OnTimeout_ON_TIMEOUT_FORFEIT)
+	for _, tc := range []*mercadov1.TimeControl{nil, mercado.NoClock(), clock} {
+		if _, err := client.CreateMatch(context.Background(), mercado.MatchOptions{TimeControl: tc}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 3 || got[0] != nil || got[1] == nil || got[1].GetTurnSeconds() != 0 ||
+		got[2].GetTurnSeconds() != 90 || got[2].GetReserveSeconds() != 300 || got[2].GetOnTimeout() != mercadov1.OnTimeout_ON_TIMEOUT_FORFEIT {
+		t.Fatalf("time controls sent: %v", got)
 	}
 }
 
@@ -390,13 +659,13 @@ func TestFairUseRefusalsAreRepeatedAfterRetryAfter(t *testing.T) {
 				_ = sendVersions(send, 1)
 				return fairUse{"1"}
 			case 2:
-				return send(&mercadov1.MatchUpdate{Version: 2, State: finishedState(2)})
+				return send(actionUpdate(finishedState(2)))
 			}
 			return status.Error(codes.Internal, "a third stream")
 		}}
-		versions, err := collect(t, startFake(t, f), 0)
-		if err != nil || !slices.Equal(versions, []uint64{1, 2}) || !slices.Equal(f.streamed(), []uint64{0, 1}) {
-			t.Fatalf("versions %v (%v) from streams after %v; want 1, 2 from streams after 0, 1", versions, err, f.streamed())
+		updates, err := collect(t, startFake(t, f), 0)
+		if err != nil || !slices.Equal(updates, []followed{{1, true}, {2, true}}) || !slices.Equal(f.streamed(), []uint64{0, 1}) {
+			t.Fatalf("updates %v (%v) from streams after %v; want actions 1, 2 from streams after 0, 1", updates, err, f.streamed())
 		}
 	})
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"time"
 
 	"github.com/google/uuid"
 	"google.golang.org/grpc/codes"
@@ -18,9 +17,6 @@ import (
 // maxStaleRetries bounds how often Act resubmits after codes.Aborted; each
 // retry means another action was accepted in between, so a few are plenty.
 const maxStaleRetries = 16
-
-// startPollInterval is how often Play looks whether a waiting match has started.
-const startPollInterval = 100 * time.Millisecond
 
 // Seat is a seat taken in a match. Its secret token authorizes acting for it;
 // keep it to come back to the match later (Client.Seat).
@@ -102,62 +98,104 @@ func IsLegal(state *mercadov1.MatchState, action *mercadov1.Action) bool {
 	return false
 }
 
-// Finished tells whether state shows a finished match.
+// Finished tells whether state shows a match that is over: finished, or cancelled
+// (it expired before every seat was taken). Nothing more happens in either.
 func Finished(state *mercadov1.MatchState) bool {
-	return state.GetMatch().GetStatus() == mercadov1.MatchStatus_MATCH_STATUS_FINISHED
+	switch state.GetMatch().GetStatus() {
+	case mercadov1.MatchStatus_MATCH_STATUS_FINISHED, mercadov1.MatchStatus_MATCH_STATUS_CANCELLED:
+		return true
+	}
+	return false
+}
+
+// Leave gives the seat up for good. In a waiting match the seat is open again (and
+// the token no longer counts); in a match in play the AI plays it from now on, or
+// it forfeits, as the match's time control says (SeatInfo.Left, Forfeited). It
+// returns the match's summary after. Like Client.Join, it is repeated after a
+// fair-use refusal only: a repeat after the leave went through would be refused.
+func (s *Seat) Leave(ctx context.Context) (*mercadov1.MatchSummary, error) {
+	response, err := retry(WithToken(ctx, s.Token), s.client, afterFairUse, s.client.rpc.LeaveMatch,
+		&mercadov1.LeaveMatchRequest{MatchId: s.MatchID})
+	if err != nil {
+		return nil, err
+	}
+	return response.GetMatch(), nil
+}
+
+// Reclaim takes the seat back from the AI that plays it since its time ran out
+// (SeatInfo.PlayedByAi; a seat that was left cannot be taken back) and returns the
+// seat's view after. codes.FailedPrecondition means the AI does not play it after
+// a timeout. Repeated after a fair-use refusal only.
+func (s *Seat) Reclaim(ctx context.Context) (*mercadov1.MatchState, error) {
+	return retry(WithToken(ctx, s.Token), s.client, afterFairUse, s.client.rpc.ReclaimSeat,
+		&mercadov1.ReclaimSeatRequest{MatchId: s.MatchID})
 }
 
 // ErrNoAction is returned by Play when the chooser returns no action.
 var ErrNoAction = errors.New("mercado: the chooser returned no action")
 
-// Play plays the seat's match to its end and returns the final state. It waits
-// for the match to start, then calls choose with every state in which the seat
-// has legal actions and submits the action it returns (choose usually picks
-// one of state.GetLegalActions()). It acts at most once per version.
+// Play plays the seat's match to its end and returns the final state: finished,
+// or cancelled if it expired before every seat was taken (see Finished). It
+// follows the match from its current version, waiting for it to start, and calls
+// choose with every current state in which the seat has legal actions, then
+// submits the action it returns (choose usually picks one of
+// state.GetLegalActions(); state.GetPreviews() tells what each costs and pays). It
+// acts at most once per version, and never on a past state from the stream's
+// backlog.
+//
+// While the AI plays the seat, because its time ran out, the seat has no legal
+// actions and choose is not called; Reclaim (from another goroutine) takes the
+// seat back and Play carries on. An action refused because the seat's time ran
+// out meanwhile is no error either: once the seat is reclaimed, Play chooses again.
 func (s *Seat) Play(ctx context.Context, choose func(*mercadov1.MatchState) *mercadov1.Action) (*mercadov1.MatchState, error) {
 	state, err := s.View(ctx)
 	if err != nil {
 		return nil, err
 	}
-	// Updates that only change seats keep the version, so a stream started from
-	// a waiting match's version could miss the start: wait for it here.
-	for state.GetMatch().GetStatus() == mercadov1.MatchStatus_MATCH_STATUS_WAITING {
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(startPollInterval):
-		}
-		if state, err = s.View(ctx); err != nil {
-			return nil, err
-		}
+	if Finished(state) {
+		return state, nil
 	}
+	// newest is the highest version seen: the first update of every stream is the
+	// match as it stands, and the actions after it in the backlog show past states,
+	// which must not be acted on.
+	newest := state.GetVersion()
 	acted := int64(-1)
 	turn := func(state *mercadov1.MatchState) error {
-		if len(state.GetLegalActions()) == 0 || int64(state.GetVersion()) <= acted {
+		version := state.GetVersion()
+		if len(state.GetLegalActions()) == 0 || version < newest || int64(version) <= acted {
 			return nil
 		}
-		acted = int64(state.GetVersion())
+		acted = int64(version)
 		action := choose(state)
 		if action == nil {
 			return ErrNoAction
 		}
-		_, err := s.ActAt(ctx, action, state.GetVersion())
-		if status.Code(err) == codes.Aborted {
+		_, err := s.ActAt(ctx, action, version)
+		switch status.Code(err) {
+		case codes.OK:
+			return nil
+		case codes.Aborted:
 			return nil // the match moved on: its update brings the next turn
+		case codes.FailedPrecondition:
+			// Not legal now: fine if the seat's time ran out (the AI plays it) or the
+			// match is over meanwhile, else the chooser's mistake.
+			now, viewErr := s.View(ctx)
+			if viewErr != nil {
+				return err
+			}
+			if Finished(now) || s.playedByAI(now) {
+				acted = int64(version) - 1 // refused, so nothing was done: again once reclaimed
+				return nil
+			}
 		}
 		return err
-	}
-	if Finished(state) {
-		return state, nil
-	}
-	if err := turn(state); err != nil {
-		return nil, err
 	}
 	for update, err := range s.Follow(ctx, state.GetVersion()) {
 		if err != nil {
 			return nil, err
 		}
 		state = update.GetState()
+		newest = max(newest, state.GetVersion())
 		if Finished(state) {
 			return state, nil
 		}
@@ -165,6 +203,17 @@ func (s *Seat) Play(ctx context.Context, choose func(*mercadov1.MatchState) *mer
 			return nil, fmt.Errorf("acting at version %d: %w", state.GetVersion(), err)
 		}
 	}
-	// The stream ended with the match finished.
+	// The stream ended with the match over.
 	return s.View(ctx)
+}
+
+// playedByAI tells whether state shows the seat played by the AI (its time ran
+// out, or it was left).
+func (s *Seat) playedByAI(state *mercadov1.MatchState) bool {
+	for _, info := range state.GetMatch().GetSeats() {
+		if info.GetSeat() == s.Number {
+			return info.GetPlayedByAi() || info.GetLeft() || info.GetForfeited()
+		}
+	}
+	return false
 }

@@ -115,6 +115,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if final.GetMatch().GetStatus() == mercadov1.MatchStatus_MATCH_STATUS_CANCELLED {
+		return fmt.Errorf("match %s was cancelled: it expired before every seat was taken", seat.MatchID)
+	}
 	fmt.Fprintf(out, "match over after %d actions, %d of them ours\n", final.GetVersion(), moves)
 	printResult(out, final, seat.Number)
 	return nil
@@ -122,9 +125,23 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 
 func printResult(out io.Writer, state *mercadov1.MatchState, you uint32) {
 	result := state.GetView().GetMercado().GetResult()
+	// The match's ranks put forfeited seats last; the game's own result does not know them.
+	ranks := state.GetMatch().GetRanks()
+	if len(ranks) == 0 {
+		ranks = result.GetRanks()
+	}
 	names := map[uint32]string{}
+	notes := map[uint32]string{}
 	for _, info := range state.GetMatch().GetSeats() {
 		names[info.GetSeat()] = info.GetDisplayName()
+		switch {
+		case info.GetForfeited():
+			notes[info.GetSeat()] = "  (forfeited)"
+		case info.GetLeft():
+			notes[info.GetSeat()] = "  (left; the AI played on)"
+		case info.GetPlayedByAi():
+			notes[info.GetSeat()] = "  (the AI played on after a timeout)"
+		}
 	}
 	at := func(values []uint32, i int) uint32 {
 		if i < len(values) {
@@ -134,11 +151,11 @@ func printResult(out io.Writer, state *mercadov1.MatchState, you uint32) {
 	}
 	for i, score := range result.GetScores() {
 		seat := uint32(i)
-		marker := ""
+		marker := notes[seat]
 		if seat == you {
-			marker = "  <- you"
+			marker += "  <- you"
 		}
 		fmt.Fprintf(out, "  rank %d  seat %d  %-20s %3d points, %d stands on the market%s\n",
-			at(result.GetRanks(), i), seat, names[seat], score, at(result.GetStandsOnMarket(), i), marker)
+			at(ranks, i), seat, names[seat], score, at(result.GetStandsOnMarket(), i), marker)
 	}
 }

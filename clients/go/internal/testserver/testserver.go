@@ -1,7 +1,8 @@
 // Package testserver runs real processes for the Go client's tests: the
 // project's own `mercado serve` (on a free port, its database in t.TempDir(),
-// with an agent key of its own) and `mercado ai` with the same key, both stopped
-// with SIGTERM when the test ends.
+// with an agent key of its own, without the web port) and `mercado ai` with the
+// same key (its state file in t.TempDir()), both stopped with SIGTERM when the
+// test ends.
 package testserver
 
 import (
@@ -62,12 +63,18 @@ func mercadoBin(t testing.TB) string {
 	return bin
 }
 
-// logLines collects a process's stderr and reports the port of its "listening" line.
+// logLines collects a process's stderr and reports the port of its "listening"
+// line (a server) and its "agent started" line (an agent, after its first heartbeat).
 type logLines struct {
-	mu        sync.Mutex
-	all       bytes.Buffer
-	partial   []byte
-	listening chan int
+	mu           sync.Mutex
+	all          bytes.Buffer
+	partial      []byte
+	listening    chan int
+	agentStarted chan struct{}
+}
+
+func newLogLines() *logLines {
+	return &logLines{listening: make(chan int, 1), agentStarted: make(chan struct{}, 1)}
 }
 
 func (l *logLines) Write(p []byte) (int, error) {
@@ -85,10 +92,18 @@ func (l *logLines) Write(p []byte) (int, error) {
 			Message string `json:"message"`
 			Port    int    `json:"port"`
 		}
-		if json.Unmarshal(line, &record) == nil && record.Message == "listening" {
-			select {
-			case l.listening <- record.Port:
-			default:
+		if json.Unmarshal(line, &record) == nil {
+			switch record.Message {
+			case "listening":
+				select {
+				case l.listening <- record.Port:
+				default:
+				}
+			case "agent started":
+				select {
+				case l.agentStarted <- struct{}{}:
+				default:
+				}
 			}
 		}
 		l.partial = l.partial[i+1:]
@@ -119,7 +134,7 @@ type process struct {
 // startProcess runs `mercado args...` with the environment variables env (KEY=VALUE) added.
 func startProcess(t testing.TB, name string, strict bool, env []string, args ...string) *process {
 	t.Helper()
-	p := &process{name: name, strict: strict, log: &logLines{listening: make(chan int, 1)}, exited: make(chan struct{})}
+	p := &process{name: name, strict: strict, log: newLogLines(), exited: make(chan struct{})}
 	p.cmd = exec.Command(mercadoBin(t), args...)
 	p.cmd.Dir = RepoRoot(t)
 	p.cmd.Env = append(os.Environ(), append([]string{"PYTHONUNBUFFERED=1"}, env...)...)
@@ -222,7 +237,8 @@ func StartTLS(t testing.TB, flags ...string) *Server {
 
 func (s *Server) start() {
 	s.t.Helper()
-	args := append([]string{"serve", "--host", "127.0.0.1", "--port", fmt.Sprint(s.port), "--db", s.db}, s.flags...)
+	args := append([]string{"serve", "--host", "127.0.0.1", "--port", fmt.Sprint(s.port), "--web-port", "-1",
+		"--db", s.db}, s.flags...)
 	s.proc = startProcess(s.t, "mercado serve", true, []string{"MERCADO_AGENT_KEY=" + s.AgentKey}, args...)
 	select {
 	case port := <-s.proc.log.listening:
@@ -268,14 +284,24 @@ func (s *Server) Restart() {
 const AgentName = "go-test-ai"
 
 // StartAgent runs `mercado ai` on the server with its agent key, claiming seats
-// reserved for bots of level.
+// reserved for bots of level, with a state file of its own in t.TempDir(). It
+// returns once the agent has sent its first heartbeat (its "agent started" line),
+// so that the server accepts matches with bot seats from then on.
 func StartAgent(t testing.TB, s *Server, level string) {
 	t.Helper()
-	args := []string{"ai", "--server", s.Target(), "--level", level, "--name", AgentName, "--log-level", "info"}
+	args := []string{"ai", "--server", s.Target(), "--level", level, "--name", AgentName, "--log-level", "info",
+		"--state-file", filepath.Join(t.TempDir(), "agent.json")}
 	if s.CAFile != "" {
 		args = append(args, "--tls", "--ca-file", s.CAFile)
 	}
-	startProcess(t, "mercado ai", false, []string{"MERCADO_AGENT_KEY=" + s.AgentKey}, args...)
+	p := startProcess(t, "mercado ai", false, []string{"MERCADO_AGENT_KEY=" + s.AgentKey}, args...)
+	select {
+	case <-p.log.agentStarted:
+	case <-p.exited:
+		t.Fatalf("the agent exited before it started (%v):\n%s", p.waitErr, p.log)
+	case <-time.After(startupTimeout):
+		t.Fatalf("the agent did not log its \"agent started\" line within %s:\n%s", startupTimeout, p.log)
+	}
 }
 
 // Dial returns a client of the server, closed at the end of the test. It

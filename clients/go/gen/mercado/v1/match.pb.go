@@ -15,6 +15,11 @@
 // is 1 to 128 characters of letters, digits, '-', '_', '.' and ':'. Other
 // values are refused before any lookup.
 //
+// Clocks: a match may have a time control (CreateMatch). Each human seat then has a time
+// per turn and a reserve that a slower turn draws on; a seat whose time runs out is played
+// by the AI (or forfeits, as the match says) and every seat sees it (SeatInfo). Its owner
+// takes it back with ReclaimSeat. LeaveMatch gives a seat up for good.
+//
 // Fairness: the set-up (the face-down restaurants, the bag, the decks, the first
 // player) follows from a seed the server draws at random. Every MatchSummary
 // carries a commitment to it, SHA-256 over a secret salt and the seed; GetReplay
@@ -114,6 +119,7 @@ const (
 	MatchStatus_MATCH_STATUS_WAITING     MatchStatus = 1 // some seats are still open
 	MatchStatus_MATCH_STATUS_PLAYING     MatchStatus = 2
 	MatchStatus_MATCH_STATUS_FINISHED    MatchStatus = 3
+	MatchStatus_MATCH_STATUS_CANCELLED   MatchStatus = 4 // it expired before every seat was taken
 )
 
 // Enum value maps for MatchStatus.
@@ -123,12 +129,14 @@ var (
 		1: "MATCH_STATUS_WAITING",
 		2: "MATCH_STATUS_PLAYING",
 		3: "MATCH_STATUS_FINISHED",
+		4: "MATCH_STATUS_CANCELLED",
 	}
 	MatchStatus_value = map[string]int32{
 		"MATCH_STATUS_UNSPECIFIED": 0,
 		"MATCH_STATUS_WAITING":     1,
 		"MATCH_STATUS_PLAYING":     2,
 		"MATCH_STATUS_FINISHED":    3,
+		"MATCH_STATUS_CANCELLED":   4,
 	}
 )
 
@@ -157,6 +165,56 @@ func (x MatchStatus) Number() protoreflect.EnumNumber {
 // Deprecated: Use MatchStatus.Descriptor instead.
 func (MatchStatus) EnumDescriptor() ([]byte, []int) {
 	return file_mercado_v1_match_proto_rawDescGZIP(), []int{1}
+}
+
+// What becomes of a seat whose clock runs out, or whose player leaves.
+type OnTimeout int32
+
+const (
+	OnTimeout_ON_TIMEOUT_UNSPECIFIED OnTimeout = 0 // in a request: the default, AI
+	OnTimeout_ON_TIMEOUT_AI          OnTimeout = 1 // the AI plays the seat's turns until its owner takes it back (ReclaimSeat)
+	OnTimeout_ON_TIMEOUT_FORFEIT     OnTimeout = 2 // the seat forfeits: ranked last; the AI plays its remaining turns
+)
+
+// Enum value maps for OnTimeout.
+var (
+	OnTimeout_name = map[int32]string{
+		0: "ON_TIMEOUT_UNSPECIFIED",
+		1: "ON_TIMEOUT_AI",
+		2: "ON_TIMEOUT_FORFEIT",
+	}
+	OnTimeout_value = map[string]int32{
+		"ON_TIMEOUT_UNSPECIFIED": 0,
+		"ON_TIMEOUT_AI":          1,
+		"ON_TIMEOUT_FORFEIT":     2,
+	}
+)
+
+func (x OnTimeout) Enum() *OnTimeout {
+	p := new(OnTimeout)
+	*p = x
+	return p
+}
+
+func (x OnTimeout) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (OnTimeout) Descriptor() protoreflect.EnumDescriptor {
+	return file_mercado_v1_match_proto_enumTypes[2].Descriptor()
+}
+
+func (OnTimeout) Type() protoreflect.EnumType {
+	return &file_mercado_v1_match_proto_enumTypes[2]
+}
+
+func (x OnTimeout) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use OnTimeout.Descriptor instead.
+func (OnTimeout) EnumDescriptor() ([]byte, []int) {
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{2}
 }
 
 // How strong a bot plays.
@@ -196,11 +254,11 @@ func (x BotLevel) String() string {
 }
 
 func (BotLevel) Descriptor() protoreflect.EnumDescriptor {
-	return file_mercado_v1_match_proto_enumTypes[2].Descriptor()
+	return file_mercado_v1_match_proto_enumTypes[3].Descriptor()
 }
 
 func (BotLevel) Type() protoreflect.EnumType {
-	return &file_mercado_v1_match_proto_enumTypes[2]
+	return &file_mercado_v1_match_proto_enumTypes[3]
 }
 
 func (x BotLevel) Number() protoreflect.EnumNumber {
@@ -209,7 +267,76 @@ func (x BotLevel) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use BotLevel.Descriptor instead.
 func (BotLevel) EnumDescriptor() ([]byte, []int) {
-	return file_mercado_v1_match_proto_rawDescGZIP(), []int{2}
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{3}
+}
+
+// How long each human seat may take. Bot seats have no clock.
+type TimeControl struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	TurnSeconds    uint32                 `protobuf:"varint,1,opt,name=turn_seconds,json=turnSeconds,proto3" json:"turn_seconds,omitempty"`          // for each turn; 0: no clock (correspondence play)
+	ReserveSeconds uint32                 `protobuf:"varint,2,opt,name=reserve_seconds,json=reserveSeconds,proto3" json:"reserve_seconds,omitempty"` // drawn on by a turn that takes longer than turn_seconds
+	OnTimeout      OnTimeout              `protobuf:"varint,3,opt,name=on_timeout,json=onTimeout,proto3,enum=mercado.v1.OnTimeout" json:"on_timeout,omitempty"`
+	FallbackLevel  BotLevel               `protobuf:"varint,4,opt,name=fallback_level,json=fallbackLevel,proto3,enum=mercado.v1.BotLevel" json:"fallback_level,omitempty"` // the AI that plays a timed-out or left seat; unspecified: easy
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *TimeControl) Reset() {
+	*x = TimeControl{}
+	mi := &file_mercado_v1_match_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TimeControl) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TimeControl) ProtoMessage() {}
+
+func (x *TimeControl) ProtoReflect() protoreflect.Message {
+	mi := &file_mercado_v1_match_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TimeControl.ProtoReflect.Descriptor instead.
+func (*TimeControl) Descriptor() ([]byte, []int) {
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *TimeControl) GetTurnSeconds() uint32 {
+	if x != nil {
+		return x.TurnSeconds
+	}
+	return 0
+}
+
+func (x *TimeControl) GetReserveSeconds() uint32 {
+	if x != nil {
+		return x.ReserveSeconds
+	}
+	return 0
+}
+
+func (x *TimeControl) GetOnTimeout() OnTimeout {
+	if x != nil {
+		return x.OnTimeout
+	}
+	return OnTimeout_ON_TIMEOUT_UNSPECIFIED
+}
+
+func (x *TimeControl) GetFallbackLevel() BotLevel {
+	if x != nil {
+		return x.FallbackLevel
+	}
+	return BotLevel_BOT_LEVEL_UNSPECIFIED
 }
 
 // Who may take a seat.
@@ -226,7 +353,7 @@ type SeatSpec struct {
 
 func (x *SeatSpec) Reset() {
 	*x = SeatSpec{}
-	mi := &file_mercado_v1_match_proto_msgTypes[0]
+	mi := &file_mercado_v1_match_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -238,7 +365,7 @@ func (x *SeatSpec) String() string {
 func (*SeatSpec) ProtoMessage() {}
 
 func (x *SeatSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_match_proto_msgTypes[0]
+	mi := &file_mercado_v1_match_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -251,7 +378,7 @@ func (x *SeatSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeatSpec.ProtoReflect.Descriptor instead.
 func (*SeatSpec) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_match_proto_rawDescGZIP(), []int{0}
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *SeatSpec) GetKind() isSeatSpec_Kind {
@@ -308,14 +435,17 @@ type CreateMatchRequest struct {
 	// Types that are valid to be assigned to Options:
 	//
 	//	*CreateMatchRequest_Mercado
-	Options       isCreateMatchRequest_Options `protobuf_oneof:"options"`
+	Options isCreateMatchRequest_Options `protobuf_oneof:"options"`
+	// Absent: live play, 60 s per turn and 180 s of reserve, the AI (easy) taking over a seat
+	// that runs out. With turn_seconds 0: no clock.
+	TimeControl   *TimeControl `protobuf:"bytes,5,opt,name=time_control,json=timeControl,proto3,oneof" json:"time_control,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CreateMatchRequest) Reset() {
 	*x = CreateMatchRequest{}
-	mi := &file_mercado_v1_match_proto_msgTypes[1]
+	mi := &file_mercado_v1_match_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -327,7 +457,7 @@ func (x *CreateMatchRequest) String() string {
 func (*CreateMatchRequest) ProtoMessage() {}
 
 func (x *CreateMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_match_proto_msgTypes[1]
+	mi := &file_mercado_v1_match_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -340,7 +470,7 @@ func (x *CreateMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateMatchRequest.ProtoReflect.Descriptor instead.
 func (*CreateMatchRequest) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_match_proto_rawDescGZIP(), []int{1}
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *CreateMatchRequest) GetGame() Game {
@@ -387,6 +517,13 @@ func (x *CreateMatchRequest) GetMercado() *MercadoOptions {
 	return nil
 }
 
+func (x *CreateMatchRequest) GetTimeControl() *TimeControl {
+	if x != nil {
+		return x.TimeControl
+	}
+	return nil
+}
+
 type isCreateMatchRequest_Options interface {
 	isCreateMatchRequest_Options()
 }
@@ -407,7 +544,7 @@ type CreateMatchResponse struct {
 
 func (x *CreateMatchResponse) Reset() {
 	*x = CreateMatchResponse{}
-	mi := &file_mercado_v1_match_proto_msgTypes[2]
+	mi := &file_mercado_v1_match_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -419,7 +556,7 @@ func (x *CreateMatchResponse) String() string {
 func (*CreateMatchResponse) ProtoMessage() {}
 
 func (x *CreateMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_match_proto_msgTypes[2]
+	mi := &file_mercado_v1_match_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -432,7 +569,7 @@ func (x *CreateMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateMatchResponse.ProtoReflect.Descriptor instead.
 func (*CreateMatchResponse) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_match_proto_rawDescGZIP(), []int{2}
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *CreateMatchResponse) GetMatchId() string {
@@ -461,7 +598,7 @@ type JoinMatchRequest struct {
 
 func (x *JoinMatchRequest) Reset() {
 	*x = JoinMatchRequest{}
-	mi := &file_mercado_v1_match_proto_msgTypes[3]
+	mi := &file_mercado_v1_match_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -473,7 +610,7 @@ func (x *JoinMatchRequest) String() string {
 func (*JoinMatchRequest) ProtoMessage() {}
 
 func (x *JoinMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_match_proto_msgTypes[3]
+	mi := &file_mercado_v1_match_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -486,7 +623,7 @@ func (x *JoinMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JoinMatchRequest.ProtoReflect.Descriptor instead.
 func (*JoinMatchRequest) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_match_proto_rawDescGZIP(), []int{3}
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *JoinMatchRequest) GetMatchId() string {
@@ -521,7 +658,7 @@ type JoinMatchResponse struct {
 
 func (x *JoinMatchResponse) Reset() {
 	*x = JoinMatchResponse{}
-	mi := &file_mercado_v1_match_proto_msgTypes[4]
+	mi := &file_mercado_v1_match_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -533,7 +670,7 @@ func (x *JoinMatchResponse) String() string {
 func (*JoinMatchResponse) ProtoMessage() {}
 
 func (x *JoinMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_match_proto_msgTypes[4]
+	mi := &file_mercado_v1_match_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -546,7 +683,7 @@ func (x *JoinMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JoinMatchResponse.ProtoReflect.Descriptor instead.
 func (*JoinMatchResponse) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_match_proto_rawDescGZIP(), []int{4}
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *JoinMatchResponse) GetSeat() uint32 {
@@ -581,7 +718,7 @@ type ListMatchesRequest struct {
 
 func (x *ListMatchesRequest) Reset() {
 	*x = ListMatchesRequest{}
-	mi := &file_mercado_v1_match_proto_msgTypes[5]
+	mi := &file_mercado_v1_match_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -593,7 +730,7 @@ func (x *ListMatchesRequest) String() string {
 func (*ListMatchesRequest) ProtoMessage() {}
 
 func (x *ListMatchesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_match_proto_msgTypes[5]
+	mi := &file_mercado_v1_match_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -606,7 +743,7 @@ func (x *ListMatchesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMatchesRequest.ProtoReflect.Descriptor instead.
 func (*ListMatchesRequest) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_match_proto_rawDescGZIP(), []int{5}
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ListMatchesRequest) GetStatus() MatchStatus {
@@ -640,7 +777,7 @@ type ListMatchesResponse struct {
 
 func (x *ListMatchesResponse) Reset() {
 	*x = ListMatchesResponse{}
-	mi := &file_mercado_v1_match_proto_msgTypes[6]
+	mi := &file_mercado_v1_match_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -652,7 +789,7 @@ func (x *ListMatchesResponse) String() string {
 func (*ListMatchesResponse) ProtoMessage() {}
 
 func (x *ListMatchesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_match_proto_msgTypes[6]
+	mi := &file_mercado_v1_match_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -665,7 +802,7 @@ func (x *ListMatchesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMatchesResponse.ProtoReflect.Descriptor instead.
 func (*ListMatchesResponse) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_match_proto_rawDescGZIP(), []int{6}
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ListMatchesResponse) GetMatches() []*MatchSummary {
@@ -689,13 +826,17 @@ type SeatInfo struct {
 	BotLevel      BotLevel               `protobuf:"varint,3,opt,name=bot_level,json=botLevel,proto3,enum=mercado.v1.BotLevel" json:"bot_level,omitempty"`
 	Taken         bool                   `protobuf:"varint,4,opt,name=taken,proto3" json:"taken,omitempty"`
 	DisplayName   string                 `protobuf:"bytes,5,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
+	ReserveMs     int64                  `protobuf:"varint,6,opt,name=reserve_ms,json=reserveMs,proto3" json:"reserve_ms,omitempty"`      // with a clock: the reserve left
+	PlayedByAi    bool                   `protobuf:"varint,7,opt,name=played_by_ai,json=playedByAi,proto3" json:"played_by_ai,omitempty"` // the AI plays for this seat: its time ran out, or its player left
+	Left          bool                   `protobuf:"varint,8,opt,name=left,proto3" json:"left,omitempty"`                                 // its player left (LeaveMatch): it cannot be taken back
+	Forfeited     bool                   `protobuf:"varint,9,opt,name=forfeited,proto3" json:"forfeited,omitempty"`                       // ranked last whatever its score
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SeatInfo) Reset() {
 	*x = SeatInfo{}
-	mi := &file_mercado_v1_match_proto_msgTypes[7]
+	mi := &file_mercado_v1_match_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -707,7 +848,7 @@ func (x *SeatInfo) String() string {
 func (*SeatInfo) ProtoMessage() {}
 
 func (x *SeatInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_match_proto_msgTypes[7]
+	mi := &file_mercado_v1_match_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -720,7 +861,7 @@ func (x *SeatInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeatInfo.ProtoReflect.Descriptor instead.
 func (*SeatInfo) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_match_proto_rawDescGZIP(), []int{7}
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *SeatInfo) GetSeat() uint32 {
@@ -758,6 +899,34 @@ func (x *SeatInfo) GetDisplayName() string {
 	return ""
 }
 
+func (x *SeatInfo) GetReserveMs() int64 {
+	if x != nil {
+		return x.ReserveMs
+	}
+	return 0
+}
+
+func (x *SeatInfo) GetPlayedByAi() bool {
+	if x != nil {
+		return x.PlayedByAi
+	}
+	return false
+}
+
+func (x *SeatInfo) GetLeft() bool {
+	if x != nil {
+		return x.Left
+	}
+	return false
+}
+
+func (x *SeatInfo) GetForfeited() bool {
+	if x != nil {
+		return x.Forfeited
+	}
+	return false
+}
+
 type MatchSummary struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	MatchId       string                 `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
@@ -773,15 +942,21 @@ type MatchSummary struct {
 	Options isMatchSummary_Options `protobuf_oneof:"options"`
 	// Lowercase hex SHA-256 of the seed salt (32 bytes) followed by the seed (8 bytes,
 	// big-endian): fixed at creation, checked against GetReplay's seed and salt.
-	SeedCommitment string `protobuf:"bytes,8,opt,name=seed_commitment,json=seedCommitment,proto3" json:"seed_commitment,omitempty"`
-	SeedChosen     bool   `protobuf:"varint,9,opt,name=seed_chosen,json=seedChosen,proto3" json:"seed_chosen,omitempty"` // the creator chose the seed, so the set-up was known to it
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	SeedCommitment string       `protobuf:"bytes,8,opt,name=seed_commitment,json=seedCommitment,proto3" json:"seed_commitment,omitempty"`
+	SeedChosen     bool         `protobuf:"varint,9,opt,name=seed_chosen,json=seedChosen,proto3" json:"seed_chosen,omitempty"`    // the creator chose the seed, so the set-up was known to it
+	TimeControl    *TimeControl `protobuf:"bytes,11,opt,name=time_control,json=timeControl,proto3" json:"time_control,omitempty"` // turn_seconds 0: no clock
+	// With a clock, while the match is playing: when the current turn's time (and the mover's
+	// reserve) runs out, as a Unix time in milliseconds.
+	DeadlineUnixMs *int64 `protobuf:"varint,12,opt,name=deadline_unix_ms,json=deadlineUnixMs,proto3,oneof" json:"deadline_unix_ms,omitempty"`
+	// Once finished: each seat's rank (1-based, ties shared), forfeited seats last.
+	Ranks         []uint32 `protobuf:"varint,13,rep,packed,name=ranks,proto3" json:"ranks,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *MatchSummary) Reset() {
 	*x = MatchSummary{}
-	mi := &file_mercado_v1_match_proto_msgTypes[8]
+	mi := &file_mercado_v1_match_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -793,7 +968,7 @@ func (x *MatchSummary) String() string {
 func (*MatchSummary) ProtoMessage() {}
 
 func (x *MatchSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_match_proto_msgTypes[8]
+	mi := &file_mercado_v1_match_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -806,7 +981,7 @@ func (x *MatchSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchSummary.ProtoReflect.Descriptor instead.
 func (*MatchSummary) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_match_proto_rawDescGZIP(), []int{8}
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *MatchSummary) GetMatchId() string {
@@ -888,6 +1063,27 @@ func (x *MatchSummary) GetSeedChosen() bool {
 	return false
 }
 
+func (x *MatchSummary) GetTimeControl() *TimeControl {
+	if x != nil {
+		return x.TimeControl
+	}
+	return nil
+}
+
+func (x *MatchSummary) GetDeadlineUnixMs() int64 {
+	if x != nil && x.DeadlineUnixMs != nil {
+		return *x.DeadlineUnixMs
+	}
+	return 0
+}
+
+func (x *MatchSummary) GetRanks() []uint32 {
+	if x != nil {
+		return x.Ranks
+	}
+	return nil
+}
+
 type isMatchSummary_Options interface {
 	isMatchSummary_Options()
 }
@@ -907,7 +1103,7 @@ type GetViewRequest struct {
 
 func (x *GetViewRequest) Reset() {
 	*x = GetViewRequest{}
-	mi := &file_mercado_v1_match_proto_msgTypes[9]
+	mi := &file_mercado_v1_match_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -919,7 +1115,7 @@ func (x *GetViewRequest) String() string {
 func (*GetViewRequest) ProtoMessage() {}
 
 func (x *GetViewRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_match_proto_msgTypes[9]
+	mi := &file_mercado_v1_match_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -932,7 +1128,7 @@ func (x *GetViewRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetViewRequest.ProtoReflect.Descriptor instead.
 func (*GetViewRequest) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_match_proto_rawDescGZIP(), []int{9}
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *GetViewRequest) GetMatchId() string {
@@ -955,7 +1151,7 @@ type Action struct {
 
 func (x *Action) Reset() {
 	*x = Action{}
-	mi := &file_mercado_v1_match_proto_msgTypes[10]
+	mi := &file_mercado_v1_match_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -967,7 +1163,7 @@ func (x *Action) String() string {
 func (*Action) ProtoMessage() {}
 
 func (x *Action) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_match_proto_msgTypes[10]
+	mi := &file_mercado_v1_match_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -980,7 +1176,7 @@ func (x *Action) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Action.ProtoReflect.Descriptor instead.
 func (*Action) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_match_proto_rawDescGZIP(), []int{10}
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Action) GetGame() isAction_Game {
@@ -1022,7 +1218,7 @@ type Event struct {
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_mercado_v1_match_proto_msgTypes[11]
+	mi := &file_mercado_v1_match_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1034,7 +1230,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_match_proto_msgTypes[11]
+	mi := &file_mercado_v1_match_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1047,7 +1243,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_match_proto_rawDescGZIP(), []int{11}
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Event) GetGame() isEvent_Game {
@@ -1089,7 +1285,7 @@ type View struct {
 
 func (x *View) Reset() {
 	*x = View{}
-	mi := &file_mercado_v1_match_proto_msgTypes[12]
+	mi := &file_mercado_v1_match_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1101,7 +1297,7 @@ func (x *View) String() string {
 func (*View) ProtoMessage() {}
 
 func (x *View) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_match_proto_msgTypes[12]
+	mi := &file_mercado_v1_match_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1114,7 +1310,7 @@ func (x *View) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use View.ProtoReflect.Descriptor instead.
 func (*View) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_match_proto_rawDescGZIP(), []int{12}
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *View) GetGame() isView_Game {
@@ -1143,6 +1339,73 @@ type View_Mercado struct {
 
 func (*View_Mercado) isView_Game() {}
 
+// The game-specific part of what a legal action would cost and pay.
+type ActionPreview struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Game:
+	//
+	//	*ActionPreview_Mercado
+	Game          isActionPreview_Game `protobuf_oneof:"game"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ActionPreview) Reset() {
+	*x = ActionPreview{}
+	mi := &file_mercado_v1_match_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ActionPreview) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ActionPreview) ProtoMessage() {}
+
+func (x *ActionPreview) ProtoReflect() protoreflect.Message {
+	mi := &file_mercado_v1_match_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ActionPreview.ProtoReflect.Descriptor instead.
+func (*ActionPreview) Descriptor() ([]byte, []int) {
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *ActionPreview) GetGame() isActionPreview_Game {
+	if x != nil {
+		return x.Game
+	}
+	return nil
+}
+
+func (x *ActionPreview) GetMercado() *MercadoPreview {
+	if x != nil {
+		if x, ok := x.Game.(*ActionPreview_Mercado); ok {
+			return x.Mercado
+		}
+	}
+	return nil
+}
+
+type isActionPreview_Game interface {
+	isActionPreview_Game()
+}
+
+type ActionPreview_Mercado struct {
+	Mercado *MercadoPreview `protobuf:"bytes,10,opt,name=mercado,proto3,oneof"`
+}
+
+func (*ActionPreview_Mercado) isActionPreview_Game() {}
+
 // A match as the caller may see it at one version.
 type MatchState struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
@@ -1152,14 +1415,16 @@ type MatchState struct {
 	ToMove   *uint32                `protobuf:"varint,4,opt,name=to_move,json=toMove,proto3,oneof" json:"to_move,omitempty"`       // the seat whose turn it is; absent unless playing
 	View     *View                  `protobuf:"bytes,5,opt,name=view,proto3" json:"view,omitempty"`
 	// The caller's legal actions, when it is the caller's turn; otherwise empty.
-	LegalActions  []*Action `protobuf:"bytes,6,rep,name=legal_actions,json=legalActions,proto3" json:"legal_actions,omitempty"`
+	LegalActions []*Action `protobuf:"bytes,6,rep,name=legal_actions,json=legalActions,proto3" json:"legal_actions,omitempty"`
+	// For each legal action, in the same order: what it costs and pays, as the caller may see.
+	Previews      []*ActionPreview `protobuf:"bytes,7,rep,name=previews,proto3" json:"previews,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *MatchState) Reset() {
 	*x = MatchState{}
-	mi := &file_mercado_v1_match_proto_msgTypes[13]
+	mi := &file_mercado_v1_match_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1171,7 +1436,7 @@ func (x *MatchState) String() string {
 func (*MatchState) ProtoMessage() {}
 
 func (x *MatchState) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_match_proto_msgTypes[13]
+	mi := &file_mercado_v1_match_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1184,7 +1449,7 @@ func (x *MatchState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchState.ProtoReflect.Descriptor instead.
 func (*MatchState) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_match_proto_rawDescGZIP(), []int{13}
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *MatchState) GetMatch() *MatchSummary {
@@ -1229,6 +1494,13 @@ func (x *MatchState) GetLegalActions() []*Action {
 	return nil
 }
 
+func (x *MatchState) GetPreviews() []*ActionPreview {
+	if x != nil {
+		return x.Previews
+	}
+	return nil
+}
+
 type SubmitActionRequest struct {
 	state           protoimpl.MessageState `protogen:"open.v1"`
 	MatchId         string                 `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
@@ -1244,7 +1516,7 @@ type SubmitActionRequest struct {
 
 func (x *SubmitActionRequest) Reset() {
 	*x = SubmitActionRequest{}
-	mi := &file_mercado_v1_match_proto_msgTypes[14]
+	mi := &file_mercado_v1_match_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1256,7 +1528,7 @@ func (x *SubmitActionRequest) String() string {
 func (*SubmitActionRequest) ProtoMessage() {}
 
 func (x *SubmitActionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_match_proto_msgTypes[14]
+	mi := &file_mercado_v1_match_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1269,7 +1541,7 @@ func (x *SubmitActionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitActionRequest.ProtoReflect.Descriptor instead.
 func (*SubmitActionRequest) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_match_proto_rawDescGZIP(), []int{14}
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *SubmitActionRequest) GetMatchId() string {
@@ -1311,7 +1583,7 @@ type SubmitActionResponse struct {
 
 func (x *SubmitActionResponse) Reset() {
 	*x = SubmitActionResponse{}
-	mi := &file_mercado_v1_match_proto_msgTypes[15]
+	mi := &file_mercado_v1_match_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1323,7 +1595,7 @@ func (x *SubmitActionResponse) String() string {
 func (*SubmitActionResponse) ProtoMessage() {}
 
 func (x *SubmitActionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_match_proto_msgTypes[15]
+	mi := &file_mercado_v1_match_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1336,7 +1608,7 @@ func (x *SubmitActionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitActionResponse.ProtoReflect.Descriptor instead.
 func (*SubmitActionResponse) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_match_proto_rawDescGZIP(), []int{15}
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *SubmitActionResponse) GetVersion() uint64 {
@@ -1361,16 +1633,18 @@ func (x *SubmitActionResponse) GetState() *MatchState {
 }
 
 type StreamEventsRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	MatchId       string                 `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
-	AfterVersion  uint64                 `protobuf:"varint,2,opt,name=after_version,json=afterVersion,proto3" json:"after_version,omitempty"` // send every update with a greater version
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	MatchId string                 `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	// The first message is the match as it stands (no action, the current version); then every
+	// accepted action with a greater version than this, in order, then live updates.
+	AfterVersion  uint64 `protobuf:"varint,2,opt,name=after_version,json=afterVersion,proto3" json:"after_version,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *StreamEventsRequest) Reset() {
 	*x = StreamEventsRequest{}
-	mi := &file_mercado_v1_match_proto_msgTypes[16]
+	mi := &file_mercado_v1_match_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1382,7 +1656,7 @@ func (x *StreamEventsRequest) String() string {
 func (*StreamEventsRequest) ProtoMessage() {}
 
 func (x *StreamEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_match_proto_msgTypes[16]
+	mi := &file_mercado_v1_match_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1395,7 +1669,7 @@ func (x *StreamEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamEventsRequest.ProtoReflect.Descriptor instead.
 func (*StreamEventsRequest) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_match_proto_rawDescGZIP(), []int{16}
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *StreamEventsRequest) GetMatchId() string {
@@ -1412,7 +1686,8 @@ func (x *StreamEventsRequest) GetAfterVersion() uint64 {
 	return 0
 }
 
-// One accepted action (or, with version unchanged, a change of seats), as the caller may see it.
+// One accepted action, or (with no action) the match as it stands: the first message of a
+// stream, and every change of seats, clocks or status that no action made.
 type MatchUpdate struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Version       uint64                 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
@@ -1426,7 +1701,7 @@ type MatchUpdate struct {
 
 func (x *MatchUpdate) Reset() {
 	*x = MatchUpdate{}
-	mi := &file_mercado_v1_match_proto_msgTypes[17]
+	mi := &file_mercado_v1_match_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1438,7 +1713,7 @@ func (x *MatchUpdate) String() string {
 func (*MatchUpdate) ProtoMessage() {}
 
 func (x *MatchUpdate) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_match_proto_msgTypes[17]
+	mi := &file_mercado_v1_match_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1451,7 +1726,7 @@ func (x *MatchUpdate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchUpdate.ProtoReflect.Descriptor instead.
 func (*MatchUpdate) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_match_proto_rawDescGZIP(), []int{17}
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *MatchUpdate) GetVersion() uint64 {
@@ -1492,15 +1767,18 @@ func (x *MatchUpdate) GetState() *MatchState {
 type ClaimBotSeatRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Only seats reserved for these levels; any level when empty.
-	Levels        []BotLevel `protobuf:"varint,1,rep,packed,name=levels,proto3,enum=mercado.v1.BotLevel" json:"levels,omitempty"`
-	AgentName     string     `protobuf:"bytes,2,opt,name=agent_name,json=agentName,proto3" json:"agent_name,omitempty"` // shown as the seat's display name; as JoinMatch's display_name
+	Levels    []BotLevel `protobuf:"varint,1,rep,packed,name=levels,proto3,enum=mercado.v1.BotLevel" json:"levels,omitempty"`
+	AgentName string     `protobuf:"bytes,2,opt,name=agent_name,json=agentName,proto3" json:"agent_name,omitempty"` // shown as the seat's display name; as JoinMatch's display_name
+	// The agent_id of the caller's heartbeats (AgentHeartbeat), so that its free seats are counted
+	// exactly: one fewer now, one more when the match ends.
+	AgentId       string `protobuf:"bytes,3,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ClaimBotSeatRequest) Reset() {
 	*x = ClaimBotSeatRequest{}
-	mi := &file_mercado_v1_match_proto_msgTypes[18]
+	mi := &file_mercado_v1_match_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1512,7 +1790,7 @@ func (x *ClaimBotSeatRequest) String() string {
 func (*ClaimBotSeatRequest) ProtoMessage() {}
 
 func (x *ClaimBotSeatRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_match_proto_msgTypes[18]
+	mi := &file_mercado_v1_match_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1525,7 +1803,7 @@ func (x *ClaimBotSeatRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimBotSeatRequest.ProtoReflect.Descriptor instead.
 func (*ClaimBotSeatRequest) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_match_proto_rawDescGZIP(), []int{18}
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ClaimBotSeatRequest) GetLevels() []BotLevel {
@@ -1538,6 +1816,13 @@ func (x *ClaimBotSeatRequest) GetLevels() []BotLevel {
 func (x *ClaimBotSeatRequest) GetAgentName() string {
 	if x != nil {
 		return x.AgentName
+	}
+	return ""
+}
+
+func (x *ClaimBotSeatRequest) GetAgentId() string {
+	if x != nil {
+		return x.AgentId
 	}
 	return ""
 }
@@ -1555,7 +1840,7 @@ type ClaimBotSeatResponse struct {
 
 func (x *ClaimBotSeatResponse) Reset() {
 	*x = ClaimBotSeatResponse{}
-	mi := &file_mercado_v1_match_proto_msgTypes[19]
+	mi := &file_mercado_v1_match_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1567,7 +1852,7 @@ func (x *ClaimBotSeatResponse) String() string {
 func (*ClaimBotSeatResponse) ProtoMessage() {}
 
 func (x *ClaimBotSeatResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_match_proto_msgTypes[19]
+	mi := &file_mercado_v1_match_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1580,7 +1865,7 @@ func (x *ClaimBotSeatResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimBotSeatResponse.ProtoReflect.Descriptor instead.
 func (*ClaimBotSeatResponse) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_match_proto_rawDescGZIP(), []int{19}
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ClaimBotSeatResponse) GetMatchId() string {
@@ -1618,6 +1903,242 @@ func (x *ClaimBotSeatResponse) GetMatch() *MatchSummary {
 	return nil
 }
 
+type LeaveMatchRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	MatchId       string                 `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LeaveMatchRequest) Reset() {
+	*x = LeaveMatchRequest{}
+	mi := &file_mercado_v1_match_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LeaveMatchRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LeaveMatchRequest) ProtoMessage() {}
+
+func (x *LeaveMatchRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mercado_v1_match_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LeaveMatchRequest.ProtoReflect.Descriptor instead.
+func (*LeaveMatchRequest) Descriptor() ([]byte, []int) {
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *LeaveMatchRequest) GetMatchId() string {
+	if x != nil {
+		return x.MatchId
+	}
+	return ""
+}
+
+type LeaveMatchResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Match         *MatchSummary          `protobuf:"bytes,1,opt,name=match,proto3" json:"match,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LeaveMatchResponse) Reset() {
+	*x = LeaveMatchResponse{}
+	mi := &file_mercado_v1_match_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LeaveMatchResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LeaveMatchResponse) ProtoMessage() {}
+
+func (x *LeaveMatchResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mercado_v1_match_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LeaveMatchResponse.ProtoReflect.Descriptor instead.
+func (*LeaveMatchResponse) Descriptor() ([]byte, []int) {
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *LeaveMatchResponse) GetMatch() *MatchSummary {
+	if x != nil {
+		return x.Match
+	}
+	return nil
+}
+
+type ReclaimSeatRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	MatchId       string                 `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReclaimSeatRequest) Reset() {
+	*x = ReclaimSeatRequest{}
+	mi := &file_mercado_v1_match_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReclaimSeatRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReclaimSeatRequest) ProtoMessage() {}
+
+func (x *ReclaimSeatRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mercado_v1_match_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReclaimSeatRequest.ProtoReflect.Descriptor instead.
+func (*ReclaimSeatRequest) Descriptor() ([]byte, []int) {
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *ReclaimSeatRequest) GetMatchId() string {
+	if x != nil {
+		return x.MatchId
+	}
+	return ""
+}
+
+type AgentHeartbeatRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AgentId       string                 `protobuf:"bytes,1,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`                 // chosen by the agent, the same for its whole run
+	Levels        []BotLevel             `protobuf:"varint,2,rep,packed,name=levels,proto3,enum=mercado.v1.BotLevel" json:"levels,omitempty"` // the levels it plays; empty: every level
+	FreeSlots     uint32                 `protobuf:"varint,3,opt,name=free_slots,json=freeSlots,proto3" json:"free_slots,omitempty"`          // how many more seats it can play now
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AgentHeartbeatRequest) Reset() {
+	*x = AgentHeartbeatRequest{}
+	mi := &file_mercado_v1_match_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AgentHeartbeatRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AgentHeartbeatRequest) ProtoMessage() {}
+
+func (x *AgentHeartbeatRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mercado_v1_match_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AgentHeartbeatRequest.ProtoReflect.Descriptor instead.
+func (*AgentHeartbeatRequest) Descriptor() ([]byte, []int) {
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *AgentHeartbeatRequest) GetAgentId() string {
+	if x != nil {
+		return x.AgentId
+	}
+	return ""
+}
+
+func (x *AgentHeartbeatRequest) GetLevels() []BotLevel {
+	if x != nil {
+		return x.Levels
+	}
+	return nil
+}
+
+func (x *AgentHeartbeatRequest) GetFreeSlots() uint32 {
+	if x != nil {
+		return x.FreeSlots
+	}
+	return 0
+}
+
+type AgentHeartbeatResponse struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	IntervalSeconds uint32                 `protobuf:"varint,1,opt,name=interval_seconds,json=intervalSeconds,proto3" json:"interval_seconds,omitempty"` // the next heartbeat is due within this
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *AgentHeartbeatResponse) Reset() {
+	*x = AgentHeartbeatResponse{}
+	mi := &file_mercado_v1_match_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AgentHeartbeatResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AgentHeartbeatResponse) ProtoMessage() {}
+
+func (x *AgentHeartbeatResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mercado_v1_match_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AgentHeartbeatResponse.ProtoReflect.Descriptor instead.
+func (*AgentHeartbeatResponse) Descriptor() ([]byte, []int) {
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *AgentHeartbeatResponse) GetIntervalSeconds() uint32 {
+	if x != nil {
+		return x.IntervalSeconds
+	}
+	return 0
+}
+
 type GetReplayRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	MatchId       string                 `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
@@ -1627,7 +2148,7 @@ type GetReplayRequest struct {
 
 func (x *GetReplayRequest) Reset() {
 	*x = GetReplayRequest{}
-	mi := &file_mercado_v1_match_proto_msgTypes[20]
+	mi := &file_mercado_v1_match_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1639,7 +2160,7 @@ func (x *GetReplayRequest) String() string {
 func (*GetReplayRequest) ProtoMessage() {}
 
 func (x *GetReplayRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_match_proto_msgTypes[20]
+	mi := &file_mercado_v1_match_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1652,7 +2173,7 @@ func (x *GetReplayRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReplayRequest.ProtoReflect.Descriptor instead.
 func (*GetReplayRequest) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_match_proto_rawDescGZIP(), []int{20}
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *GetReplayRequest) GetMatchId() string {
@@ -1684,7 +2205,7 @@ type Replay struct {
 
 func (x *Replay) Reset() {
 	*x = Replay{}
-	mi := &file_mercado_v1_match_proto_msgTypes[21]
+	mi := &file_mercado_v1_match_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1696,7 +2217,7 @@ func (x *Replay) String() string {
 func (*Replay) ProtoMessage() {}
 
 func (x *Replay) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_match_proto_msgTypes[21]
+	mi := &file_mercado_v1_match_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1709,7 +2230,7 @@ func (x *Replay) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Replay.ProtoReflect.Descriptor instead.
 func (*Replay) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_match_proto_rawDescGZIP(), []int{21}
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Replay) GetMatchId() string {
@@ -1805,7 +2326,7 @@ type ReplayStep struct {
 
 func (x *ReplayStep) Reset() {
 	*x = ReplayStep{}
-	mi := &file_mercado_v1_match_proto_msgTypes[22]
+	mi := &file_mercado_v1_match_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1817,7 +2338,7 @@ func (x *ReplayStep) String() string {
 func (*ReplayStep) ProtoMessage() {}
 
 func (x *ReplayStep) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_match_proto_msgTypes[22]
+	mi := &file_mercado_v1_match_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1830,7 +2351,7 @@ func (x *ReplayStep) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplayStep.ProtoReflect.Descriptor instead.
 func (*ReplayStep) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_match_proto_rawDescGZIP(), []int{22}
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ReplayStep) GetVersion() uint64 {
@@ -1863,7 +2384,7 @@ type SeatSpec_Open struct {
 
 func (x *SeatSpec_Open) Reset() {
 	*x = SeatSpec_Open{}
-	mi := &file_mercado_v1_match_proto_msgTypes[23]
+	mi := &file_mercado_v1_match_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1875,7 +2396,7 @@ func (x *SeatSpec_Open) String() string {
 func (*SeatSpec_Open) ProtoMessage() {}
 
 func (x *SeatSpec_Open) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_match_proto_msgTypes[23]
+	mi := &file_mercado_v1_match_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1888,7 +2409,7 @@ func (x *SeatSpec_Open) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeatSpec_Open.ProtoReflect.Descriptor instead.
 func (*SeatSpec_Open) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_match_proto_rawDescGZIP(), []int{0, 0}
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{1, 0}
 }
 
 // Reserved for an AI agent playing at `level`.
@@ -1901,7 +2422,7 @@ type SeatSpec_Bot struct {
 
 func (x *SeatSpec_Bot) Reset() {
 	*x = SeatSpec_Bot{}
-	mi := &file_mercado_v1_match_proto_msgTypes[24]
+	mi := &file_mercado_v1_match_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1913,7 +2434,7 @@ func (x *SeatSpec_Bot) String() string {
 func (*SeatSpec_Bot) ProtoMessage() {}
 
 func (x *SeatSpec_Bot) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_match_proto_msgTypes[24]
+	mi := &file_mercado_v1_match_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1926,7 +2447,7 @@ func (x *SeatSpec_Bot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeatSpec_Bot.ProtoReflect.Descriptor instead.
 func (*SeatSpec_Bot) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_match_proto_rawDescGZIP(), []int{0, 1}
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{1, 1}
 }
 
 func (x *SeatSpec_Bot) GetLevel() BotLevel {
@@ -1941,23 +2462,31 @@ var File_mercado_v1_match_proto protoreflect.FileDescriptor
 const file_mercado_v1_match_proto_rawDesc = "" +
 	"\n" +
 	"\x16mercado/v1/match.proto\x12\n" +
-	"mercado.v1\x1a\x18mercado/v1/mercado.proto\"\xac\x01\n" +
+	"mercado.v1\x1a\x18mercado/v1/mercado.proto\"\xcc\x01\n" +
+	"\vTimeControl\x12!\n" +
+	"\fturn_seconds\x18\x01 \x01(\rR\vturnSeconds\x12'\n" +
+	"\x0freserve_seconds\x18\x02 \x01(\rR\x0ereserveSeconds\x124\n" +
+	"\n" +
+	"on_timeout\x18\x03 \x01(\x0e2\x15.mercado.v1.OnTimeoutR\tonTimeout\x12;\n" +
+	"\x0efallback_level\x18\x04 \x01(\x0e2\x14.mercado.v1.BotLevelR\rfallbackLevel\"\xac\x01\n" +
 	"\bSeatSpec\x12/\n" +
 	"\x04open\x18\x01 \x01(\v2\x19.mercado.v1.SeatSpec.OpenH\x00R\x04open\x12,\n" +
 	"\x03bot\x18\x02 \x01(\v2\x18.mercado.v1.SeatSpec.BotH\x00R\x03bot\x1a\x06\n" +
 	"\x04Open\x1a1\n" +
 	"\x03Bot\x12*\n" +
 	"\x05level\x18\x01 \x01(\x0e2\x14.mercado.v1.BotLevelR\x05levelB\x06\n" +
-	"\x04kind\"\xe5\x01\n" +
+	"\x04kind\"\xb7\x02\n" +
 	"\x12CreateMatchRequest\x12$\n" +
 	"\x04game\x18\x01 \x01(\x0e2\x10.mercado.v1.GameR\x04game\x12\x18\n" +
 	"\aplayers\x18\x02 \x01(\rR\aplayers\x12*\n" +
 	"\x05seats\x18\x03 \x03(\v2\x14.mercado.v1.SeatSpecR\x05seats\x12\x17\n" +
 	"\x04seed\x18\x04 \x01(\x04H\x01R\x04seed\x88\x01\x01\x126\n" +
 	"\amercado\x18\n" +
-	" \x01(\v2\x1a.mercado.v1.MercadoOptionsH\x00R\amercadoB\t\n" +
+	" \x01(\v2\x1a.mercado.v1.MercadoOptionsH\x00R\amercado\x12?\n" +
+	"\ftime_control\x18\x05 \x01(\v2\x17.mercado.v1.TimeControlH\x02R\vtimeControl\x88\x01\x01B\t\n" +
 	"\aoptionsB\a\n" +
-	"\x05_seed\"`\n" +
+	"\x05_seedB\x0f\n" +
+	"\r_time_control\"`\n" +
 	"\x13CreateMatchResponse\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12.\n" +
 	"\x05match\x18\x02 \x01(\v2\x18.mercado.v1.MatchSummaryR\x05match\"r\n" +
@@ -1978,13 +2507,19 @@ const file_mercado_v1_match_proto_rawDesc = "" +
 	"page_token\x18\x03 \x01(\tR\tpageToken\"q\n" +
 	"\x13ListMatchesResponse\x122\n" +
 	"\amatches\x18\x01 \x03(\v2\x18.mercado.v1.MatchSummaryR\amatches\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\x9c\x01\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\x8f\x02\n" +
 	"\bSeatInfo\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\rR\x04seat\x12\x10\n" +
 	"\x03bot\x18\x02 \x01(\bR\x03bot\x121\n" +
 	"\tbot_level\x18\x03 \x01(\x0e2\x14.mercado.v1.BotLevelR\bbotLevel\x12\x14\n" +
 	"\x05taken\x18\x04 \x01(\bR\x05taken\x12!\n" +
-	"\fdisplay_name\x18\x05 \x01(\tR\vdisplayName\"\x95\x03\n" +
+	"\fdisplay_name\x18\x05 \x01(\tR\vdisplayName\x12\x1d\n" +
+	"\n" +
+	"reserve_ms\x18\x06 \x01(\x03R\treserveMs\x12 \n" +
+	"\fplayed_by_ai\x18\a \x01(\bR\n" +
+	"playedByAi\x12\x12\n" +
+	"\x04left\x18\b \x01(\bR\x04left\x12\x1c\n" +
+	"\tforfeited\x18\t \x01(\bR\tforfeited\"\xab\x04\n" +
 	"\fMatchSummary\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12$\n" +
 	"\x04game\x18\x02 \x01(\x0e2\x10.mercado.v1.GameR\x04game\x12/\n" +
@@ -1997,8 +2532,12 @@ const file_mercado_v1_match_proto_rawDesc = "" +
 	" \x01(\v2\x1a.mercado.v1.MercadoOptionsH\x00R\amercado\x12'\n" +
 	"\x0fseed_commitment\x18\b \x01(\tR\x0eseedCommitment\x12\x1f\n" +
 	"\vseed_chosen\x18\t \x01(\bR\n" +
-	"seedChosenB\t\n" +
-	"\aoptions\"+\n" +
+	"seedChosen\x12:\n" +
+	"\ftime_control\x18\v \x01(\v2\x17.mercado.v1.TimeControlR\vtimeControl\x12-\n" +
+	"\x10deadline_unix_ms\x18\f \x01(\x03H\x01R\x0edeadlineUnixMs\x88\x01\x01\x12\x14\n" +
+	"\x05ranks\x18\r \x03(\rR\x05ranksB\t\n" +
+	"\aoptionsB\x13\n" +
+	"\x11_deadline_unix_ms\"+\n" +
 	"\x0eGetViewRequest\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\"G\n" +
 	"\x06Action\x125\n" +
@@ -2012,7 +2551,11 @@ const file_mercado_v1_match_proto_rawDesc = "" +
 	"\x04View\x123\n" +
 	"\amercado\x18\n" +
 	" \x01(\v2\x17.mercado.v1.MercadoViewH\x00R\amercadoB\x06\n" +
-	"\x04game\"\x8f\x02\n" +
+	"\x04game\"O\n" +
+	"\rActionPreview\x126\n" +
+	"\amercado\x18\n" +
+	" \x01(\v2\x1a.mercado.v1.MercadoPreviewH\x00R\amercadoB\x06\n" +
+	"\x04game\"\xc6\x02\n" +
 	"\n" +
 	"MatchState\x12.\n" +
 	"\x05match\x18\x01 \x01(\v2\x18.mercado.v1.MatchSummaryR\x05match\x12\x18\n" +
@@ -2020,7 +2563,8 @@ const file_mercado_v1_match_proto_rawDesc = "" +
 	"\tyour_seat\x18\x03 \x01(\rH\x00R\byourSeat\x88\x01\x01\x12\x1c\n" +
 	"\ato_move\x18\x04 \x01(\rH\x01R\x06toMove\x88\x01\x01\x12$\n" +
 	"\x04view\x18\x05 \x01(\v2\x10.mercado.v1.ViewR\x04view\x127\n" +
-	"\rlegal_actions\x18\x06 \x03(\v2\x12.mercado.v1.ActionR\flegalActionsB\f\n" +
+	"\rlegal_actions\x18\x06 \x03(\v2\x12.mercado.v1.ActionR\flegalActions\x125\n" +
+	"\bpreviews\x18\a \x03(\v2\x19.mercado.v1.ActionPreviewR\bpreviewsB\f\n" +
 	"\n" +
 	"_your_seatB\n" +
 	"\n" +
@@ -2044,18 +2588,32 @@ const file_mercado_v1_match_proto_rawDesc = "" +
 	"\x06action\x18\x03 \x01(\v2\x12.mercado.v1.ActionR\x06action\x12)\n" +
 	"\x06events\x18\x04 \x03(\v2\x11.mercado.v1.EventR\x06events\x12,\n" +
 	"\x05state\x18\x05 \x01(\v2\x16.mercado.v1.MatchStateR\x05stateB\a\n" +
-	"\x05_seat\"b\n" +
+	"\x05_seat\"}\n" +
 	"\x13ClaimBotSeatRequest\x12,\n" +
 	"\x06levels\x18\x01 \x03(\x0e2\x14.mercado.v1.BotLevelR\x06levels\x12\x1d\n" +
 	"\n" +
-	"agent_name\x18\x02 \x01(\tR\tagentName\"\xc0\x01\n" +
+	"agent_name\x18\x02 \x01(\tR\tagentName\x12\x19\n" +
+	"\bagent_id\x18\x03 \x01(\tR\aagentId\"\xc0\x01\n" +
 	"\x14ClaimBotSeatResponse\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x12\n" +
 	"\x04seat\x18\x02 \x01(\rR\x04seat\x12\x1d\n" +
 	"\n" +
 	"seat_token\x18\x03 \x01(\tR\tseatToken\x12*\n" +
 	"\x05level\x18\x04 \x01(\x0e2\x14.mercado.v1.BotLevelR\x05level\x12.\n" +
-	"\x05match\x18\x05 \x01(\v2\x18.mercado.v1.MatchSummaryR\x05match\"-\n" +
+	"\x05match\x18\x05 \x01(\v2\x18.mercado.v1.MatchSummaryR\x05match\".\n" +
+	"\x11LeaveMatchRequest\x12\x19\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\"D\n" +
+	"\x12LeaveMatchResponse\x12.\n" +
+	"\x05match\x18\x01 \x01(\v2\x18.mercado.v1.MatchSummaryR\x05match\"/\n" +
+	"\x12ReclaimSeatRequest\x12\x19\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\"\x7f\n" +
+	"\x15AgentHeartbeatRequest\x12\x19\n" +
+	"\bagent_id\x18\x01 \x01(\tR\aagentId\x12,\n" +
+	"\x06levels\x18\x02 \x03(\x0e2\x14.mercado.v1.BotLevelR\x06levels\x12\x1d\n" +
+	"\n" +
+	"free_slots\x18\x03 \x01(\rR\tfreeSlots\"C\n" +
+	"\x16AgentHeartbeatResponse\x12)\n" +
+	"\x10interval_seconds\x18\x01 \x01(\rR\x0fintervalSeconds\"-\n" +
 	"\x10GetReplayRequest\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\"\xcf\x02\n" +
 	"\x06Replay\x12\x19\n" +
@@ -2078,17 +2636,22 @@ const file_mercado_v1_match_proto_rawDesc = "" +
 	"\x06action\x18\x03 \x01(\v2\x12.mercado.v1.ActionR\x06action*.\n" +
 	"\x04Game\x12\x14\n" +
 	"\x10GAME_UNSPECIFIED\x10\x00\x12\x10\n" +
-	"\fGAME_MERCADO\x10\x01*z\n" +
+	"\fGAME_MERCADO\x10\x01*\x96\x01\n" +
 	"\vMatchStatus\x12\x1c\n" +
 	"\x18MATCH_STATUS_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14MATCH_STATUS_WAITING\x10\x01\x12\x18\n" +
 	"\x14MATCH_STATUS_PLAYING\x10\x02\x12\x19\n" +
-	"\x15MATCH_STATUS_FINISHED\x10\x03*c\n" +
+	"\x15MATCH_STATUS_FINISHED\x10\x03\x12\x1a\n" +
+	"\x16MATCH_STATUS_CANCELLED\x10\x04*R\n" +
+	"\tOnTimeout\x12\x1a\n" +
+	"\x16ON_TIMEOUT_UNSPECIFIED\x10\x00\x12\x11\n" +
+	"\rON_TIMEOUT_AI\x10\x01\x12\x16\n" +
+	"\x12ON_TIMEOUT_FORFEIT\x10\x02*c\n" +
 	"\bBotLevel\x12\x19\n" +
 	"\x15BOT_LEVEL_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eBOT_LEVEL_EASY\x10\x01\x12\x14\n" +
 	"\x10BOT_LEVEL_MEDIUM\x10\x02\x12\x12\n" +
-	"\x0eBOT_LEVEL_HARD\x10\x032\xe8\x04\n" +
+	"\x0eBOT_LEVEL_HARD\x10\x032\xd5\x06\n" +
 	"\fMatchService\x12N\n" +
 	"\vCreateMatch\x12\x1e.mercado.v1.CreateMatchRequest\x1a\x1f.mercado.v1.CreateMatchResponse\x12H\n" +
 	"\tJoinMatch\x12\x1c.mercado.v1.JoinMatchRequest\x1a\x1d.mercado.v1.JoinMatchResponse\x12N\n" +
@@ -2097,7 +2660,11 @@ const file_mercado_v1_match_proto_rawDesc = "" +
 	"\fSubmitAction\x12\x1f.mercado.v1.SubmitActionRequest\x1a .mercado.v1.SubmitActionResponse\x12J\n" +
 	"\fStreamEvents\x12\x1f.mercado.v1.StreamEventsRequest\x1a\x17.mercado.v1.MatchUpdate0\x01\x12Q\n" +
 	"\fClaimBotSeat\x12\x1f.mercado.v1.ClaimBotSeatRequest\x1a .mercado.v1.ClaimBotSeatResponse\x12=\n" +
-	"\tGetReplay\x12\x1c.mercado.v1.GetReplayRequest\x1a\x12.mercado.v1.ReplayBEZCgithub.com/mercado-game/mercado/clients/go/gen/mercado/v1;mercadov1b\x06proto3"
+	"\tGetReplay\x12\x1c.mercado.v1.GetReplayRequest\x1a\x12.mercado.v1.Replay\x12K\n" +
+	"\n" +
+	"LeaveMatch\x12\x1d.mercado.v1.LeaveMatchRequest\x1a\x1e.mercado.v1.LeaveMatchResponse\x12E\n" +
+	"\vReclaimSeat\x12\x1e.mercado.v1.ReclaimSeatRequest\x1a\x16.mercado.v1.MatchState\x12W\n" +
+	"\x0eAgentHeartbeat\x12!.mercado.v1.AgentHeartbeatRequest\x1a\".mercado.v1.AgentHeartbeatResponseBEZCgithub.com/mercado-game/mercado/clients/go/gen/mercado/v1;mercadov1b\x06proto3"
 
 var (
 	file_mercado_v1_match_proto_rawDescOnce sync.Once
@@ -2111,98 +2678,121 @@ func file_mercado_v1_match_proto_rawDescGZIP() []byte {
 	return file_mercado_v1_match_proto_rawDescData
 }
 
-var file_mercado_v1_match_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_mercado_v1_match_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
+var file_mercado_v1_match_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_mercado_v1_match_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
 var file_mercado_v1_match_proto_goTypes = []any{
-	(Game)(0),                    // 0: mercado.v1.Game
-	(MatchStatus)(0),             // 1: mercado.v1.MatchStatus
-	(BotLevel)(0),                // 2: mercado.v1.BotLevel
-	(*SeatSpec)(nil),             // 3: mercado.v1.SeatSpec
-	(*CreateMatchRequest)(nil),   // 4: mercado.v1.CreateMatchRequest
-	(*CreateMatchResponse)(nil),  // 5: mercado.v1.CreateMatchResponse
-	(*JoinMatchRequest)(nil),     // 6: mercado.v1.JoinMatchRequest
-	(*JoinMatchResponse)(nil),    // 7: mercado.v1.JoinMatchResponse
-	(*ListMatchesRequest)(nil),   // 8: mercado.v1.ListMatchesRequest
-	(*ListMatchesResponse)(nil),  // 9: mercado.v1.ListMatchesResponse
-	(*SeatInfo)(nil),             // 10: mercado.v1.SeatInfo
-	(*MatchSummary)(nil),         // 11: mercado.v1.MatchSummary
-	(*GetViewRequest)(nil),       // 12: mercado.v1.GetViewRequest
-	(*Action)(nil),               // 13: mercado.v1.Action
-	(*Event)(nil),                // 14: mercado.v1.Event
-	(*View)(nil),                 // 15: mercado.v1.View
-	(*MatchState)(nil),           // 16: mercado.v1.MatchState
-	(*SubmitActionRequest)(nil),  // 17: mercado.v1.SubmitActionRequest
-	(*SubmitActionResponse)(nil), // 18: mercado.v1.SubmitActionResponse
-	(*StreamEventsRequest)(nil),  // 19: mercado.v1.StreamEventsRequest
-	(*MatchUpdate)(nil),          // 20: mercado.v1.MatchUpdate
-	(*ClaimBotSeatRequest)(nil),  // 21: mercado.v1.ClaimBotSeatRequest
-	(*ClaimBotSeatResponse)(nil), // 22: mercado.v1.ClaimBotSeatResponse
-	(*GetReplayRequest)(nil),     // 23: mercado.v1.GetReplayRequest
-	(*Replay)(nil),               // 24: mercado.v1.Replay
-	(*ReplayStep)(nil),           // 25: mercado.v1.ReplayStep
-	(*SeatSpec_Open)(nil),        // 26: mercado.v1.SeatSpec.Open
-	(*SeatSpec_Bot)(nil),         // 27: mercado.v1.SeatSpec.Bot
-	(*MercadoOptions)(nil),       // 28: mercado.v1.MercadoOptions
-	(*MercadoAction)(nil),        // 29: mercado.v1.MercadoAction
-	(*MercadoEvent)(nil),         // 30: mercado.v1.MercadoEvent
-	(*MercadoView)(nil),          // 31: mercado.v1.MercadoView
+	(Game)(0),                      // 0: mercado.v1.Game
+	(MatchStatus)(0),               // 1: mercado.v1.MatchStatus
+	(OnTimeout)(0),                 // 2: mercado.v1.OnTimeout
+	(BotLevel)(0),                  // 3: mercado.v1.BotLevel
+	(*TimeControl)(nil),            // 4: mercado.v1.TimeControl
+	(*SeatSpec)(nil),               // 5: mercado.v1.SeatSpec
+	(*CreateMatchRequest)(nil),     // 6: mercado.v1.CreateMatchRequest
+	(*CreateMatchResponse)(nil),    // 7: mercado.v1.CreateMatchResponse
+	(*JoinMatchRequest)(nil),       // 8: mercado.v1.JoinMatchRequest
+	(*JoinMatchResponse)(nil),      // 9: mercado.v1.JoinMatchResponse
+	(*ListMatchesRequest)(nil),     // 10: mercado.v1.ListMatchesRequest
+	(*ListMatchesResponse)(nil),    // 11: mercado.v1.ListMatchesResponse
+	(*SeatInfo)(nil),               // 12: mercado.v1.SeatInfo
+	(*MatchSummary)(nil),           // 13: mercado.v1.MatchSummary
+	(*GetViewRequest)(nil),         // 14: mercado.v1.GetViewRequest
+	(*Action)(nil),                 // 15: mercado.v1.Action
+	(*Event)(nil),                  // 16: mercado.v1.Event
+	(*View)(nil),                   // 17: mercado.v1.View
+	(*ActionPreview)(nil),          // 18: mercado.v1.ActionPreview
+	(*MatchState)(nil),             // 19: mercado.v1.MatchState
+	(*SubmitActionRequest)(nil),    // 20: mercado.v1.SubmitActionRequest
+	(*SubmitActionResponse)(nil),   // 21: mercado.v1.SubmitActionResponse
+	(*StreamEventsRequest)(nil),    // 22: mercado.v1.StreamEventsRequest
+	(*MatchUpdate)(nil),            // 23: mercado.v1.MatchUpdate
+	(*ClaimBotSeatRequest)(nil),    // 24: mercado.v1.ClaimBotSeatRequest
+	(*ClaimBotSeatResponse)(nil),   // 25: mercado.v1.ClaimBotSeatResponse
+	(*LeaveMatchRequest)(nil),      // 26: mercado.v1.LeaveMatchRequest
+	(*LeaveMatchResponse)(nil),     // 27: mercado.v1.LeaveMatchResponse
+	(*ReclaimSeatRequest)(nil),     // 28: mercado.v1.ReclaimSeatRequest
+	(*AgentHeartbeatRequest)(nil),  // 29: mercado.v1.AgentHeartbeatRequest
+	(*AgentHeartbeatResponse)(nil), // 30: mercado.v1.AgentHeartbeatResponse
+	(*GetReplayRequest)(nil),       // 31: mercado.v1.GetReplayRequest
+	(*Replay)(nil),                 // 32: mercado.v1.Replay
+	(*ReplayStep)(nil),             // 33: mercado.v1.ReplayStep
+	(*SeatSpec_Open)(nil),          // 34: mercado.v1.SeatSpec.Open
+	(*SeatSpec_Bot)(nil),           // 35: mercado.v1.SeatSpec.Bot
+	(*MercadoOptions)(nil),         // 36: mercado.v1.MercadoOptions
+	(*MercadoAction)(nil),          // 37: mercado.v1.MercadoAction
+	(*MercadoEvent)(nil),           // 38: mercado.v1.MercadoEvent
+	(*MercadoView)(nil),            // 39: mercado.v1.MercadoView
+	(*MercadoPreview)(nil),         // 40: mercado.v1.MercadoPreview
 }
 var file_mercado_v1_match_proto_depIdxs = []int32{
-	26, // 0: mercado.v1.SeatSpec.open:type_name -> mercado.v1.SeatSpec.Open
-	27, // 1: mercado.v1.SeatSpec.bot:type_name -> mercado.v1.SeatSpec.Bot
-	0,  // 2: mercado.v1.CreateMatchRequest.game:type_name -> mercado.v1.Game
-	3,  // 3: mercado.v1.CreateMatchRequest.seats:type_name -> mercado.v1.SeatSpec
-	28, // 4: mercado.v1.CreateMatchRequest.mercado:type_name -> mercado.v1.MercadoOptions
-	11, // 5: mercado.v1.CreateMatchResponse.match:type_name -> mercado.v1.MatchSummary
-	11, // 6: mercado.v1.JoinMatchResponse.match:type_name -> mercado.v1.MatchSummary
-	1,  // 7: mercado.v1.ListMatchesRequest.status:type_name -> mercado.v1.MatchStatus
-	11, // 8: mercado.v1.ListMatchesResponse.matches:type_name -> mercado.v1.MatchSummary
-	2,  // 9: mercado.v1.SeatInfo.bot_level:type_name -> mercado.v1.BotLevel
-	0,  // 10: mercado.v1.MatchSummary.game:type_name -> mercado.v1.Game
-	1,  // 11: mercado.v1.MatchSummary.status:type_name -> mercado.v1.MatchStatus
-	10, // 12: mercado.v1.MatchSummary.seats:type_name -> mercado.v1.SeatInfo
-	28, // 13: mercado.v1.MatchSummary.mercado:type_name -> mercado.v1.MercadoOptions
-	29, // 14: mercado.v1.Action.mercado:type_name -> mercado.v1.MercadoAction
-	30, // 15: mercado.v1.Event.mercado:type_name -> mercado.v1.MercadoEvent
-	31, // 16: mercado.v1.View.mercado:type_name -> mercado.v1.MercadoView
-	11, // 17: mercado.v1.MatchState.match:type_name -> mercado.v1.MatchSummary
-	15, // 18: mercado.v1.MatchState.view:type_name -> mercado.v1.View
-	13, // 19: mercado.v1.MatchState.legal_actions:type_name -> mercado.v1.Action
-	13, // 20: mercado.v1.SubmitActionRequest.action:type_name -> mercado.v1.Action
-	14, // 21: mercado.v1.SubmitActionResponse.events:type_name -> mercado.v1.Event
-	16, // 22: mercado.v1.SubmitActionResponse.state:type_name -> mercado.v1.MatchState
-	13, // 23: mercado.v1.MatchUpdate.action:type_name -> mercado.v1.Action
-	14, // 24: mercado.v1.MatchUpdate.events:type_name -> mercado.v1.Event
-	16, // 25: mercado.v1.MatchUpdate.state:type_name -> mercado.v1.MatchState
-	2,  // 26: mercado.v1.ClaimBotSeatRequest.levels:type_name -> mercado.v1.BotLevel
-	2,  // 27: mercado.v1.ClaimBotSeatResponse.level:type_name -> mercado.v1.BotLevel
-	11, // 28: mercado.v1.ClaimBotSeatResponse.match:type_name -> mercado.v1.MatchSummary
-	0,  // 29: mercado.v1.Replay.game:type_name -> mercado.v1.Game
-	28, // 30: mercado.v1.Replay.mercado:type_name -> mercado.v1.MercadoOptions
-	25, // 31: mercado.v1.Replay.steps:type_name -> mercado.v1.ReplayStep
-	13, // 32: mercado.v1.ReplayStep.action:type_name -> mercado.v1.Action
-	2,  // 33: mercado.v1.SeatSpec.Bot.level:type_name -> mercado.v1.BotLevel
-	4,  // 34: mercado.v1.MatchService.CreateMatch:input_type -> mercado.v1.CreateMatchRequest
-	6,  // 35: mercado.v1.MatchService.JoinMatch:input_type -> mercado.v1.JoinMatchRequest
-	8,  // 36: mercado.v1.MatchService.ListMatches:input_type -> mercado.v1.ListMatchesRequest
-	12, // 37: mercado.v1.MatchService.GetView:input_type -> mercado.v1.GetViewRequest
-	17, // 38: mercado.v1.MatchService.SubmitAction:input_type -> mercado.v1.SubmitActionRequest
-	19, // 39: mercado.v1.MatchService.StreamEvents:input_type -> mercado.v1.StreamEventsRequest
-	21, // 40: mercado.v1.MatchService.ClaimBotSeat:input_type -> mercado.v1.ClaimBotSeatRequest
-	23, // 41: mercado.v1.MatchService.GetReplay:input_type -> mercado.v1.GetReplayRequest
-	5,  // 42: mercado.v1.MatchService.CreateMatch:output_type -> mercado.v1.CreateMatchResponse
-	7,  // 43: mercado.v1.MatchService.JoinMatch:output_type -> mercado.v1.JoinMatchResponse
-	9,  // 44: mercado.v1.MatchService.ListMatches:output_type -> mercado.v1.ListMatchesResponse
-	16, // 45: mercado.v1.MatchService.GetView:output_type -> mercado.v1.MatchState
-	18, // 46: mercado.v1.MatchService.SubmitAction:output_type -> mercado.v1.SubmitActionResponse
-	20, // 47: mercado.v1.MatchService.StreamEvents:output_type -> mercado.v1.MatchUpdate
-	22, // 48: mercado.v1.MatchService.ClaimBotSeat:output_type -> mercado.v1.ClaimBotSeatResponse
-	24, // 49: mercado.v1.MatchService.GetReplay:output_type -> mercado.v1.Replay
-	42, // [42:50] is the sub-list for method output_type
-	34, // [34:42] is the sub-list for method input_type
-	34, // [34:34] is the sub-list for extension type_name
-	34, // [34:34] is the sub-list for extension extendee
-	0,  // [0:34] is the sub-list for field type_name
+	2,  // 0: mercado.v1.TimeControl.on_timeout:type_name -> mercado.v1.OnTimeout
+	3,  // 1: mercado.v1.TimeControl.fallback_level:type_name -> mercado.v1.BotLevel
+	34, // 2: mercado.v1.SeatSpec.open:type_name -> mercado.v1.SeatSpec.Open
+	35, // 3: mercado.v1.SeatSpec.bot:type_name -> mercado.v1.SeatSpec.Bot
+	0,  // 4: mercado.v1.CreateMatchRequest.game:type_name -> mercado.v1.Game
+	5,  // 5: mercado.v1.CreateMatchRequest.seats:type_name -> mercado.v1.SeatSpec
+	36, // 6: mercado.v1.CreateMatchRequest.mercado:type_name -> mercado.v1.MercadoOptions
+	4,  // 7: mercado.v1.CreateMatchRequest.time_control:type_name -> mercado.v1.TimeControl
+	13, // 8: mercado.v1.CreateMatchResponse.match:type_name -> mercado.v1.MatchSummary
+	13, // 9: mercado.v1.JoinMatchResponse.match:type_name -> mercado.v1.MatchSummary
+	1,  // 10: mercado.v1.ListMatchesRequest.status:type_name -> mercado.v1.MatchStatus
+	13, // 11: mercado.v1.ListMatchesResponse.matches:type_name -> mercado.v1.MatchSummary
+	3,  // 12: mercado.v1.SeatInfo.bot_level:type_name -> mercado.v1.BotLevel
+	0,  // 13: mercado.v1.MatchSummary.game:type_name -> mercado.v1.Game
+	1,  // 14: mercado.v1.MatchSummary.status:type_name -> mercado.v1.MatchStatus
+	12, // 15: mercado.v1.MatchSummary.seats:type_name -> mercado.v1.SeatInfo
+	36, // 16: mercado.v1.MatchSummary.mercado:type_name -> mercado.v1.MercadoOptions
+	4,  // 17: mercado.v1.MatchSummary.time_control:type_name -> mercado.v1.TimeControl
+	37, // 18: mercado.v1.Action.mercado:type_name -> mercado.v1.MercadoAction
+	38, // 19: mercado.v1.Event.mercado:type_name -> mercado.v1.MercadoEvent
+	39, // 20: mercado.v1.View.mercado:type_name -> mercado.v1.MercadoView
+	40, // 21: mercado.v1.ActionPreview.mercado:type_name -> mercado.v1.MercadoPreview
+	13, // 22: mercado.v1.MatchState.match:type_name -> mercado.v1.MatchSummary
+	17, // 23: mercado.v1.MatchState.view:type_name -> mercado.v1.View
+	15, // 24: mercado.v1.MatchState.legal_actions:type_name -> mercado.v1.Action
+	18, // 25: mercado.v1.MatchState.previews:type_name -> mercado.v1.ActionPreview
+	15, // 26: mercado.v1.SubmitActionRequest.action:type_name -> mercado.v1.Action
+	16, // 27: mercado.v1.SubmitActionResponse.events:type_name -> mercado.v1.Event
+	19, // 28: mercado.v1.SubmitActionResponse.state:type_name -> mercado.v1.MatchState
+	15, // 29: mercado.v1.MatchUpdate.action:type_name -> mercado.v1.Action
+	16, // 30: mercado.v1.MatchUpdate.events:type_name -> mercado.v1.Event
+	19, // 31: mercado.v1.MatchUpdate.state:type_name -> mercado.v1.MatchState
+	3,  // 32: mercado.v1.ClaimBotSeatRequest.levels:type_name -> mercado.v1.BotLevel
+	3,  // 33: mercado.v1.ClaimBotSeatResponse.level:type_name -> mercado.v1.BotLevel
+	13, // 34: mercado.v1.ClaimBotSeatResponse.match:type_name -> mercado.v1.MatchSummary
+	13, // 35: mercado.v1.LeaveMatchResponse.match:type_name -> mercado.v1.MatchSummary
+	3,  // 36: mercado.v1.AgentHeartbeatRequest.levels:type_name -> mercado.v1.BotLevel
+	0,  // 37: mercado.v1.Replay.game:type_name -> mercado.v1.Game
+	36, // 38: mercado.v1.Replay.mercado:type_name -> mercado.v1.MercadoOptions
+	33, // 39: mercado.v1.Replay.steps:type_name -> mercado.v1.ReplayStep
+	15, // 40: mercado.v1.ReplayStep.action:type_name -> mercado.v1.Action
+	3,  // 41: mercado.v1.SeatSpec.Bot.level:type_name -> mercado.v1.BotLevel
+	6,  // 42: mercado.v1.MatchService.CreateMatch:input_type -> mercado.v1.CreateMatchRequest
+	8,  // 43: mercado.v1.MatchService.JoinMatch:input_type -> mercado.v1.JoinMatchRequest
+	10, // 44: mercado.v1.MatchService.ListMatches:input_type -> mercado.v1.ListMatchesRequest
+	14, // 45: mercado.v1.MatchService.GetView:input_type -> mercado.v1.GetViewRequest
+	20, // 46: mercado.v1.MatchService.SubmitAction:input_type -> mercado.v1.SubmitActionRequest
+	22, // 47: mercado.v1.MatchService.StreamEvents:input_type -> mercado.v1.StreamEventsRequest
+	24, // 48: mercado.v1.MatchService.ClaimBotSeat:input_type -> mercado.v1.ClaimBotSeatRequest
+	31, // 49: mercado.v1.MatchService.GetReplay:input_type -> mercado.v1.GetReplayRequest
+	26, // 50: mercado.v1.MatchService.LeaveMatch:input_type -> mercado.v1.LeaveMatchRequest
+	28, // 51: mercado.v1.MatchService.ReclaimSeat:input_type -> mercado.v1.ReclaimSeatRequest
+	29, // 52: mercado.v1.MatchService.AgentHeartbeat:input_type -> mercado.v1.AgentHeartbeatRequest
+	7,  // 53: mercado.v1.MatchService.CreateMatch:output_type -> mercado.v1.CreateMatchResponse
+	9,  // 54: mercado.v1.MatchService.JoinMatch:output_type -> mercado.v1.JoinMatchResponse
+	11, // 55: mercado.v1.MatchService.ListMatches:output_type -> mercado.v1.ListMatchesResponse
+	19, // 56: mercado.v1.MatchService.GetView:output_type -> mercado.v1.MatchState
+	21, // 57: mercado.v1.MatchService.SubmitAction:output_type -> mercado.v1.SubmitActionResponse
+	23, // 58: mercado.v1.MatchService.StreamEvents:output_type -> mercado.v1.MatchUpdate
+	25, // 59: mercado.v1.MatchService.ClaimBotSeat:output_type -> mercado.v1.ClaimBotSeatResponse
+	32, // 60: mercado.v1.MatchService.GetReplay:output_type -> mercado.v1.Replay
+	27, // 61: mercado.v1.MatchService.LeaveMatch:output_type -> mercado.v1.LeaveMatchResponse
+	19, // 62: mercado.v1.MatchService.ReclaimSeat:output_type -> mercado.v1.MatchState
+	30, // 63: mercado.v1.MatchService.AgentHeartbeat:output_type -> mercado.v1.AgentHeartbeatResponse
+	53, // [53:64] is the sub-list for method output_type
+	42, // [42:53] is the sub-list for method input_type
+	42, // [42:42] is the sub-list for extension type_name
+	42, // [42:42] is the sub-list for extension extendee
+	0,  // [0:42] is the sub-list for field type_name
 }
 
 func init() { file_mercado_v1_match_proto_init() }
@@ -2211,29 +2801,32 @@ func file_mercado_v1_match_proto_init() {
 		return
 	}
 	file_mercado_v1_mercado_proto_init()
-	file_mercado_v1_match_proto_msgTypes[0].OneofWrappers = []any{
+	file_mercado_v1_match_proto_msgTypes[1].OneofWrappers = []any{
 		(*SeatSpec_Open_)(nil),
 		(*SeatSpec_Bot_)(nil),
 	}
-	file_mercado_v1_match_proto_msgTypes[1].OneofWrappers = []any{
+	file_mercado_v1_match_proto_msgTypes[2].OneofWrappers = []any{
 		(*CreateMatchRequest_Mercado)(nil),
 	}
-	file_mercado_v1_match_proto_msgTypes[3].OneofWrappers = []any{}
-	file_mercado_v1_match_proto_msgTypes[8].OneofWrappers = []any{
+	file_mercado_v1_match_proto_msgTypes[4].OneofWrappers = []any{}
+	file_mercado_v1_match_proto_msgTypes[9].OneofWrappers = []any{
 		(*MatchSummary_Mercado)(nil),
 	}
-	file_mercado_v1_match_proto_msgTypes[10].OneofWrappers = []any{
+	file_mercado_v1_match_proto_msgTypes[11].OneofWrappers = []any{
 		(*Action_Mercado)(nil),
 	}
-	file_mercado_v1_match_proto_msgTypes[11].OneofWrappers = []any{
+	file_mercado_v1_match_proto_msgTypes[12].OneofWrappers = []any{
 		(*Event_Mercado)(nil),
 	}
-	file_mercado_v1_match_proto_msgTypes[12].OneofWrappers = []any{
+	file_mercado_v1_match_proto_msgTypes[13].OneofWrappers = []any{
 		(*View_Mercado)(nil),
 	}
-	file_mercado_v1_match_proto_msgTypes[13].OneofWrappers = []any{}
-	file_mercado_v1_match_proto_msgTypes[17].OneofWrappers = []any{}
-	file_mercado_v1_match_proto_msgTypes[21].OneofWrappers = []any{
+	file_mercado_v1_match_proto_msgTypes[14].OneofWrappers = []any{
+		(*ActionPreview_Mercado)(nil),
+	}
+	file_mercado_v1_match_proto_msgTypes[15].OneofWrappers = []any{}
+	file_mercado_v1_match_proto_msgTypes[19].OneofWrappers = []any{}
+	file_mercado_v1_match_proto_msgTypes[28].OneofWrappers = []any{
 		(*Replay_Mercado)(nil),
 	}
 	type x struct{}
@@ -2241,8 +2834,8 @@ func file_mercado_v1_match_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mercado_v1_match_proto_rawDesc), len(file_mercado_v1_match_proto_rawDesc)),
-			NumEnums:      3,
-			NumMessages:   25,
+			NumEnums:      4,
+			NumMessages:   32,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

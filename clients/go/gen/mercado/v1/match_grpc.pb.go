@@ -15,6 +15,11 @@
 // is 1 to 128 characters of letters, digits, '-', '_', '.' and ':'. Other
 // values are refused before any lookup.
 //
+// Clocks: a match may have a time control (CreateMatch). Each human seat then has a time
+// per turn and a reserve that a slower turn draws on; a seat whose time runs out is played
+// by the AI (or forfeits, as the match says) and every seat sees it (SeatInfo). Its owner
+// takes it back with ReclaimSeat. LeaveMatch gives a seat up for good.
+//
 // Fairness: the set-up (the face-down restaurants, the bag, the decks, the first
 // player) follows from a seed the server draws at random. Every MatchSummary
 // carries a commitment to it, SHA-256 over a secret salt and the seed; GetReplay
@@ -58,14 +63,17 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	MatchService_CreateMatch_FullMethodName  = "/mercado.v1.MatchService/CreateMatch"
-	MatchService_JoinMatch_FullMethodName    = "/mercado.v1.MatchService/JoinMatch"
-	MatchService_ListMatches_FullMethodName  = "/mercado.v1.MatchService/ListMatches"
-	MatchService_GetView_FullMethodName      = "/mercado.v1.MatchService/GetView"
-	MatchService_SubmitAction_FullMethodName = "/mercado.v1.MatchService/SubmitAction"
-	MatchService_StreamEvents_FullMethodName = "/mercado.v1.MatchService/StreamEvents"
-	MatchService_ClaimBotSeat_FullMethodName = "/mercado.v1.MatchService/ClaimBotSeat"
-	MatchService_GetReplay_FullMethodName    = "/mercado.v1.MatchService/GetReplay"
+	MatchService_CreateMatch_FullMethodName    = "/mercado.v1.MatchService/CreateMatch"
+	MatchService_JoinMatch_FullMethodName      = "/mercado.v1.MatchService/JoinMatch"
+	MatchService_ListMatches_FullMethodName    = "/mercado.v1.MatchService/ListMatches"
+	MatchService_GetView_FullMethodName        = "/mercado.v1.MatchService/GetView"
+	MatchService_SubmitAction_FullMethodName   = "/mercado.v1.MatchService/SubmitAction"
+	MatchService_StreamEvents_FullMethodName   = "/mercado.v1.MatchService/StreamEvents"
+	MatchService_ClaimBotSeat_FullMethodName   = "/mercado.v1.MatchService/ClaimBotSeat"
+	MatchService_GetReplay_FullMethodName      = "/mercado.v1.MatchService/GetReplay"
+	MatchService_LeaveMatch_FullMethodName     = "/mercado.v1.MatchService/LeaveMatch"
+	MatchService_ReclaimSeat_FullMethodName    = "/mercado.v1.MatchService/ReclaimSeat"
+	MatchService_AgentHeartbeat_FullMethodName = "/mercado.v1.MatchService/AgentHeartbeat"
 )
 
 // MatchServiceClient is the client API for MatchService service.
@@ -82,16 +90,25 @@ type MatchServiceClient interface {
 	GetView(ctx context.Context, in *GetViewRequest, opts ...grpc.CallOption) (*MatchState, error)
 	// Submit the caller's action. Exactly once per request id.
 	SubmitAction(ctx context.Context, in *SubmitActionRequest, opts ...grpc.CallOption) (*SubmitActionResponse, error)
-	// Every accepted action after `after_version`, in order, each exactly once, then
-	// live updates until the match finishes, when the stream ends with OK. On a
-	// waiting match the first message is the current state (a seat change), so the
-	// start of the match cannot be missed. A server shutting down ends its streams
-	// with UNAVAILABLE.
+	// First the match as it stands (a MatchUpdate without an action), so that nothing that
+	// happened before the stream opened is missed; then every accepted action after
+	// `after_version`, in order, each exactly once; then live updates until the match
+	// finishes or is cancelled, when the stream ends with OK. A server shutting down ends
+	// its streams with UNAVAILABLE: reconnect with the last action's version.
 	StreamEvents(ctx context.Context, in *StreamEventsRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[MatchUpdate], error)
 	// Take a seat reserved for a bot. For AI agents: the bearer token is the server's agent key.
 	ClaimBotSeat(ctx context.Context, in *ClaimBotSeatRequest, opts ...grpc.CallOption) (*ClaimBotSeatResponse, error)
 	// Seed, salt, options and every action of a finished match.
 	GetReplay(ctx context.Context, in *GetReplayRequest, opts ...grpc.CallOption) (*Replay, error)
+	// Give up the caller's seat: in a waiting match it is open again; in a match in play the AI
+	// plays it from now on, or it forfeits, as the match's time control says.
+	LeaveMatch(ctx context.Context, in *LeaveMatchRequest, opts ...grpc.CallOption) (*LeaveMatchResponse, error)
+	// Take back the caller's seat from the AI that plays it since its time ran out.
+	ReclaimSeat(ctx context.Context, in *ReclaimSeatRequest, opts ...grpc.CallOption) (*MatchState, error)
+	// For AI agents (with the agent key): say which levels the agent plays and how many more
+	// seats it can take; again within `interval_seconds`. Bot seats are refused when no agent
+	// can take them.
+	AgentHeartbeat(ctx context.Context, in *AgentHeartbeatRequest, opts ...grpc.CallOption) (*AgentHeartbeatResponse, error)
 }
 
 type matchServiceClient struct {
@@ -191,6 +208,36 @@ func (c *matchServiceClient) GetReplay(ctx context.Context, in *GetReplayRequest
 	return out, nil
 }
 
+func (c *matchServiceClient) LeaveMatch(ctx context.Context, in *LeaveMatchRequest, opts ...grpc.CallOption) (*LeaveMatchResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(LeaveMatchResponse)
+	err := c.cc.Invoke(ctx, MatchService_LeaveMatch_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *matchServiceClient) ReclaimSeat(ctx context.Context, in *ReclaimSeatRequest, opts ...grpc.CallOption) (*MatchState, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(MatchState)
+	err := c.cc.Invoke(ctx, MatchService_ReclaimSeat_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *matchServiceClient) AgentHeartbeat(ctx context.Context, in *AgentHeartbeatRequest, opts ...grpc.CallOption) (*AgentHeartbeatResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AgentHeartbeatResponse)
+	err := c.cc.Invoke(ctx, MatchService_AgentHeartbeat_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // MatchServiceServer is the server API for MatchService service.
 // All implementations must embed UnimplementedMatchServiceServer
 // for forward compatibility.
@@ -205,16 +252,25 @@ type MatchServiceServer interface {
 	GetView(context.Context, *GetViewRequest) (*MatchState, error)
 	// Submit the caller's action. Exactly once per request id.
 	SubmitAction(context.Context, *SubmitActionRequest) (*SubmitActionResponse, error)
-	// Every accepted action after `after_version`, in order, each exactly once, then
-	// live updates until the match finishes, when the stream ends with OK. On a
-	// waiting match the first message is the current state (a seat change), so the
-	// start of the match cannot be missed. A server shutting down ends its streams
-	// with UNAVAILABLE.
+	// First the match as it stands (a MatchUpdate without an action), so that nothing that
+	// happened before the stream opened is missed; then every accepted action after
+	// `after_version`, in order, each exactly once; then live updates until the match
+	// finishes or is cancelled, when the stream ends with OK. A server shutting down ends
+	// its streams with UNAVAILABLE: reconnect with the last action's version.
 	StreamEvents(*StreamEventsRequest, grpc.ServerStreamingServer[MatchUpdate]) error
 	// Take a seat reserved for a bot. For AI agents: the bearer token is the server's agent key.
 	ClaimBotSeat(context.Context, *ClaimBotSeatRequest) (*ClaimBotSeatResponse, error)
 	// Seed, salt, options and every action of a finished match.
 	GetReplay(context.Context, *GetReplayRequest) (*Replay, error)
+	// Give up the caller's seat: in a waiting match it is open again; in a match in play the AI
+	// plays it from now on, or it forfeits, as the match's time control says.
+	LeaveMatch(context.Context, *LeaveMatchRequest) (*LeaveMatchResponse, error)
+	// Take back the caller's seat from the AI that plays it since its time ran out.
+	ReclaimSeat(context.Context, *ReclaimSeatRequest) (*MatchState, error)
+	// For AI agents (with the agent key): say which levels the agent plays and how many more
+	// seats it can take; again within `interval_seconds`. Bot seats are refused when no agent
+	// can take them.
+	AgentHeartbeat(context.Context, *AgentHeartbeatRequest) (*AgentHeartbeatResponse, error)
 	mustEmbedUnimplementedMatchServiceServer()
 }
 
@@ -248,6 +304,15 @@ func (UnimplementedMatchServiceServer) ClaimBotSeat(context.Context, *ClaimBotSe
 }
 func (UnimplementedMatchServiceServer) GetReplay(context.Context, *GetReplayRequest) (*Replay, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetReplay not implemented")
+}
+func (UnimplementedMatchServiceServer) LeaveMatch(context.Context, *LeaveMatchRequest) (*LeaveMatchResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method LeaveMatch not implemented")
+}
+func (UnimplementedMatchServiceServer) ReclaimSeat(context.Context, *ReclaimSeatRequest) (*MatchState, error) {
+	return nil, status.Error(codes.Unimplemented, "method ReclaimSeat not implemented")
+}
+func (UnimplementedMatchServiceServer) AgentHeartbeat(context.Context, *AgentHeartbeatRequest) (*AgentHeartbeatResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AgentHeartbeat not implemented")
 }
 func (UnimplementedMatchServiceServer) mustEmbedUnimplementedMatchServiceServer() {}
 func (UnimplementedMatchServiceServer) testEmbeddedByValue()                      {}
@@ -407,6 +472,60 @@ func _MatchService_GetReplay_Handler(srv interface{}, ctx context.Context, dec f
 	return interceptor(ctx, in, info, handler)
 }
 
+func _MatchService_LeaveMatch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(LeaveMatchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MatchServiceServer).LeaveMatch(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MatchService_LeaveMatch_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MatchServiceServer).LeaveMatch(ctx, req.(*LeaveMatchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MatchService_ReclaimSeat_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReclaimSeatRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MatchServiceServer).ReclaimSeat(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MatchService_ReclaimSeat_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MatchServiceServer).ReclaimSeat(ctx, req.(*ReclaimSeatRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MatchService_AgentHeartbeat_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AgentHeartbeatRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MatchServiceServer).AgentHeartbeat(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MatchService_AgentHeartbeat_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MatchServiceServer).AgentHeartbeat(ctx, req.(*AgentHeartbeatRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // MatchService_ServiceDesc is the grpc.ServiceDesc for MatchService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -441,6 +560,18 @@ var MatchService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetReplay",
 			Handler:    _MatchService_GetReplay_Handler,
+		},
+		{
+			MethodName: "LeaveMatch",
+			Handler:    _MatchService_LeaveMatch_Handler,
+		},
+		{
+			MethodName: "ReclaimSeat",
+			Handler:    _MatchService_ReclaimSeat_Handler,
+		},
+		{
+			MethodName: "AgentHeartbeat",
+			Handler:    _MatchService_AgentHeartbeat_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -1,7 +1,7 @@
 // Mercado de Lisboa: the game-specific part of the mercado v1 API.
 //
 // These messages mirror the JSON positions and actions of the project's rules
-// documentation (RULES.md, POSITION.md). Names are the rules' names. Squares
+// documentation (docs/rules.md, docs/positions.md). Names are the rules' names. Squares
 // and entrances are given by 1-based coordinates: column 1 is "a" (leftmost),
 // row 1 is the top row, so square "c3" is {column: 3, row: 3}.
 
@@ -351,7 +351,7 @@ func (x EndTriggered_Reason) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use EndTriggered_Reason.Descriptor instead.
 func (EndTriggered_Reason) EnumDescriptor() ([]byte, []int) {
-	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{32, 0}
+	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{34, 0}
 }
 
 type GameEnded_Reason int32
@@ -400,7 +400,7 @@ func (x GameEnded_Reason) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use GameEnded_Reason.Descriptor instead.
 func (GameEnded_Reason) EnumDescriptor() ([]byte, []int) {
-	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{33, 0}
+	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{35, 0}
 }
 
 // A square of the 5x5 market. Both coordinates run from 1 to 5.
@@ -1094,6 +1094,112 @@ func (*TakeCoin) Descriptor() ([]byte, []int) {
 	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{11}
 }
 
+// What a legal action would cost its player and pay each seat, as the caller may see it.
+type MercadoPreview struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Cost          uint32                 `protobuf:"varint,1,opt,name=cost,proto3" json:"cost,omitempty"`        // coins the player pays (a stand's cost)
+	Earnings      []*Earning             `protobuf:"bytes,2,rep,name=earnings,proto3" json:"earnings,omitempty"` // the seats it pays, in seat order
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MercadoPreview) Reset() {
+	*x = MercadoPreview{}
+	mi := &file_mercado_v1_mercado_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MercadoPreview) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MercadoPreview) ProtoMessage() {}
+
+func (x *MercadoPreview) ProtoReflect() protoreflect.Message {
+	mi := &file_mercado_v1_mercado_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MercadoPreview.ProtoReflect.Descriptor instead.
+func (*MercadoPreview) Descriptor() ([]byte, []int) {
+	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *MercadoPreview) GetCost() uint32 {
+	if x != nil {
+		return x.Cost
+	}
+	return 0
+}
+
+func (x *MercadoPreview) GetEarnings() []*Earning {
+	if x != nil {
+		return x.Earnings
+	}
+	return nil
+}
+
+// Coins one seat earns; `amount` is absent when money is hidden and the seat is not the viewer.
+type Earning struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Seat          uint32                 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	Amount        *uint32                `protobuf:"varint,2,opt,name=amount,proto3,oneof" json:"amount,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Earning) Reset() {
+	*x = Earning{}
+	mi := &file_mercado_v1_mercado_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Earning) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Earning) ProtoMessage() {}
+
+func (x *Earning) ProtoReflect() protoreflect.Message {
+	mi := &file_mercado_v1_mercado_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Earning.ProtoReflect.Descriptor instead.
+func (*Earning) Descriptor() ([]byte, []int) {
+	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *Earning) GetSeat() uint32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *Earning) GetAmount() uint32 {
+	if x != nil && x.Amount != nil {
+		return *x.Amount
+	}
+	return 0
+}
+
 // The content of one occupied square.
 type SquareContent struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
@@ -1110,7 +1216,7 @@ type SquareContent struct {
 
 func (x *SquareContent) Reset() {
 	*x = SquareContent{}
-	mi := &file_mercado_v1_mercado_proto_msgTypes[12]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1122,7 +1228,7 @@ func (x *SquareContent) String() string {
 func (*SquareContent) ProtoMessage() {}
 
 func (x *SquareContent) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_mercado_proto_msgTypes[12]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1135,7 +1241,7 @@ func (x *SquareContent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SquareContent.ProtoReflect.Descriptor instead.
 func (*SquareContent) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{12}
+	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *SquareContent) GetSquare() *Square {
@@ -1212,7 +1318,7 @@ type Stand struct {
 
 func (x *Stand) Reset() {
 	*x = Stand{}
-	mi := &file_mercado_v1_mercado_proto_msgTypes[13]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1224,7 +1330,7 @@ func (x *Stand) String() string {
 func (*Stand) ProtoMessage() {}
 
 func (x *Stand) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_mercado_proto_msgTypes[13]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1237,7 +1343,7 @@ func (x *Stand) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Stand.ProtoReflect.Descriptor instead.
 func (*Stand) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{13}
+	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Stand) GetGood() Good {
@@ -1263,7 +1369,7 @@ type FaceDown struct {
 
 func (x *FaceDown) Reset() {
 	*x = FaceDown{}
-	mi := &file_mercado_v1_mercado_proto_msgTypes[14]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1275,7 +1381,7 @@ func (x *FaceDown) String() string {
 func (*FaceDown) ProtoMessage() {}
 
 func (x *FaceDown) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_mercado_proto_msgTypes[14]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1288,7 +1394,7 @@ func (x *FaceDown) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FaceDown.ProtoReflect.Descriptor instead.
 func (*FaceDown) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{14}
+	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{16}
 }
 
 // A customer tile waiting at an entrance.
@@ -1302,7 +1408,7 @@ type EntranceContent struct {
 
 func (x *EntranceContent) Reset() {
 	*x = EntranceContent{}
-	mi := &file_mercado_v1_mercado_proto_msgTypes[15]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1314,7 +1420,7 @@ func (x *EntranceContent) String() string {
 func (*EntranceContent) ProtoMessage() {}
 
 func (x *EntranceContent) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_mercado_proto_msgTypes[15]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1327,7 +1433,7 @@ func (x *EntranceContent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EntranceContent.ProtoReflect.Descriptor instead.
 func (*EntranceContent) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{15}
+	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *EntranceContent) GetEntrance() *Entrance {
@@ -1358,7 +1464,7 @@ type PlayerPublic struct {
 
 func (x *PlayerPublic) Reset() {
 	*x = PlayerPublic{}
-	mi := &file_mercado_v1_mercado_proto_msgTypes[16]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1370,7 +1476,7 @@ func (x *PlayerPublic) String() string {
 func (*PlayerPublic) ProtoMessage() {}
 
 func (x *PlayerPublic) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_mercado_proto_msgTypes[16]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1383,7 +1489,7 @@ func (x *PlayerPublic) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayerPublic.ProtoReflect.Descriptor instead.
 func (*PlayerPublic) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{16}
+	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *PlayerPublic) GetSeat() uint32 {
@@ -1433,7 +1539,7 @@ type CustomerLevel struct {
 
 func (x *CustomerLevel) Reset() {
 	*x = CustomerLevel{}
-	mi := &file_mercado_v1_mercado_proto_msgTypes[17]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1445,7 +1551,7 @@ func (x *CustomerLevel) String() string {
 func (*CustomerLevel) ProtoMessage() {}
 
 func (x *CustomerLevel) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_mercado_proto_msgTypes[17]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1458,7 +1564,7 @@ func (x *CustomerLevel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CustomerLevel.ProtoReflect.Descriptor instead.
 func (*CustomerLevel) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{17}
+	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CustomerLevel) GetLevel() uint32 {
@@ -1494,7 +1600,7 @@ type MercadoResult struct {
 
 func (x *MercadoResult) Reset() {
 	*x = MercadoResult{}
-	mi := &file_mercado_v1_mercado_proto_msgTypes[18]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1506,7 +1612,7 @@ func (x *MercadoResult) String() string {
 func (*MercadoResult) ProtoMessage() {}
 
 func (x *MercadoResult) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_mercado_proto_msgTypes[18]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1519,7 +1625,7 @@ func (x *MercadoResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MercadoResult.ProtoReflect.Descriptor instead.
 func (*MercadoResult) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{18}
+	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *MercadoResult) GetScores() []int64 {
@@ -1566,7 +1672,7 @@ type MercadoView struct {
 
 func (x *MercadoView) Reset() {
 	*x = MercadoView{}
-	mi := &file_mercado_v1_mercado_proto_msgTypes[19]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1578,7 +1684,7 @@ func (x *MercadoView) String() string {
 func (*MercadoView) ProtoMessage() {}
 
 func (x *MercadoView) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_mercado_proto_msgTypes[19]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1591,7 +1697,7 @@ func (x *MercadoView) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MercadoView.ProtoReflect.Descriptor instead.
 func (*MercadoView) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{19}
+	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *MercadoView) GetOptions() *MercadoOptions {
@@ -1703,7 +1809,7 @@ type MercadoEvent struct {
 
 func (x *MercadoEvent) Reset() {
 	*x = MercadoEvent{}
-	mi := &file_mercado_v1_mercado_proto_msgTypes[20]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1715,7 +1821,7 @@ func (x *MercadoEvent) String() string {
 func (*MercadoEvent) ProtoMessage() {}
 
 func (x *MercadoEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_mercado_proto_msgTypes[20]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1728,7 +1834,7 @@ func (x *MercadoEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MercadoEvent.ProtoReflect.Descriptor instead.
 func (*MercadoEvent) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{20}
+	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *MercadoEvent) GetEvent() isMercadoEvent_Event {
@@ -1948,7 +2054,7 @@ type HandRedrawn struct {
 
 func (x *HandRedrawn) Reset() {
 	*x = HandRedrawn{}
-	mi := &file_mercado_v1_mercado_proto_msgTypes[21]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1960,7 +2066,7 @@ func (x *HandRedrawn) String() string {
 func (*HandRedrawn) ProtoMessage() {}
 
 func (x *HandRedrawn) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_mercado_proto_msgTypes[21]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1973,7 +2079,7 @@ func (x *HandRedrawn) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandRedrawn.ProtoReflect.Descriptor instead.
 func (*HandRedrawn) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{21}
+	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *HandRedrawn) GetPlayer() uint32 {
@@ -2009,7 +2115,7 @@ type StandOpened struct {
 
 func (x *StandOpened) Reset() {
 	*x = StandOpened{}
-	mi := &file_mercado_v1_mercado_proto_msgTypes[22]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2021,7 +2127,7 @@ func (x *StandOpened) String() string {
 func (*StandOpened) ProtoMessage() {}
 
 func (x *StandOpened) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_mercado_proto_msgTypes[22]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2034,7 +2140,7 @@ func (x *StandOpened) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StandOpened.ProtoReflect.Descriptor instead.
 func (*StandOpened) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{22}
+	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *StandOpened) GetPlayer() uint32 {
@@ -2077,7 +2183,7 @@ type RestaurantTaken struct {
 
 func (x *RestaurantTaken) Reset() {
 	*x = RestaurantTaken{}
-	mi := &file_mercado_v1_mercado_proto_msgTypes[23]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2089,7 +2195,7 @@ func (x *RestaurantTaken) String() string {
 func (*RestaurantTaken) ProtoMessage() {}
 
 func (x *RestaurantTaken) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_mercado_proto_msgTypes[23]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2102,7 +2208,7 @@ func (x *RestaurantTaken) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestaurantTaken.ProtoReflect.Descriptor instead.
 func (*RestaurantTaken) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{23}
+	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *RestaurantTaken) GetPlayer() uint32 {
@@ -2137,7 +2243,7 @@ type Income struct {
 
 func (x *Income) Reset() {
 	*x = Income{}
-	mi := &file_mercado_v1_mercado_proto_msgTypes[24]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2149,7 +2255,7 @@ func (x *Income) String() string {
 func (*Income) ProtoMessage() {}
 
 func (x *Income) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_mercado_proto_msgTypes[24]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2162,7 +2268,7 @@ func (x *Income) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Income.ProtoReflect.Descriptor instead.
 func (*Income) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{24}
+	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *Income) GetPlayer() uint32 {
@@ -2189,7 +2295,7 @@ type OfferRefreshed struct {
 
 func (x *OfferRefreshed) Reset() {
 	*x = OfferRefreshed{}
-	mi := &file_mercado_v1_mercado_proto_msgTypes[25]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2201,7 +2307,7 @@ func (x *OfferRefreshed) String() string {
 func (*OfferRefreshed) ProtoMessage() {}
 
 func (x *OfferRefreshed) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_mercado_proto_msgTypes[25]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2214,7 +2320,7 @@ func (x *OfferRefreshed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OfferRefreshed.ProtoReflect.Descriptor instead.
 func (*OfferRefreshed) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{25}
+	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *OfferRefreshed) GetReturned() []Good {
@@ -2241,7 +2347,7 @@ type OfferTaken struct {
 
 func (x *OfferTaken) Reset() {
 	*x = OfferTaken{}
-	mi := &file_mercado_v1_mercado_proto_msgTypes[26]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2253,7 +2359,7 @@ func (x *OfferTaken) String() string {
 func (*OfferTaken) ProtoMessage() {}
 
 func (x *OfferTaken) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_mercado_proto_msgTypes[26]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2266,7 +2372,7 @@ func (x *OfferTaken) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OfferTaken.ProtoReflect.Descriptor instead.
 func (*OfferTaken) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{26}
+	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *OfferTaken) GetPlayer() uint32 {
@@ -2292,7 +2398,7 @@ type OfferRefilled struct {
 
 func (x *OfferRefilled) Reset() {
 	*x = OfferRefilled{}
-	mi := &file_mercado_v1_mercado_proto_msgTypes[27]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2304,7 +2410,7 @@ func (x *OfferRefilled) String() string {
 func (*OfferRefilled) ProtoMessage() {}
 
 func (x *OfferRefilled) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_mercado_proto_msgTypes[27]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2317,7 +2423,7 @@ func (x *OfferRefilled) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OfferRefilled.ProtoReflect.Descriptor instead.
 func (*OfferRefilled) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{27}
+	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *OfferRefilled) GetGood() Good {
@@ -2338,7 +2444,7 @@ type CustomerBrought struct {
 
 func (x *CustomerBrought) Reset() {
 	*x = CustomerBrought{}
-	mi := &file_mercado_v1_mercado_proto_msgTypes[28]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2350,7 +2456,7 @@ func (x *CustomerBrought) String() string {
 func (*CustomerBrought) ProtoMessage() {}
 
 func (x *CustomerBrought) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_mercado_proto_msgTypes[28]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2363,7 +2469,7 @@ func (x *CustomerBrought) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CustomerBrought.ProtoReflect.Descriptor instead.
 func (*CustomerBrought) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{28}
+	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *CustomerBrought) GetPlayer() uint32 {
@@ -2396,7 +2502,7 @@ type DisplayRefilled struct {
 
 func (x *DisplayRefilled) Reset() {
 	*x = DisplayRefilled{}
-	mi := &file_mercado_v1_mercado_proto_msgTypes[29]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2408,7 +2514,7 @@ func (x *DisplayRefilled) String() string {
 func (*DisplayRefilled) ProtoMessage() {}
 
 func (x *DisplayRefilled) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_mercado_proto_msgTypes[29]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2421,7 +2527,7 @@ func (x *DisplayRefilled) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DisplayRefilled.ProtoReflect.Descriptor instead.
 func (*DisplayRefilled) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{29}
+	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *DisplayRefilled) GetTile() *CustomerTile {
@@ -2442,7 +2548,7 @@ type RestaurantOpened struct {
 
 func (x *RestaurantOpened) Reset() {
 	*x = RestaurantOpened{}
-	mi := &file_mercado_v1_mercado_proto_msgTypes[30]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2454,7 +2560,7 @@ func (x *RestaurantOpened) String() string {
 func (*RestaurantOpened) ProtoMessage() {}
 
 func (x *RestaurantOpened) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_mercado_proto_msgTypes[30]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2467,7 +2573,7 @@ func (x *RestaurantOpened) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestaurantOpened.ProtoReflect.Descriptor instead.
 func (*RestaurantOpened) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{30}
+	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *RestaurantOpened) GetPlayer() uint32 {
@@ -2500,7 +2606,7 @@ type CoinTaken struct {
 
 func (x *CoinTaken) Reset() {
 	*x = CoinTaken{}
-	mi := &file_mercado_v1_mercado_proto_msgTypes[31]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2512,7 +2618,7 @@ func (x *CoinTaken) String() string {
 func (*CoinTaken) ProtoMessage() {}
 
 func (x *CoinTaken) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_mercado_proto_msgTypes[31]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2525,7 +2631,7 @@ func (x *CoinTaken) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CoinTaken.ProtoReflect.Descriptor instead.
 func (*CoinTaken) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{31}
+	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *CoinTaken) GetPlayer() uint32 {
@@ -2546,7 +2652,7 @@ type EndTriggered struct {
 
 func (x *EndTriggered) Reset() {
 	*x = EndTriggered{}
-	mi := &file_mercado_v1_mercado_proto_msgTypes[32]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2558,7 +2664,7 @@ func (x *EndTriggered) String() string {
 func (*EndTriggered) ProtoMessage() {}
 
 func (x *EndTriggered) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_mercado_proto_msgTypes[32]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2571,7 +2677,7 @@ func (x *EndTriggered) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EndTriggered.ProtoReflect.Descriptor instead.
 func (*EndTriggered) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{32}
+	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *EndTriggered) GetReason() EndTriggered_Reason {
@@ -2598,7 +2704,7 @@ type GameEnded struct {
 
 func (x *GameEnded) Reset() {
 	*x = GameEnded{}
-	mi := &file_mercado_v1_mercado_proto_msgTypes[33]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2610,7 +2716,7 @@ func (x *GameEnded) String() string {
 func (*GameEnded) ProtoMessage() {}
 
 func (x *GameEnded) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_mercado_proto_msgTypes[33]
+	mi := &file_mercado_v1_mercado_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2623,7 +2729,7 @@ func (x *GameEnded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GameEnded.ProtoReflect.Descriptor instead.
 func (*GameEnded) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{33}
+	return file_mercado_v1_mercado_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *GameEnded) GetReason() GameEnded_Reason {
@@ -2688,7 +2794,14 @@ const file_mercado_v1_mercado_proto_rawDesc = "" +
 	"restaurant\x12*\n" +
 	"\x06square\x18\x02 \x01(\v2\x12.mercado.v1.SquareR\x06square\"\n" +
 	"\n" +
-	"\bTakeCoin\"\xe0\x01\n" +
+	"\bTakeCoin\"U\n" +
+	"\x0eMercadoPreview\x12\x12\n" +
+	"\x04cost\x18\x01 \x01(\rR\x04cost\x12/\n" +
+	"\bearnings\x18\x02 \x03(\v2\x13.mercado.v1.EarningR\bearnings\"E\n" +
+	"\aEarning\x12\x12\n" +
+	"\x04seat\x18\x01 \x01(\rR\x04seat\x12\x1b\n" +
+	"\x06amount\x18\x02 \x01(\rH\x00R\x06amount\x88\x01\x01B\t\n" +
+	"\a_amount\"\xe0\x01\n" +
 	"\rSquareContent\x12*\n" +
 	"\x06square\x18\x01 \x01(\v2\x12.mercado.v1.SquareR\x06square\x12)\n" +
 	"\x05stand\x18\x02 \x01(\v2\x11.mercado.v1.StandH\x00R\x05stand\x128\n" +
@@ -2858,7 +2971,7 @@ func file_mercado_v1_mercado_proto_rawDescGZIP() []byte {
 }
 
 var file_mercado_v1_mercado_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
-var file_mercado_v1_mercado_proto_msgTypes = make([]protoimpl.MessageInfo, 34)
+var file_mercado_v1_mercado_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
 var file_mercado_v1_mercado_proto_goTypes = []any{
 	(Good)(0),                // 0: mercado.v1.Good
 	(Restaurant)(0),          // 1: mercado.v1.Restaurant
@@ -2879,28 +2992,30 @@ var file_mercado_v1_mercado_proto_goTypes = []any{
 	(*BringCustomer)(nil),    // 16: mercado.v1.BringCustomer
 	(*OpenRestaurant)(nil),   // 17: mercado.v1.OpenRestaurant
 	(*TakeCoin)(nil),         // 18: mercado.v1.TakeCoin
-	(*SquareContent)(nil),    // 19: mercado.v1.SquareContent
-	(*Stand)(nil),            // 20: mercado.v1.Stand
-	(*FaceDown)(nil),         // 21: mercado.v1.FaceDown
-	(*EntranceContent)(nil),  // 22: mercado.v1.EntranceContent
-	(*PlayerPublic)(nil),     // 23: mercado.v1.PlayerPublic
-	(*CustomerLevel)(nil),    // 24: mercado.v1.CustomerLevel
-	(*MercadoResult)(nil),    // 25: mercado.v1.MercadoResult
-	(*MercadoView)(nil),      // 26: mercado.v1.MercadoView
-	(*MercadoEvent)(nil),     // 27: mercado.v1.MercadoEvent
-	(*HandRedrawn)(nil),      // 28: mercado.v1.HandRedrawn
-	(*StandOpened)(nil),      // 29: mercado.v1.StandOpened
-	(*RestaurantTaken)(nil),  // 30: mercado.v1.RestaurantTaken
-	(*Income)(nil),           // 31: mercado.v1.Income
-	(*OfferRefreshed)(nil),   // 32: mercado.v1.OfferRefreshed
-	(*OfferTaken)(nil),       // 33: mercado.v1.OfferTaken
-	(*OfferRefilled)(nil),    // 34: mercado.v1.OfferRefilled
-	(*CustomerBrought)(nil),  // 35: mercado.v1.CustomerBrought
-	(*DisplayRefilled)(nil),  // 36: mercado.v1.DisplayRefilled
-	(*RestaurantOpened)(nil), // 37: mercado.v1.RestaurantOpened
-	(*CoinTaken)(nil),        // 38: mercado.v1.CoinTaken
-	(*EndTriggered)(nil),     // 39: mercado.v1.EndTriggered
-	(*GameEnded)(nil),        // 40: mercado.v1.GameEnded
+	(*MercadoPreview)(nil),   // 19: mercado.v1.MercadoPreview
+	(*Earning)(nil),          // 20: mercado.v1.Earning
+	(*SquareContent)(nil),    // 21: mercado.v1.SquareContent
+	(*Stand)(nil),            // 22: mercado.v1.Stand
+	(*FaceDown)(nil),         // 23: mercado.v1.FaceDown
+	(*EntranceContent)(nil),  // 24: mercado.v1.EntranceContent
+	(*PlayerPublic)(nil),     // 25: mercado.v1.PlayerPublic
+	(*CustomerLevel)(nil),    // 26: mercado.v1.CustomerLevel
+	(*MercadoResult)(nil),    // 27: mercado.v1.MercadoResult
+	(*MercadoView)(nil),      // 28: mercado.v1.MercadoView
+	(*MercadoEvent)(nil),     // 29: mercado.v1.MercadoEvent
+	(*HandRedrawn)(nil),      // 30: mercado.v1.HandRedrawn
+	(*StandOpened)(nil),      // 31: mercado.v1.StandOpened
+	(*RestaurantTaken)(nil),  // 32: mercado.v1.RestaurantTaken
+	(*Income)(nil),           // 33: mercado.v1.Income
+	(*OfferRefreshed)(nil),   // 34: mercado.v1.OfferRefreshed
+	(*OfferTaken)(nil),       // 35: mercado.v1.OfferTaken
+	(*OfferRefilled)(nil),    // 36: mercado.v1.OfferRefilled
+	(*CustomerBrought)(nil),  // 37: mercado.v1.CustomerBrought
+	(*DisplayRefilled)(nil),  // 38: mercado.v1.DisplayRefilled
+	(*RestaurantOpened)(nil), // 39: mercado.v1.RestaurantOpened
+	(*CoinTaken)(nil),        // 40: mercado.v1.CoinTaken
+	(*EndTriggered)(nil),     // 41: mercado.v1.EndTriggered
+	(*GameEnded)(nil),        // 42: mercado.v1.GameEnded
 }
 var file_mercado_v1_mercado_proto_depIdxs = []int32{
 	2,  // 0: mercado.v1.Entrance.side:type_name -> mercado.v1.Side
@@ -2920,60 +3035,61 @@ var file_mercado_v1_mercado_proto_depIdxs = []int32{
 	8,  // 14: mercado.v1.BringCustomer.entrance:type_name -> mercado.v1.Entrance
 	1,  // 15: mercado.v1.OpenRestaurant.restaurant:type_name -> mercado.v1.Restaurant
 	7,  // 16: mercado.v1.OpenRestaurant.square:type_name -> mercado.v1.Square
-	7,  // 17: mercado.v1.SquareContent.square:type_name -> mercado.v1.Square
-	20, // 18: mercado.v1.SquareContent.stand:type_name -> mercado.v1.Stand
-	1,  // 19: mercado.v1.SquareContent.restaurant:type_name -> mercado.v1.Restaurant
-	21, // 20: mercado.v1.SquareContent.face_down:type_name -> mercado.v1.FaceDown
-	0,  // 21: mercado.v1.Stand.good:type_name -> mercado.v1.Good
-	8,  // 22: mercado.v1.EntranceContent.entrance:type_name -> mercado.v1.Entrance
-	9,  // 23: mercado.v1.EntranceContent.tile:type_name -> mercado.v1.CustomerTile
-	0,  // 24: mercado.v1.PlayerPublic.stand_hand:type_name -> mercado.v1.Good
-	1,  // 25: mercado.v1.PlayerPublic.restaurant_hand:type_name -> mercado.v1.Restaurant
-	9,  // 26: mercado.v1.CustomerLevel.display:type_name -> mercado.v1.CustomerTile
-	10, // 27: mercado.v1.MercadoView.options:type_name -> mercado.v1.MercadoOptions
-	4,  // 28: mercado.v1.MercadoView.phase:type_name -> mercado.v1.Phase
-	23, // 29: mercado.v1.MercadoView.players:type_name -> mercado.v1.PlayerPublic
-	19, // 30: mercado.v1.MercadoView.market:type_name -> mercado.v1.SquareContent
-	22, // 31: mercado.v1.MercadoView.entrances:type_name -> mercado.v1.EntranceContent
-	0,  // 32: mercado.v1.MercadoView.offer:type_name -> mercado.v1.Good
-	24, // 33: mercado.v1.MercadoView.customers:type_name -> mercado.v1.CustomerLevel
-	25, // 34: mercado.v1.MercadoView.result:type_name -> mercado.v1.MercadoResult
-	28, // 35: mercado.v1.MercadoEvent.hand_redrawn:type_name -> mercado.v1.HandRedrawn
-	29, // 36: mercado.v1.MercadoEvent.stand_opened:type_name -> mercado.v1.StandOpened
-	30, // 37: mercado.v1.MercadoEvent.restaurant_taken:type_name -> mercado.v1.RestaurantTaken
-	31, // 38: mercado.v1.MercadoEvent.income:type_name -> mercado.v1.Income
-	32, // 39: mercado.v1.MercadoEvent.offer_refreshed:type_name -> mercado.v1.OfferRefreshed
-	33, // 40: mercado.v1.MercadoEvent.offer_taken:type_name -> mercado.v1.OfferTaken
-	34, // 41: mercado.v1.MercadoEvent.offer_refilled:type_name -> mercado.v1.OfferRefilled
-	35, // 42: mercado.v1.MercadoEvent.customer_brought:type_name -> mercado.v1.CustomerBrought
-	36, // 43: mercado.v1.MercadoEvent.display_refilled:type_name -> mercado.v1.DisplayRefilled
-	37, // 44: mercado.v1.MercadoEvent.restaurant_opened:type_name -> mercado.v1.RestaurantOpened
-	38, // 45: mercado.v1.MercadoEvent.coin_taken:type_name -> mercado.v1.CoinTaken
-	39, // 46: mercado.v1.MercadoEvent.end_triggered:type_name -> mercado.v1.EndTriggered
-	40, // 47: mercado.v1.MercadoEvent.game_ended:type_name -> mercado.v1.GameEnded
-	0,  // 48: mercado.v1.HandRedrawn.returned:type_name -> mercado.v1.Good
-	0,  // 49: mercado.v1.HandRedrawn.drawn:type_name -> mercado.v1.Good
-	0,  // 50: mercado.v1.StandOpened.good:type_name -> mercado.v1.Good
-	7,  // 51: mercado.v1.StandOpened.square:type_name -> mercado.v1.Square
-	7,  // 52: mercado.v1.RestaurantTaken.square:type_name -> mercado.v1.Square
-	1,  // 53: mercado.v1.RestaurantTaken.restaurant:type_name -> mercado.v1.Restaurant
-	0,  // 54: mercado.v1.OfferRefreshed.returned:type_name -> mercado.v1.Good
-	0,  // 55: mercado.v1.OfferRefreshed.drawn:type_name -> mercado.v1.Good
-	0,  // 56: mercado.v1.OfferTaken.good:type_name -> mercado.v1.Good
-	0,  // 57: mercado.v1.OfferRefilled.good:type_name -> mercado.v1.Good
-	9,  // 58: mercado.v1.CustomerBrought.tile:type_name -> mercado.v1.CustomerTile
-	8,  // 59: mercado.v1.CustomerBrought.entrance:type_name -> mercado.v1.Entrance
-	9,  // 60: mercado.v1.DisplayRefilled.tile:type_name -> mercado.v1.CustomerTile
-	1,  // 61: mercado.v1.RestaurantOpened.restaurant:type_name -> mercado.v1.Restaurant
-	7,  // 62: mercado.v1.RestaurantOpened.square:type_name -> mercado.v1.Square
-	5,  // 63: mercado.v1.EndTriggered.reason:type_name -> mercado.v1.EndTriggered.Reason
-	6,  // 64: mercado.v1.GameEnded.reason:type_name -> mercado.v1.GameEnded.Reason
-	25, // 65: mercado.v1.GameEnded.result:type_name -> mercado.v1.MercadoResult
-	66, // [66:66] is the sub-list for method output_type
-	66, // [66:66] is the sub-list for method input_type
-	66, // [66:66] is the sub-list for extension type_name
-	66, // [66:66] is the sub-list for extension extendee
-	0,  // [0:66] is the sub-list for field type_name
+	20, // 17: mercado.v1.MercadoPreview.earnings:type_name -> mercado.v1.Earning
+	7,  // 18: mercado.v1.SquareContent.square:type_name -> mercado.v1.Square
+	22, // 19: mercado.v1.SquareContent.stand:type_name -> mercado.v1.Stand
+	1,  // 20: mercado.v1.SquareContent.restaurant:type_name -> mercado.v1.Restaurant
+	23, // 21: mercado.v1.SquareContent.face_down:type_name -> mercado.v1.FaceDown
+	0,  // 22: mercado.v1.Stand.good:type_name -> mercado.v1.Good
+	8,  // 23: mercado.v1.EntranceContent.entrance:type_name -> mercado.v1.Entrance
+	9,  // 24: mercado.v1.EntranceContent.tile:type_name -> mercado.v1.CustomerTile
+	0,  // 25: mercado.v1.PlayerPublic.stand_hand:type_name -> mercado.v1.Good
+	1,  // 26: mercado.v1.PlayerPublic.restaurant_hand:type_name -> mercado.v1.Restaurant
+	9,  // 27: mercado.v1.CustomerLevel.display:type_name -> mercado.v1.CustomerTile
+	10, // 28: mercado.v1.MercadoView.options:type_name -> mercado.v1.MercadoOptions
+	4,  // 29: mercado.v1.MercadoView.phase:type_name -> mercado.v1.Phase
+	25, // 30: mercado.v1.MercadoView.players:type_name -> mercado.v1.PlayerPublic
+	21, // 31: mercado.v1.MercadoView.market:type_name -> mercado.v1.SquareContent
+	24, // 32: mercado.v1.MercadoView.entrances:type_name -> mercado.v1.EntranceContent
+	0,  // 33: mercado.v1.MercadoView.offer:type_name -> mercado.v1.Good
+	26, // 34: mercado.v1.MercadoView.customers:type_name -> mercado.v1.CustomerLevel
+	27, // 35: mercado.v1.MercadoView.result:type_name -> mercado.v1.MercadoResult
+	30, // 36: mercado.v1.MercadoEvent.hand_redrawn:type_name -> mercado.v1.HandRedrawn
+	31, // 37: mercado.v1.MercadoEvent.stand_opened:type_name -> mercado.v1.StandOpened
+	32, // 38: mercado.v1.MercadoEvent.restaurant_taken:type_name -> mercado.v1.RestaurantTaken
+	33, // 39: mercado.v1.MercadoEvent.income:type_name -> mercado.v1.Income
+	34, // 40: mercado.v1.MercadoEvent.offer_refreshed:type_name -> mercado.v1.OfferRefreshed
+	35, // 41: mercado.v1.MercadoEvent.offer_taken:type_name -> mercado.v1.OfferTaken
+	36, // 42: mercado.v1.MercadoEvent.offer_refilled:type_name -> mercado.v1.OfferRefilled
+	37, // 43: mercado.v1.MercadoEvent.customer_brought:type_name -> mercado.v1.CustomerBrought
+	38, // 44: mercado.v1.MercadoEvent.display_refilled:type_name -> mercado.v1.DisplayRefilled
+	39, // 45: mercado.v1.MercadoEvent.restaurant_opened:type_name -> mercado.v1.RestaurantOpened
+	40, // 46: mercado.v1.MercadoEvent.coin_taken:type_name -> mercado.v1.CoinTaken
+	41, // 47: mercado.v1.MercadoEvent.end_triggered:type_name -> mercado.v1.EndTriggered
+	42, // 48: mercado.v1.MercadoEvent.game_ended:type_name -> mercado.v1.GameEnded
+	0,  // 49: mercado.v1.HandRedrawn.returned:type_name -> mercado.v1.Good
+	0,  // 50: mercado.v1.HandRedrawn.drawn:type_name -> mercado.v1.Good
+	0,  // 51: mercado.v1.StandOpened.good:type_name -> mercado.v1.Good
+	7,  // 52: mercado.v1.StandOpened.square:type_name -> mercado.v1.Square
+	7,  // 53: mercado.v1.RestaurantTaken.square:type_name -> mercado.v1.Square
+	1,  // 54: mercado.v1.RestaurantTaken.restaurant:type_name -> mercado.v1.Restaurant
+	0,  // 55: mercado.v1.OfferRefreshed.returned:type_name -> mercado.v1.Good
+	0,  // 56: mercado.v1.OfferRefreshed.drawn:type_name -> mercado.v1.Good
+	0,  // 57: mercado.v1.OfferTaken.good:type_name -> mercado.v1.Good
+	0,  // 58: mercado.v1.OfferRefilled.good:type_name -> mercado.v1.Good
+	9,  // 59: mercado.v1.CustomerBrought.tile:type_name -> mercado.v1.CustomerTile
+	8,  // 60: mercado.v1.CustomerBrought.entrance:type_name -> mercado.v1.Entrance
+	9,  // 61: mercado.v1.DisplayRefilled.tile:type_name -> mercado.v1.CustomerTile
+	1,  // 62: mercado.v1.RestaurantOpened.restaurant:type_name -> mercado.v1.Restaurant
+	7,  // 63: mercado.v1.RestaurantOpened.square:type_name -> mercado.v1.Square
+	5,  // 64: mercado.v1.EndTriggered.reason:type_name -> mercado.v1.EndTriggered.Reason
+	6,  // 65: mercado.v1.GameEnded.reason:type_name -> mercado.v1.GameEnded.Reason
+	27, // 66: mercado.v1.GameEnded.result:type_name -> mercado.v1.MercadoResult
+	67, // [67:67] is the sub-list for method output_type
+	67, // [67:67] is the sub-list for method input_type
+	67, // [67:67] is the sub-list for extension type_name
+	67, // [67:67] is the sub-list for extension extendee
+	0,  // [0:67] is the sub-list for field type_name
 }
 
 func init() { file_mercado_v1_mercado_proto_init() }
@@ -2991,14 +3107,15 @@ func file_mercado_v1_mercado_proto_init() {
 		(*MercadoAction_OpenRestaurant)(nil),
 		(*MercadoAction_TakeCoin)(nil),
 	}
-	file_mercado_v1_mercado_proto_msgTypes[12].OneofWrappers = []any{
+	file_mercado_v1_mercado_proto_msgTypes[13].OneofWrappers = []any{}
+	file_mercado_v1_mercado_proto_msgTypes[14].OneofWrappers = []any{
 		(*SquareContent_Stand)(nil),
 		(*SquareContent_Restaurant)(nil),
 		(*SquareContent_FaceDown)(nil),
 	}
-	file_mercado_v1_mercado_proto_msgTypes[16].OneofWrappers = []any{}
-	file_mercado_v1_mercado_proto_msgTypes[19].OneofWrappers = []any{}
-	file_mercado_v1_mercado_proto_msgTypes[20].OneofWrappers = []any{
+	file_mercado_v1_mercado_proto_msgTypes[18].OneofWrappers = []any{}
+	file_mercado_v1_mercado_proto_msgTypes[21].OneofWrappers = []any{}
+	file_mercado_v1_mercado_proto_msgTypes[22].OneofWrappers = []any{
 		(*MercadoEvent_HandRedrawn)(nil),
 		(*MercadoEvent_StandOpened)(nil),
 		(*MercadoEvent_RestaurantTaken)(nil),
@@ -3013,14 +3130,14 @@ func file_mercado_v1_mercado_proto_init() {
 		(*MercadoEvent_EndTriggered)(nil),
 		(*MercadoEvent_GameEnded)(nil),
 	}
-	file_mercado_v1_mercado_proto_msgTypes[24].OneofWrappers = []any{}
+	file_mercado_v1_mercado_proto_msgTypes[26].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mercado_v1_mercado_proto_rawDesc), len(file_mercado_v1_mercado_proto_rawDesc)),
 			NumEnums:      7,
-			NumMessages:   34,
+			NumMessages:   36,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
