@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-GENERATED := clients/python/gen clients/go/gen clients/typescript/src/gen
+GENERATED := clients/python/gen clients/go/gen clients/typescript/src/gen docs/api.md
 
 .PHONY: setup run test lint typecheck pytest test-go test-typescript test-web generate check-generated bench clean
 
@@ -12,7 +12,8 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@# setuptools' own notes about editable installs say nothing a newcomer needs.
+	PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
 run: setup

@@ -1,9 +1,12 @@
 """The AI agent: claims bot seats through the public API and plays them as an ordinary client.
 
-One asyncio task per claimed seat follows that match's event stream from
-version 0 (which also lets it reconstruct hidden coins) and, on its turn,
-searches in a worker process so that neither the agent's event loop nor the
-server ever waits on the search. Streams reconnect and resume after a server
+It tells the server, by a heartbeat, which levels it plays and how many more
+seats it can take, so that the server refuses bot seats nobody can take. One
+asyncio task per claimed seat follows that match's event stream from version 0
+(which also lets it reconstruct hidden coins) and, on its turn, searches in a
+pool of worker processes, so that neither the agent's event loop nor the
+server ever waits on a search. The seats it holds are kept in a file: an agent
+started again resumes them. Streams reconnect and resume after a server
 restart; submissions carry a request id, so a retry is applied at most once.
 """
 
@@ -13,6 +16,7 @@ import asyncio
 import contextlib
 import logging
 import random
+import time
 import uuid
 import zlib
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -22,24 +26,20 @@ import grpc
 from mercado.v1 import match_pb2 as api
 from mercado_client import Endpoint, MercadoClient, Seat, action_json, action_message
 from mercado_client.views import view_json
+from mercado_client.wire import BOT_LEVELS
 
 from server.engine import action_by_id, action_from_json
 
 from .determinize import View
-from .levels import LEVELS
-from .mcts import choose_action
+from .levels import decide
 from .observation import CoinTracker
+from .seats import HeldSeat, SeatFile
 
 log = logging.getLogger("mercado.ai")
 # Patience with a server that is down (restarting) before a match is given up.
 RECONNECT_SECONDS = 3600.0
 # Refusals that only mean the agent's picture was out of date; the stream brings the new one.
 OUTDATED = (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION)
-
-
-def decide(view: View, coins: list[int], level: str, seed: int) -> int:
-    """The searched action's id (runs in a worker process)."""
-    return choose_action(view, coins, LEVELS[level], seed).id
 
 
 class Agent:
@@ -51,6 +51,7 @@ class Agent:
         agent_key: str,
         levels: list[str],
         max_matches: int,
+        seats: SeatFile,
         name: str = "mercado-ai",
         poll_seconds: float = 1.0,
         executor: Executor | None = None,
@@ -60,18 +61,26 @@ class Agent:
         self.agent_key = agent_key
         self.levels = levels
         self.max_matches = max_matches
+        self.seats = seats
         self.name = name
         self.poll_seconds = poll_seconds
         self.executor = executor or ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn"))
         self.seed = random.getrandbits(32) if seed is None else seed
+        self.id = f"{name}-{uuid.uuid4().hex[:12]}"
         self.playing: set[asyncio.Task[None]] = set()
+        self.next_heartbeat = 0.0
 
     async def run(self, stop: asyncio.Event | None = None) -> None:
-        """Claim and play seats until ``stop`` is set."""
+        """Resume the seats held before, then claim and play seats until ``stop`` is set."""
         stop = stop or asyncio.Event()
         async with self.server.connect(RECONNECT_SECONDS) as client:
+            for held in self.seats.load(self.server.target):
+                self._start(Seat(client, held.match_id, held.seat, held.token), held)
+            await self._heartbeat(client)
             log.info("agent started", extra={"server": self.server.target, "levels": self.levels})
             while not stop.is_set():
+                if time.monotonic() >= self.next_heartbeat:
+                    await self._heartbeat(client)
                 if len(self.playing) < self.max_matches and await self._claim(client):
                     continue
                 with contextlib.suppress(TimeoutError):
@@ -80,13 +89,33 @@ class Agent:
                 task.cancel()
             await asyncio.gather(*self.playing, return_exceptions=True)
 
+    async def _heartbeat(self, client: MercadoClient) -> None:
+        """Tell the server what this agent plays and how many more seats it can take."""
+        request = api.AgentHeartbeatRequest(
+            agent_id=self.id,
+            levels=[BOT_LEVELS[level] for level in self.levels],
+            free_slots=max(0, self.max_matches - len(self.playing)),
+        )
+        response = await client.call(
+            client.stub.AgentHeartbeat, request, metadata=(("authorization", f"Bearer {self.agent_key}"),)
+        )
+        # Well within the interval: a heartbeat late by a claim or a slow reply still counts.
+        self.next_heartbeat = time.monotonic() + response.interval_seconds / 2
+
+    def _start(self, seat: Seat, held: HeldSeat) -> None:
+        task = asyncio.create_task(self.play(seat, held.level))
+        self.playing.add(task)
+        task.add_done_callback(self.playing.discard)
+
     async def _claim(self, client: MercadoClient) -> bool:
         """Claim one waiting bot seat and start playing it; False when none waits or the server is away.
 
         A refused agent key (PERMISSION_DENIED) is raised: no later claim would succeed either.
         """
         try:
-            seat, level = await client.claim_bot_seat(self.name, self.levels, agent_key=self.agent_key)
+            seat, level = await client.claim_bot_seat(
+                self.name, self.levels, agent_key=self.agent_key, agent_id=self.id
+            )
         except grpc.aio.AioRpcError as error:
             if error.code() == grpc.StatusCode.PERMISSION_DENIED:
                 raise
@@ -94,40 +123,41 @@ class Agent:
                 log.warning("claim refused", extra={"code": error.code().name, "reason": error.details()})
             return False
         log.info("seat claimed", extra={"match_id": seat.match_id, "seat": seat.seat, "level": level})
-        task = asyncio.create_task(self.play(seat, level))
-        self.playing.add(task)
-        task.add_done_callback(self.playing.discard)
+        held = HeldSeat(self.server.target, seat.match_id, seat.seat, seat.token, level)
+        self.seats.add(held)
+        self._start(seat, held)
         return True
 
     async def play(self, seat: Seat, level: str) -> None:
-        """Follow the match from version 0 and act on every turn of ours until it ends."""
+        """Follow the match from version 0 and act on every turn of ours until it ends.
+
+        The stream's first message is the match as it stands; the actions before it follow, and
+        each is observed (to know every seat's coins). A turn is played once the history is
+        caught up with, at most once per version.
+        """
+        held = HeldSeat(self.server.target, seat.match_id, seat.seat, seat.token, level)
+        tracker: CoinTracker | None = None
+        observed, acted = 0, -1
         try:
-            current = await seat.view()
-            tracker = CoinTracker(len(current.view.mercado.players))
-            latest, acted = current.version, -1
-            if (
-                current.legal_actions
-                and current.version == 0
-                and await self._act(seat, level, current, view_json(current), tracker)
-            ):
-                acted = 0  # no update of version 0 will repeat this turn
             async for update in seat.follow(after_version=0):
                 view = view_json(update.state)
+                tracker = tracker or CoinTracker(len(update.state.view.mercado.players))
                 if update.HasField("action"):
-                    action = action_from_json(action_json(update.action))
-                    tracker.observe(view, update.seat, action)
-                latest = max(latest, update.version)
-                # Replayed history is only observed: a turn is played once, at the latest version.
+                    tracker.observe(view, update.seat, action_from_json(action_json(update.action)))
+                    observed = update.version
                 if (
                     update.state.legal_actions
-                    and update.version == latest
+                    and update.version == observed
                     and update.version > acted
                     and await self._act(seat, level, update.state, view, tracker)
                 ):
                     acted = update.version
             log.info("match over", extra={"match_id": seat.match_id, "seat": seat.seat})
+            self.seats.remove(held)
         except grpc.aio.AioRpcError as error:
             log.error("match abandoned", extra={"match_id": seat.match_id, "code": error.code().name})
+            if error.code() != grpc.StatusCode.UNAVAILABLE:
+                self.seats.remove(held)  # nothing to resume: the match or the seat is gone
 
     async def _act(
         self, seat: Seat, level: str, state: api.MatchState, view: View, tracker: CoinTracker

@@ -94,12 +94,19 @@ def plot_results(summaries: list[BotSummary], path: Path, title: str) -> None:
 
 
 def run_arena(
-    bots: list[str], players: int, games: int, jobs: int, seed: int, money: str, plot: Path | None
+    bots: list[str],
+    players: int,
+    games: int,
+    jobs: int,
+    seed: int,
+    money: str,
+    plot: Path | None,
+    console: Console,
 ) -> dict[str, Any]:
-    """Play, print the table on stderr, optionally plot; return the JSON report."""
+    """Play, print the table on ``console``, optionally plot; return the JSON report."""
     outcomes = play_games(bots, players, games, jobs, seed, money)
     summaries = summarize(outcomes)
-    Console(stderr=True).print(results_table(summaries))
+    console.print(results_table(summaries))
     title = f"{players} players, {games} games: {', '.join(bots)}"
     if plot:
         plot_results(summaries, plot, title)

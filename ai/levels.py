@@ -7,7 +7,8 @@ deterministic for a seed. On a slow machine the time cap keeps moves prompt.
 
 from __future__ import annotations
 
-from .mcts import SearchConfig
+from .determinize import View
+from .mcts import SearchConfig, choose_action
 
 LEVELS: dict[str, SearchConfig] = {
     # about 60 ms a move
@@ -17,3 +18,8 @@ LEVELS: dict[str, SearchConfig] = {
     # about 2 s a move
     "hard": SearchConfig(iterations=3500, seconds=2.2),
 }
+
+
+def decide(view: View, coins: list[int], level: str, seed: int) -> int:
+    """The action id a level's search picks for the seat whose view this is (to run in a worker process)."""
+    return choose_action(view, coins, LEVELS[level], seed).id

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Generates every language's code from proto/ (make generate). Generated code is never edited by hand.
+# Generates every language's code, and the API reference, from proto/ (make generate). Generated
+# code is never edited by hand.
 set -euo pipefail
 cd "$(dirname "$0")"
-for language in python go typescript; do
-  "./generate-$language.sh"
+for part in python go typescript docs; do
+  "./generate-$part.sh"
 done

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -27,3 +27,19 @@ def own_server(tmp_path: Path) -> Iterator[ServerProcess]:
     running = ServerProcess(tmp_path / "mercado.db").start()
     yield running
     running.stop_cleanly()
+
+
+@pytest.fixture
+def start(tmp_path: Path) -> Iterator[Callable[..., ServerProcess]]:
+    """Start servers of the test's own: ``start(*flags, db=..., preexec=..., chosen_seeds=...)``."""
+    started: list[ServerProcess] = []
+
+    def start(*args: str, db: Path | None = None, **options: object) -> ServerProcess:
+        running = ServerProcess(db or tmp_path / f"server-{len(started)}.db", args=list(args), **options)  # type: ignore[arg-type]
+        started.append(running.start())
+        return running
+
+    yield start
+    for running in started:
+        if running.process is not None and running.process.poll() is None:
+            running.stop()

@@ -86,7 +86,10 @@ def fill(path: Path, matches: int, start_ms: int = 1_700_000_000_000) -> Filled:
     db.execute("BEGIN")
     columns = "match_id, game, options, seed, created_ms, status, salt, seed_chosen"
     db.executemany(f"INSERT INTO matches ({columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", match_rows)
-    db.executemany("INSERT INTO seats VALUES (?, ?, ?, ?, ?)", seat_rows)
+    db.executemany(
+        "INSERT INTO seats (match_id, seat, bot_level, display_name, token_hash) VALUES (?, ?, ?, ?, ?)",
+        seat_rows,
+    )
     db.executemany("INSERT INTO actions VALUES (?, ?, ?, ?, ?)", action_rows)
     db.execute("COMMIT")
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -51,7 +51,9 @@ class Canned:
 
 
 async def _canned() -> Canned:
-    service = MatchService(SqliteStore(":memory:"), policy=Policy(allow_chosen_seeds=True))
+    service = MatchService(
+        SqliteStore(":memory:"), policy=Policy(allow_chosen_seeds=True, default_clock=None)
+    )
     match = await service.create_match(Options(players=2), [None, None], seed=1)
     tokens = [(await service.join(match.match_id, f"bench-{seat}")).token for seat in (0, 1)]
     rng = random.Random(1)
@@ -171,6 +173,24 @@ class FloorServicer(api_grpc.MatchServiceServicer):
 
     async def GetReplay(self, request: api.GetReplayRequest, context: grpc.aio.ServicerContext) -> api.Replay:
         await context.abort(grpc.StatusCode.UNIMPLEMENTED, "the floor server keeps no replays")
+        raise AssertionError("unreachable: abort raises")
+
+    async def LeaveMatch(
+        self, request: api.LeaveMatchRequest, context: grpc.aio.ServicerContext
+    ) -> api.LeaveMatchResponse:
+        await context.abort(grpc.StatusCode.UNIMPLEMENTED, "nobody leaves the floor server")
+        raise AssertionError("unreachable: abort raises")
+
+    async def ReclaimSeat(
+        self, request: api.ReclaimSeatRequest, context: grpc.aio.ServicerContext
+    ) -> api.MatchState:
+        await context.abort(grpc.StatusCode.UNIMPLEMENTED, "the floor server has no clocks")
+        raise AssertionError("unreachable: abort raises")
+
+    async def AgentHeartbeat(
+        self, request: api.AgentHeartbeatRequest, context: grpc.aio.ServicerContext
+    ) -> api.AgentHeartbeatResponse:
+        await context.abort(grpc.StatusCode.UNIMPLEMENTED, "the floor server seats no bots")
         raise AssertionError("unreachable: abort raises")
 
     async def StreamEvents(

@@ -28,7 +28,8 @@ class ServerProcess:
     web_port: int | None = None
     startup_seconds: float = 0.0  # from the spawn to its 'listening' line
 
-    def start(self) -> ServerProcess:
+    def start(self, ready: str = "listening") -> ServerProcess:
+        """Spawn it and wait for its log line whose message is ``ready``."""
         started = time.perf_counter()
         with self.log.open("wb") as log:
             self.process = subprocess.Popen(
@@ -45,9 +46,9 @@ class ServerProcess:
                     record = json.loads(line)
                 except ValueError:
                     continue
-                if isinstance(record, dict) and record.get("message") == "listening":
+                if isinstance(record, dict) and record.get("message") == ready:
                     self.startup_seconds = time.perf_counter() - started
-                    self.port = int(record["port"])
+                    self.port = int(record.get("port", 0))
                     self.web_port = record.get("web_port")
                     return self
             if self.process.poll() is not None:
@@ -55,7 +56,7 @@ class ServerProcess:
             time.sleep(0.01)
         self.process.kill()
         self.process.wait()
-        raise RuntimeError(f"the server did not start in {STARTUP_SECONDS:.0f} s:\n{self.log_tail()}")
+        raise RuntimeError(f"it did not say {ready!r} in {STARTUP_SECONDS:.0f} s:\n{self.log_tail()}")
 
     @property
     def pid(self) -> int:

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import os
+
 import click
+
+# gRPC's own notes (a connection closed for idleness, the logging set-up) are not for players.
+os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
 
 from .ai import ai_command, arena
 from .bench import bench

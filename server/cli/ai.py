@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,6 +18,9 @@ if TYPE_CHECKING:
 
 # The bot levels, as the API names them (kept here so that the command line starts fast).
 BOT_LEVELS = ("easy", "medium", "hard")
+CORES = os.cpu_count() or 1
+# A seat needs a search only on its turn, and people take far longer over theirs (docs/ai.md).
+MATCHES_PER_CORE = 8
 
 
 @click.command(name="ai")
@@ -35,9 +39,29 @@ BOT_LEVELS = ("easy", "medium", "hard")
     type=click.Choice(BOT_LEVELS),
     help="Claim only seats reserved for this level (repeatable); default: every level.",
 )
-@click.option("--max-matches", type=click.IntRange(min=1), default=8, show_default=True)
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, help="Search processes.")
+@click.option(
+    "--max-matches",
+    type=click.IntRange(min=1),
+    default=lambda: MATCHES_PER_CORE * CORES,
+    show_default=f"{MATCHES_PER_CORE} per core",
+    help="Seats played at once.",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=lambda: CORES,
+    show_default="one per core",
+    help="Search processes.",
+)
 @click.option("--name", default="mercado-ai", show_default=True, help="Display name of claimed seats.")
+@click.option(
+    "--state-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    envvar="MERCADO_AGENT_STATE",
+    show_envvar=True,
+    help="Where the seats it holds are kept, to resume them  [default: the user's state directory]",
+)
 @click.option(
     "--log-level",
     type=click.Choice(["debug", "info", "warning", "error"]),
@@ -51,13 +75,17 @@ def ai_command(
     max_matches: int,
     workers: int,
     name: str,
+    state_file: Path | None,
     log_level: str,
 ) -> None:
-    """Claim bot seats on a server and play them, until SIGTERM or Ctrl-C."""
+    """Claim bot seats on a server and play them, until SIGTERM or Ctrl-C; started again, resume them."""
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing import get_context
 
+    import platformdirs
+
     from ai.agent import Agent
+    from ai.seats import SeatFile
 
     from .serve import configure_logging
 
@@ -70,7 +98,9 @@ def ai_command(
             loop.add_signal_handler(sig, stop.set)
         # Worker processes are spawned, not forked: forking a process that runs gRPC threads is unsafe.
         with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as executor:
-            agent = Agent(server, agent_key, list(levels), max_matches, name=name, executor=executor)
+            path = state_file or platformdirs.user_state_path("mercado") / f"agent-{name}.json"
+            seats = SeatFile(path)
+            agent = Agent(server, agent_key, list(levels), max_matches, seats, name=name, executor=executor)
             await agent.run(stop)
 
     import grpc
@@ -98,6 +128,7 @@ def ai_command(
 @click.option(
     "--plot", type=click.Path(dir_okay=False, path_type=Path), help="Also draw the results to this PNG."
 )
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON (the table goes to stderr).")
 @click.option("--json-out", type=click.Path(dir_okay=False, path_type=Path), help="Also write the JSON here.")
 def arena(
     players: int,
@@ -107,9 +138,12 @@ def arena(
     seed: int,
     money: str,
     plot: Path | None,
+    as_json: bool,
     json_out: Path | None,
 ) -> None:
     """Play seeded games between bots in this process (no server) and print win rates with 95% intervals."""
+    from rich.console import Console
+
     from ai.arena_report import run_arena
     from ai.bots import make_bot
 
@@ -119,8 +153,9 @@ def arena(
             make_bot(name)
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="--bots") from None
-    report = run_arena(names, players, games, jobs, seed, money, plot)
+    report = run_arena(names, players, games, jobs, seed, money, plot, Console(stderr=as_json))
     text = json.dumps(report, indent=2)
-    click.echo(text)
+    if as_json:
+        click.echo(text)
     if json_out:
         json_out.write_text(text + "\n", encoding="utf-8")

@@ -125,6 +125,22 @@ def scale(sizes: tuple[int, ...], calls: int, touch: int) -> None:
     click.echo(json.dumps(report, indent=2))
 
 
+@bench.command()
+@click.option("--level", type=click.Choice(["easy", "medium", "hard"]), default="easy", show_default=True)
+@click.option("--matches", type=click.IntRange(min=1), default=8, show_default=True, help="Matches at once.")
+@click.option("--duration", type=click.FloatRange(min=1), default=30.0, show_default=True, help="Seconds.")
+def agent(level: str, matches: int, duration: float) -> None:
+    """One AI agent against many matches whose other seat answers at once: its moves per second and
+    reply latency, and how many matches with people it keeps up with."""
+    from server.bench.agent import run
+
+    try:
+        report = run(level, matches, duration)
+    except RuntimeError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(json.dumps(report, indent=2))
+
+
 @bench.command(name="ai")
 @click.option(
     "--seconds", type=click.FloatRange(min=0.1), default=3.0, show_default=True, help="Per speed sample."

@@ -109,6 +109,15 @@ def _networks(
 @option("--max-streams", type=COUNT, default=10_000, help="Open event streams, in all.")
 @option("--max-streams-per-client", type=COUNT, default=100, help="Open event streams of one client.")
 @option(
+    "--turn-seconds",
+    type=click.IntRange(min=0),
+    default=60,
+    help="A new match's time per turn when it names none; 0: no clock.",
+)
+@option("--reserve-seconds", type=click.IntRange(min=0), default=180, help="...and its reserve per seat.")
+@option("--waiting-expiry", type=SECONDS, default=1800.0, help="Seconds a match may wait for players.")
+@option("--bot-seat-timeout", type=SECONDS, default=60.0, help="Seconds a bot seat may wait for an agent.")
+@option(
     "--max-cached-matches", type=COUNT, default=1_000, help="Matches kept in memory besides those in use."
 )
 @option("--web-max-connections", type=COUNT, default=1024, help="Open web connections, in all.")
@@ -172,7 +181,7 @@ def serve(**options: Any) -> None:
 
 def server_config(options: dict[str, Any], ctx: click.Context) -> Any:
     """The ServerConfig the options describe; click usage errors for inconsistent ones."""
-    from server.match import Limits, Policy
+    from server.match import Limits, Policy, TimeControl
     from server.rpc.limits import FairUse, parse_rates
     from server.rpc.server import Connections, ServerConfig
     from server.rpc.web import DEFAULT_WEB_ROOT, WebConfig
@@ -229,8 +238,18 @@ def server_config(options: dict[str, Any], ctx: click.Context) -> Any:
             waiting=options["max_waiting"],
             waiting_per_creator=options["max_waiting_per_client"],
             cached=options["max_cached_matches"],
+            waiting_expiry_seconds=options["waiting_expiry"],
+            bot_seat_seconds=options["bot_seat_timeout"],
+            # Often enough that a match expires within a fraction of its allowance.
+            sweep_seconds=max(0.1, min(5.0, options["waiting_expiry"] / 4, options["bot_seat_timeout"] / 4)),
         ),
-        policy=Policy(agent_key=options["agent_key"], allow_chosen_seeds=options["allow_chosen_seeds"]),
+        policy=Policy(
+            agent_key=options["agent_key"],
+            allow_chosen_seeds=options["allow_chosen_seeds"],
+            default_clock=TimeControl(options["turn_seconds"], options["reserve_seconds"])
+            if options["turn_seconds"]
+            else None,
+        ),
         tls_cert=options["tls_cert"],
         tls_key=options["tls_key"],
         reflection=options["reflection"],

@@ -8,6 +8,7 @@ Public API::
     apply_unchecked(state, action)          # fast path for search
     child = state.clone()
     player_view(state, seat)                # what one seat may see
+    payments(state, action)                 # what an action costs and pays, before it is applied
     position.to_json(state) / position.from_json(data)
     components                              # the component data (tile counts, layout)
 """
@@ -22,6 +23,7 @@ from .rules import (
     apply_unchecked,
     customer_income,
     legal_actions,
+    payments,
     stand_cost,
     stand_income,
     stand_value,
@@ -59,6 +61,7 @@ __all__ = [
     "legal_actions",
     "new_game",
     "parse_action",
+    "payments",
     "player_view",
     "position",
     "replay",

@@ -109,6 +109,20 @@ def customer_income(state: GameState, kind: int, entrance: int) -> list[int]:
     return income
 
 
+def payments(state: GameState, action: Action) -> tuple[int, list[int]]:
+    """What ``action`` costs the player to move, and what it pays each player at once."""
+    income = [0] * state.players
+    cost = 0
+    if action.kind == OPEN_STAND:
+        cost = stand_cost(state, action.square)
+        income[state.current] = stand_income(state, action.good, action.square)
+    elif action.kind == BRING_CUSTOMER:
+        income = customer_income(state, action.customer, action.entrance)
+    elif action.kind == TAKE_COIN:
+        income[state.current] = 1
+    return cost, income
+
+
 # --- counting ----------------------------------------------------------------
 
 

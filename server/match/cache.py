@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .service import Match
+    from .match import Match
 
 SCAN = 16  # matches in use skipped per eviction at most, before giving up until the next one
 # A match just loaded or used stays at least this long: its caller may not have pinned it yet.

@@ -6,17 +6,37 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from server.engine import Action, Event, GameState
-from server.store.records import FINISHED, PLAYING, WAITING, MatchRecord, SeatRecord
+from server.store.records import (
+    AI,
+    AI_PLAYED,
+    CANCELLED,
+    FINISHED,
+    FORFEITED,
+    LEFT,
+    OWNER,
+    PLAYING,
+    WAITING,
+    MatchRecord,
+    SeatRecord,
+    TimeControl,
+)
 
 __all__ = [
+    "AI",
+    "AI_PLAYED",
     "BOT_LEVELS",
+    "CANCELLED",
     "DEFAULT_BOT_LEVEL",
     "FINISHED",
+    "FORFEITED",
+    "LEFT",
+    "OWNER",
     "PLAYING",
     "WAITING",
     "ActionRecord",
     "MatchRecord",
     "SeatRecord",
+    "TimeControl",
     "Update",
 ]
 

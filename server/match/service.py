@@ -1,4 +1,4 @@
-"""The authority over matches: seats, tokens, versions, one action at a time, persist then publish.
+"""The authority over matches: seats, tokens, versions, clocks, one action at a time, persist then publish.
 
 Independent of the transport and the storage (as boardgame.io's master is):
 the RPC layer calls it, a :class:`~server.store.Store` is handed to it.
@@ -6,9 +6,10 @@ Every refusal raises a :class:`~server.match.errors.MatchError` and changes
 nothing.
 
 The store is the record; memory holds a cache of matches (``MatchCache``):
-those in use, and the most recently used up to a bound. Any other match is
-loaded from the store when it is asked for, so memory and start-up time grow
-with the matches in play, not with every match ever played.
+those in use (a stream, a call, a running clock), and the most recently used
+up to a bound. Any other match is loaded from the store when it is asked for,
+so memory and start-up time grow with the matches in play, not with every
+match ever played.
 """
 
 from __future__ import annotations
@@ -18,19 +19,23 @@ import contextlib
 import functools
 import hashlib
 import hmac
+import logging
 import secrets
 import time
 import uuid
-from collections.abc import AsyncIterator, Coroutine, Iterable, Iterator
-from dataclasses import dataclass, field
+from collections import Counter
+from collections.abc import AsyncIterator, Coroutine, Iterable
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from mercado_client.fairness import SALT_BYTES
 
-from server.engine import Action, Event, GameState, Options, apply, apply_unchecked, new_game, why_illegal
-from server.store import Conflict, MatchListing, Store, StoredAction
+from server.engine import Action, Event, GameState, Options, apply_unchecked, new_game, why_illegal
+from server.store import Conflict, MatchListing, Store
 
+from .agents import Agents
 from .cache import MatchCache
+from .clocks import Timekeeper, charged, now_ms
 from .errors import (
     InvalidRequest,
     NoSeatLeft,
@@ -44,20 +49,27 @@ from .errors import (
     Unauthenticated,
 )
 from .inputs import check_match_id, check_name, check_request_id, check_seat_token
+from .match import Match, restore
 from .records import (
+    AI,
     BOT_LEVELS,
+    CANCELLED,
     FINISHED,
+    FORFEITED,
+    LEFT,
+    OWNER,
     PLAYING,
     WAITING,
-    ActionRecord,
     MatchRecord,
     SeatRecord,
+    TimeControl,
     Update,
 )
 
 T = TypeVar("T")
 CLAIM_ATTEMPTS = 3  # a found bot seat can be gone when its match is loaded (another server took it)
 WAITING_RETRY_SECONDS = 60  # the retry-after of a refusal for too many waiting matches
+log = logging.getLogger("mercado.match")
 
 
 def hash_token(token: str) -> str:
@@ -67,12 +79,18 @@ def hash_token(token: str) -> str:
 
 @dataclass(frozen=True)
 class Limits:
-    """What the authority holds at most."""
+    """What the authority holds at most, and how long it waits."""
 
     waiting: int = 10_000  # waiting matches on the server
     waiting_per_creator: int = 20  # waiting matches created by one client
     cached: int = 1_000  # matches kept in memory besides those in use
     idle_seconds: float = 300.0  # a cached match unused this long leaves memory
+    waiting_expiry_seconds: float = 1800.0  # a match still waiting for players after this is cancelled
+    bot_seat_seconds: float = 60.0  # ...and one whose bot seat no agent took after this
+    sweep_seconds: float = 5.0  # how often expired matches are looked for
+
+
+LIVE_PLAY = TimeControl()  # the time control of a match that names none
 
 
 @dataclass(frozen=True)
@@ -81,95 +99,7 @@ class Policy:
 
     agent_key: str | None = None  # the bearer token of ClaimBotSeat; bot seats need one
     allow_chosen_seeds: bool = False
-
-
-@dataclass(eq=False)
-class Match:
-    """A match in memory: its record, current state and the actions that led to it.
-
-    Only the current state is kept. An earlier version's state, which only a
-    stream resuming from far back or a late retry asks for, is rebuilt by
-    replaying the actions from the seed: the engine is deterministic, and this
-    keeps a match to under a kilobyte per action rather than a state each.
-    """
-
-    record: MatchRecord
-    state: GameState
-    actions: list[ActionRecord] = field(default_factory=list)  # actions[v - 1] made version v
-    current: Update | None = None  # the last action's update, with what was rendered from it
-    by_request: dict[str, ActionRecord] = field(default_factory=dict)
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    watchers: set[asyncio.Queue[Update | None]] = field(default_factory=set)
-    pins: int = 0  # calls using it across an await: it stays in memory meanwhile
-
-    @property
-    def match_id(self) -> str:
-        return self.record.match_id
-
-    @property
-    def version(self) -> int:
-        return len(self.actions)
-
-    @property
-    def status(self) -> str:
-        if self.state.is_terminal:
-            return FINISHED
-        return PLAYING if all(seat.taken for seat in self.record.seats) else WAITING
-
-    @property
-    def in_use(self) -> bool:
-        return bool(self.watchers) or self.pins > 0 or self.lock.locked()
-
-    def seat_with(self, token_hash: str) -> int | None:
-        for seat in self.record.seats:
-            if seat.token_hash is not None and hmac.compare_digest(seat.token_hash, token_hash):
-                return seat.seat
-        return None
-
-    def snapshot(self) -> Update:
-        """The current state as an update that carries no action."""
-        return Update(self.version, self.state.clone())
-
-    def latest(self) -> Update:
-        """The current state: the last action's update (with its renderings), or a snapshot before any."""
-        return self.current or self.snapshot()
-
-    def updates(self, records: list[ActionRecord]) -> Iterator[Update]:
-        """The updates ``records`` (consecutive actions of this match) made, their states replayed."""
-        if not records:
-            return
-        state = new_game(self.record.options, self.record.seed)
-        for earlier in self.actions[: records[0].version - 1]:
-            apply_unchecked(state, earlier.action)
-        for record in records:
-            if self.current is not None and record.version == self.current.version:
-                yield self.current
-                continue
-            state = state.clone()  # each update's state stays as it is
-            apply_unchecked(state, record.action)
-            yield Update(record.version, state, record)
-
-    def record_action(
-        self, seat: int, action: Action, request_id: str, after: GameState, events: list[Event]
-    ) -> Update:
-        """Advance to ``after``, a state nobody mutates from now on (actions apply to copies)."""
-        record = ActionRecord(self.version + 1, seat, action, request_id, events)
-        update = Update(record.version, after, record)
-        self.state = after
-        self.actions.append(record)
-        self.by_request[request_id] = record
-        self.current = update
-        return update
-
-
-def restore(record: MatchRecord, actions: Iterable[StoredAction]) -> Match:
-    """A match as its stored actions left it, replayed from its seed."""
-    state = new_game(record.options, record.seed)
-    match = Match(record, state)
-    # Only the last update outlives the restore, so one state is advanced in place.
-    for seat, action, request_id in actions:
-        match.record_action(seat, action, request_id, state, apply(state, action))
-    return match
+    default_clock: TimeControl | None = LIVE_PLAY  # for a CreateMatch that names none
 
 
 @dataclass(frozen=True)
@@ -203,15 +133,36 @@ class MatchService:
         self.waiting = 0  # waiting matches on the server
         self.creators: dict[str, str] = {}  # waiting match id -> the client that created it
         self.waiting_by: dict[str, int] = {}  # client -> waiting matches it created
+        self.open_bot_seats: Counter[str] = Counter()  # by level, in waiting matches
+        self.agents = Agents()
+        self.agent_seats: dict[tuple[str, int], str] = {}  # (match id, seat) -> the agent that plays it
+        self.clocks = Timekeeper(self._timed_out, self._stand_in_moves)
+        self.sweeper: asyncio.Task[None] | None = None
         self.closing = False
 
     async def start(self) -> None:
-        """Classify matches stored before statuses were (once), and count the waiting ones."""
+        """Classify matches stored before statuses were (once), count the waiting ones and their bot
+        seats, start the clocks of the matches in play, and look for expired matches from now on."""
         for match_id in await self.store.unclassified():
             stored = await self.store.load_match(match_id)
             if stored is not None:
                 await self.store.set_status(match_id, restore(*stored).status)
         self.waiting = await self.store.count_waiting()
+        self.open_bot_seats = Counter(await self.store.open_bot_seats())
+        # Matches whose clocks run or whose AI seats must move are in memory from the start (loading
+        # arms them; the turn in progress when the server stopped starts again: its downtime is nobody's).
+        for match_id in await self.store.playing_to_watch():
+            await self.get(match_id)
+        self.sweeper = asyncio.get_running_loop().create_task(self._sweep())
+
+    async def close(self) -> None:
+        """Stop the clocks and the sweeper (the store is closed by its owner)."""
+        if self.sweeper is not None:
+            self.sweeper.cancel()
+            await asyncio.gather(self.sweeper, return_exceptions=True)
+        for match in self.cache.matches():
+            self.clocks.disarm(match)
+        await self.clocks.close()
 
     # --- matches in memory ---------------------------------------------------
 
@@ -238,7 +189,15 @@ class MatchService:
             raise NotFound(f"no match {match_id}")
         match = restore(*stored)
         self.cache.add(match)
+        # A turn that waits on a clock or on the AI starts now: its time until then is nobody's.
+        match.turn_started_ms = now_ms()
+        self.clocks.arm(match)
         return match
+
+    def _drop(self, match: Match) -> None:
+        """Forget the match: the store knows better (another writer moved it on); load it next time."""
+        self.clocks.disarm(match)
+        self.cache.drop(match.match_id)
 
     @contextlib.asynccontextmanager
     async def _using(self, match_id: str) -> AsyncIterator[Match]:
@@ -253,46 +212,66 @@ class MatchService:
     # --- set-up --------------------------------------------------------------
 
     async def create_match(
-        self, options: Options, seats: list[str | None], seed: int | None = None, creator: str = ""
+        self,
+        options: Options,
+        seats: list[str | None],
+        seed: int | None = None,
+        creator: str = "",
+        clock: TimeControl | None = None,
+        default_clock: bool = True,
     ) -> Match:
         """A new match; ``seats`` holds, per seat, None (open) or a bot level. ``creator`` names the
-        client, for the cap on the waiting matches one client may hold."""
+        client, for the cap on the waiting matches one client may hold. ``clock`` None with
+        ``default_clock`` gets the server's default time control; a clock of 0 s per turn is none."""
         if len(seats) > options.players:
             raise InvalidRequest(f"{len(seats)} seat specs for {options.players} players")
         levels = seats + [None] * (options.players - len(seats))
         for level in levels:
             if level is not None and level not in BOT_LEVELS:
                 raise InvalidRequest("unknown bot level")
-        if any(levels) and self.policy.agent_key is None:
-            raise NotAllowedNow("this server plays no bots: it has no agent key (mercado serve --agent-key)")
         if seed is not None and not self.policy.allow_chosen_seeds:
             raise PermissionDenied("this server draws every seed itself (chosen seeds are off)")
+        self._check_bots([level for level in levels if level is not None])
         self._check_waiting(creator)
+        if clock is None and default_clock:
+            clock = self.policy.default_clock
+        if clock is not None and not clock.turn_seconds:
+            clock = None
+        reserve = clock.reserve_seconds * 1000 if clock else 0
         record = MatchRecord(
             match_id=uuid.uuid4().hex,
             options=options,
             seed=secrets.randbits(63) if seed is None else seed,
             created_ms=int(time.time() * 1000),
-            seats=[SeatRecord(seat, level) for seat, level in enumerate(levels)],
+            seats=[SeatRecord(seat, level, reserve_ms=reserve) for seat, level in enumerate(levels)],
             salt=secrets.token_bytes(SALT_BYTES),
             seed_chosen=seed is not None,
+            clock=clock,
         )
         match = Match(record, new_game(options, record.seed))
         # Counted before the write, so that concurrent creations cannot all pass the caps.
-        self._waits(match.match_id, creator)
+        self._waits(match, creator)
         try:
             await _uncancelled(self.store.create_match(record))
         except Exception:
-            self._started(match.match_id)  # never created: it does not count
+            self._no_longer_waits(match)  # never created: it does not count
             raise
         self.cache.add(match)
         return match
 
-    def _waits(self, match_id: str, creator: str) -> None:
-        self.waiting += 1
-        if creator:
-            self.creators[match_id] = creator
-            self.waiting_by[creator] = self.waiting_by.get(creator, 0) + 1
+    def _check_bots(self, levels: list[str]) -> None:
+        """Bot seats only where an agent can take them: a match no agent can take would wait forever."""
+        if not levels:
+            return
+        if self.policy.agent_key is None:
+            raise NotAllowedNow("this server plays no bots: it has no agent key (mercado serve --agent-key)")
+        free = self.agents.free(levels)
+        waiting = sum(self.open_bot_seats[level] for level in set(levels))
+        if free < waiting + len(levels):
+            raise NotAllowedNow(
+                "no AI agent can take this match's bot seats now"
+                f" ({free} free agent seats, {waiting} bot seats waiting); try again later"
+            )
 
     def _check_waiting(self, creator: str) -> None:
         if self.waiting >= self.limits.waiting:
@@ -303,10 +282,18 @@ class MatchService:
                 WAITING_RETRY_SECONDS,
             )
 
-    def _started(self, match_id: str) -> None:
-        """The match no longer waits (or never was): it stops counting toward the caps on waiting matches."""
+    def _waits(self, match: Match, creator: str) -> None:
+        self.waiting += 1
+        self.open_bot_seats.update(s.bot_level for s in match.record.seats if s.bot_level and not s.taken)
+        if creator:
+            self.creators[match.match_id] = creator
+            self.waiting_by[creator] = self.waiting_by.get(creator, 0) + 1
+
+    def _no_longer_waits(self, match: Match) -> None:
+        """The match started, was cancelled or never was: it stops counting toward the caps."""
         self.waiting -= 1
-        creator = self.creators.pop(match_id, None)
+        self.open_bot_seats.subtract(s.bot_level for s in match.record.seats if s.bot_level and not s.taken)
+        creator = self.creators.pop(match.match_id, None)
         if creator is not None:
             left = self.waiting_by[creator] - 1
             if left:
@@ -320,6 +307,8 @@ class MatchService:
         """Take an open seat (the first one when ``seat`` is None)."""
         name = check_name(display_name)
         async with self._using(match_id) as match, match.lock:
+            if match.status == CANCELLED:
+                raise NotAllowedNow(f"match {match_id} was cancelled")
             seats = match.record.seats
             if seat is None:
                 free = [s for s in seats if s.bot_level is None and not s.taken]
@@ -336,11 +325,12 @@ class MatchService:
                     raise SeatTaken(f"seat {seat} is already taken")
             return await self._take(match, chosen, name)
 
-    async def claim_bot_seat(self, levels: list[str], agent_name: str, agent_key: str | None) -> Seated:
-        """Take the oldest untaken seat reserved for a bot of one of ``levels`` (any when empty)."""
-        expected = self.policy.agent_key
-        if expected is None or agent_key is None or not hmac.compare_digest(agent_key, expected):
-            raise PermissionDenied("claiming a bot seat takes this server's agent key as the bearer token")
+    async def claim_bot_seat(
+        self, levels: list[str], agent_name: str, agent_key: str | None, agent_id: str = ""
+    ) -> Seated:
+        """Take the oldest untaken seat reserved for a bot of one of ``levels`` (any when empty);
+        ``agent_id`` is the id of the agent's heartbeats."""
+        self._check_agent(agent_key)
         name = check_name(agent_name or "bot")
         for level in levels:
             if level not in BOT_LEVELS:
@@ -353,25 +343,56 @@ class MatchService:
                 match_id, number = found
                 async with self._using(match_id) as match, match.lock:
                     seat = match.record.seats[number]
-                    if not seat.taken:
-                        return await self._take(match, seat, name)
+                    if not seat.taken and match.status == WAITING:
+                        seated = await self._take(match, seat, name)
+                        self.agents.claimed(agent_id)
+                        self.agent_seats[match_id, number] = agent_id
+                        return seated
         raise NoSeatLeft("no bot seat is waiting")
+
+    def agent_heartbeat(
+        self, agent_key: str | None, agent_id: str, levels: list[str], free_slots: int
+    ) -> int:
+        """An agent says what it plays and how many more seats it can take; the seconds until the next."""
+        self._check_agent(agent_key)
+        if not 1 <= len(agent_id) <= 64 or not agent_id.isprintable():
+            raise InvalidRequest("agent_id must be 1 to 64 printable characters")
+        for level in levels:
+            if level not in BOT_LEVELS:
+                raise InvalidRequest("unknown bot level")
+        self.agents.beat(agent_id, levels, free_slots)
+        return int(self.agents.interval)
+
+    def _release_agent(self, match_id: str, seat: int) -> None:
+        agent_id = self.agent_seats.pop((match_id, seat), None)
+        if agent_id is not None:
+            self.agents.released(agent_id)
+
+    def _check_agent(self, agent_key: str | None) -> None:
+        expected = self.policy.agent_key
+        if expected is None or agent_key is None or not hmac.compare_digest(agent_key, expected):
+            raise PermissionDenied("claiming a bot seat takes this server's agent key as the bearer token")
 
     async def _take(self, match: Match, seat: SeatRecord, name: str) -> Seated:
         """Take ``seat`` (under the match's lock): persist, then record and publish it."""
         token = secrets.token_urlsafe(32)
-        taken = SeatRecord(seat.seat, seat.bot_level, name, hash_token(token))
+        taken = replace(seat, display_name=name, token_hash=hash_token(token), played_by=OWNER)
         starts = all(s.taken for s in match.record.seats if s.seat != seat.seat)
         try:
             # Once written, recorded: a caller going away meanwhile must not leave memory behind the store.
             await _uncancelled(self.store.save_seat(match.match_id, taken, PLAYING if starts else WAITING))
         except Conflict:
-            self.cache.drop(match.match_id)  # the store knows better: load it again next time
+            self._drop(match)
             raise SeatTaken(f"seat {seat.seat} is already taken") from None
+        if starts:
+            self._no_longer_waits(match)
+        elif seat.bot_level:
+            self.open_bot_seats[seat.bot_level] -= 1
         match.record.seats[seat.seat] = taken
         if starts:
-            self._started(match.match_id)
-        self._publish(match, match.snapshot())
+            match.turn_started_ms = now_ms()
+            self.clocks.arm(match)
+        self._changed(match)
         return Seated(match, seat.seat, token)
 
     async def view(self, match_id: str, token: str | None) -> tuple[Match, int | None]:
@@ -388,6 +409,115 @@ class MatchService:
         if await self.store.seat_of_token(token_hash) is not None:
             raise PermissionDenied("this seat token is for another match")
         raise Unauthenticated("unknown seat token")
+
+    async def _owner(self, match: Match, token: str | None) -> int:
+        if not token:
+            raise Unauthenticated("a seat token is required: send 'authorization: Bearer <token>'")
+        return await self._seat_of(match, token)
+
+    # --- leaving and coming back ---------------------------------------------
+
+    async def leave(self, match_id: str, token: str | None) -> Match:
+        """Give up the caller's seat: open again while the match waits, else to the AI or forfeited."""
+        async with self._using(match_id) as match:
+            seat = await self._owner(match, token)
+            async with match.lock:
+                record = match.record.seats[seat]
+                status = match.status
+                if status == WAITING:
+                    await _uncancelled(self.store.release_seat(match_id, seat))
+                    match.record.seats[seat] = SeatRecord(seat, record.bot_level, reserve_ms=_reserve(match))
+                    if record.bot_level:
+                        self.open_bot_seats[record.bot_level] += 1
+                elif status == PLAYING:
+                    if record.played_by in (LEFT, FORFEITED):
+                        raise NotAllowedNow(f"seat {seat} was given up already")
+                    clock = match.record.clock
+                    forfeits = clock is not None and clock.on_timeout == FORFEITED
+                    await self._hand_over(match, seat, FORFEITED if forfeits else LEFT)
+                else:
+                    raise NotAllowedNow(f"the match is {status}")
+                self._changed(match)
+        log.info("seat left", extra={"match_id": match_id, "seat": seat})
+        return match
+
+    async def reclaim(self, match_id: str, token: str | None) -> tuple[Match, int]:
+        """Take back the caller's seat from the AI that plays it since a timeout."""
+        async with self._using(match_id) as match:
+            seat = await self._owner(match, token)
+            async with match.lock:
+                record = match.record.seats[seat]
+                if record.played_by != AI:
+                    raise NotAllowedNow(
+                        f"seat {seat} is not played by the AI after a timeout"
+                        + (f" (it is {record.played_by})" if record.played_by != OWNER else "")
+                    )
+                back = replace(record, played_by=OWNER)
+                await _uncancelled(self.store.update_seats(match_id, [back]))
+                match.record.seats[seat] = back
+                if match.status == PLAYING and match.state.current_player == seat:
+                    match.turn_started_ms = now_ms()  # its own turn again, from now
+                    self.clocks.arm(match)
+                self._changed(match)
+        log.info("seat reclaimed", extra={"match_id": match_id, "seat": seat})
+        return match, seat
+
+    async def _hand_over(self, match: Match, seat: int, played_by: str) -> None:
+        """The AI plays ``seat`` from now (under the match's lock)."""
+        given = replace(match.record.seats[seat], played_by=played_by, reserve_ms=0)
+        await _uncancelled(self.store.update_seats(match.match_id, [given]))
+        match.record.seats[seat] = given
+        self._release_agent(match.match_id, seat)
+        if match.state.current_player == seat:
+            self.clocks.arm(match)
+
+    async def _timed_out(self, match: Match, version: int) -> None:
+        """The mover of ``version`` ran out of time: the AI plays its seat (or it forfeits)."""
+        async with match.lock:
+            if match.version != version or match.status != PLAYING or match.mover_played_by_ai:
+                return
+            seat = match.state.current_player
+            clock = match.record.clock
+            is_bot = match.record.seats[seat].bot_level is not None
+            await self._hand_over(match, seat, AI if is_bot or clock is None else clock.on_timeout)
+            self._changed(match)
+        log.info("seat timed out", extra={"match_id": match.match_id, "seat": seat})
+
+    async def _stand_in_moves(self, match: Match, version: int, action: Action) -> None:
+        """The AI's move for the seat it plays, if that is still the turn of ``version``."""
+        async with match.lock:
+            if match.version != version or match.status != PLAYING or not match.mover_played_by_ai:
+                return
+            await self._apply(match, match.state.current_player, action, f"ai-{version + 1}")
+
+    # --- expiry --------------------------------------------------------------
+
+    async def _sweep(self) -> None:
+        """Cancel, again and again, matches that waited for players or for an agent too long."""
+        while True:
+            await asyncio.sleep(self.limits.sweep_seconds)
+            try:
+                await self.expire()
+            except Exception:
+                log.exception("looking for expired matches failed")
+
+    async def expire(self) -> None:
+        now = now_ms()
+        expired = await self.store.waiting_since(now - int(self.limits.waiting_expiry_seconds * 1000), False)
+        unclaimed = await self.store.waiting_since(now - int(self.limits.bot_seat_seconds * 1000), True)
+        for match_id in dict.fromkeys([*expired, *unclaimed]):
+            with contextlib.suppress(Conflict, NotFound):
+                await self._cancel(match_id)
+
+    async def _cancel(self, match_id: str) -> None:
+        async with self._using(match_id) as match, match.lock:
+            if match.status != WAITING:
+                return
+            await _uncancelled(self.store.cancel(match_id))
+            self._no_longer_waits(match)
+            match.record.cancelled = True
+            self._changed(match)
+        log.info("match cancelled", extra={"match_id": match_id})
 
     # --- listing -------------------------------------------------------------
 
@@ -423,38 +553,58 @@ class MatchService:
                     raise StaleVersion(f"the match is at version {match.version}, not {expected_version}")
                 if match.state.current_player != seat:
                     raise NotAllowedNow(f"it is seat {match.state.current_player}'s turn")
-                reason = why_illegal(match.state, action)
-                if reason is not None:
-                    raise NotAllowedNow(reason)
-                after = match.state.clone()
-                events: list[Event] = []
-                apply_unchecked(after, action, events)  # checked just above
-                # Accepted: persist, record and publish it even if the caller goes away meanwhile
-                # (a cancelled call), or the store would be ahead of the match.
-                update = await _uncancelled(self._accept(match, seat, action, request_id, after, events))
+                played_by = match.record.seats[seat].played_by
+                if played_by != OWNER:
+                    raise NotAllowedNow(f"the AI plays this seat ({played_by}); ReclaimSeat takes it back")
+                update = await self._apply(match, seat, action, request_id)
         return match, seat, update
+
+    async def _apply(self, match: Match, seat: int, action: Action, request_id: str) -> Update:
+        """Check ``action`` for the mover ``seat``, then persist, record and publish it (under the lock)."""
+        reason = why_illegal(match.state, action)
+        if reason is not None:
+            raise NotAllowedNow(reason)
+        after = match.state.clone()
+        events: list[Event] = []
+        apply_unchecked(after, action, events)  # checked just above
+        # Accepted: persist, record and publish it even if the caller goes away meanwhile
+        # (a cancelled call), or the store would be ahead of the match.
+        return await _uncancelled(self._accept(match, seat, action, request_id, after, events))
 
     async def _accept(
         self, match: Match, seat: int, action: Action, request_id: str, after: GameState, events: list[Event]
     ) -> Update:
+        at = now_ms()
+        mover = charged(match, seat, at)  # its reserve, less what this turn took beyond its time
         # Persist first: once the write returns, the action survives a crash.
         try:
             await self.store.append_action(
-                match.match_id, match.version + 1, seat, action, request_id, after.is_terminal
+                match.match_id, match.version + 1, seat, action, request_id, after.is_terminal, [mover]
             )
         except Conflict:
-            self.cache.drop(match.match_id)  # the store knows better: load it again next time
+            self._drop(match)
             raise StaleVersion("the match has moved on; fetch the view and try again") from None
+        match.record.seats[seat] = mover
         update = match.record_action(seat, action, request_id, after, events)
+        if after.is_terminal:
+            for number in range(len(match.record.seats)):
+                self._release_agent(match.match_id, number)
+        match.turn_started_ms = at
+        self.clocks.arm(match)
         self._publish(match, update)
         return update
 
     # --- streaming -----------------------------------------------------------
 
+    def _changed(self, match: Match) -> None:
+        """Seats, a clock or the status changed without an action: every stream sees the match anew."""
+        match.touch()
+        self._publish(match, match.snapshot())
+
     def _publish(self, match: Match, update: Update) -> None:
         for queue in match.watchers:
             queue.put_nowait(update)
-        if match.state.is_terminal:
+        if match.status in (FINISHED, CANCELLED):
             for queue in match.watchers:
                 queue.put_nowait(None)
 
@@ -471,19 +621,17 @@ class MatchService:
             yield Stream(match, seat, self._updates(match, after_version))
 
     async def _updates(self, match: Match, after_version: int) -> AsyncIterator[Update]:
-        """Every update after ``after_version`` exactly once, in order, then live ones until the end."""
+        """The match as it stands, then every update after ``after_version`` exactly once, in order,
+        then live ones until the end."""
         queue: asyncio.Queue[Update | None] = asyncio.Queue()
         # No await between reading the backlog and registering: nothing can slip in between.
-        backlog: Iterable[Update] = match.updates(match.actions[after_version:])
-        if match.status == WAITING:
-            # The start of a waiting match is a seat change, which no version marks: show where it stands.
-            backlog = [match.snapshot()]
-        finished = match.state.is_terminal
+        backlog: Iterable[Update] = [match.snapshot(), *match.updates(match.actions[after_version:])]
+        ended = match.status in (FINISHED, CANCELLED)
         match.watchers.add(queue)
         try:
             for update in backlog:
                 yield update
-            if finished:
+            if ended:
                 return
             while (live := await queue.get()) is not None:
                 yield live
@@ -498,6 +646,11 @@ class MatchService:
         for match in self.cache.matches():
             for queue in match.watchers:
                 queue.put_nowait(None)
+
+
+def _reserve(match: Match) -> int:
+    clock = match.record.clock
+    return clock.reserve_seconds * 1000 if clock else 0
 
 
 async def _uncancelled(work: Coroutine[Any, Any, T]) -> T:

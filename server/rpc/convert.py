@@ -9,8 +9,11 @@ from mercado.v1 import match_pb2 as api
 from mercado.v1 import mercado_pb2 as pb
 from mercado_client.fairness import seed_commitment
 from mercado_client.wire import (
+    BOT_LEVEL_NAMES,
     BOT_LEVELS,
     MATCH_STATUSES,
+    ON_TIMEOUT,
+    ON_TIMEOUT_NAMES,
     WireError,
     action_json,
     action_message,
@@ -23,8 +26,9 @@ from mercado_client.wire import (
 
 from server.engine import Action, Event, Money, Options, action_from_json, events_for
 from server.match import Match
-from server.match.records import DEFAULT_BOT_LEVEL, MatchRecord
+from server.match.records import AI, AI_PLAYED, DEFAULT_BOT_LEVEL, FORFEITED, LEFT, MatchRecord, TimeControl
 
+MAX_CLOCK_SECONDS = 7 * 24 * 3600  # a week: correspondence play has no clock at all
 PHASE = {"main": pb.PHASE_MAIN, "take_offer": pb.PHASE_TAKE_OFFER}
 END_REASON = {"squares": pb.EndTriggered.REASON_SQUARES, "entrances": pb.EndTriggered.REASON_ENTRANCES}
 GAME_END_REASON = {
@@ -71,7 +75,43 @@ def bot_level_message(level: str | None) -> api.BotLevel.ValueType:
 
 
 def summary(match: Match) -> api.MatchSummary:
-    return summary_of(match.record, match.status, match.version)
+    """A match's summary with what only memory knows: its current deadline and final ranks."""
+    message = summary_of(match.record, match.status, match.version)
+    deadline = match.deadline_ms()
+    if deadline is not None:
+        message.deadline_unix_ms = deadline
+    message.ranks.extend(match.ranks())
+    return message
+
+
+def time_control(message: api.TimeControl) -> TimeControl | None:
+    """A CreateMatch time control; None for none (0 s per turn)."""
+    if not message.turn_seconds:
+        return None
+    if message.on_timeout not in (0, *ON_TIMEOUT_NAMES):
+        raise WireError(f"unknown on_timeout {message.on_timeout}")
+    level = message.fallback_level
+    if level and level not in BOT_LEVEL_NAMES:
+        raise WireError(f"unknown fallback_level {level}")
+    if message.turn_seconds > MAX_CLOCK_SECONDS or message.reserve_seconds > MAX_CLOCK_SECONDS:
+        raise WireError(f"turn_seconds and reserve_seconds must be at most {MAX_CLOCK_SECONDS}")
+    return TimeControl(
+        turn_seconds=message.turn_seconds,
+        reserve_seconds=message.reserve_seconds,
+        on_timeout=ON_TIMEOUT_NAMES.get(message.on_timeout, AI),
+        fallback_level=BOT_LEVEL_NAMES.get(level, "easy"),
+    )
+
+
+def time_control_message(clock: TimeControl | None) -> api.TimeControl:
+    if clock is None:
+        return api.TimeControl()
+    return api.TimeControl(
+        turn_seconds=clock.turn_seconds,
+        reserve_seconds=clock.reserve_seconds,
+        on_timeout=ON_TIMEOUT[clock.on_timeout],
+        fallback_level=BOT_LEVELS[clock.fallback_level],
+    )
 
 
 def commitment(record: MatchRecord) -> str:
@@ -95,6 +135,10 @@ def summary_of(record: MatchRecord, status: str, version: int) -> api.MatchSumma
                 bot_level=BOT_LEVELS[s.bot_level] if s.bot_level else api.BOT_LEVEL_UNSPECIFIED,
                 taken=s.taken,
                 display_name=s.display_name,
+                reserve_ms=s.reserve_ms if record.clock and s.bot_level is None else 0,
+                played_by_ai=s.played_by in AI_PLAYED,
+                left=s.played_by == LEFT,
+                forfeited=s.played_by == FORFEITED,
             )
             for s in record.seats
         ],
@@ -103,6 +147,7 @@ def summary_of(record: MatchRecord, status: str, version: int) -> api.MatchSumma
         mercado=options_message(record.options),
         seed_commitment=commitment(record),
         seed_chosen=record.seed_chosen,
+        time_control=time_control_message(record.clock),
     )
 
 

@@ -51,6 +51,9 @@ DEFAULT_RATES: Mapping[str, Rate] = {
     "StreamEvents": Rate(10, 100),
     "SubmitAction": Rate(50, 200),
     "GetReplay": Rate(5, 30),
+    "LeaveMatch": Rate(2, 20),
+    "ReclaimSeat": Rate(2, 20),
+    "AgentHeartbeat": Rate(5, 20),
 }
 
 

@@ -12,15 +12,16 @@ still decided by the engine (``player_view``, ``may_see_coins``,
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from mercado.v1 import match_pb2 as api
 from mercado.v1 import mercado_pb2 as pb
 from mercado_client.wire import MATCH_STATUSES
 
-from server.engine import ALL_ACTIONS, legal_actions, player_view
+from server.engine import ALL_ACTIONS, Action, legal_actions, payments, player_view
 from server.engine.views import may_see_coins
-from server.match import FINISHED, PLAYING, Match, Update
+from server.match import FINISHED, OWNER, PLAYING, Match, Update
 
 from . import convert
 
@@ -60,6 +61,10 @@ def _shared(match: Match, update: Update) -> bytes:
         state.match.status = MATCH_STATUSES[status]
         if status == PLAYING:  # nobody is to move while seats are open
             state.to_move = update.state.current_player
+        if update.version != match.version:  # an earlier version (a stream catching up): its turn is over
+            state.match.ClearField("deadline_unix_ms")
+        if status != FINISHED:
+            state.match.ClearField("ranks")
         cached = update.rendered["shared"] = state.SerializeToString()
     return cached
 
@@ -79,14 +84,43 @@ def _players(update: Update, seat: int | None) -> bytes:
     return cached
 
 
+def _previews(update: Update, seat: int, actions: list[Action]) -> bytes:
+    """What each of the mover's legal actions costs and pays, as the mover may see it, serialized."""
+    options = update.state.options
+    parts = []
+    for action in actions:
+        cost, income = payments(update.state, action)
+        earnings = tuple(
+            (player, amount if may_see_coins(options, seat, player) else None)
+            for player, amount in enumerate(income)
+            if amount
+        )
+        parts.append(_preview_fragment(cost, earnings))
+    return b"".join(parts)
+
+
+@functools.lru_cache(maxsize=4096)  # costs and earnings take few values: most previews repeat
+def _preview_fragment(cost: int, earnings: tuple[tuple[int, int | None], ...]) -> bytes:
+    """One serialized MatchState fragment holding one preview (concatenated, they append in order)."""
+    preview = pb.MercadoPreview(cost=cost)
+    for player, amount in earnings:
+        earning = preview.earnings.add(seat=player)
+        if amount is not None:
+            earning.amount = amount
+    return api.MatchState(previews=[api.ActionPreview(mercado=preview)]).SerializeToString()
+
+
 def state_bytes(match: Match, update: Update, seat: int | None) -> bytes:
     """The serialized MatchState ``seat`` (None: a spectator) sees as of ``update``."""
     parts = [_shared(match, update), _players(update, seat)]
     state = update.state
     if seat is not None:
         parts.append(api.MatchState(your_seat=seat).SerializeToString())
-        if seat == state.current_player and _status(match, update) == PLAYING:
-            parts += [_LEGAL_FRAGMENTS[a.id] for a in legal_actions(state)]
+        owner_moves = match.record.seats[seat].played_by == OWNER
+        if seat == state.current_player and owner_moves and _status(match, update) == PLAYING:
+            actions = legal_actions(state)
+            parts += [_LEGAL_FRAGMENTS[a.id] for a in actions]
+            parts.append(_previews(update, seat, actions))
     return b"".join(parts)
 
 

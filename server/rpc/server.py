@@ -208,6 +208,7 @@ async def serve(config: ServerConfig) -> None:
     log.info("shutting down")
     await running.health.enter_graceful_shutdown()
     service.close_streams()
+    await service.close()
     await asyncio.gather(running.server.stop(SHUTDOWN_GRACE_SECONDS), *([site.stop()] if site else []))
     store.close()
     log.info("stopped")

@@ -174,7 +174,9 @@ class MatchServicer(api_grpc.MatchServiceServicer):
                 seats.append(None)
         seed = request.seed if request.HasField("seed") else None
         creator = self.clients.key(context.peer())
-        match = await self.service.create_match(options, seats, seed, creator)
+        named = request.HasField("time_control")
+        clock = convert.time_control(request.time_control) if named else None
+        match = await self.service.create_match(options, seats, seed, creator, clock, default_clock=not named)
         log.info("match created", extra={"match_id": match.match_id, "players": options.players})
         return api.CreateMatchResponse(match_id=match.match_id, match=convert.summary(match))
 
@@ -194,7 +196,9 @@ class MatchServicer(api_grpc.MatchServiceServicer):
         self, request: api.ClaimBotSeatRequest, context: grpc.aio.ServicerContext
     ) -> api.ClaimBotSeatResponse:
         levels = [_known(level, BOT_LEVEL_NAMES, "bot level") for level in request.levels]
-        seated = await self.service.claim_bot_seat(levels, request.agent_name, bearer_token(context))
+        seated = await self.service.claim_bot_seat(
+            levels, request.agent_name, bearer_token(context), request.agent_id[:64]
+        )
         level = seated.match.record.seats[seated.seat].bot_level
         log.info("bot seat claimed", extra={"match_id": seated.match.match_id, "seat": seated.seat})
         return api.ClaimBotSeatResponse(
@@ -257,6 +261,30 @@ class MatchServicer(api_grpc.MatchServiceServicer):
             seed_commitment=convert.commitment(record),
             seed_chosen=record.seed_chosen,
         )
+
+    @gated
+    async def LeaveMatch(
+        self, request: api.LeaveMatchRequest, context: grpc.aio.ServicerContext
+    ) -> api.LeaveMatchResponse:
+        match = await self.service.leave(request.match_id, bearer_token(context))
+        return api.LeaveMatchResponse(match=convert.summary(match))
+
+    @gated
+    async def ReclaimSeat(
+        self, request: api.ReclaimSeatRequest, context: grpc.aio.ServicerContext
+    ) -> api.MatchState:
+        match, seat = await self.service.reclaim(request.match_id, bearer_token(context))
+        return render.match_state(match, match.latest(), seat)
+
+    @gated
+    async def AgentHeartbeat(
+        self, request: api.AgentHeartbeatRequest, context: grpc.aio.ServicerContext
+    ) -> api.AgentHeartbeatResponse:
+        levels = [_known(level, BOT_LEVEL_NAMES, "bot level") for level in request.levels]
+        interval = self.service.agent_heartbeat(
+            bearer_token(context), request.agent_id, levels, request.free_slots
+        )
+        return api.AgentHeartbeatResponse(interval_seconds=interval)
 
     async def StreamEvents(
         self, request: api.StreamEventsRequest, context: grpc.aio.ServicerContext

@@ -58,13 +58,33 @@ class Store(Protocol):
         """Take a seat that was open; ``status`` is the match's status once it is taken."""
         ...
 
+    async def release_seat(self, match_id: str, seat: int) -> None:
+        """Open a taken seat of a waiting match again."""
+        ...
+
+    async def update_seats(self, match_id: str, seats: list[SeatRecord]) -> None:
+        """Who plays these taken seats, and their reserves."""
+        ...
+
     async def append_action(
-        self, match_id: str, version: int, seat: int, action: Action, request_id: str, finished: bool
+        self,
+        match_id: str,
+        version: int,
+        seat: int,
+        action: Action,
+        request_id: str,
+        finished: bool,
+        seats: list[SeatRecord] | None = None,
     ) -> None:
-        """Add version ``version`` of a match (Conflict when it or the request id is taken)."""
+        """Add version ``version`` of a match (Conflict when it or the request id is taken), with the
+        seats it changed (the mover's reserve)."""
         ...
 
     async def set_status(self, match_id: str, status: str) -> None: ...
+
+    async def cancel(self, match_id: str) -> None:
+        """Cancel a waiting match (Conflict when it no longer waits)."""
+        ...
 
     async def load_match(self, match_id: str) -> tuple[MatchRecord, list[StoredAction]] | None: ...
 
@@ -81,6 +101,18 @@ class Store(Protocol):
     async def seat_of_token(self, token_hash: str) -> tuple[str, int] | None: ...
 
     async def count_waiting(self) -> int: ...
+
+    async def open_bot_seats(self) -> dict[str, int]:
+        """Bot seats waiting for an agent, by level."""
+        ...
+
+    async def waiting_since(self, before_ms: int, bot_seats_only: bool) -> list[str]:
+        """Waiting matches created before ``before_ms`` (only those with an open bot seat, if asked)."""
+        ...
+
+    async def playing_to_watch(self) -> list[str]:
+        """Matches in play whose clocks run or whose seats the AI plays."""
+        ...
 
     async def unclassified(self) -> list[str]:
         """Matches stored before statuses were, whose status is not known without replaying them."""

@@ -6,8 +6,34 @@ from dataclasses import dataclass
 
 from server.engine import Options
 
-# A match's status: some seats open, every seat taken and the game on, the game over.
-WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
+# A match's status: some seats open, every seat taken and the game on, the game over, or
+# given up before every seat was taken.
+WAITING, PLAYING, FINISHED, CANCELLED = "waiting", "playing", "finished", "cancelled"
+# Who plays a taken seat: its owner; the AI, since the owner's time ran out (the owner may take it
+# back); the AI, since the owner left; the AI, for a seat that forfeited (ranked last).
+OWNER, AI, LEFT, FORFEITED = "owner", "ai", "left", "forfeited"
+CLOSED = "closed"  # an open seat of a cancelled match: nobody will take it
+AI_PLAYED = (AI, LEFT, FORFEITED)
+# What becomes of a seat whose time runs out, or whose player leaves.
+ON_TIMEOUT = (AI, FORFEITED)
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """How long each human seat may take: a time per turn, and a reserve a slower turn draws on."""
+
+    turn_seconds: int = 60
+    reserve_seconds: int = 180
+    on_timeout: str = AI  # AI or FORFEITED
+    fallback_level: str = "easy"  # the AI that plays a seat that ran out or left
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "turn_seconds": self.turn_seconds,
+            "reserve_seconds": self.reserve_seconds,
+            "on_timeout": self.on_timeout,
+            "fallback_level": self.fallback_level,
+        }
 
 
 @dataclass
@@ -18,6 +44,8 @@ class SeatRecord:
     bot_level: str | None = None  # None: an open seat
     display_name: str = ""
     token_hash: str | None = None  # set once the seat is taken
+    played_by: str = OWNER  # OWNER, AI, LEFT, FORFEITED, or CLOSED (never taken)
+    reserve_ms: int = 0  # with a clock: the reserve left
 
     @property
     def taken(self) -> bool:
@@ -38,3 +66,5 @@ class MatchRecord:
     # stored before commitments existed have no salt.
     salt: bytes = b""
     seed_chosen: bool = False  # chosen by the creator, not drawn by the server
+    clock: TimeControl | None = None  # None: no clock
+    cancelled: bool = False

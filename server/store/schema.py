@@ -51,6 +51,16 @@ MIGRATIONS: list[str] = [
     CREATE INDEX open_bot_seats ON seats(bot_level) WHERE token_hash IS NULL AND bot_level IS NOT NULL;
     CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     """,
+    # 3: clocks (a match's time control, each seat's reserve and who plays it), cancelled matches.
+    """
+    ALTER TABLE matches ADD COLUMN clock TEXT;
+    ALTER TABLE seats ADD COLUMN played_by TEXT NOT NULL DEFAULT 'owner';
+    ALTER TABLE seats ADD COLUMN reserve_ms INTEGER NOT NULL DEFAULT 0;
+    -- The open seats of a cancelled match are closed: no claim finds them any more.
+    DROP INDEX open_bot_seats;
+    CREATE INDEX open_bot_seats ON seats(bot_level)
+        WHERE token_hash IS NULL AND bot_level IS NOT NULL AND played_by = 'owner';
+    """,
 ]
 
 

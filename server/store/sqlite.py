@@ -38,7 +38,17 @@ from typing import Any, TypeVar
 from server.engine import ALL_ACTIONS, Action, Options, action_from_json
 
 from . import Conflict, MatchListing, StoredAction, StoreLocked, StoreUnavailable
-from .records import FINISHED, PLAYING, WAITING, MatchRecord, SeatRecord
+from .records import (
+    CANCELLED,
+    CLOSED,
+    FINISHED,
+    OWNER,
+    PLAYING,
+    WAITING,
+    MatchRecord,
+    SeatRecord,
+    TimeControl,
+)
 from .schema import migrate
 from .wal import Checkpointer
 
@@ -136,10 +146,11 @@ class SqliteStore:
 
     async def create_match(self, match: MatchRecord) -> None:
         status = WAITING if any(not s.taken for s in match.seats) else PLAYING
+        clock = None if match.clock is None else json.dumps(match.clock.to_json())
         ops = [
             Op(
-                "INSERT INTO matches (match_id, game, options, seed, created_ms, status, salt, seed_chosen)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO matches (match_id, game, options, seed, created_ms, status, salt, seed_chosen,"
+                " clock) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     match.match_id,
                     match.game,
@@ -149,34 +160,75 @@ class SqliteStore:
                     status,
                     match.salt,
                     int(match.seed_chosen),
+                    clock,
                 ),
             )
         ]
         ops += [
             Op(
-                "INSERT INTO seats (match_id, seat, bot_level, display_name, token_hash)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (match.match_id, s.seat, s.bot_level, s.display_name, s.token_hash),
+                "INSERT INTO seats (match_id, seat, bot_level, display_name, token_hash, played_by,"
+                " reserve_ms) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    match.match_id,
+                    s.seat,
+                    s.bot_level,
+                    s.display_name,
+                    s.token_hash,
+                    s.played_by,
+                    s.reserve_ms,
+                ),
             )
             for s in match.seats
         ]
         await self._write(ops)
 
     async def save_seat(self, match_id: str, seat: SeatRecord, status: str) -> None:
+        """Take a seat that was open; ``status`` is the match's status once it is taken."""
         await self._write(
             [
                 Op(
-                    "UPDATE seats SET display_name = ?, token_hash = ?"
-                    " WHERE match_id = ? AND seat = ? AND token_hash IS NULL",
-                    (seat.display_name, seat.token_hash, match_id, seat.seat),
+                    "UPDATE seats SET display_name = ?, token_hash = ?, played_by = ?, reserve_ms = ?"
+                    " WHERE match_id = ? AND seat = ? AND token_hash IS NULL AND played_by = 'owner'",
+                    (
+                        seat.display_name,
+                        seat.token_hash,
+                        seat.played_by,
+                        seat.reserve_ms,
+                        match_id,
+                        seat.seat,
+                    ),
                     one_row=True,
                 ),
                 Op("UPDATE matches SET status = ? WHERE match_id = ?", (status, match_id), one_row=True),
             ]
         )
 
+    async def release_seat(self, match_id: str, seat: int) -> None:
+        """Open a taken seat of a waiting match again (its player left before the start)."""
+        await self._write(
+            [
+                Op(
+                    "UPDATE seats SET display_name = '', token_hash = NULL, played_by = ?, reserve_ms = 0"
+                    " WHERE match_id = ? AND seat = ? AND token_hash IS NOT NULL",
+                    (OWNER, match_id, seat),
+                    one_row=True,
+                )
+            ]
+        )
+
+    async def update_seats(self, match_id: str, seats: list[SeatRecord]) -> None:
+        """Who plays these taken seats and their reserves (a timeout, a player who left or came back)."""
+        await self._write(_seat_updates(match_id, seats))
+
     async def append_action(
-        self, match_id: str, version: int, seat: int, action: Action, request_id: str, finished: bool
+        self,
+        match_id: str,
+        version: int,
+        seat: int,
+        action: Action,
+        request_id: str,
+        finished: bool,
+        seats: list[SeatRecord] | None = None,
     ) -> None:
         ops = [
             Op(
@@ -184,12 +236,29 @@ class SqliteStore:
                 (match_id, version, seat, ACTION_TEXT[action.id], request_id),
             )
         ]
+        ops += _seat_updates(match_id, seats or [])
         if finished:
             ops.append(Op("UPDATE matches SET status = ? WHERE match_id = ?", (FINISHED, match_id)))
         await self._write(ops)
 
     async def set_status(self, match_id: str, status: str) -> None:
         await self._write([Op("UPDATE matches SET status = ? WHERE match_id = ?", (status, match_id))])
+
+    async def cancel(self, match_id: str) -> None:
+        """Cancel a waiting match: its open seats are closed with it."""
+        await self._write(
+            [
+                Op(
+                    "UPDATE matches SET status = ? WHERE match_id = ? AND status = ?",
+                    (CANCELLED, match_id, WAITING),
+                    one_row=True,
+                ),
+                Op(
+                    "UPDATE seats SET played_by = ? WHERE match_id = ? AND token_hash IS NULL",
+                    (CLOSED, match_id),
+                ),
+            ]
+        )
 
     async def _write(self, ops: list[Op]) -> None:
         """Return once ``ops`` are committed (in the next group commit), as one transaction of their own."""
@@ -378,8 +447,8 @@ class SqliteStore:
             for level in levels:
                 row = db.execute(
                     "SELECT rowid, match_id, seat FROM seats WHERE bot_level = ? AND token_hash IS NULL"
-                    " ORDER BY rowid LIMIT 1",
-                    (level,),
+                    " AND played_by = ? ORDER BY rowid LIMIT 1",
+                    (level, OWNER),
                 ).fetchone()
                 if row is not None and (oldest is None or row[0] < oldest[0]):
                     oldest = row
@@ -400,6 +469,51 @@ class SqliteStore:
         def query(db: sqlite3.Connection) -> int:
             (count,) = db.execute("SELECT count(*) FROM matches WHERE status = ?", (WAITING,)).fetchone()
             return int(count)
+
+        return await self._read(query)
+
+    async def open_bot_seats(self) -> dict[str, int]:
+        """How many bot seats of each level wait for an agent."""
+
+        def query(db: sqlite3.Connection) -> dict[str, int]:
+            rows = db.execute(
+                "SELECT bot_level, count(*) FROM seats WHERE bot_level IS NOT NULL AND token_hash IS NULL"
+                " AND played_by = ? GROUP BY bot_level",
+                (OWNER,),
+            )
+            return {level: int(count) for level, count in rows}
+
+        return await self._read(query)
+
+    async def waiting_since(self, before_ms: int, bot_seats_only: bool) -> list[str]:
+        """Waiting matches created before ``before_ms`` (only those with an open bot seat, if asked)."""
+
+        def query(db: sqlite3.Connection) -> list[str]:
+            if bot_seats_only:
+                rows = db.execute(
+                    "SELECT DISTINCT s.match_id FROM seats s JOIN matches m USING (match_id)"
+                    " WHERE s.bot_level IS NOT NULL AND s.token_hash IS NULL AND s.played_by = ?"
+                    " AND m.created_ms < ?",
+                    (OWNER, before_ms),
+                )
+            else:
+                rows = db.execute(
+                    "SELECT match_id FROM matches WHERE status = ? AND created_ms < ?", (WAITING, before_ms)
+                )
+            return [row[0] for row in rows]
+
+        return await self._read(query)
+
+    async def playing_to_watch(self) -> list[str]:
+        """Matches in play whose clocks run or whose seats the AI plays: watched from the server's start."""
+
+        def query(db: sqlite3.Connection) -> list[str]:
+            rows = db.execute(
+                "SELECT match_id FROM matches m WHERE status = ? AND (clock IS NOT NULL OR EXISTS"
+                " (SELECT 1 FROM seats s WHERE s.match_id = m.match_id AND s.played_by != ?))",
+                (PLAYING, OWNER),
+            )
+            return [row[0] for row in rows]
 
         return await self._read(query)
 
@@ -442,7 +556,7 @@ def _records(
 ) -> list[tuple[MatchRecord, str | None, int]]:
     """Matches selected by ``clause``, each with its seats, status and version."""
     rows = db.execute(
-        "SELECT match_id, game, options, seed, created_ms, salt, seed_chosen, status,"
+        "SELECT match_id, game, options, seed, created_ms, salt, seed_chosen, clock, status,"
         " coalesce((SELECT max(version) FROM actions a WHERE a.match_id = m.match_id), 0)"
         f" FROM matches m {clause}",
         params,
@@ -452,12 +566,12 @@ def _records(
     ids = [row[0] for row in rows]
     seats: dict[str, list[SeatRecord]] = {match_id: [] for match_id in ids}
     marks = ", ".join("?" * len(ids))
-    for match_id, seat, bot_level, name, token_hash in db.execute(
-        "SELECT match_id, seat, bot_level, display_name, token_hash FROM seats"
+    for match_id, seat, bot_level, name, token_hash, played_by, reserve_ms in db.execute(
+        "SELECT match_id, seat, bot_level, display_name, token_hash, played_by, reserve_ms FROM seats"
         f" WHERE match_id IN ({marks}) ORDER BY match_id, seat",
         ids,
     ):
-        seats[match_id].append(SeatRecord(seat, bot_level, name, token_hash))
+        seats[match_id].append(SeatRecord(seat, bot_level, name, token_hash, played_by, reserve_ms))
     return [
         (
             MatchRecord(
@@ -469,9 +583,22 @@ def _records(
                 game,
                 bytes(salt),
                 bool(chosen),
+                None if clock is None else TimeControl(**json.loads(clock)),
+                status == CANCELLED,
             ),
             status,
             version,
         )
-        for match_id, game, options, seed, created_ms, salt, chosen, status, version in rows
+        for match_id, game, options, seed, created_ms, salt, chosen, clock, status, version in rows
+    ]
+
+
+def _seat_updates(match_id: str, seats: list[SeatRecord]) -> list[Op]:
+    return [
+        Op(
+            "UPDATE seats SET played_by = ?, reserve_ms = ? WHERE match_id = ? AND seat = ?",
+            (seat.played_by, seat.reserve_ms, match_id, seat.seat),
+            one_row=True,
+        )
+        for seat in seats
     ]

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable
 
 import grpc
-from matchplay import assert_reason, bearer, play_random_match, refusal, seated_match
+from matchplay import announce_agent, assert_reason, bearer, play_random_match, refusal, seated_match
 from mercado.v1 import match_pb2 as api
 from mercado_client import MercadoClient, seed_commitment
 from mercado_client.verify import verify_replay
@@ -22,6 +22,7 @@ Code = grpc.StatusCode
 async def test_a_bot_seat_needs_the_agent_key(start: Start) -> None:
     server = start()
     async with MercadoClient(server.target) as client:
+        await announce_agent(client)
         match_id = await client.create_match(players=2, seats=[None, "easy"])
         human = await client.join(match_id, "ada")
         claim = api.ClaimBotSeatRequest(agent_name="impostor")

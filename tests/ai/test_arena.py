@@ -193,12 +193,15 @@ def test_normal_estimate() -> None:
 def test_arena_command_writes_a_plot_and_json(tmp_path: Path) -> None:
     plot, report = tmp_path / "out.png", tmp_path / "out.json"
     args = ["arena", "--games", "4", "--bots", "greedy,random", "--jobs", "1"]
-    result = CliRunner(mix_stderr=False).invoke(main, [*args, "--plot", str(plot), "--json-out", str(report)])
+    result = CliRunner(mix_stderr=False).invoke(
+        main, [*args, "--plot", str(plot), "--json-out", str(report), "--json"]
+    )
     assert result.exit_code == 0, result.stderr + result.output
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert plot.stat().st_size > 1000
     data = json.loads(report.read_text(encoding="utf-8"))
     assert json.loads(result.stdout) == data
+    assert "greedy" in result.stderr  # the table, out of the JSON's way
     assert data["games"] == 4 and data["players"] == 2 and data["bots"] == ["greedy", "random"]
     results = {r["bot"]: r for r in data["results"]}
     assert set(results) == {"greedy", "random"}
@@ -207,6 +210,14 @@ def test_arena_command_writes_a_plot_and_json(tmp_path: Path) -> None:
     for r in results.values():
         low, high = r["win_rate"]["ci95"]
         assert 0.0 <= low <= r["win_rate"]["mean"] <= high <= 1.0
+
+
+def test_arena_prints_only_its_table_unless_asked_for_json() -> None:
+    result = CliRunner(mix_stderr=False).invoke(
+        main, ["arena", "--games", "2", "--bots", "greedy,random", "--jobs", "1"]
+    )
+    assert result.exit_code == 0, result.stderr
+    assert "greedy" in result.stdout and "{" not in result.stdout
 
 
 def test_arena_command_refuses_an_unknown_bot(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ The Go and TypeScript clients run the same list; each fails if a scenario has no
 
 from __future__ import annotations
 
+import asyncio
 import json
 import tempfile
 import time
@@ -136,16 +137,27 @@ async def resume_stream(client: MercadoClient, start_server: StartServer) -> Non
     for _ in range(6):
         seat, state = await mover(seats)
         await seat.submit(state.legal_actions[0], state.version, uuid.uuid4().hex)
-    seen: list[int] = []
+    seen: list[tuple[int, bool]] = []  # (version, an action?)
     async for update in seats[0].follow(after_version=0):
-        seen.append(update.version)
+        seen.append((update.version, update.HasField("action")))
         if len(seen) == 3:
             break  # drop the stream
-    async for update in seats[0].follow(after_version=seen[-1]):
-        seen.append(update.version)
-        if update.version == 6:
+    async for update in seats[0].follow(after_version=seen[-1][0]):
+        seen.append((update.version, update.HasField("action")))
+        if update.version == 6 and update.HasField("action"):
             break
-    assert seen == [1, 2, 3, 4, 5, 6]
+    assert seen == [(6, False), (1, True), (2, True), (6, False), (3, True), (4, True), (5, True), (6, True)]
+
+
+@scenario
+async def stream_starts_with_the_match(client: MercadoClient, start_server: StartServer) -> None:
+    match_id = await client.create_match(players=2)
+    first = await client.join(match_id, "ada")
+    assert (await first.view()).match.status == api.MATCH_STATUS_WAITING
+    await client.join(match_id, "bo")
+    update = await asyncio.wait_for(anext(aiter(first.follow(after_version=0))), 5)
+    assert not update.HasField("action") and update.version == 0
+    assert update.state.match.status == api.MATCH_STATUS_PLAYING
 
 
 @scenario

@@ -173,3 +173,11 @@ def assert_reason(error: grpc.aio.AioRpcError, code: grpc.StatusCode) -> None:
 
 def bearer(token: str) -> tuple[tuple[str, str], ...]:
     return (("authorization", f"Bearer {token}"),)
+
+
+async def announce_agent(client: MercadoClient, free_slots: int = 100) -> None:
+    """Tell the server, as an AI agent would, that bot seats can be taken (the test takes them itself)."""
+    from server_process import AGENT_KEY
+
+    request = api.AgentHeartbeatRequest(agent_id="test-agent", free_slots=free_slots)
+    await client.stub.AgentHeartbeat(request, metadata=bearer(AGENT_KEY))

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import IO
 
 import pytest
-from matchplay import Connect, Received, random_player, replay_history
+from matchplay import Connect, Received, announce_agent, random_player, replay_history
 from mercado.v1 import match_pb2 as api
 from mercado_client import MercadoClient, Seat
 from positions import ROOT
@@ -37,11 +37,11 @@ CLAIM_SECONDS = 30.0
 class AgentProcess:
     """``python -m server ai`` against a server, its log in a file."""
 
-    def __init__(self, target: str, log: Path) -> None:
+    def __init__(self, target: str, log: Path, state: Path) -> None:
         self.log_path = log
         self.log: IO[str] = log.open("w", encoding="utf-8")
         command = [sys.executable, "-m", "server", "ai", "--server", target, "--level", "easy"]
-        command += ["--agent-key", AGENT_KEY]
+        command += ["--agent-key", AGENT_KEY, "--state-file", str(state)]
         self.process = subprocess.Popen(
             command,
             cwd=ROOT,
@@ -84,7 +84,9 @@ def start_agent(own_server: ServerProcess, tmp_path: Path) -> Iterator[Callable[
     started: list[AgentProcess] = []
 
     def start() -> AgentProcess:
-        agent = AgentProcess(own_server.target, tmp_path / f"agent{len(started)}.log")
+        agent = AgentProcess(
+            own_server.target, tmp_path / f"agent{len(started)}.log", tmp_path / "seats.json"
+        )
         started.append(agent)
         return agent
 
@@ -171,6 +173,7 @@ async def test_agent_plays_a_two_player_match_joined_before_its_claim(
 ) -> None:
     client = connect_own()
     seed = seed_where(2, first)
+    await announce_agent(client)  # as the agent will, once started
     match_id = await client.create_match(players=2, seats=[None, "easy"], seed=seed)
     human = await client.join(match_id, "human")
     assert human.seat == 0
@@ -191,6 +194,7 @@ async def test_agent_plays_a_seat_it_claimed_before_the_human_joined(
     client = connect_own()
     agent = start_agent()
     seed = seed_where(2, first)
+    await announce_agent(client)  # as the agent will, once started
     match_id = await client.create_match(players=2, seats=[None, "easy"], seed=seed)
     await wait_for_claims(client, match_id, [1], agent)
     # The human takes a moment to join: long enough for the agent to have looked at its seat.
@@ -208,6 +212,7 @@ async def test_one_agent_plays_two_bot_seats_of_a_three_player_match(
     # The human moves first: the agent claims one seat at a time, and a bot to move before the second
     # claim would meet the waiting-match refusal that test_agent_plays_a_seat_it_claimed_before... covers.
     seed = seed_where(3, 0)
+    await announce_agent(client)  # as the agent will, once started
     match_id = await client.create_match(players=3, seats=[None, "easy", "easy"], seed=seed)
     human = await client.join(match_id, "human")
     agent = start_agent()
@@ -237,6 +242,7 @@ async def test_agent_resumes_its_match_after_the_server_is_killed(
     """SIGKILL the server mid-match and restart it: the agent reconnects, resumes, and finishes the match."""
     client = connect_own()
     seed = seed_where(2, 0)
+    await announce_agent(client)  # as the agent will, once started
     match_id = await client.create_match(players=2, seats=[None, "easy"], seed=seed)
     human = await client.join(match_id, "human")
     agent = start_agent()
@@ -273,3 +279,35 @@ def test_an_agent_with_a_wrong_key_stops_and_says_why(server: ServerProcess) -> 
     assert done.stderr.strip().splitlines()[-1] == (
         "Error: claiming a bot seat takes this server's agent key as the bearer token (check --agent-key)"
     )
+
+
+async def test_an_agent_started_again_resumes_the_seats_it_held(
+    connect_own: Connect, start_agent: Callable[[], AgentProcess]
+) -> None:
+    client = connect_own()
+    first = start_agent()
+    await wait_until_started(first)
+    seed = seed_where(2, 0)
+    match_id = await client.create_match(players=2, seats=[None, "easy"], seed=seed)
+    human = await client.join(match_id, "human")
+    await wait_for_claims(client, match_id, [1], first)
+    playing = asyncio.create_task(play_human(human, seed, first))
+    deadline = time.monotonic() + MATCH_SECONDS
+    while (await client.view(match_id)).version < 6:
+        assert not playing.done() and time.monotonic() < deadline, first.tail()
+        await asyncio.sleep(0.05)
+    first.kill()
+    second = start_agent()  # the same seat file: it resumes the seat without claiming anything
+    received = await playing
+    await finish_and_check(client, match_id, received, 2, [1], second)
+    messages = [r.get("message") for r in second.records()]
+    assert "seat claimed" not in messages and "match over" in messages
+    assert second.stop() == 0, second.tail()
+
+
+async def wait_until_started(agent: AgentProcess) -> None:
+    """Until the agent has said hello to the server (its first heartbeat)."""
+    deadline = time.monotonic() + CLAIM_SECONDS
+    while "agent started" not in [r.get("message") for r in agent.records()]:
+        assert agent.process.poll() is None and time.monotonic() < deadline, agent.tail()
+        await asyncio.sleep(0.05)

@@ -158,6 +158,8 @@ def test_stream_events_are_pushed(web_server: ServerProcess) -> None:
     acted = unary(web_server, "SubmitAction", submit, api.SubmitActionResponse, token)
     assert acted.version == state.version + 1
     flag, message = read_frame(stream)
+    assert flag == 0 and api.MatchUpdate.FromString(message).state == state  # where it stood, first
+    flag, message = read_frame(stream)
     assert flag == 0
     update = api.MatchUpdate.FromString(message)
     assert update.version == state.version + 1

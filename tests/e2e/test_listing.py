@@ -8,7 +8,7 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
-from matchplay import Connect, assert_reason, play_random_match, refusal, seated_match
+from matchplay import Connect, announce_agent, assert_reason, play_random_match, refusal, seated_match
 from mercado.v1 import match_pb2 as api
 from mercado.v1 import mercado_pb2 as pb
 from mercado_client import MercadoClient
@@ -100,6 +100,7 @@ async def test_paging_is_stable_while_matches_are_created(connect_own: Connect) 
 
 async def test_summaries_describe_the_seats(connect_own: Connect) -> None:
     client = connect_own()
+    await announce_agent(client)
     match_id = await client.create_match(players=4, seats=[None, "easy", None, "hard"], money="public")
     await client.join(match_id, "ada", seat=2)
     (summary,) = (await client.list_matches()).matches
@@ -119,7 +120,9 @@ async def test_summaries_describe_the_seats(connect_own: Connect) -> None:
 
 async def test_claiming_bot_seats_starts_the_match(connect_own: Connect) -> None:
     client = connect_own()
+    await announce_agent(client)
     older = await client.create_match(players=3, seats=[None, "easy", "hard"])
+    await announce_agent(client)
     newer = await client.create_match(players=2, seats=["easy"])
     human = await client.join(older, "ada")
     assert (await human.view()).match.status == api.MATCH_STATUS_WAITING
@@ -162,6 +165,7 @@ async def test_a_bot_seat_of_unspecified_level_is_medium(connect_own: Connect) -
     request = api.CreateMatchRequest(
         players=2, seats=[api.SeatSpec(bot=api.SeatSpec.Bot())], mercado=pb.MercadoOptions()
     )
+    await announce_agent(client)
     created = await client.stub.CreateMatch(request)
     assert created.match.seats[0].bot_level == api.BOT_LEVEL_MEDIUM
     _, level = await client.claim_bot_seat("agent", ["medium"], agent_key=AGENT_KEY)

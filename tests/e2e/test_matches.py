@@ -90,7 +90,8 @@ async def test_replaying_a_finished_stream_shows_each_version_as_it_was(connect:
     match_id, seats = await seated_match(connect, 2, seed=6)
     await play_random_match(seats, seed=6)
     replay = await connect().replay(match_id)
-    updates = [u async for u in connect().follow(match_id)]
+    now, *updates = [u async for u in connect().follow(match_id)]
+    assert not now.HasField("action") and now.version == len(replay.steps)  # where it stands, first
     assert [u.version for u in updates] == list(range(1, len(replay.steps) + 1))
     for update in updates[:-1]:
         assert update.state.match.version == update.version

@@ -8,7 +8,16 @@ from typing import Any
 
 import grpc
 import pytest
-from matchplay import Connect, assert_reason, bearer, mover, play_random_match, refusal, seated_match
+from matchplay import (
+    Connect,
+    announce_agent,
+    assert_reason,
+    bearer,
+    mover,
+    play_random_match,
+    refusal,
+    seated_match,
+)
 from mercado.v1 import match_pb2 as api
 from mercado.v1 import mercado_pb2 as pb
 from mercado_client import MercadoClient, Seat
@@ -243,6 +252,7 @@ async def test_a_token_of_another_match_is_denied(playing: Playing, connect: Con
 
 
 async def test_a_bot_seat_cannot_be_joined(client: MercadoClient) -> None:
+    await announce_agent(client)
     match_id = await client.create_match(players=2, seats=[None, "hard"])
     before = await client.view(match_id)
     assert_reason(await refusal(client.join(match_id, "ada", seat=1)), Code.PERMISSION_DENIED)
@@ -305,6 +315,7 @@ async def test_no_open_seat_left_is_resource_exhausted(playing: Playing, client:
         playing, client.join(playing.match_id, "late"), Code.RESOURCE_EXHAUSTED
     )
     # Seats reserved for bots are not open seats.
+    await announce_agent(client)
     match_id = await client.create_match(players=2, seats=[None, "easy"])
     await client.join(match_id, "ada")
     before = await client.view(match_id)
@@ -314,6 +325,7 @@ async def test_no_open_seat_left_is_resource_exhausted(playing: Playing, client:
 
 async def test_no_bot_seat_left_is_resource_exhausted(connect_own: Connect) -> None:
     client = connect_own()
+    await announce_agent(client)
     match_id = await client.create_match(players=2, seats=[None, "hard"])
     error = await refusal(client.claim_bot_seat("agent", ["easy", "medium"], agent_key=AGENT_KEY))
     assert_reason(error, Code.RESOURCE_EXHAUSTED)

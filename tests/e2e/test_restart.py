@@ -8,7 +8,7 @@ import uuid
 from collections.abc import AsyncIterator
 
 import pytest
-from matchplay import Connect, mover, play_random_match, replay_history, seated_match
+from matchplay import Connect, announce_agent, mover, play_random_match, replay_history, seated_match
 from mercado.v1 import match_pb2 as api
 from mercado_client import MercadoClient, Seat
 from server_process import AGENT_KEY, ServerProcess
@@ -20,8 +20,11 @@ FOLLOW_SECONDS = 20.0
 
 
 async def collect(updates: AsyncIterator[api.MatchUpdate], into: list[api.MatchUpdate], until: int) -> None:
-    """Gather updates until version ``until`` (or the stream's end)."""
+    """Gather the actions' updates until version ``until`` (or the stream's end); a stream's first
+    message, where the match stands (again after each reconnection), is not one."""
     async for update in updates:
+        if not update.HasField("action"):
+            continue
         into.append(update)
         if update.version >= until:
             break
@@ -41,7 +44,10 @@ async def drive(seats: list[Seat], rng: random.Random, acks: list[tuple[int, api
 
 
 async def views(watcher: MercadoClient, seats: list[Seat]) -> list[bytes]:
+    """What everyone sees, but for the turn's deadline (a restart starts the turn again)."""
     states = [await s.view() for s in seats] + [await watcher.view(seats[0].match_id)]
+    for state in states:
+        state.match.ClearField("deadline_unix_ms")
     return [s.SerializeToString(deterministic=True) for s in states]
 
 
@@ -131,6 +137,10 @@ async def test_a_retry_after_a_restart_returns_the_first_result(
     again = await seat.submit(state.legal_actions[0], state.version, request_id)
     assert again.version == first.version == 1
     assert list(again.events) == list(first.events)
+    # The same state; only the turn's deadline moved: the turn began again with the restart.
+    assert again.state.match.deadline_unix_ms >= first.state.match.deadline_unix_ms
+    again.state.match.ClearField("deadline_unix_ms")
+    first.state.match.ClearField("deadline_unix_ms")
     assert again.state == first.state
     assert (await watcher.view(match_id)).version == 1
 
@@ -139,6 +149,7 @@ async def test_seats_and_finished_matches_survive_a_restart(
     own_server: ServerProcess, connect_own: Connect
 ) -> None:
     client = connect_own()
+    await announce_agent(client)
     waiting = await client.create_match(players=2, seats=[None, "hard"])
     joined = await client.join(waiting, "early")
     finished, seats = await seated_match(connect_own, 2, seed=204)

@@ -31,6 +31,7 @@ from server.store.sqlite import SqliteStore
 
 AGENT_KEY = "agent-key-0123456789"
 POLICY = Policy(agent_key=AGENT_KEY, allow_chosen_seeds=True)
+NO_CLOCK = Policy(agent_key=AGENT_KEY, allow_chosen_seeds=True, default_clock=None)  # nothing pins a match
 UNKNOWN = "0" * 32  # a well-formed match id of no match
 
 
@@ -40,14 +41,18 @@ def db(tmp_path: Path) -> Path:
 
 
 async def authority(db: Path, limits: Limits | None = None, policy: Policy = POLICY) -> MatchService:
-    """An authority on ``db``: a new one, or as after a restart when the file holds matches."""
+    """An authority on ``db``: a new one, or as after a restart when the file holds matches. An agent
+    with room for many seats has said hello, as ``mercado ai`` does."""
     running = MatchService(SqliteStore(db), limits, policy)
     await running.start()
+    if policy.agent_key:
+        running.agent_heartbeat(policy.agent_key, "test-agent", [], 100)
     return running
 
 
-def close(service: MatchService) -> None:
+async def close(service: MatchService) -> None:
     service.close_streams()
+    await service.close()
     service.store.close()
 
 
@@ -55,7 +60,7 @@ def close(service: MatchService) -> None:
 async def service(db: Path) -> AsyncIterator[MatchService]:
     running = await authority(db)
     yield running
-    close(running)
+    await close(running)
 
 
 async def seated(service: MatchService, players: int = 2, seed: int = 1) -> tuple[Match, list[str]]:
@@ -125,7 +130,7 @@ async def test_chosen_seeds_and_bot_seats_take_what_the_operator_allows(db: Path
     for key in (None, "", "wrong-key-0123456789"):
         with pytest.raises(PermissionDenied, match="agent key"):
             await strict.claim_bot_seat([], "agent", key)
-    close(strict)
+    await close(strict)
 
 
 async def test_a_bot_seat_needs_the_agent_key(service: MatchService) -> None:
@@ -255,11 +260,11 @@ async def test_waiting_matches_are_capped_per_creator_and_in_all(db: Path) -> No
         await service.join(mine[0].match_id, name)
     assert service.waiting == 2
     await service.create_match(Options(), [], creator="10.0.0.1")
-    close(service)
+    await close(service)
     # After a restart the server-wide count is read back from the store.
     again = await authority(db, Limits(waiting=3, waiting_per_creator=2))
     assert again.waiting == 3
-    close(again)
+    await close(again)
 
 
 # --- memory --------------------------------------------------------------------------------------
@@ -269,7 +274,7 @@ async def test_matches_leave_memory_and_come_back_from_the_store(
     db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("server.match.cache.RESIDENT_SECONDS", 0.0)
-    service = await authority(db, Limits(cached=2))
+    service = await authority(db, Limits(cached=2), NO_CLOCK)
     played = []
     for seed in range(5):
         match, tokens = await seated(service, seed=seed)
@@ -280,21 +285,22 @@ async def test_matches_leave_memory_and_come_back_from_the_store(
         again = await service.get(match.match_id)
         assert (again.record, again.state, again.actions) == (match.record, match.state, match.actions)
         await play(service, again, tokens, random.Random(7), 2)  # it plays on, from the store's copy
-    close(service)
+    await close(service)
 
 
 async def test_a_followed_match_stays_in_memory(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("server.match.cache.RESIDENT_SECONDS", 0.0)
-    service = await authority(db, Limits(cached=1))
+    service = await authority(db, Limits(cached=1), NO_CLOCK)
     watched, tokens = await seated(service, seed=3)
     async with service.following(watched.match_id, None, 0) as stream:
+        assert (await anext(stream.updates)).version == 0  # where it stands
         first = asyncio.ensure_future(anext(stream.updates))
         for seed in range(4):
             await seated(service, seed=seed)
         assert await service.get(watched.match_id) is watched
         await play(service, watched, tokens, random.Random(1), 1)
         assert (await asyncio.wait_for(first, 5)).version == 1
-    close(service)
+    await close(service)
 
 
 # --- acting --------------------------------------------------------------------------------------
@@ -469,7 +475,8 @@ async def test_follow_gives_the_backlog_then_live_updates_then_ends(service: Mat
     await play(service, match, tokens, rng, 4)
     async with service.following(match.match_id, tokens[0], 2) as stream:
         assert stream.seat == 0 and stream.match is match
-        backlog = await _take(stream.updates, 2)
+        first, *backlog = await _take(stream.updates, 3)
+        assert (first.version, first.record, first.state) == (4, None, match.state)  # where it stands
         assert [u.version for u in backlog] == [3, 4]
         assert [u.record for u in backlog] == match.actions[2:4]
         live = asyncio.ensure_future(_take(stream.updates, 2))
@@ -481,9 +488,9 @@ async def test_follow_gives_the_backlog_then_live_updates_then_ends(service: Mat
         assert match.status == FINISHED
         rest_versions = [u.version for u in await asyncio.wait_for(rest, 5)]
         assert rest_versions == list(range(7, match.version + 1))
-    # A finished match's stream is its whole history, then the end.
+    # A finished match's stream is where it stands, its whole history, then the end.
     history = await _follow(service, match.match_id, 0, 10_000)
-    assert [u.version for u in history] == list(range(1, match.version + 1))
+    assert [u.version for u in history] == [match.version, *range(1, match.version + 1)]
 
 
 async def test_follow_sees_seat_changes_and_refuses_to_start_ahead(service: MatchService) -> None:
@@ -504,7 +511,7 @@ async def test_follow_sees_seat_changes_and_refuses_to_start_ahead(service: Matc
 
 async def test_close_streams_ends_every_follower(service: MatchService) -> None:
     match, _ = await seated(service)
-    followers = [asyncio.ensure_future(_follow(service, match.match_id, 0, 1)) for _ in range(3)]
+    followers = [asyncio.ensure_future(_follow(service, match.match_id, 0, 2)) for _ in range(3)]
     await asyncio.sleep(0.01)
     service.close_streams()
     # Not the end of the match: the followers are told to come back.
@@ -547,10 +554,11 @@ async def test_a_reloaded_service_is_the_same_authority(service: MatchService, d
     waiting = await service.create_match(Options(players=2, money="public"), ["easy"], seed=13)
     half = await service.join(waiting.match_id, "ada")
     played = await play(service, match, tokens, random.Random(4), 15)
-    close(service)
+    await close(service)
 
     again = await authority(db)
-    assert len(again.cache) == 0  # nothing is loaded until asked for
+    # Only the match whose clock runs is in memory; any other is loaded when asked for.
+    assert [m.match_id for m in again.cache.matches()] == [match.match_id]
     restored = await again.get(match.match_id)
     assert restored.record == match.record
     assert restored.version == match.version == 15
@@ -573,7 +581,7 @@ async def test_a_reloaded_service_is_the_same_authority(service: MatchService, d
     played += await play(again, restored, tokens, random.Random(5), 500)
     assert restored.status == FINISHED
     assert restored.state == replay(Options(players=3), 12, played)
-    close(again)
+    await close(again)
 
 
 async def test_a_cancelled_submission_leaves_memory_and_disk_agreeing(
@@ -597,11 +605,11 @@ async def test_a_cancelled_submission_leaves_memory_and_disk_agreeing(
             break
     # Whatever happened, the match goes on, and a reload agrees with memory.
     await asyncio.wait_for(play(service, match, tokens, random.Random(6), 3), 5)
-    close(service)
+    await close(service)
     again = await authority(db)
     assert (await again.get(match.match_id)).version == match.version
     assert (await again.get(match.match_id)).state == match.state
-    close(again)
+    await close(again)
 
 
 async def test_concurrent_creations_cannot_pass_the_cap_together(db: Path) -> None:
@@ -612,4 +620,4 @@ async def test_concurrent_creations_cannot_pass_the_cap_together(db: Path) -> No
     assert sum(isinstance(o, Match) for o in outcomes) == 3
     assert all(isinstance(o, Throttled) for o in outcomes if not isinstance(o, Match))
     assert service.waiting == 3
-    close(service)
+    await close(service)

@@ -195,9 +195,8 @@ def test_no_query_scans_every_match(path: Path) -> None:
         "SELECT match_id FROM matches WHERE status = 'waiting' AND (created_ms, match_id) < (1, 'x')"
         " ORDER BY created_ms DESC, match_id DESC LIMIT 20": "matches_by_status",
         "SELECT match_id FROM matches ORDER BY created_ms DESC, match_id DESC LIMIT 20": "matches_by_age",
-        "SELECT rowid FROM seats WHERE bot_level = 'easy' AND token_hash IS NULL ORDER BY rowid LIMIT 1": (
-            "open_bot_seats"
-        ),
+        "SELECT rowid FROM seats WHERE bot_level = 'easy' AND token_hash IS NULL AND played_by = 'owner'"
+        " ORDER BY rowid LIMIT 1": ("open_bot_seats"),
         "SELECT match_id FROM seats WHERE token_hash = 'h'": "seats_by_token",
         "SELECT count(*) FROM matches WHERE status = 'waiting'": "matches_by_status",
     }

@@ -135,10 +135,11 @@ class MercadoClient:
             reraise=True,
         )
 
-    async def _call(self, call: Any, request: Any, repeatable: bool = True, **kwargs: Any) -> Any:
+    async def call(self, method: Any, request: Any, repeatable: bool = True, **kwargs: Any) -> Any:
+        """``method(request)`` of the stub, retried as ``retrying`` says."""
         async for attempt in self.retrying(repeatable):
             with attempt:
-                return await call(request, **kwargs)
+                return await method(request, **kwargs)
         raise AssertionError("unreachable")
 
     async def create_match(
@@ -148,8 +149,12 @@ class MercadoClient:
         money: str = "hidden",
         seed: int | None = None,
         face_down_counts_as_available: bool = True,
+        clock: api.TimeControl | None = None,
     ) -> str:
-        """Create a match; ``seats`` gives per seat None (open) or a bot level. Returns the match id."""
+        """Create a match; ``seats`` gives per seat None (open) or a bot level. Returns the match id.
+
+        ``clock``: the time control (``api.TimeControl(turn_seconds=0)`` for none); the server's
+        default when absent."""
         specs = [
             api.SeatSpec(bot=api.SeatSpec.Bot(level=BOT_LEVELS[level]))
             if level
@@ -163,22 +168,27 @@ class MercadoClient:
         request = api.CreateMatchRequest(game=api.GAME_MERCADO, players=players, seats=specs, mercado=options)
         if seed is not None:
             request.seed = seed
-        response: api.CreateMatchResponse = await self._call(self.stub.CreateMatch, request, repeatable=False)
+        if clock is not None:
+            request.time_control.CopyFrom(clock)
+        response: api.CreateMatchResponse = await self.call(self.stub.CreateMatch, request, repeatable=False)
         return response.match_id
 
     async def join(self, match_id: str, display_name: str, seat: int | None = None) -> Seat:
         request = api.JoinMatchRequest(match_id=match_id, display_name=display_name)
         if seat is not None:
             request.seat = seat
-        response: api.JoinMatchResponse = await self._call(self.stub.JoinMatch, request, repeatable=False)
+        response: api.JoinMatchResponse = await self.call(self.stub.JoinMatch, request, repeatable=False)
         return Seat(self, match_id, response.seat, response.seat_token)
 
     async def claim_bot_seat(
-        self, agent_name: str, levels: Sequence[str] = (), *, agent_key: str
+        self, agent_name: str, levels: Sequence[str] = (), *, agent_key: str, agent_id: str = ""
     ) -> tuple[Seat, str]:
-        """Take a seat reserved for a bot, with the server's agent key; returns the seat and its level."""
-        request = api.ClaimBotSeatRequest(agent_name=agent_name, levels=[BOT_LEVELS[lv] for lv in levels])
-        response: api.ClaimBotSeatResponse = await self._call(
+        """Take a seat reserved for a bot, with the server's agent key; returns the seat and its level.
+        ``agent_id``: the id of the agent's heartbeats, so that the server counts its free seats."""
+        request = api.ClaimBotSeatRequest(
+            agent_name=agent_name, levels=[BOT_LEVELS[lv] for lv in levels], agent_id=agent_id
+        )
+        response: api.ClaimBotSeatResponse = await self.call(
             self.stub.ClaimBotSeat, request, repeatable=False, metadata=_bearer(agent_key)
         )
         level = BOT_LEVEL_NAMES[response.level]
@@ -192,23 +202,24 @@ class MercadoClient:
             page_size=page_size,
             page_token=page_token,
         )
-        response: api.ListMatchesResponse = await self._call(self.stub.ListMatches, request)
+        response: api.ListMatchesResponse = await self.call(self.stub.ListMatches, request)
         return response
 
     async def view(self, match_id: str, token: str | None = None) -> api.MatchState:
         """The view of a seat (with its token) or of a spectator."""
         request = api.GetViewRequest(match_id=match_id)
-        state: api.MatchState = await self._call(self.stub.GetView, request, metadata=_bearer(token))
+        state: api.MatchState = await self.call(self.stub.GetView, request, metadata=_bearer(token))
         return state
 
     async def replay(self, match_id: str) -> api.Replay:
-        replay: api.Replay = await self._call(self.stub.GetReplay, api.GetReplayRequest(match_id=match_id))
+        replay: api.Replay = await self.call(self.stub.GetReplay, api.GetReplayRequest(match_id=match_id))
         return replay
 
     async def follow(
         self, match_id: str, token: str | None = None, after_version: int = 0
     ) -> AsyncIterator[api.MatchUpdate]:
-        """Every update after ``after_version``, each once; reconnects and resumes after a dropped connection.
+        """The match as it stands, then every update after ``after_version``, each once; reconnects and
+        resumes after a dropped connection (starting again with the match as it stands).
 
         Gives up after ``reconnect_seconds`` without getting through.
         """
@@ -224,7 +235,8 @@ class MercadoClient:
                     failing_since, failures = None, 0  # got through, quiet or not
                 async for update in call:
                     failing_since, failures = None, 0
-                    last = max(last, update.version)
+                    if update.HasField("action"):  # the first message (no action) shows where it stands
+                        last = max(last, update.version)
                     yield update
                 return
             except grpc.aio.AioRpcError as error:
@@ -264,10 +276,26 @@ class Seat:
         request = api.SubmitActionRequest(
             match_id=self.match_id, expected_version=version, request_id=request_id, action=action
         )
-        response: api.SubmitActionResponse = await self.client._call(
+        response: api.SubmitActionResponse = await self.client.call(
             self.client.stub.SubmitAction, request, metadata=_bearer(self.token)
         )
         return response
+
+    async def leave(self) -> api.LeaveMatchResponse:
+        """Give the seat up: open again while the match waits, else the AI plays it (or it forfeits)."""
+        request = api.LeaveMatchRequest(match_id=self.match_id)
+        response: api.LeaveMatchResponse = await self.client.call(
+            self.client.stub.LeaveMatch, request, repeatable=False, metadata=_bearer(self.token)
+        )
+        return response
+
+    async def reclaim(self) -> api.MatchState:
+        """Take the seat back from the AI that plays it since its time ran out."""
+        request = api.ReclaimSeatRequest(match_id=self.match_id)
+        state: api.MatchState = await self.client.call(
+            self.client.stub.ReclaimSeat, request, repeatable=False, metadata=_bearer(self.token)
+        )
+        return state
 
     async def act(self, action: api.Action, version: int | None = None) -> api.SubmitActionResponse:
         """Submit ``action``; on ABORTED (stale version) fetch the view and resubmit while still legal."""

@@ -25,7 +25,10 @@ MATCH_STATUSES = {
     "waiting": api.MATCH_STATUS_WAITING,
     "playing": api.MATCH_STATUS_PLAYING,
     "finished": api.MATCH_STATUS_FINISHED,
+    "cancelled": api.MATCH_STATUS_CANCELLED,
 }
+ON_TIMEOUT = {"ai": api.ON_TIMEOUT_AI, "forfeited": api.ON_TIMEOUT_FORFEIT}
+ON_TIMEOUT_NAMES = {value: name for name, value in ON_TIMEOUT.items()}
 MATCH_STATUS_NAMES = {value: name for name, value in MATCH_STATUSES.items()}
 
 

@@ -18,6 +18,11 @@ Identifiers: a match id is 32 lowercase hexadecimal characters; a request id
 is 1 to 128 characters of letters, digits, '-', '_', '.' and ':'. Other
 values are refused before any lookup.
 
+Clocks: a match may have a time control (CreateMatch). Each human seat then has a time
+per turn and a reserve that a slower turn draws on; a seat whose time runs out is played
+by the AI (or forfeits, as the match says) and every seat sees it (SeatInfo). Its owner
+takes it back with ReclaimSeat. LeaveMatch gives a seat up for good.
+
 Fairness: the set-up (the face-down restaurants, the bag, the decks, the first
 player) follows from a seed the server draws at random. Every MatchSummary
 carries a commitment to it, SHA-256 over a secret salt and the seed; GetReplay
@@ -88,6 +93,8 @@ class _MatchStatusEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._En
     """some seats are still open"""
     MATCH_STATUS_PLAYING: _MatchStatus.ValueType  # 2
     MATCH_STATUS_FINISHED: _MatchStatus.ValueType  # 3
+    MATCH_STATUS_CANCELLED: _MatchStatus.ValueType  # 4
+    """it expired before every seat was taken"""
 
 class MatchStatus(_MatchStatus, metaclass=_MatchStatusEnumTypeWrapper): ...
 
@@ -97,7 +104,33 @@ MATCH_STATUS_WAITING: MatchStatus.ValueType  # 1
 """some seats are still open"""
 MATCH_STATUS_PLAYING: MatchStatus.ValueType  # 2
 MATCH_STATUS_FINISHED: MatchStatus.ValueType  # 3
+MATCH_STATUS_CANCELLED: MatchStatus.ValueType  # 4
+"""it expired before every seat was taken"""
 global___MatchStatus = MatchStatus
+
+class _OnTimeout:
+    ValueType = typing.NewType("ValueType", builtins.int)
+    V: typing_extensions.TypeAlias = ValueType
+
+class _OnTimeoutEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._EnumTypeWrapper[_OnTimeout.ValueType], builtins.type):
+    DESCRIPTOR: google.protobuf.descriptor.EnumDescriptor
+    ON_TIMEOUT_UNSPECIFIED: _OnTimeout.ValueType  # 0
+    """in a request: the default, AI"""
+    ON_TIMEOUT_AI: _OnTimeout.ValueType  # 1
+    """the AI plays the seat's turns until its owner takes it back (ReclaimSeat)"""
+    ON_TIMEOUT_FORFEIT: _OnTimeout.ValueType  # 2
+    """the seat forfeits: ranked last; the AI plays its remaining turns"""
+
+class OnTimeout(_OnTimeout, metaclass=_OnTimeoutEnumTypeWrapper):
+    """What becomes of a seat whose clock runs out, or whose player leaves."""
+
+ON_TIMEOUT_UNSPECIFIED: OnTimeout.ValueType  # 0
+"""in a request: the default, AI"""
+ON_TIMEOUT_AI: OnTimeout.ValueType  # 1
+"""the AI plays the seat's turns until its owner takes it back (ReclaimSeat)"""
+ON_TIMEOUT_FORFEIT: OnTimeout.ValueType  # 2
+"""the seat forfeits: ranked last; the AI plays its remaining turns"""
+global___OnTimeout = OnTimeout
 
 class _BotLevel:
     ValueType = typing.NewType("ValueType", builtins.int)
@@ -120,6 +153,35 @@ BOT_LEVEL_EASY: BotLevel.ValueType  # 1
 BOT_LEVEL_MEDIUM: BotLevel.ValueType  # 2
 BOT_LEVEL_HARD: BotLevel.ValueType  # 3
 global___BotLevel = BotLevel
+
+@typing.final
+class TimeControl(google.protobuf.message.Message):
+    """How long each human seat may take. Bot seats have no clock."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    TURN_SECONDS_FIELD_NUMBER: builtins.int
+    RESERVE_SECONDS_FIELD_NUMBER: builtins.int
+    ON_TIMEOUT_FIELD_NUMBER: builtins.int
+    FALLBACK_LEVEL_FIELD_NUMBER: builtins.int
+    turn_seconds: builtins.int
+    """for each turn; 0: no clock (correspondence play)"""
+    reserve_seconds: builtins.int
+    """drawn on by a turn that takes longer than turn_seconds"""
+    on_timeout: global___OnTimeout.ValueType
+    fallback_level: global___BotLevel.ValueType
+    """the AI that plays a timed-out or left seat; unspecified: easy"""
+    def __init__(
+        self,
+        *,
+        turn_seconds: builtins.int = ...,
+        reserve_seconds: builtins.int = ...,
+        on_timeout: global___OnTimeout.ValueType = ...,
+        fallback_level: global___BotLevel.ValueType = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["fallback_level", b"fallback_level", "on_timeout", b"on_timeout", "reserve_seconds", b"reserve_seconds", "turn_seconds", b"turn_seconds"]) -> None: ...
+
+global___TimeControl = TimeControl
 
 @typing.final
 class SeatSpec(google.protobuf.message.Message):
@@ -179,6 +241,7 @@ class CreateMatchRequest(google.protobuf.message.Message):
     SEATS_FIELD_NUMBER: builtins.int
     SEED_FIELD_NUMBER: builtins.int
     MERCADO_FIELD_NUMBER: builtins.int
+    TIME_CONTROL_FIELD_NUMBER: builtins.int
     game: global___Game.ValueType
     players: builtins.int
     """2..4; 0 means 2"""
@@ -194,6 +257,12 @@ class CreateMatchRequest(google.protobuf.message.Message):
 
     @property
     def mercado(self) -> mercado.v1.mercado_pb2.MercadoOptions: ...
+    @property
+    def time_control(self) -> global___TimeControl:
+        """Absent: live play, 60 s per turn and 180 s of reserve, the AI (easy) taking over a seat
+        that runs out. With turn_seconds 0: no clock.
+        """
+
     def __init__(
         self,
         *,
@@ -202,11 +271,14 @@ class CreateMatchRequest(google.protobuf.message.Message):
         seats: collections.abc.Iterable[global___SeatSpec] | None = ...,
         seed: builtins.int | None = ...,
         mercado: mercado.v1.mercado_pb2.MercadoOptions | None = ...,
+        time_control: global___TimeControl | None = ...,
     ) -> None: ...
-    def HasField(self, field_name: typing.Literal["_seed", b"_seed", "mercado", b"mercado", "options", b"options", "seed", b"seed"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["_seed", b"_seed", "game", b"game", "mercado", b"mercado", "options", b"options", "players", b"players", "seats", b"seats", "seed", b"seed"]) -> None: ...
+    def HasField(self, field_name: typing.Literal["_seed", b"_seed", "_time_control", b"_time_control", "mercado", b"mercado", "options", b"options", "seed", b"seed", "time_control", b"time_control"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["_seed", b"_seed", "_time_control", b"_time_control", "game", b"game", "mercado", b"mercado", "options", b"options", "players", b"players", "seats", b"seats", "seed", b"seed", "time_control", b"time_control"]) -> None: ...
     @typing.overload
     def WhichOneof(self, oneof_group: typing.Literal["_seed", b"_seed"]) -> typing.Literal["seed"] | None: ...
+    @typing.overload
+    def WhichOneof(self, oneof_group: typing.Literal["_time_control", b"_time_control"]) -> typing.Literal["time_control"] | None: ...
     @typing.overload
     def WhichOneof(self, oneof_group: typing.Literal["options", b"options"]) -> typing.Literal["mercado"] | None: ...
 
@@ -334,12 +406,24 @@ class SeatInfo(google.protobuf.message.Message):
     BOT_LEVEL_FIELD_NUMBER: builtins.int
     TAKEN_FIELD_NUMBER: builtins.int
     DISPLAY_NAME_FIELD_NUMBER: builtins.int
+    RESERVE_MS_FIELD_NUMBER: builtins.int
+    PLAYED_BY_AI_FIELD_NUMBER: builtins.int
+    LEFT_FIELD_NUMBER: builtins.int
+    FORFEITED_FIELD_NUMBER: builtins.int
     seat: builtins.int
     bot: builtins.bool
     """reserved for a bot"""
     bot_level: global___BotLevel.ValueType
     taken: builtins.bool
     display_name: builtins.str
+    reserve_ms: builtins.int
+    """with a clock: the reserve left"""
+    played_by_ai: builtins.bool
+    """the AI plays for this seat: its time ran out, or its player left"""
+    left: builtins.bool
+    """its player left (LeaveMatch): it cannot be taken back"""
+    forfeited: builtins.bool
+    """ranked last whatever its score"""
     def __init__(
         self,
         *,
@@ -348,8 +432,12 @@ class SeatInfo(google.protobuf.message.Message):
         bot_level: global___BotLevel.ValueType = ...,
         taken: builtins.bool = ...,
         display_name: builtins.str = ...,
+        reserve_ms: builtins.int = ...,
+        played_by_ai: builtins.bool = ...,
+        left: builtins.bool = ...,
+        forfeited: builtins.bool = ...,
     ) -> None: ...
-    def ClearField(self, field_name: typing.Literal["bot", b"bot", "bot_level", b"bot_level", "display_name", b"display_name", "seat", b"seat", "taken", b"taken"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["bot", b"bot", "bot_level", b"bot_level", "display_name", b"display_name", "forfeited", b"forfeited", "left", b"left", "played_by_ai", b"played_by_ai", "reserve_ms", b"reserve_ms", "seat", b"seat", "taken", b"taken"]) -> None: ...
 
 global___SeatInfo = SeatInfo
 
@@ -367,6 +455,9 @@ class MatchSummary(google.protobuf.message.Message):
     MERCADO_FIELD_NUMBER: builtins.int
     SEED_COMMITMENT_FIELD_NUMBER: builtins.int
     SEED_CHOSEN_FIELD_NUMBER: builtins.int
+    TIME_CONTROL_FIELD_NUMBER: builtins.int
+    DEADLINE_UNIX_MS_FIELD_NUMBER: builtins.int
+    RANKS_FIELD_NUMBER: builtins.int
     match_id: builtins.str
     game: global___Game.ValueType
     status: global___MatchStatus.ValueType
@@ -379,10 +470,22 @@ class MatchSummary(google.protobuf.message.Message):
     """
     seed_chosen: builtins.bool
     """the creator chose the seed, so the set-up was known to it"""
+    deadline_unix_ms: builtins.int
+    """With a clock, while the match is playing: when the current turn's time (and the mover's
+    reserve) runs out, as a Unix time in milliseconds.
+    """
     @property
     def seats(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___SeatInfo]: ...
     @property
     def mercado(self) -> mercado.v1.mercado_pb2.MercadoOptions: ...
+    @property
+    def time_control(self) -> global___TimeControl:
+        """turn_seconds 0: no clock"""
+
+    @property
+    def ranks(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[builtins.int]:
+        """Once finished: each seat's rank (1-based, ties shared), forfeited seats last."""
+
     def __init__(
         self,
         *,
@@ -396,9 +499,15 @@ class MatchSummary(google.protobuf.message.Message):
         mercado: mercado.v1.mercado_pb2.MercadoOptions | None = ...,
         seed_commitment: builtins.str = ...,
         seed_chosen: builtins.bool = ...,
+        time_control: global___TimeControl | None = ...,
+        deadline_unix_ms: builtins.int | None = ...,
+        ranks: collections.abc.Iterable[builtins.int] | None = ...,
     ) -> None: ...
-    def HasField(self, field_name: typing.Literal["mercado", b"mercado", "options", b"options"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["created_unix_ms", b"created_unix_ms", "game", b"game", "match_id", b"match_id", "mercado", b"mercado", "options", b"options", "players", b"players", "seats", b"seats", "seed_chosen", b"seed_chosen", "seed_commitment", b"seed_commitment", "status", b"status", "version", b"version"]) -> None: ...
+    def HasField(self, field_name: typing.Literal["_deadline_unix_ms", b"_deadline_unix_ms", "deadline_unix_ms", b"deadline_unix_ms", "mercado", b"mercado", "options", b"options", "time_control", b"time_control"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["_deadline_unix_ms", b"_deadline_unix_ms", "created_unix_ms", b"created_unix_ms", "deadline_unix_ms", b"deadline_unix_ms", "game", b"game", "match_id", b"match_id", "mercado", b"mercado", "options", b"options", "players", b"players", "ranks", b"ranks", "seats", b"seats", "seed_chosen", b"seed_chosen", "seed_commitment", b"seed_commitment", "status", b"status", "time_control", b"time_control", "version", b"version"]) -> None: ...
+    @typing.overload
+    def WhichOneof(self, oneof_group: typing.Literal["_deadline_unix_ms", b"_deadline_unix_ms"]) -> typing.Literal["deadline_unix_ms"] | None: ...
+    @typing.overload
     def WhichOneof(self, oneof_group: typing.Literal["options", b"options"]) -> typing.Literal["mercado"] | None: ...
 
 global___MatchSummary = MatchSummary
@@ -479,6 +588,26 @@ class View(google.protobuf.message.Message):
 global___View = View
 
 @typing.final
+class ActionPreview(google.protobuf.message.Message):
+    """The game-specific part of what a legal action would cost and pay."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    MERCADO_FIELD_NUMBER: builtins.int
+    @property
+    def mercado(self) -> mercado.v1.mercado_pb2.MercadoPreview: ...
+    def __init__(
+        self,
+        *,
+        mercado: mercado.v1.mercado_pb2.MercadoPreview | None = ...,
+    ) -> None: ...
+    def HasField(self, field_name: typing.Literal["game", b"game", "mercado", b"mercado"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["game", b"game", "mercado", b"mercado"]) -> None: ...
+    def WhichOneof(self, oneof_group: typing.Literal["game", b"game"]) -> typing.Literal["mercado"] | None: ...
+
+global___ActionPreview = ActionPreview
+
+@typing.final
 class MatchState(google.protobuf.message.Message):
     """A match as the caller may see it at one version."""
 
@@ -490,6 +619,7 @@ class MatchState(google.protobuf.message.Message):
     TO_MOVE_FIELD_NUMBER: builtins.int
     VIEW_FIELD_NUMBER: builtins.int
     LEGAL_ACTIONS_FIELD_NUMBER: builtins.int
+    PREVIEWS_FIELD_NUMBER: builtins.int
     version: builtins.int
     your_seat: builtins.int
     """absent for a spectator"""
@@ -503,6 +633,10 @@ class MatchState(google.protobuf.message.Message):
     def legal_actions(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___Action]:
         """The caller's legal actions, when it is the caller's turn; otherwise empty."""
 
+    @property
+    def previews(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___ActionPreview]:
+        """For each legal action, in the same order: what it costs and pays, as the caller may see."""
+
     def __init__(
         self,
         *,
@@ -512,9 +646,10 @@ class MatchState(google.protobuf.message.Message):
         to_move: builtins.int | None = ...,
         view: global___View | None = ...,
         legal_actions: collections.abc.Iterable[global___Action] | None = ...,
+        previews: collections.abc.Iterable[global___ActionPreview] | None = ...,
     ) -> None: ...
     def HasField(self, field_name: typing.Literal["_to_move", b"_to_move", "_your_seat", b"_your_seat", "match", b"match", "to_move", b"to_move", "view", b"view", "your_seat", b"your_seat"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["_to_move", b"_to_move", "_your_seat", b"_your_seat", "legal_actions", b"legal_actions", "match", b"match", "to_move", b"to_move", "version", b"version", "view", b"view", "your_seat", b"your_seat"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["_to_move", b"_to_move", "_your_seat", b"_your_seat", "legal_actions", b"legal_actions", "match", b"match", "previews", b"previews", "to_move", b"to_move", "version", b"version", "view", b"view", "your_seat", b"your_seat"]) -> None: ...
     @typing.overload
     def WhichOneof(self, oneof_group: typing.Literal["_to_move", b"_to_move"]) -> typing.Literal["to_move"] | None: ...
     @typing.overload
@@ -590,7 +725,9 @@ class StreamEventsRequest(google.protobuf.message.Message):
     AFTER_VERSION_FIELD_NUMBER: builtins.int
     match_id: builtins.str
     after_version: builtins.int
-    """send every update with a greater version"""
+    """The first message is the match as it stands (no action, the current version); then every
+    accepted action with a greater version than this, in order, then live updates.
+    """
     def __init__(
         self,
         *,
@@ -603,7 +740,9 @@ global___StreamEventsRequest = StreamEventsRequest
 
 @typing.final
 class MatchUpdate(google.protobuf.message.Message):
-    """One accepted action (or, with version unchanged, a change of seats), as the caller may see it."""
+    """One accepted action, or (with no action) the match as it stands: the first message of a
+    stream, and every change of seats, clocks or status that no action made.
+    """
 
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
 
@@ -646,8 +785,13 @@ class ClaimBotSeatRequest(google.protobuf.message.Message):
 
     LEVELS_FIELD_NUMBER: builtins.int
     AGENT_NAME_FIELD_NUMBER: builtins.int
+    AGENT_ID_FIELD_NUMBER: builtins.int
     agent_name: builtins.str
     """shown as the seat's display name; as JoinMatch's display_name"""
+    agent_id: builtins.str
+    """The agent_id of the caller's heartbeats (AgentHeartbeat), so that its free seats are counted
+    exactly: one fewer now, one more when the match ends.
+    """
     @property
     def levels(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[global___BotLevel.ValueType]:
         """Only seats reserved for these levels; any level when empty."""
@@ -657,8 +801,9 @@ class ClaimBotSeatRequest(google.protobuf.message.Message):
         *,
         levels: collections.abc.Iterable[global___BotLevel.ValueType] | None = ...,
         agent_name: builtins.str = ...,
+        agent_id: builtins.str = ...,
     ) -> None: ...
-    def ClearField(self, field_name: typing.Literal["agent_name", b"agent_name", "levels", b"levels"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["agent_id", b"agent_id", "agent_name", b"agent_name", "levels", b"levels"]) -> None: ...
 
 global___ClaimBotSeatRequest = ClaimBotSeatRequest
 
@@ -690,6 +835,95 @@ class ClaimBotSeatResponse(google.protobuf.message.Message):
     def ClearField(self, field_name: typing.Literal["level", b"level", "match", b"match", "match_id", b"match_id", "seat", b"seat", "seat_token", b"seat_token"]) -> None: ...
 
 global___ClaimBotSeatResponse = ClaimBotSeatResponse
+
+@typing.final
+class LeaveMatchRequest(google.protobuf.message.Message):
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: builtins.int
+    match_id: builtins.str
+    def __init__(
+        self,
+        *,
+        match_id: builtins.str = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["match_id", b"match_id"]) -> None: ...
+
+global___LeaveMatchRequest = LeaveMatchRequest
+
+@typing.final
+class LeaveMatchResponse(google.protobuf.message.Message):
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    MATCH_FIELD_NUMBER: builtins.int
+    @property
+    def match(self) -> global___MatchSummary: ...
+    def __init__(
+        self,
+        *,
+        match: global___MatchSummary | None = ...,
+    ) -> None: ...
+    def HasField(self, field_name: typing.Literal["match", b"match"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["match", b"match"]) -> None: ...
+
+global___LeaveMatchResponse = LeaveMatchResponse
+
+@typing.final
+class ReclaimSeatRequest(google.protobuf.message.Message):
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: builtins.int
+    match_id: builtins.str
+    def __init__(
+        self,
+        *,
+        match_id: builtins.str = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["match_id", b"match_id"]) -> None: ...
+
+global___ReclaimSeatRequest = ReclaimSeatRequest
+
+@typing.final
+class AgentHeartbeatRequest(google.protobuf.message.Message):
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    AGENT_ID_FIELD_NUMBER: builtins.int
+    LEVELS_FIELD_NUMBER: builtins.int
+    FREE_SLOTS_FIELD_NUMBER: builtins.int
+    agent_id: builtins.str
+    """chosen by the agent, the same for its whole run"""
+    free_slots: builtins.int
+    """how many more seats it can play now"""
+    @property
+    def levels(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[global___BotLevel.ValueType]:
+        """the levels it plays; empty: every level"""
+
+    def __init__(
+        self,
+        *,
+        agent_id: builtins.str = ...,
+        levels: collections.abc.Iterable[global___BotLevel.ValueType] | None = ...,
+        free_slots: builtins.int = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["agent_id", b"agent_id", "free_slots", b"free_slots", "levels", b"levels"]) -> None: ...
+
+global___AgentHeartbeatRequest = AgentHeartbeatRequest
+
+@typing.final
+class AgentHeartbeatResponse(google.protobuf.message.Message):
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    INTERVAL_SECONDS_FIELD_NUMBER: builtins.int
+    interval_seconds: builtins.int
+    """the next heartbeat is due within this"""
+    def __init__(
+        self,
+        *,
+        interval_seconds: builtins.int = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["interval_seconds", b"interval_seconds"]) -> None: ...
+
+global___AgentHeartbeatResponse = AgentHeartbeatResponse
 
 @typing.final
 class GetReplayRequest(google.protobuf.message.Message):

@@ -74,6 +74,21 @@ class MatchServiceStub(object):
                 request_serializer=mercado_dot_v1_dot_match__pb2.GetReplayRequest.SerializeToString,
                 response_deserializer=mercado_dot_v1_dot_match__pb2.Replay.FromString,
                 _registered_method=True)
+        self.LeaveMatch = channel.unary_unary(
+                '/mercado.v1.MatchService/LeaveMatch',
+                request_serializer=mercado_dot_v1_dot_match__pb2.LeaveMatchRequest.SerializeToString,
+                response_deserializer=mercado_dot_v1_dot_match__pb2.LeaveMatchResponse.FromString,
+                _registered_method=True)
+        self.ReclaimSeat = channel.unary_unary(
+                '/mercado.v1.MatchService/ReclaimSeat',
+                request_serializer=mercado_dot_v1_dot_match__pb2.ReclaimSeatRequest.SerializeToString,
+                response_deserializer=mercado_dot_v1_dot_match__pb2.MatchState.FromString,
+                _registered_method=True)
+        self.AgentHeartbeat = channel.unary_unary(
+                '/mercado.v1.MatchService/AgentHeartbeat',
+                request_serializer=mercado_dot_v1_dot_match__pb2.AgentHeartbeatRequest.SerializeToString,
+                response_deserializer=mercado_dot_v1_dot_match__pb2.AgentHeartbeatResponse.FromString,
+                _registered_method=True)
 
 
 class MatchServiceServicer(object):
@@ -115,11 +130,11 @@ class MatchServiceServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def StreamEvents(self, request, context):
-        """Every accepted action after `after_version`, in order, each exactly once, then
-        live updates until the match finishes, when the stream ends with OK. On a
-        waiting match the first message is the current state (a seat change), so the
-        start of the match cannot be missed. A server shutting down ends its streams
-        with UNAVAILABLE.
+        """First the match as it stands (a MatchUpdate without an action), so that nothing that
+        happened before the stream opened is missed; then every accepted action after
+        `after_version`, in order, each exactly once; then live updates until the match
+        finishes or is cancelled, when the stream ends with OK. A server shutting down ends
+        its streams with UNAVAILABLE: reconnect with the last action's version.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -134,6 +149,30 @@ class MatchServiceServicer(object):
 
     def GetReplay(self, request, context):
         """Seed, salt, options and every action of a finished match.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def LeaveMatch(self, request, context):
+        """Give up the caller's seat: in a waiting match it is open again; in a match in play the AI
+        plays it from now on, or it forfeits, as the match's time control says.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReclaimSeat(self, request, context):
+        """Take back the caller's seat from the AI that plays it since its time ran out.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AgentHeartbeat(self, request, context):
+        """For AI agents (with the agent key): say which levels the agent plays and how many more
+        seats it can take; again within `interval_seconds`. Bot seats are refused when no agent
+        can take them.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -181,6 +220,21 @@ def add_MatchServiceServicer_to_server(servicer, server):
                     servicer.GetReplay,
                     request_deserializer=mercado_dot_v1_dot_match__pb2.GetReplayRequest.FromString,
                     response_serializer=mercado_dot_v1_dot_match__pb2.Replay.SerializeToString,
+            ),
+            'LeaveMatch': grpc.unary_unary_rpc_method_handler(
+                    servicer.LeaveMatch,
+                    request_deserializer=mercado_dot_v1_dot_match__pb2.LeaveMatchRequest.FromString,
+                    response_serializer=mercado_dot_v1_dot_match__pb2.LeaveMatchResponse.SerializeToString,
+            ),
+            'ReclaimSeat': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReclaimSeat,
+                    request_deserializer=mercado_dot_v1_dot_match__pb2.ReclaimSeatRequest.FromString,
+                    response_serializer=mercado_dot_v1_dot_match__pb2.MatchState.SerializeToString,
+            ),
+            'AgentHeartbeat': grpc.unary_unary_rpc_method_handler(
+                    servicer.AgentHeartbeat,
+                    request_deserializer=mercado_dot_v1_dot_match__pb2.AgentHeartbeatRequest.FromString,
+                    response_serializer=mercado_dot_v1_dot_match__pb2.AgentHeartbeatResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -399,6 +453,87 @@ class MatchService(object):
             '/mercado.v1.MatchService/GetReplay',
             mercado_dot_v1_dot_match__pb2.GetReplayRequest.SerializeToString,
             mercado_dot_v1_dot_match__pb2.Replay.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LeaveMatch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mercado.v1.MatchService/LeaveMatch',
+            mercado_dot_v1_dot_match__pb2.LeaveMatchRequest.SerializeToString,
+            mercado_dot_v1_dot_match__pb2.LeaveMatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReclaimSeat(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mercado.v1.MatchService/ReclaimSeat',
+            mercado_dot_v1_dot_match__pb2.ReclaimSeatRequest.SerializeToString,
+            mercado_dot_v1_dot_match__pb2.MatchState.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AgentHeartbeat(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mercado.v1.MatchService/AgentHeartbeat',
+            mercado_dot_v1_dot_match__pb2.AgentHeartbeatRequest.SerializeToString,
+            mercado_dot_v1_dot_match__pb2.AgentHeartbeatResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -18,6 +18,11 @@ Identifiers: a match id is 32 lowercase hexadecimal characters; a request id
 is 1 to 128 characters of letters, digits, '-', '_', '.' and ':'. Other
 values are refused before any lookup.
 
+Clocks: a match may have a time control (CreateMatch). Each human seat then has a time
+per turn and a reserve that a slower turn draws on; a seat whose time runs out is played
+by the AI (or forfeits, as the match says) and every seat sees it (SeatInfo). Its owner
+takes it back with ReclaimSeat. LeaveMatch gives a seat up for good.
+
 Fairness: the set-up (the face-down restaurants, the bag, the decks, the first
 player) follows from a seed the server draws at random. Every MatchSummary
 carries a commitment to it, SHA-256 over a secret salt and the seed; GetReplay
@@ -91,11 +96,11 @@ class MatchServiceStub:
         mercado.v1.match_pb2.StreamEventsRequest,
         mercado.v1.match_pb2.MatchUpdate,
     ]
-    """Every accepted action after `after_version`, in order, each exactly once, then
-    live updates until the match finishes, when the stream ends with OK. On a
-    waiting match the first message is the current state (a seat change), so the
-    start of the match cannot be missed. A server shutting down ends its streams
-    with UNAVAILABLE.
+    """First the match as it stands (a MatchUpdate without an action), so that nothing that
+    happened before the stream opened is missed; then every accepted action after
+    `after_version`, in order, each exactly once; then live updates until the match
+    finishes or is cancelled, when the stream ends with OK. A server shutting down ends
+    its streams with UNAVAILABLE: reconnect with the last action's version.
     """
 
     ClaimBotSeat: grpc.UnaryUnaryMultiCallable[
@@ -109,6 +114,29 @@ class MatchServiceStub:
         mercado.v1.match_pb2.Replay,
     ]
     """Seed, salt, options and every action of a finished match."""
+
+    LeaveMatch: grpc.UnaryUnaryMultiCallable[
+        mercado.v1.match_pb2.LeaveMatchRequest,
+        mercado.v1.match_pb2.LeaveMatchResponse,
+    ]
+    """Give up the caller's seat: in a waiting match it is open again; in a match in play the AI
+    plays it from now on, or it forfeits, as the match's time control says.
+    """
+
+    ReclaimSeat: grpc.UnaryUnaryMultiCallable[
+        mercado.v1.match_pb2.ReclaimSeatRequest,
+        mercado.v1.match_pb2.MatchState,
+    ]
+    """Take back the caller's seat from the AI that plays it since its time ran out."""
+
+    AgentHeartbeat: grpc.UnaryUnaryMultiCallable[
+        mercado.v1.match_pb2.AgentHeartbeatRequest,
+        mercado.v1.match_pb2.AgentHeartbeatResponse,
+    ]
+    """For AI agents (with the agent key): say which levels the agent plays and how many more
+    seats it can take; again within `interval_seconds`. Bot seats are refused when no agent
+    can take them.
+    """
 
 class MatchServiceAsyncStub:
     CreateMatch: grpc.aio.UnaryUnaryMultiCallable[
@@ -145,11 +173,11 @@ class MatchServiceAsyncStub:
         mercado.v1.match_pb2.StreamEventsRequest,
         mercado.v1.match_pb2.MatchUpdate,
     ]
-    """Every accepted action after `after_version`, in order, each exactly once, then
-    live updates until the match finishes, when the stream ends with OK. On a
-    waiting match the first message is the current state (a seat change), so the
-    start of the match cannot be missed. A server shutting down ends its streams
-    with UNAVAILABLE.
+    """First the match as it stands (a MatchUpdate without an action), so that nothing that
+    happened before the stream opened is missed; then every accepted action after
+    `after_version`, in order, each exactly once; then live updates until the match
+    finishes or is cancelled, when the stream ends with OK. A server shutting down ends
+    its streams with UNAVAILABLE: reconnect with the last action's version.
     """
 
     ClaimBotSeat: grpc.aio.UnaryUnaryMultiCallable[
@@ -163,6 +191,29 @@ class MatchServiceAsyncStub:
         mercado.v1.match_pb2.Replay,
     ]
     """Seed, salt, options and every action of a finished match."""
+
+    LeaveMatch: grpc.aio.UnaryUnaryMultiCallable[
+        mercado.v1.match_pb2.LeaveMatchRequest,
+        mercado.v1.match_pb2.LeaveMatchResponse,
+    ]
+    """Give up the caller's seat: in a waiting match it is open again; in a match in play the AI
+    plays it from now on, or it forfeits, as the match's time control says.
+    """
+
+    ReclaimSeat: grpc.aio.UnaryUnaryMultiCallable[
+        mercado.v1.match_pb2.ReclaimSeatRequest,
+        mercado.v1.match_pb2.MatchState,
+    ]
+    """Take back the caller's seat from the AI that plays it since its time ran out."""
+
+    AgentHeartbeat: grpc.aio.UnaryUnaryMultiCallable[
+        mercado.v1.match_pb2.AgentHeartbeatRequest,
+        mercado.v1.match_pb2.AgentHeartbeatResponse,
+    ]
+    """For AI agents (with the agent key): say which levels the agent plays and how many more
+    seats it can take; again within `interval_seconds`. Bot seats are refused when no agent
+    can take them.
+    """
 
 class MatchServiceServicer(metaclass=abc.ABCMeta):
     @abc.abstractmethod
@@ -211,11 +262,11 @@ class MatchServiceServicer(metaclass=abc.ABCMeta):
         request: mercado.v1.match_pb2.StreamEventsRequest,
         context: _ServicerContext,
     ) -> typing.Union[collections.abc.Iterator[mercado.v1.match_pb2.MatchUpdate], collections.abc.AsyncIterator[mercado.v1.match_pb2.MatchUpdate]]:
-        """Every accepted action after `after_version`, in order, each exactly once, then
-        live updates until the match finishes, when the stream ends with OK. On a
-        waiting match the first message is the current state (a seat change), so the
-        start of the match cannot be missed. A server shutting down ends its streams
-        with UNAVAILABLE.
+        """First the match as it stands (a MatchUpdate without an action), so that nothing that
+        happened before the stream opened is missed; then every accepted action after
+        `after_version`, in order, each exactly once; then live updates until the match
+        finishes or is cancelled, when the stream ends with OK. A server shutting down ends
+        its streams with UNAVAILABLE: reconnect with the last action's version.
         """
 
     @abc.abstractmethod
@@ -233,5 +284,34 @@ class MatchServiceServicer(metaclass=abc.ABCMeta):
         context: _ServicerContext,
     ) -> typing.Union[mercado.v1.match_pb2.Replay, collections.abc.Awaitable[mercado.v1.match_pb2.Replay]]:
         """Seed, salt, options and every action of a finished match."""
+
+    @abc.abstractmethod
+    def LeaveMatch(
+        self,
+        request: mercado.v1.match_pb2.LeaveMatchRequest,
+        context: _ServicerContext,
+    ) -> typing.Union[mercado.v1.match_pb2.LeaveMatchResponse, collections.abc.Awaitable[mercado.v1.match_pb2.LeaveMatchResponse]]:
+        """Give up the caller's seat: in a waiting match it is open again; in a match in play the AI
+        plays it from now on, or it forfeits, as the match's time control says.
+        """
+
+    @abc.abstractmethod
+    def ReclaimSeat(
+        self,
+        request: mercado.v1.match_pb2.ReclaimSeatRequest,
+        context: _ServicerContext,
+    ) -> typing.Union[mercado.v1.match_pb2.MatchState, collections.abc.Awaitable[mercado.v1.match_pb2.MatchState]]:
+        """Take back the caller's seat from the AI that plays it since its time ran out."""
+
+    @abc.abstractmethod
+    def AgentHeartbeat(
+        self,
+        request: mercado.v1.match_pb2.AgentHeartbeatRequest,
+        context: _ServicerContext,
+    ) -> typing.Union[mercado.v1.match_pb2.AgentHeartbeatResponse, collections.abc.Awaitable[mercado.v1.match_pb2.AgentHeartbeatResponse]]:
+        """For AI agents (with the agent key): say which levels the agent plays and how many more
+        seats it can take; again within `interval_seconds`. Bot seats are refused when no agent
+        can take them.
+        """
 
 def add_MatchServiceServicer_to_server(servicer: MatchServiceServicer, server: typing.Union[grpc.Server, grpc.aio.Server]) -> None: ...

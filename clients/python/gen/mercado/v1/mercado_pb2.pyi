@@ -4,7 +4,7 @@ isort:skip_file
 Mercado de Lisboa: the game-specific part of the mercado v1 API.
 
 These messages mirror the JSON positions and actions of the project's rules
-documentation (RULES.md, POSITION.md). Names are the rules' names. Squares
+documentation (docs/rules.md, docs/positions.md). Names are the rules' names. Squares
 and entrances are given by 1-based coordinates: column 1 is "a" (leftmost),
 row 1 is the top row, so square "c3" is {column: 3, row: 3}.
 """
@@ -415,6 +415,52 @@ class TakeCoin(google.protobuf.message.Message):
     ) -> None: ...
 
 global___TakeCoin = TakeCoin
+
+@typing.final
+class MercadoPreview(google.protobuf.message.Message):
+    """What a legal action would cost its player and pay each seat, as the caller may see it."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    COST_FIELD_NUMBER: builtins.int
+    EARNINGS_FIELD_NUMBER: builtins.int
+    cost: builtins.int
+    """coins the player pays (a stand's cost)"""
+    @property
+    def earnings(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___Earning]:
+        """the seats it pays, in seat order"""
+
+    def __init__(
+        self,
+        *,
+        cost: builtins.int = ...,
+        earnings: collections.abc.Iterable[global___Earning] | None = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["cost", b"cost", "earnings", b"earnings"]) -> None: ...
+
+global___MercadoPreview = MercadoPreview
+
+@typing.final
+class Earning(google.protobuf.message.Message):
+    """Coins one seat earns; `amount` is absent when money is hidden and the seat is not the viewer."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: builtins.int
+    AMOUNT_FIELD_NUMBER: builtins.int
+    seat: builtins.int
+    amount: builtins.int
+    def __init__(
+        self,
+        *,
+        seat: builtins.int = ...,
+        amount: builtins.int | None = ...,
+    ) -> None: ...
+    def HasField(self, field_name: typing.Literal["_amount", b"_amount", "amount", b"amount"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["_amount", b"_amount", "amount", b"amount", "seat", b"seat"]) -> None: ...
+    def WhichOneof(self, oneof_group: typing.Literal["_amount", b"_amount"]) -> typing.Literal["amount"] | None: ...
+
+global___Earning = Earning
 
 @typing.final
 class SquareContent(google.protobuf.message.Message):

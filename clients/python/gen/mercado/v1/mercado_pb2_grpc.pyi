@@ -4,7 +4,7 @@ isort:skip_file
 Mercado de Lisboa: the game-specific part of the mercado v1 API.
 
 These messages mirror the JSON positions and actions of the project's rules
-documentation (RULES.md, POSITION.md). Names are the rules' names. Squares
+documentation (docs/rules.md, docs/positions.md). Names are the rules' names. Squares
 and entrances are given by 1-based coordinates: column 1 is "a" (leftmost),
 row 1 is the top row, so square "c3" is {column: 3, row: 3}.
 """

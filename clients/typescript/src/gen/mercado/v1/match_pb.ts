@@ -15,6 +15,11 @@
 // is 1 to 128 characters of letters, digits, '-', '_', '.' and ':'. Other
 // values are refused before any lookup.
 //
+// Clocks: a match may have a time control (CreateMatch). Each human seat then has a time
+// per turn and a reserve that a slower turn draws on; a seat whose time runs out is played
+// by the AI (or forfeits, as the match says) and every seat sees it (SeatInfo). Its owner
+// takes it back with ReclaimSeat. LeaveMatch gives a seat up for good.
+//
 // Fairness: the set-up (the face-down restaurants, the bag, the decks, the first
 // player) follows from a seed the server draws at random. Every MatchSummary
 // carries a commitment to it, SHA-256 over a secret salt and the seed; GetReplay
@@ -43,7 +48,7 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { MercadoAction, MercadoEvent, MercadoOptions, MercadoView } from "./mercado_pb.js";
+import type { MercadoAction, MercadoEvent, MercadoOptions, MercadoPreview, MercadoView } from "./mercado_pb.js";
 import { file_mercado_v1_mercado } from "./mercado_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -51,7 +56,47 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file mercado/v1/match.proto.
  */
 export const file_mercado_v1_match: GenFile = /*@__PURE__*/
-  fileDesc("ChZtZXJjYWRvL3YxL21hdGNoLnByb3RvEgptZXJjYWRvLnYxIpoBCghTZWF0U3BlYxIpCgRvcGVuGAEgASgLMhkubWVyY2Fkby52MS5TZWF0U3BlYy5PcGVuSAASJwoDYm90GAIgASgLMhgubWVyY2Fkby52MS5TZWF0U3BlYy5Cb3RIABoGCgRPcGVuGioKA0JvdBIjCgVsZXZlbBgBIAEoDjIULm1lcmNhZG8udjEuQm90TGV2ZWxCBgoEa2luZCLAAQoSQ3JlYXRlTWF0Y2hSZXF1ZXN0Eh4KBGdhbWUYASABKA4yEC5tZXJjYWRvLnYxLkdhbWUSDwoHcGxheWVycxgCIAEoDRIjCgVzZWF0cxgDIAMoCzIULm1lcmNhZG8udjEuU2VhdFNwZWMSEQoEc2VlZBgEIAEoBEgBiAEBEi0KB21lcmNhZG8YCiABKAsyGi5tZXJjYWRvLnYxLk1lcmNhZG9PcHRpb25zSABCCQoHb3B0aW9uc0IHCgVfc2VlZCJQChNDcmVhdGVNYXRjaFJlc3BvbnNlEhAKCG1hdGNoX2lkGAEgASgJEicKBW1hdGNoGAIgASgLMhgubWVyY2Fkby52MS5NYXRjaFN1bW1hcnkiVgoQSm9pbk1hdGNoUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCRIRCgRzZWF0GAIgASgNSACIAQESFAoMZGlzcGxheV9uYW1lGAMgASgJQgcKBV9zZWF0Il4KEUpvaW5NYXRjaFJlc3BvbnNlEgwKBHNlYXQYASABKA0SEgoKc2VhdF90b2tlbhgCIAEoCRInCgVtYXRjaBgDIAEoCzIYLm1lcmNhZG8udjEuTWF0Y2hTdW1tYXJ5ImQKEkxpc3RNYXRjaGVzUmVxdWVzdBInCgZzdGF0dXMYASABKA4yFy5tZXJjYWRvLnYxLk1hdGNoU3RhdHVzEhEKCXBhZ2Vfc2l6ZRgCIAEoDRISCgpwYWdlX3Rva2VuGAMgASgJIlkKE0xpc3RNYXRjaGVzUmVzcG9uc2USKQoHbWF0Y2hlcxgBIAMoCzIYLm1lcmNhZG8udjEuTWF0Y2hTdW1tYXJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJzCghTZWF0SW5mbxIMCgRzZWF0GAEgASgNEgsKA2JvdBgCIAEoCBInCglib3RfbGV2ZWwYAyABKA4yFC5tZXJjYWRvLnYxLkJvdExldmVsEg0KBXRha2VuGAQgASgIEhQKDGRpc3BsYXlfbmFtZRgFIAEoCSKxAgoMTWF0Y2hTdW1tYXJ5EhAKCG1hdGNoX2lkGAEgASgJEh4KBGdhbWUYAiABKA4yEC5tZXJjYWRvLnYxLkdhbWUSJwoGc3RhdHVzGAMgASgOMhcubWVyY2Fkby52MS5NYXRjaFN0YXR1cxIPCgdwbGF5ZXJzGAQgASgNEiMKBXNlYXRzGAUgAygLMhQubWVyY2Fkby52MS5TZWF0SW5mbxIPCgd2ZXJzaW9uGAYgASgEEhcKD2NyZWF0ZWRfdW5peF9tcxgHIAEoAxItCgdtZXJjYWRvGAogASgLMhoubWVyY2Fkby52MS5NZXJjYWRvT3B0aW9uc0gAEhcKD3NlZWRfY29tbWl0bWVudBgIIAEoCRITCgtzZWVkX2Nob3NlbhgJIAEoCEIJCgdvcHRpb25zIiIKDkdldFZpZXdSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJIj4KBkFjdGlvbhIsCgdtZXJjYWRvGAogASgLMhkubWVyY2Fkby52MS5NZXJjYWRvQWN0aW9uSABCBgoEZ2FtZSI8CgVFdmVudBIrCgdtZXJjYWRvGAogASgLMhgubWVyY2Fkby52MS5NZXJjYWRvRXZlbnRIAEIGCgRnYW1lIjoKBFZpZXcSKgoHbWVyY2FkbxgKIAEoCzIXLm1lcmNhZG8udjEuTWVyY2Fkb1ZpZXdIAEIGCgRnYW1lItkBCgpNYXRjaFN0YXRlEicKBW1hdGNoGAEgASgLMhgubWVyY2Fkby52MS5NYXRjaFN1bW1hcnkSDwoHdmVyc2lvbhgCIAEoBBIWCgl5b3VyX3NlYXQYAyABKA1IAIgBARIUCgd0b19tb3ZlGAQgASgNSAGIAQESHgoEdmlldxgFIAEoCzIQLm1lcmNhZG8udjEuVmlldxIpCg1sZWdhbF9hY3Rpb25zGAYgAygLMhIubWVyY2Fkby52MS5BY3Rpb25CDAoKX3lvdXJfc2VhdEIKCghfdG9fbW92ZSJ5ChNTdWJtaXRBY3Rpb25SZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhgKEGV4cGVjdGVkX3ZlcnNpb24YAiABKAQSEgoKcmVxdWVzdF9pZBgDIAEoCRIiCgZhY3Rpb24YBCABKAsyEi5tZXJjYWRvLnYxLkFjdGlvbiJxChRTdWJtaXRBY3Rpb25SZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgEEiEKBmV2ZW50cxgCIAMoCzIRLm1lcmNhZG8udjEuRXZlbnQSJQoFc3RhdGUYAyABKAsyFi5tZXJjYWRvLnYxLk1hdGNoU3RhdGUiPgoTU3RyZWFtRXZlbnRzUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCRIVCg1hZnRlcl92ZXJzaW9uGAIgASgEIqgBCgtNYXRjaFVwZGF0ZRIPCgd2ZXJzaW9uGAEgASgEEhEKBHNlYXQYAiABKA1IAIgBARIiCgZhY3Rpb24YAyABKAsyEi5tZXJjYWRvLnYxLkFjdGlvbhIhCgZldmVudHMYBCADKAsyES5tZXJjYWRvLnYxLkV2ZW50EiUKBXN0YXRlGAUgASgLMhYubWVyY2Fkby52MS5NYXRjaFN0YXRlQgcKBV9zZWF0Ik8KE0NsYWltQm90U2VhdFJlcXVlc3QSJAoGbGV2ZWxzGAEgAygOMhQubWVyY2Fkby52MS5Cb3RMZXZlbBISCgphZ2VudF9uYW1lGAIgASgJIpgBChRDbGFpbUJvdFNlYXRSZXNwb25zZRIQCghtYXRjaF9pZBgBIAEoCRIMCgRzZWF0GAIgASgNEhIKCnNlYXRfdG9rZW4YAyABKAkSIwoFbGV2ZWwYBCABKA4yFC5tZXJjYWRvLnYxLkJvdExldmVsEicKBW1hdGNoGAUgASgLMhgubWVyY2Fkby52MS5NYXRjaFN1bW1hcnkiJAoQR2V0UmVwbGF5UmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCSL7AQoGUmVwbGF5EhAKCG1hdGNoX2lkGAEgASgJEh4KBGdhbWUYAiABKA4yEC5tZXJjYWRvLnYxLkdhbWUSDwoHcGxheWVycxgDIAEoDRIMCgRzZWVkGAQgASgEEi0KB21lcmNhZG8YCiABKAsyGi5tZXJjYWRvLnYxLk1lcmNhZG9PcHRpb25zSAASJQoFc3RlcHMYBSADKAsyFi5tZXJjYWRvLnYxLlJlcGxheVN0ZXASEQoJc2VlZF9zYWx0GAYgASgMEhcKD3NlZWRfY29tbWl0bWVudBgHIAEoCRITCgtzZWVkX2Nob3NlbhgIIAEoCEIJCgdvcHRpb25zIk8KClJlcGxheVN0ZXASDwoHdmVyc2lvbhgBIAEoBBIMCgRzZWF0GAIgASgNEiIKBmFjdGlvbhgDIAEoCzISLm1lcmNhZG8udjEuQWN0aW9uKi4KBEdhbWUSFAoQR0FNRV9VTlNQRUNJRklFRBAAEhAKDEdBTUVfTUVSQ0FETxABKnoKC01hdGNoU3RhdHVzEhwKGE1BVENIX1NUQVRVU19VTlNQRUNJRklFRBAAEhgKFE1BVENIX1NUQVRVU19XQUlUSU5HEAESGAoUTUFUQ0hfU1RBVFVTX1BMQVlJTkcQAhIZChVNQVRDSF9TVEFUVVNfRklOSVNIRUQQAypjCghCb3RMZXZlbBIZChVCT1RfTEVWRUxfVU5TUEVDSUZJRUQQABISCg5CT1RfTEVWRUxfRUFTWRABEhQKEEJPVF9MRVZFTF9NRURJVU0QAhISCg5CT1RfTEVWRUxfSEFSRBADMugECgxNYXRjaFNlcnZpY2USTgoLQ3JlYXRlTWF0Y2gSHi5tZXJjYWRvLnYxLkNyZWF0ZU1hdGNoUmVxdWVzdBofLm1lcmNhZG8udjEuQ3JlYXRlTWF0Y2hSZXNwb25zZRJICglKb2luTWF0Y2gSHC5tZXJjYWRvLnYxLkpvaW5NYXRjaFJlcXVlc3QaHS5tZXJjYWRvLnYxLkpvaW5NYXRjaFJlc3BvbnNlEk4KC0xpc3RNYXRjaGVzEh4ubWVyY2Fkby52MS5MaXN0TWF0Y2hlc1JlcXVlc3QaHy5tZXJjYWRvLnYxLkxpc3RNYXRjaGVzUmVzcG9uc2USPQoHR2V0VmlldxIaLm1lcmNhZG8udjEuR2V0Vmlld1JlcXVlc3QaFi5tZXJjYWRvLnYxLk1hdGNoU3RhdGUSUQoMU3VibWl0QWN0aW9uEh8ubWVyY2Fkby52MS5TdWJtaXRBY3Rpb25SZXF1ZXN0GiAubWVyY2Fkby52MS5TdWJtaXRBY3Rpb25SZXNwb25zZRJKCgxTdHJlYW1FdmVudHMSHy5tZXJjYWRvLnYxLlN0cmVhbUV2ZW50c1JlcXVlc3QaFy5tZXJjYWRvLnYxLk1hdGNoVXBkYXRlMAESUQoMQ2xhaW1Cb3RTZWF0Eh8ubWVyY2Fkby52MS5DbGFpbUJvdFNlYXRSZXF1ZXN0GiAubWVyY2Fkby52MS5DbGFpbUJvdFNlYXRSZXNwb25zZRI9CglHZXRSZXBsYXkSHC5tZXJjYWRvLnYxLkdldFJlcGxheVJlcXVlc3QaEi5tZXJjYWRvLnYxLlJlcGxheUJFWkNnaXRodWIuY29tL21lcmNhZG8tZ2FtZS9tZXJjYWRvL2NsaWVudHMvZ28vZ2VuL21lcmNhZG8vdjE7bWVyY2Fkb3YxYgZwcm90bzM", [file_mercado_v1_mercado]);
+  fileDesc("ChZtZXJjYWRvL3YxL21hdGNoLnByb3RvEgptZXJjYWRvLnYxIpUBCgtUaW1lQ29udHJvbBIUCgx0dXJuX3NlY29uZHMYASABKA0SFwoPcmVzZXJ2ZV9zZWNvbmRzGAIgASgNEikKCm9uX3RpbWVvdXQYAyABKA4yFS5tZXJjYWRvLnYxLk9uVGltZW91dBIsCg5mYWxsYmFja19sZXZlbBgEIAEoDjIULm1lcmNhZG8udjEuQm90TGV2ZWwimgEKCFNlYXRTcGVjEikKBG9wZW4YASABKAsyGS5tZXJjYWRvLnYxLlNlYXRTcGVjLk9wZW5IABInCgNib3QYAiABKAsyGC5tZXJjYWRvLnYxLlNlYXRTcGVjLkJvdEgAGgYKBE9wZW4aKgoDQm90EiMKBWxldmVsGAEgASgOMhQubWVyY2Fkby52MS5Cb3RMZXZlbEIGCgRraW5kIoUCChJDcmVhdGVNYXRjaFJlcXVlc3QSHgoEZ2FtZRgBIAEoDjIQLm1lcmNhZG8udjEuR2FtZRIPCgdwbGF5ZXJzGAIgASgNEiMKBXNlYXRzGAMgAygLMhQubWVyY2Fkby52MS5TZWF0U3BlYxIRCgRzZWVkGAQgASgESAGIAQESLQoHbWVyY2FkbxgKIAEoCzIaLm1lcmNhZG8udjEuTWVyY2Fkb09wdGlvbnNIABIyCgx0aW1lX2NvbnRyb2wYBSABKAsyFy5tZXJjYWRvLnYxLlRpbWVDb250cm9sSAKIAQFCCQoHb3B0aW9uc0IHCgVfc2VlZEIPCg1fdGltZV9jb250cm9sIlAKE0NyZWF0ZU1hdGNoUmVzcG9uc2USEAoIbWF0Y2hfaWQYASABKAkSJwoFbWF0Y2gYAiABKAsyGC5tZXJjYWRvLnYxLk1hdGNoU3VtbWFyeSJWChBKb2luTWF0Y2hSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhEKBHNlYXQYAiABKA1IAIgBARIUCgxkaXNwbGF5X25hbWUYAyABKAlCBwoFX3NlYXQiXgoRSm9pbk1hdGNoUmVzcG9uc2USDAoEc2VhdBgBIAEoDRISCgpzZWF0X3Rva2VuGAIgASgJEicKBW1hdGNoGAMgASgLMhgubWVyY2Fkby52MS5NYXRjaFN1bW1hcnkiZAoSTGlzdE1hdGNoZXNSZXF1ZXN0EicKBnN0YXR1cxgBIAEoDjIXLm1lcmNhZG8udjEuTWF0Y2hTdGF0dXMSEQoJcGFnZV9zaXplGAIgASgNEhIKCnBhZ2VfdG9rZW4YAyABKAkiWQoTTGlzdE1hdGNoZXNSZXNwb25zZRIpCgdtYXRjaGVzGAEgAygLMhgubWVyY2Fkby52MS5NYXRjaFN1bW1hcnkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIr4BCghTZWF0SW5mbxIMCgRzZWF0GAEgASgNEgsKA2JvdBgCIAEoCBInCglib3RfbGV2ZWwYAyABKA4yFC5tZXJjYWRvLnYxLkJvdExldmVsEg0KBXRha2VuGAQgASgIEhQKDGRpc3BsYXlfbmFtZRgFIAEoCRISCgpyZXNlcnZlX21zGAYgASgDEhQKDHBsYXllZF9ieV9haRgHIAEoCBIMCgRsZWZ0GAggASgIEhEKCWZvcmZlaXRlZBgJIAEoCCKjAwoMTWF0Y2hTdW1tYXJ5EhAKCG1hdGNoX2lkGAEgASgJEh4KBGdhbWUYAiABKA4yEC5tZXJjYWRvLnYxLkdhbWUSJwoGc3RhdHVzGAMgASgOMhcubWVyY2Fkby52MS5NYXRjaFN0YXR1cxIPCgdwbGF5ZXJzGAQgASgNEiMKBXNlYXRzGAUgAygLMhQubWVyY2Fkby52MS5TZWF0SW5mbxIPCgd2ZXJzaW9uGAYgASgEEhcKD2NyZWF0ZWRfdW5peF9tcxgHIAEoAxItCgdtZXJjYWRvGAogASgLMhoubWVyY2Fkby52MS5NZXJjYWRvT3B0aW9uc0gAEhcKD3NlZWRfY29tbWl0bWVudBgIIAEoCRITCgtzZWVkX2Nob3NlbhgJIAEoCBItCgx0aW1lX2NvbnRyb2wYCyABKAsyFy5tZXJjYWRvLnYxLlRpbWVDb250cm9sEh0KEGRlYWRsaW5lX3VuaXhfbXMYDCABKANIAYgBARINCgVyYW5rcxgNIAMoDUIJCgdvcHRpb25zQhMKEV9kZWFkbGluZV91bml4X21zIiIKDkdldFZpZXdSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJIj4KBkFjdGlvbhIsCgdtZXJjYWRvGAogASgLMhkubWVyY2Fkby52MS5NZXJjYWRvQWN0aW9uSABCBgoEZ2FtZSI8CgVFdmVudBIrCgdtZXJjYWRvGAogASgLMhgubWVyY2Fkby52MS5NZXJjYWRvRXZlbnRIAEIGCgRnYW1lIjoKBFZpZXcSKgoHbWVyY2FkbxgKIAEoCzIXLm1lcmNhZG8udjEuTWVyY2Fkb1ZpZXdIAEIGCgRnYW1lIkYKDUFjdGlvblByZXZpZXcSLQoHbWVyY2FkbxgKIAEoCzIaLm1lcmNhZG8udjEuTWVyY2Fkb1ByZXZpZXdIAEIGCgRnYW1lIoYCCgpNYXRjaFN0YXRlEicKBW1hdGNoGAEgASgLMhgubWVyY2Fkby52MS5NYXRjaFN1bW1hcnkSDwoHdmVyc2lvbhgCIAEoBBIWCgl5b3VyX3NlYXQYAyABKA1IAIgBARIUCgd0b19tb3ZlGAQgASgNSAGIAQESHgoEdmlldxgFIAEoCzIQLm1lcmNhZG8udjEuVmlldxIpCg1sZWdhbF9hY3Rpb25zGAYgAygLMhIubWVyY2Fkby52MS5BY3Rpb24SKwoIcHJldmlld3MYByADKAsyGS5tZXJjYWRvLnYxLkFjdGlvblByZXZpZXdCDAoKX3lvdXJfc2VhdEIKCghfdG9fbW92ZSJ5ChNTdWJtaXRBY3Rpb25SZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhgKEGV4cGVjdGVkX3ZlcnNpb24YAiABKAQSEgoKcmVxdWVzdF9pZBgDIAEoCRIiCgZhY3Rpb24YBCABKAsyEi5tZXJjYWRvLnYxLkFjdGlvbiJxChRTdWJtaXRBY3Rpb25SZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgEEiEKBmV2ZW50cxgCIAMoCzIRLm1lcmNhZG8udjEuRXZlbnQSJQoFc3RhdGUYAyABKAsyFi5tZXJjYWRvLnYxLk1hdGNoU3RhdGUiPgoTU3RyZWFtRXZlbnRzUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCRIVCg1hZnRlcl92ZXJzaW9uGAIgASgEIqgBCgtNYXRjaFVwZGF0ZRIPCgd2ZXJzaW9uGAEgASgEEhEKBHNlYXQYAiABKA1IAIgBARIiCgZhY3Rpb24YAyABKAsyEi5tZXJjYWRvLnYxLkFjdGlvbhIhCgZldmVudHMYBCADKAsyES5tZXJjYWRvLnYxLkV2ZW50EiUKBXN0YXRlGAUgASgLMhYubWVyY2Fkby52MS5NYXRjaFN0YXRlQgcKBV9zZWF0ImEKE0NsYWltQm90U2VhdFJlcXVlc3QSJAoGbGV2ZWxzGAEgAygOMhQubWVyY2Fkby52MS5Cb3RMZXZlbBISCgphZ2VudF9uYW1lGAIgASgJEhAKCGFnZW50X2lkGAMgASgJIpgBChRDbGFpbUJvdFNlYXRSZXNwb25zZRIQCghtYXRjaF9pZBgBIAEoCRIMCgRzZWF0GAIgASgNEhIKCnNlYXRfdG9rZW4YAyABKAkSIwoFbGV2ZWwYBCABKA4yFC5tZXJjYWRvLnYxLkJvdExldmVsEicKBW1hdGNoGAUgASgLMhgubWVyY2Fkby52MS5NYXRjaFN1bW1hcnkiJQoRTGVhdmVNYXRjaFJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkiPQoSTGVhdmVNYXRjaFJlc3BvbnNlEicKBW1hdGNoGAEgASgLMhgubWVyY2Fkby52MS5NYXRjaFN1bW1hcnkiJgoSUmVjbGFpbVNlYXRSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJImMKFUFnZW50SGVhcnRiZWF0UmVxdWVzdBIQCghhZ2VudF9pZBgBIAEoCRIkCgZsZXZlbHMYAiADKA4yFC5tZXJjYWRvLnYxLkJvdExldmVsEhIKCmZyZWVfc2xvdHMYAyABKA0iMgoWQWdlbnRIZWFydGJlYXRSZXNwb25zZRIYChBpbnRlcnZhbF9zZWNvbmRzGAEgASgNIiQKEEdldFJlcGxheVJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAki+wEKBlJlcGxheRIQCghtYXRjaF9pZBgBIAEoCRIeCgRnYW1lGAIgASgOMhAubWVyY2Fkby52MS5HYW1lEg8KB3BsYXllcnMYAyABKA0SDAoEc2VlZBgEIAEoBBItCgdtZXJjYWRvGAogASgLMhoubWVyY2Fkby52MS5NZXJjYWRvT3B0aW9uc0gAEiUKBXN0ZXBzGAUgAygLMhYubWVyY2Fkby52MS5SZXBsYXlTdGVwEhEKCXNlZWRfc2FsdBgGIAEoDBIXCg9zZWVkX2NvbW1pdG1lbnQYByABKAkSEwoLc2VlZF9jaG9zZW4YCCABKAhCCQoHb3B0aW9ucyJPCgpSZXBsYXlTdGVwEg8KB3ZlcnNpb24YASABKAQSDAoEc2VhdBgCIAEoDRIiCgZhY3Rpb24YAyABKAsyEi5tZXJjYWRvLnYxLkFjdGlvbiouCgRHYW1lEhQKEEdBTUVfVU5TUEVDSUZJRUQQABIQCgxHQU1FX01FUkNBRE8QASqWAQoLTWF0Y2hTdGF0dXMSHAoYTUFUQ0hfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGAoUTUFUQ0hfU1RBVFVTX1dBSVRJTkcQARIYChRNQVRDSF9TVEFUVVNfUExBWUlORxACEhkKFU1BVENIX1NUQVRVU19GSU5JU0hFRBADEhoKFk1BVENIX1NUQVRVU19DQU5DRUxMRUQQBCpSCglPblRpbWVvdXQSGgoWT05fVElNRU9VVF9VTlNQRUNJRklFRBAAEhEKDU9OX1RJTUVPVVRfQUkQARIWChJPTl9USU1FT1VUX0ZPUkZFSVQQAipjCghCb3RMZXZlbBIZChVCT1RfTEVWRUxfVU5TUEVDSUZJRUQQABISCg5CT1RfTEVWRUxfRUFTWRABEhQKEEJPVF9MRVZFTF9NRURJVU0QAhISCg5CT1RfTEVWRUxfSEFSRBADMtUGCgxNYXRjaFNlcnZpY2USTgoLQ3JlYXRlTWF0Y2gSHi5tZXJjYWRvLnYxLkNyZWF0ZU1hdGNoUmVxdWVzdBofLm1lcmNhZG8udjEuQ3JlYXRlTWF0Y2hSZXNwb25zZRJICglKb2luTWF0Y2gSHC5tZXJjYWRvLnYxLkpvaW5NYXRjaFJlcXVlc3QaHS5tZXJjYWRvLnYxLkpvaW5NYXRjaFJlc3BvbnNlEk4KC0xpc3RNYXRjaGVzEh4ubWVyY2Fkby52MS5MaXN0TWF0Y2hlc1JlcXVlc3QaHy5tZXJjYWRvLnYxLkxpc3RNYXRjaGVzUmVzcG9uc2USPQoHR2V0VmlldxIaLm1lcmNhZG8udjEuR2V0Vmlld1JlcXVlc3QaFi5tZXJjYWRvLnYxLk1hdGNoU3RhdGUSUQoMU3VibWl0QWN0aW9uEh8ubWVyY2Fkby52MS5TdWJtaXRBY3Rpb25SZXF1ZXN0GiAubWVyY2Fkby52MS5TdWJtaXRBY3Rpb25SZXNwb25zZRJKCgxTdHJlYW1FdmVudHMSHy5tZXJjYWRvLnYxLlN0cmVhbUV2ZW50c1JlcXVlc3QaFy5tZXJjYWRvLnYxLk1hdGNoVXBkYXRlMAESUQoMQ2xhaW1Cb3RTZWF0Eh8ubWVyY2Fkby52MS5DbGFpbUJvdFNlYXRSZXF1ZXN0GiAubWVyY2Fkby52MS5DbGFpbUJvdFNlYXRSZXNwb25zZRI9CglHZXRSZXBsYXkSHC5tZXJjYWRvLnYxLkdldFJlcGxheVJlcXVlc3QaEi5tZXJjYWRvLnYxLlJlcGxheRJLCgpMZWF2ZU1hdGNoEh0ubWVyY2Fkby52MS5MZWF2ZU1hdGNoUmVxdWVzdBoeLm1lcmNhZG8udjEuTGVhdmVNYXRjaFJlc3BvbnNlEkUKC1JlY2xhaW1TZWF0Eh4ubWVyY2Fkby52MS5SZWNsYWltU2VhdFJlcXVlc3QaFi5tZXJjYWRvLnYxLk1hdGNoU3RhdGUSVwoOQWdlbnRIZWFydGJlYXQSIS5tZXJjYWRvLnYxLkFnZW50SGVhcnRiZWF0UmVxdWVzdBoiLm1lcmNhZG8udjEuQWdlbnRIZWFydGJlYXRSZXNwb25zZUJFWkNnaXRodWIuY29tL21lcmNhZG8tZ2FtZS9tZXJjYWRvL2NsaWVudHMvZ28vZ2VuL21lcmNhZG8vdjE7bWVyY2Fkb3YxYgZwcm90bzM", [file_mercado_v1_mercado]);
+
+/**
+ * How long each human seat may take. Bot seats have no clock.
+ *
+ * @generated from message mercado.v1.TimeControl
+ */
+export type TimeControl = Message<"mercado.v1.TimeControl"> & {
+  /**
+   * for each turn; 0: no clock (correspondence play)
+   *
+   * @generated from field: uint32 turn_seconds = 1;
+   */
+  turnSeconds: number;
+
+  /**
+   * drawn on by a turn that takes longer than turn_seconds
+   *
+   * @generated from field: uint32 reserve_seconds = 2;
+   */
+  reserveSeconds: number;
+
+  /**
+   * @generated from field: mercado.v1.OnTimeout on_timeout = 3;
+   */
+  onTimeout: OnTimeout;
+
+  /**
+   * the AI that plays a timed-out or left seat; unspecified: easy
+   *
+   * @generated from field: mercado.v1.BotLevel fallback_level = 4;
+   */
+  fallbackLevel: BotLevel;
+};
+
+/**
+ * Describes the message mercado.v1.TimeControl.
+ * Use `create(TimeControlSchema)` to create a new message.
+ */
+export const TimeControlSchema: GenMessage<TimeControl> = /*@__PURE__*/
+  messageDesc(file_mercado_v1_match, 0);
 
 /**
  * Who may take a seat.
@@ -82,7 +127,7 @@ export type SeatSpec = Message<"mercado.v1.SeatSpec"> & {
  * Use `create(SeatSpecSchema)` to create a new message.
  */
 export const SeatSpecSchema: GenMessage<SeatSpec> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_match, 0);
+  messageDesc(file_mercado_v1_match, 1);
 
 /**
  * Anyone may join it.
@@ -97,7 +142,7 @@ export type SeatSpec_Open = Message<"mercado.v1.SeatSpec.Open"> & {
  * Use `create(SeatSpec_OpenSchema)` to create a new message.
  */
 export const SeatSpec_OpenSchema: GenMessage<SeatSpec_Open> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_match, 0, 0);
+  messageDesc(file_mercado_v1_match, 1, 0);
 
 /**
  * Reserved for an AI agent playing at `level`.
@@ -116,7 +161,7 @@ export type SeatSpec_Bot = Message<"mercado.v1.SeatSpec.Bot"> & {
  * Use `create(SeatSpec_BotSchema)` to create a new message.
  */
 export const SeatSpec_BotSchema: GenMessage<SeatSpec_Bot> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_match, 0, 1);
+  messageDesc(file_mercado_v1_match, 1, 1);
 
 /**
  * @generated from message mercado.v1.CreateMatchRequest
@@ -160,6 +205,14 @@ export type CreateMatchRequest = Message<"mercado.v1.CreateMatchRequest"> & {
     value: MercadoOptions;
     case: "mercado";
   } | { case: undefined; value?: undefined };
+
+  /**
+   * Absent: live play, 60 s per turn and 180 s of reserve, the AI (easy) taking over a seat
+   * that runs out. With turn_seconds 0: no clock.
+   *
+   * @generated from field: optional mercado.v1.TimeControl time_control = 5;
+   */
+  timeControl?: TimeControl | undefined;
 };
 
 /**
@@ -167,7 +220,7 @@ export type CreateMatchRequest = Message<"mercado.v1.CreateMatchRequest"> & {
  * Use `create(CreateMatchRequestSchema)` to create a new message.
  */
 export const CreateMatchRequestSchema: GenMessage<CreateMatchRequest> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_match, 1);
+  messageDesc(file_mercado_v1_match, 2);
 
 /**
  * @generated from message mercado.v1.CreateMatchResponse
@@ -189,7 +242,7 @@ export type CreateMatchResponse = Message<"mercado.v1.CreateMatchResponse"> & {
  * Use `create(CreateMatchResponseSchema)` to create a new message.
  */
 export const CreateMatchResponseSchema: GenMessage<CreateMatchResponse> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_match, 2);
+  messageDesc(file_mercado_v1_match, 3);
 
 /**
  * @generated from message mercado.v1.JoinMatchRequest
@@ -220,7 +273,7 @@ export type JoinMatchRequest = Message<"mercado.v1.JoinMatchRequest"> & {
  * Use `create(JoinMatchRequestSchema)` to create a new message.
  */
 export const JoinMatchRequestSchema: GenMessage<JoinMatchRequest> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_match, 3);
+  messageDesc(file_mercado_v1_match, 4);
 
 /**
  * @generated from message mercado.v1.JoinMatchResponse
@@ -249,7 +302,7 @@ export type JoinMatchResponse = Message<"mercado.v1.JoinMatchResponse"> & {
  * Use `create(JoinMatchResponseSchema)` to create a new message.
  */
 export const JoinMatchResponseSchema: GenMessage<JoinMatchResponse> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_match, 4);
+  messageDesc(file_mercado_v1_match, 5);
 
 /**
  * @generated from message mercado.v1.ListMatchesRequest
@@ -282,7 +335,7 @@ export type ListMatchesRequest = Message<"mercado.v1.ListMatchesRequest"> & {
  * Use `create(ListMatchesRequestSchema)` to create a new message.
  */
 export const ListMatchesRequestSchema: GenMessage<ListMatchesRequest> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_match, 5);
+  messageDesc(file_mercado_v1_match, 6);
 
 /**
  * @generated from message mercado.v1.ListMatchesResponse
@@ -306,7 +359,7 @@ export type ListMatchesResponse = Message<"mercado.v1.ListMatchesResponse"> & {
  * Use `create(ListMatchesResponseSchema)` to create a new message.
  */
 export const ListMatchesResponseSchema: GenMessage<ListMatchesResponse> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_match, 6);
+  messageDesc(file_mercado_v1_match, 7);
 
 /**
  * @generated from message mercado.v1.SeatInfo
@@ -338,6 +391,34 @@ export type SeatInfo = Message<"mercado.v1.SeatInfo"> & {
    * @generated from field: string display_name = 5;
    */
   displayName: string;
+
+  /**
+   * with a clock: the reserve left
+   *
+   * @generated from field: int64 reserve_ms = 6;
+   */
+  reserveMs: bigint;
+
+  /**
+   * the AI plays for this seat: its time ran out, or its player left
+   *
+   * @generated from field: bool played_by_ai = 7;
+   */
+  playedByAi: boolean;
+
+  /**
+   * its player left (LeaveMatch): it cannot be taken back
+   *
+   * @generated from field: bool left = 8;
+   */
+  left: boolean;
+
+  /**
+   * ranked last whatever its score
+   *
+   * @generated from field: bool forfeited = 9;
+   */
+  forfeited: boolean;
 };
 
 /**
@@ -345,7 +426,7 @@ export type SeatInfo = Message<"mercado.v1.SeatInfo"> & {
  * Use `create(SeatInfoSchema)` to create a new message.
  */
 export const SeatInfoSchema: GenMessage<SeatInfo> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_match, 7);
+  messageDesc(file_mercado_v1_match, 8);
 
 /**
  * @generated from message mercado.v1.MatchSummary
@@ -411,6 +492,28 @@ export type MatchSummary = Message<"mercado.v1.MatchSummary"> & {
    * @generated from field: bool seed_chosen = 9;
    */
   seedChosen: boolean;
+
+  /**
+   * turn_seconds 0: no clock
+   *
+   * @generated from field: mercado.v1.TimeControl time_control = 11;
+   */
+  timeControl?: TimeControl | undefined;
+
+  /**
+   * With a clock, while the match is playing: when the current turn's time (and the mover's
+   * reserve) runs out, as a Unix time in milliseconds.
+   *
+   * @generated from field: optional int64 deadline_unix_ms = 12;
+   */
+  deadlineUnixMs?: bigint | undefined;
+
+  /**
+   * Once finished: each seat's rank (1-based, ties shared), forfeited seats last.
+   *
+   * @generated from field: repeated uint32 ranks = 13;
+   */
+  ranks: number[];
 };
 
 /**
@@ -418,7 +521,7 @@ export type MatchSummary = Message<"mercado.v1.MatchSummary"> & {
  * Use `create(MatchSummarySchema)` to create a new message.
  */
 export const MatchSummarySchema: GenMessage<MatchSummary> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_match, 8);
+  messageDesc(file_mercado_v1_match, 9);
 
 /**
  * @generated from message mercado.v1.GetViewRequest
@@ -435,7 +538,7 @@ export type GetViewRequest = Message<"mercado.v1.GetViewRequest"> & {
  * Use `create(GetViewRequestSchema)` to create a new message.
  */
 export const GetViewRequestSchema: GenMessage<GetViewRequest> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_match, 9);
+  messageDesc(file_mercado_v1_match, 10);
 
 /**
  * The game-specific part of an action.
@@ -460,7 +563,7 @@ export type Action = Message<"mercado.v1.Action"> & {
  * Use `create(ActionSchema)` to create a new message.
  */
 export const ActionSchema: GenMessage<Action> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_match, 10);
+  messageDesc(file_mercado_v1_match, 11);
 
 /**
  * The game-specific part of an event.
@@ -485,7 +588,7 @@ export type Event = Message<"mercado.v1.Event"> & {
  * Use `create(EventSchema)` to create a new message.
  */
 export const EventSchema: GenMessage<Event> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_match, 11);
+  messageDesc(file_mercado_v1_match, 12);
 
 /**
  * The game-specific part of a view.
@@ -510,7 +613,32 @@ export type View = Message<"mercado.v1.View"> & {
  * Use `create(ViewSchema)` to create a new message.
  */
 export const ViewSchema: GenMessage<View> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_match, 12);
+  messageDesc(file_mercado_v1_match, 13);
+
+/**
+ * The game-specific part of what a legal action would cost and pay.
+ *
+ * @generated from message mercado.v1.ActionPreview
+ */
+export type ActionPreview = Message<"mercado.v1.ActionPreview"> & {
+  /**
+   * @generated from oneof mercado.v1.ActionPreview.game
+   */
+  game: {
+    /**
+     * @generated from field: mercado.v1.MercadoPreview mercado = 10;
+     */
+    value: MercadoPreview;
+    case: "mercado";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message mercado.v1.ActionPreview.
+ * Use `create(ActionPreviewSchema)` to create a new message.
+ */
+export const ActionPreviewSchema: GenMessage<ActionPreview> = /*@__PURE__*/
+  messageDesc(file_mercado_v1_match, 14);
 
 /**
  * A match as the caller may see it at one version.
@@ -553,6 +681,13 @@ export type MatchState = Message<"mercado.v1.MatchState"> & {
    * @generated from field: repeated mercado.v1.Action legal_actions = 6;
    */
   legalActions: Action[];
+
+  /**
+   * For each legal action, in the same order: what it costs and pays, as the caller may see.
+   *
+   * @generated from field: repeated mercado.v1.ActionPreview previews = 7;
+   */
+  previews: ActionPreview[];
 };
 
 /**
@@ -560,7 +695,7 @@ export type MatchState = Message<"mercado.v1.MatchState"> & {
  * Use `create(MatchStateSchema)` to create a new message.
  */
 export const MatchStateSchema: GenMessage<MatchState> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_match, 13);
+  messageDesc(file_mercado_v1_match, 15);
 
 /**
  * @generated from message mercado.v1.SubmitActionRequest
@@ -598,7 +733,7 @@ export type SubmitActionRequest = Message<"mercado.v1.SubmitActionRequest"> & {
  * Use `create(SubmitActionRequestSchema)` to create a new message.
  */
 export const SubmitActionRequestSchema: GenMessage<SubmitActionRequest> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_match, 14);
+  messageDesc(file_mercado_v1_match, 16);
 
 /**
  * @generated from message mercado.v1.SubmitActionResponse
@@ -631,7 +766,7 @@ export type SubmitActionResponse = Message<"mercado.v1.SubmitActionResponse"> & 
  * Use `create(SubmitActionResponseSchema)` to create a new message.
  */
 export const SubmitActionResponseSchema: GenMessage<SubmitActionResponse> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_match, 15);
+  messageDesc(file_mercado_v1_match, 17);
 
 /**
  * @generated from message mercado.v1.StreamEventsRequest
@@ -643,7 +778,8 @@ export type StreamEventsRequest = Message<"mercado.v1.StreamEventsRequest"> & {
   matchId: string;
 
   /**
-   * send every update with a greater version
+   * The first message is the match as it stands (no action, the current version); then every
+   * accepted action with a greater version than this, in order, then live updates.
    *
    * @generated from field: uint64 after_version = 2;
    */
@@ -655,10 +791,11 @@ export type StreamEventsRequest = Message<"mercado.v1.StreamEventsRequest"> & {
  * Use `create(StreamEventsRequestSchema)` to create a new message.
  */
 export const StreamEventsRequestSchema: GenMessage<StreamEventsRequest> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_match, 16);
+  messageDesc(file_mercado_v1_match, 18);
 
 /**
- * One accepted action (or, with version unchanged, a change of seats), as the caller may see it.
+ * One accepted action, or (with no action) the match as it stands: the first message of a
+ * stream, and every change of seats, clocks or status that no action made.
  *
  * @generated from message mercado.v1.MatchUpdate
  */
@@ -700,7 +837,7 @@ export type MatchUpdate = Message<"mercado.v1.MatchUpdate"> & {
  * Use `create(MatchUpdateSchema)` to create a new message.
  */
 export const MatchUpdateSchema: GenMessage<MatchUpdate> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_match, 17);
+  messageDesc(file_mercado_v1_match, 19);
 
 /**
  * @generated from message mercado.v1.ClaimBotSeatRequest
@@ -719,6 +856,14 @@ export type ClaimBotSeatRequest = Message<"mercado.v1.ClaimBotSeatRequest"> & {
    * @generated from field: string agent_name = 2;
    */
   agentName: string;
+
+  /**
+   * The agent_id of the caller's heartbeats (AgentHeartbeat), so that its free seats are counted
+   * exactly: one fewer now, one more when the match ends.
+   *
+   * @generated from field: string agent_id = 3;
+   */
+  agentId: string;
 };
 
 /**
@@ -726,7 +871,7 @@ export type ClaimBotSeatRequest = Message<"mercado.v1.ClaimBotSeatRequest"> & {
  * Use `create(ClaimBotSeatRequestSchema)` to create a new message.
  */
 export const ClaimBotSeatRequestSchema: GenMessage<ClaimBotSeatRequest> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_match, 18);
+  messageDesc(file_mercado_v1_match, 20);
 
 /**
  * @generated from message mercado.v1.ClaimBotSeatResponse
@@ -763,7 +908,110 @@ export type ClaimBotSeatResponse = Message<"mercado.v1.ClaimBotSeatResponse"> & 
  * Use `create(ClaimBotSeatResponseSchema)` to create a new message.
  */
 export const ClaimBotSeatResponseSchema: GenMessage<ClaimBotSeatResponse> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_match, 19);
+  messageDesc(file_mercado_v1_match, 21);
+
+/**
+ * @generated from message mercado.v1.LeaveMatchRequest
+ */
+export type LeaveMatchRequest = Message<"mercado.v1.LeaveMatchRequest"> & {
+  /**
+   * @generated from field: string match_id = 1;
+   */
+  matchId: string;
+};
+
+/**
+ * Describes the message mercado.v1.LeaveMatchRequest.
+ * Use `create(LeaveMatchRequestSchema)` to create a new message.
+ */
+export const LeaveMatchRequestSchema: GenMessage<LeaveMatchRequest> = /*@__PURE__*/
+  messageDesc(file_mercado_v1_match, 22);
+
+/**
+ * @generated from message mercado.v1.LeaveMatchResponse
+ */
+export type LeaveMatchResponse = Message<"mercado.v1.LeaveMatchResponse"> & {
+  /**
+   * @generated from field: mercado.v1.MatchSummary match = 1;
+   */
+  match?: MatchSummary | undefined;
+};
+
+/**
+ * Describes the message mercado.v1.LeaveMatchResponse.
+ * Use `create(LeaveMatchResponseSchema)` to create a new message.
+ */
+export const LeaveMatchResponseSchema: GenMessage<LeaveMatchResponse> = /*@__PURE__*/
+  messageDesc(file_mercado_v1_match, 23);
+
+/**
+ * @generated from message mercado.v1.ReclaimSeatRequest
+ */
+export type ReclaimSeatRequest = Message<"mercado.v1.ReclaimSeatRequest"> & {
+  /**
+   * @generated from field: string match_id = 1;
+   */
+  matchId: string;
+};
+
+/**
+ * Describes the message mercado.v1.ReclaimSeatRequest.
+ * Use `create(ReclaimSeatRequestSchema)` to create a new message.
+ */
+export const ReclaimSeatRequestSchema: GenMessage<ReclaimSeatRequest> = /*@__PURE__*/
+  messageDesc(file_mercado_v1_match, 24);
+
+/**
+ * @generated from message mercado.v1.AgentHeartbeatRequest
+ */
+export type AgentHeartbeatRequest = Message<"mercado.v1.AgentHeartbeatRequest"> & {
+  /**
+   * chosen by the agent, the same for its whole run
+   *
+   * @generated from field: string agent_id = 1;
+   */
+  agentId: string;
+
+  /**
+   * the levels it plays; empty: every level
+   *
+   * @generated from field: repeated mercado.v1.BotLevel levels = 2;
+   */
+  levels: BotLevel[];
+
+  /**
+   * how many more seats it can play now
+   *
+   * @generated from field: uint32 free_slots = 3;
+   */
+  freeSlots: number;
+};
+
+/**
+ * Describes the message mercado.v1.AgentHeartbeatRequest.
+ * Use `create(AgentHeartbeatRequestSchema)` to create a new message.
+ */
+export const AgentHeartbeatRequestSchema: GenMessage<AgentHeartbeatRequest> = /*@__PURE__*/
+  messageDesc(file_mercado_v1_match, 25);
+
+/**
+ * @generated from message mercado.v1.AgentHeartbeatResponse
+ */
+export type AgentHeartbeatResponse = Message<"mercado.v1.AgentHeartbeatResponse"> & {
+  /**
+   * the next heartbeat is due within this
+   *
+   * @generated from field: uint32 interval_seconds = 1;
+   */
+  intervalSeconds: number;
+};
+
+/**
+ * Describes the message mercado.v1.AgentHeartbeatResponse.
+ * Use `create(AgentHeartbeatResponseSchema)` to create a new message.
+ */
+export const AgentHeartbeatResponseSchema: GenMessage<AgentHeartbeatResponse> = /*@__PURE__*/
+  messageDesc(file_mercado_v1_match, 26);
 
 /**
  * @generated from message mercado.v1.GetReplayRequest
@@ -780,7 +1028,7 @@ export type GetReplayRequest = Message<"mercado.v1.GetReplayRequest"> & {
  * Use `create(GetReplayRequestSchema)` to create a new message.
  */
 export const GetReplayRequestSchema: GenMessage<GetReplayRequest> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_match, 20);
+  messageDesc(file_mercado_v1_match, 27);
 
 /**
  * Everything needed to reproduce a finished match with `mercado rules`, and to check
@@ -848,7 +1096,7 @@ export type Replay = Message<"mercado.v1.Replay"> & {
  * Use `create(ReplaySchema)` to create a new message.
  */
 export const ReplaySchema: GenMessage<Replay> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_match, 21);
+  messageDesc(file_mercado_v1_match, 28);
 
 /**
  * @generated from message mercado.v1.ReplayStep
@@ -875,7 +1123,7 @@ export type ReplayStep = Message<"mercado.v1.ReplayStep"> & {
  * Use `create(ReplayStepSchema)` to create a new message.
  */
 export const ReplayStepSchema: GenMessage<ReplayStep> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_match, 22);
+  messageDesc(file_mercado_v1_match, 29);
 
 /**
  * The games this service hosts. v1 hosts one; more may be added.
@@ -929,6 +1177,13 @@ export enum MatchStatus {
    * @generated from enum value: MATCH_STATUS_FINISHED = 3;
    */
   FINISHED = 3,
+
+  /**
+   * it expired before every seat was taken
+   *
+   * @generated from enum value: MATCH_STATUS_CANCELLED = 4;
+   */
+  CANCELLED = 4,
 }
 
 /**
@@ -936,6 +1191,40 @@ export enum MatchStatus {
  */
 export const MatchStatusSchema: GenEnum<MatchStatus> = /*@__PURE__*/
   enumDesc(file_mercado_v1_match, 1);
+
+/**
+ * What becomes of a seat whose clock runs out, or whose player leaves.
+ *
+ * @generated from enum mercado.v1.OnTimeout
+ */
+export enum OnTimeout {
+  /**
+   * in a request: the default, AI
+   *
+   * @generated from enum value: ON_TIMEOUT_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * the AI plays the seat's turns until its owner takes it back (ReclaimSeat)
+   *
+   * @generated from enum value: ON_TIMEOUT_AI = 1;
+   */
+  AI = 1,
+
+  /**
+   * the seat forfeits: ranked last; the AI plays its remaining turns
+   *
+   * @generated from enum value: ON_TIMEOUT_FORFEIT = 2;
+   */
+  FORFEIT = 2,
+}
+
+/**
+ * Describes the enum mercado.v1.OnTimeout.
+ */
+export const OnTimeoutSchema: GenEnum<OnTimeout> = /*@__PURE__*/
+  enumDesc(file_mercado_v1_match, 2);
 
 /**
  * How strong a bot plays.
@@ -970,7 +1259,7 @@ export enum BotLevel {
  * Describes the enum mercado.v1.BotLevel.
  */
 export const BotLevelSchema: GenEnum<BotLevel> = /*@__PURE__*/
-  enumDesc(file_mercado_v1_match, 2);
+  enumDesc(file_mercado_v1_match, 3);
 
 /**
  * @generated from service mercado.v1.MatchService
@@ -1027,11 +1316,11 @@ export const MatchService: GenService<{
     output: typeof SubmitActionResponseSchema;
   },
   /**
-   * Every accepted action after `after_version`, in order, each exactly once, then
-   * live updates until the match finishes, when the stream ends with OK. On a
-   * waiting match the first message is the current state (a seat change), so the
-   * start of the match cannot be missed. A server shutting down ends its streams
-   * with UNAVAILABLE.
+   * First the match as it stands (a MatchUpdate without an action), so that nothing that
+   * happened before the stream opened is missed; then every accepted action after
+   * `after_version`, in order, each exactly once; then live updates until the match
+   * finishes or is cancelled, when the stream ends with OK. A server shutting down ends
+   * its streams with UNAVAILABLE: reconnect with the last action's version.
    *
    * @generated from rpc mercado.v1.MatchService.StreamEvents
    */
@@ -1059,6 +1348,39 @@ export const MatchService: GenService<{
     methodKind: "unary";
     input: typeof GetReplayRequestSchema;
     output: typeof ReplaySchema;
+  },
+  /**
+   * Give up the caller's seat: in a waiting match it is open again; in a match in play the AI
+   * plays it from now on, or it forfeits, as the match's time control says.
+   *
+   * @generated from rpc mercado.v1.MatchService.LeaveMatch
+   */
+  leaveMatch: {
+    methodKind: "unary";
+    input: typeof LeaveMatchRequestSchema;
+    output: typeof LeaveMatchResponseSchema;
+  },
+  /**
+   * Take back the caller's seat from the AI that plays it since its time ran out.
+   *
+   * @generated from rpc mercado.v1.MatchService.ReclaimSeat
+   */
+  reclaimSeat: {
+    methodKind: "unary";
+    input: typeof ReclaimSeatRequestSchema;
+    output: typeof MatchStateSchema;
+  },
+  /**
+   * For AI agents (with the agent key): say which levels the agent plays and how many more
+   * seats it can take; again within `interval_seconds`. Bot seats are refused when no agent
+   * can take them.
+   *
+   * @generated from rpc mercado.v1.MatchService.AgentHeartbeat
+   */
+  agentHeartbeat: {
+    methodKind: "unary";
+    input: typeof AgentHeartbeatRequestSchema;
+    output: typeof AgentHeartbeatResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_mercado_v1_match, 0);

@@ -1,7 +1,7 @@
 // Mercado de Lisboa: the game-specific part of the mercado v1 API.
 //
 // These messages mirror the JSON positions and actions of the project's rules
-// documentation (RULES.md, POSITION.md). Names are the rules' names. Squares
+// documentation (docs/rules.md, docs/positions.md). Names are the rules' names. Squares
 // and entrances are given by 1-based coordinates: column 1 is "a" (leftmost),
 // row 1 is the top row, so square "c3" is {column: 3, row: 3}.
 
@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file mercado/v1/mercado.proto.
  */
 export const file_mercado_v1_mercado: GenFile = /*@__PURE__*/
-  fileDesc("ChhtZXJjYWRvL3YxL21lcmNhZG8ucHJvdG8SCm1lcmNhZG8udjEiJQoGU3F1YXJlEg4KBmNvbHVtbhgBIAEoDRILCgNyb3cYAiABKA0iOAoIRW50cmFuY2USHgoEc2lkZRgBIAEoDjIQLm1lcmNhZG8udjEuU2lkZRIMCgRsaW5lGAIgASgNIj4KDEN1c3RvbWVyVGlsZRINCgVsZXZlbBgBIAEoDRIfCgVnb29kcxgCIAMoDjIQLm1lcmNhZG8udjEuR29vZCKAAQoOTWVyY2Fkb09wdGlvbnMSIAoFbW9uZXkYASABKA4yES5tZXJjYWRvLnYxLk1vbmV5EioKHWZhY2VfZG93bl9jb3VudHNfYXNfYXZhaWxhYmxlGAIgASgISACIAQFCIAoeX2ZhY2VfZG93bl9jb3VudHNfYXNfYXZhaWxhYmxlIuwCCg1NZXJjYWRvQWN0aW9uEi0KC3JlZHJhd19oYW5kGAEgASgLMhYubWVyY2Fkby52MS5SZWRyYXdIYW5kSAASKwoKb3Blbl9zdGFuZBgCIAEoCzIVLm1lcmNhZG8udjEuT3BlblN0YW5kSAASMQoNcmVmcmVzaF9vZmZlchgDIAEoCzIYLm1lcmNhZG8udjEuUmVmcmVzaE9mZmVySAASKwoKdGFrZV9vZmZlchgEIAEoCzIVLm1lcmNhZG8udjEuVGFrZU9mZmVySAASMwoOYnJpbmdfY3VzdG9tZXIYBSABKAsyGS5tZXJjYWRvLnYxLkJyaW5nQ3VzdG9tZXJIABI1Cg9vcGVuX3Jlc3RhdXJhbnQYBiABKAsyGi5tZXJjYWRvLnYxLk9wZW5SZXN0YXVyYW50SAASKQoJdGFrZV9jb2luGAcgASgLMhQubWVyY2Fkby52MS5UYWtlQ29pbkgAQggKBmFjdGlvbiIMCgpSZWRyYXdIYW5kIk8KCU9wZW5TdGFuZBIeCgRnb29kGAEgASgOMhAubWVyY2Fkby52MS5Hb29kEiIKBnNxdWFyZRgCIAEoCzISLm1lcmNhZG8udjEuU3F1YXJlIg4KDFJlZnJlc2hPZmZlciIrCglUYWtlT2ZmZXISHgoEZ29vZBgBIAEoDjIQLm1lcmNhZG8udjEuR29vZCJfCg1CcmluZ0N1c3RvbWVyEiYKBHRpbGUYASABKAsyGC5tZXJjYWRvLnYxLkN1c3RvbWVyVGlsZRImCghlbnRyYW5jZRgCIAEoCzIULm1lcmNhZG8udjEuRW50cmFuY2UiYAoOT3BlblJlc3RhdXJhbnQSKgoKcmVzdGF1cmFudBgBIAEoDjIWLm1lcmNhZG8udjEuUmVzdGF1cmFudBIiCgZzcXVhcmUYAiABKAsyEi5tZXJjYWRvLnYxLlNxdWFyZSIKCghUYWtlQ29pbiK7AQoNU3F1YXJlQ29udGVudBIiCgZzcXVhcmUYASABKAsyEi5tZXJjYWRvLnYxLlNxdWFyZRIiCgVzdGFuZBgCIAEoCzIRLm1lcmNhZG8udjEuU3RhbmRIABIsCgpyZXN0YXVyYW50GAMgASgOMhYubWVyY2Fkby52MS5SZXN0YXVyYW50SAASKQoJZmFjZV9kb3duGAQgASgLMhQubWVyY2Fkby52MS5GYWNlRG93bkgAQgkKB2NvbnRlbnQiNgoFU3RhbmQSHgoEZ29vZBgBIAEoDjIQLm1lcmNhZG8udjEuR29vZBINCgVvd25lchgCIAEoDSIKCghGYWNlRG93biJhCg9FbnRyYW5jZUNvbnRlbnQSJgoIZW50cmFuY2UYASABKAsyFC5tZXJjYWRvLnYxLkVudHJhbmNlEiYKBHRpbGUYAiABKAsyGC5tZXJjYWRvLnYxLkN1c3RvbWVyVGlsZSKoAQoMUGxheWVyUHVibGljEgwKBHNlYXQYASABKA0SEgoFY29pbnMYAiABKANIAIgBARIVCg13b29kZW5fc3RhbmRzGAMgASgNEiQKCnN0YW5kX2hhbmQYBCADKA4yEC5tZXJjYWRvLnYxLkdvb2QSLwoPcmVzdGF1cmFudF9oYW5kGAUgAygOMhYubWVyY2Fkby52MS5SZXN0YXVyYW50QggKBl9jb2lucyJcCg1DdXN0b21lckxldmVsEg0KBWxldmVsGAEgASgNEikKB2Rpc3BsYXkYAiADKAsyGC5tZXJjYWRvLnYxLkN1c3RvbWVyVGlsZRIRCglkZWNrX3NpemUYAyABKA0iSAoNTWVyY2Fkb1Jlc3VsdBIOCgZzY29yZXMYASADKAMSGAoQc3RhbmRzX29uX21hcmtldBgCIAMoDRINCgVyYW5rcxgDIAMoDSLYAwoLTWVyY2Fkb1ZpZXcSKwoHb3B0aW9ucxgBIAEoCzIaLm1lcmNhZG8udjEuTWVyY2Fkb09wdGlvbnMSIAoFcGhhc2UYAiABKA4yES5tZXJjYWRvLnYxLlBoYXNlEhkKEXJlZHJhd25fdGhpc190dXJuGAMgASgIEikKB3BsYXllcnMYBCADKAsyGC5tZXJjYWRvLnYxLlBsYXllclB1YmxpYxIpCgZtYXJrZXQYBSADKAsyGS5tZXJjYWRvLnYxLlNxdWFyZUNvbnRlbnQSLgoJZW50cmFuY2VzGAYgAygLMhsubWVyY2Fkby52MS5FbnRyYW5jZUNvbnRlbnQSHwoFb2ZmZXIYByADKA4yEC5tZXJjYWRvLnYxLkdvb2QSEAoIYmFnX3NpemUYCCABKA0SLAoJY3VzdG9tZXJzGAkgAygLMhkubWVyY2Fkby52MS5DdXN0b21lckxldmVsEhkKEWNvbnNlY3V0aXZlX2NvaW5zGAogASgNEh0KEGZpbmFsX3R1cm5zX2xlZnQYCyABKA1IAIgBARIpCgZyZXN1bHQYDCABKAsyGS5tZXJjYWRvLnYxLk1lcmNhZG9SZXN1bHRCEwoRX2ZpbmFsX3R1cm5zX2xlZnQirQUKDE1lcmNhZG9FdmVudBIvCgxoYW5kX3JlZHJhd24YASABKAsyFy5tZXJjYWRvLnYxLkhhbmRSZWRyYXduSAASLwoMc3RhbmRfb3BlbmVkGAIgASgLMhcubWVyY2Fkby52MS5TdGFuZE9wZW5lZEgAEjcKEHJlc3RhdXJhbnRfdGFrZW4YAyABKAsyGy5tZXJjYWRvLnYxLlJlc3RhdXJhbnRUYWtlbkgAEiQKBmluY29tZRgEIAEoCzISLm1lcmNhZG8udjEuSW5jb21lSAASNQoPb2ZmZXJfcmVmcmVzaGVkGAUgASgLMhoubWVyY2Fkby52MS5PZmZlclJlZnJlc2hlZEgAEi0KC29mZmVyX3Rha2VuGAYgASgLMhYubWVyY2Fkby52MS5PZmZlclRha2VuSAASMwoOb2ZmZXJfcmVmaWxsZWQYByABKAsyGS5tZXJjYWRvLnYxLk9mZmVyUmVmaWxsZWRIABI3ChBjdXN0b21lcl9icm91Z2h0GAggASgLMhsubWVyY2Fkby52MS5DdXN0b21lckJyb3VnaHRIABI3ChBkaXNwbGF5X3JlZmlsbGVkGAkgASgLMhsubWVyY2Fkby52MS5EaXNwbGF5UmVmaWxsZWRIABI5ChFyZXN0YXVyYW50X29wZW5lZBgKIAEoCzIcLm1lcmNhZG8udjEuUmVzdGF1cmFudE9wZW5lZEgAEisKCmNvaW5fdGFrZW4YCyABKAsyFS5tZXJjYWRvLnYxLkNvaW5UYWtlbkgAEjEKDWVuZF90cmlnZ2VyZWQYDCABKAsyGC5tZXJjYWRvLnYxLkVuZFRyaWdnZXJlZEgAEisKCmdhbWVfZW5kZWQYDSABKAsyFS5tZXJjYWRvLnYxLkdhbWVFbmRlZEgAQgcKBWV2ZW50ImIKC0hhbmRSZWRyYXduEg4KBnBsYXllchgBIAEoDRIiCghyZXR1cm5lZBgCIAMoDjIQLm1lcmNhZG8udjEuR29vZBIfCgVkcmF3bhgDIAMoDjIQLm1lcmNhZG8udjEuR29vZCJvCgtTdGFuZE9wZW5lZBIOCgZwbGF5ZXIYASABKA0SHgoEZ29vZBgCIAEoDjIQLm1lcmNhZG8udjEuR29vZBIiCgZzcXVhcmUYAyABKAsyEi5tZXJjYWRvLnYxLlNxdWFyZRIMCgRjb3N0GAQgASgNInEKD1Jlc3RhdXJhbnRUYWtlbhIOCgZwbGF5ZXIYASABKA0SIgoGc3F1YXJlGAIgASgLMhIubWVyY2Fkby52MS5TcXVhcmUSKgoKcmVzdGF1cmFudBgDIAEoDjIWLm1lcmNhZG8udjEuUmVzdGF1cmFudCI4CgZJbmNvbWUSDgoGcGxheWVyGAEgASgNEhMKBmFtb3VudBgCIAEoDUgAiAEBQgkKB19hbW91bnQiVQoOT2ZmZXJSZWZyZXNoZWQSIgoIcmV0dXJuZWQYASADKA4yEC5tZXJjYWRvLnYxLkdvb2QSHwoFZHJhd24YAiADKA4yEC5tZXJjYWRvLnYxLkdvb2QiPAoKT2ZmZXJUYWtlbhIOCgZwbGF5ZXIYASABKA0SHgoEZ29vZBgCIAEoDjIQLm1lcmNhZG8udjEuR29vZCIvCg1PZmZlclJlZmlsbGVkEh4KBGdvb2QYASABKA4yEC5tZXJjYWRvLnYxLkdvb2QicQoPQ3VzdG9tZXJCcm91Z2h0Eg4KBnBsYXllchgBIAEoDRImCgR0aWxlGAIgASgLMhgubWVyY2Fkby52MS5DdXN0b21lclRpbGUSJgoIZW50cmFuY2UYAyABKAsyFC5tZXJjYWRvLnYxLkVudHJhbmNlIjkKD0Rpc3BsYXlSZWZpbGxlZBImCgR0aWxlGAEgASgLMhgubWVyY2Fkby52MS5DdXN0b21lclRpbGUicgoQUmVzdGF1cmFudE9wZW5lZBIOCgZwbGF5ZXIYASABKA0SKgoKcmVzdGF1cmFudBgCIAEoDjIWLm1lcmNhZG8udjEuUmVzdGF1cmFudBIiCgZzcXVhcmUYAyABKAsyEi5tZXJjYWRvLnYxLlNxdWFyZSIbCglDb2luVGFrZW4SDgoGcGxheWVyGAEgASgNIqABCgxFbmRUcmlnZ2VyZWQSLwoGcmVhc29uGAEgASgOMh8ubWVyY2Fkby52MS5FbmRUcmlnZ2VyZWQuUmVhc29uEhMKC2ZpbmFsX3R1cm5zGAIgASgNIkoKBlJlYXNvbhIWChJSRUFTT05fVU5TUEVDSUZJRUQQABISCg5SRUFTT05fU1FVQVJFUxABEhQKEFJFQVNPTl9FTlRSQU5DRVMQAiK8AQoJR2FtZUVuZGVkEiwKBnJlYXNvbhgBIAEoDjIcLm1lcmNhZG8udjEuR2FtZUVuZGVkLlJlYXNvbhIpCgZyZXN1bHQYAiABKAsyGS5tZXJjYWRvLnYxLk1lcmNhZG9SZXN1bHQiVgoGUmVhc29uEhYKElJFQVNPTl9VTlNQRUNJRklFRBAAEhYKElJFQVNPTl9GSU5BTF9ST1VORBABEhwKGFJFQVNPTl9DT05TRUNVVElWRV9DT0lOUxACKnAKBEdvb2QSFAoQR09PRF9VTlNQRUNJRklFRBAAEg0KCUdPT0RfRklTSBABEhAKDEdPT0RfRkxPV0VSUxACEhEKDUdPT0RfVE9NQVRPRVMQAxINCglHT09EX01FQVQQBBIPCgtHT09EX0dSQVBFUxAFKr0BCgpSZXN0YXVyYW50EhoKFlJFU1RBVVJBTlRfVU5TUEVDSUZJRUQQABIYChRSRVNUQVVSQU5UX1NVU0hJX0JBUhABEhgKFFJFU1RBVVJBTlRfVEVBX0hPVVNFEAISFwoTUkVTVEFVUkFOVF9QSVpaRVJJQRADEhkKFVJFU1RBVVJBTlRfQlVSR0VSX0JBUhAEEhcKE1JFU1RBVVJBTlRfV0lORV9CQVIQBRISCg5SRVNUQVVSQU5UX1BVQhAGKloKBFNpZGUSFAoQU0lERV9VTlNQRUNJRklFRBAAEgwKCFNJREVfVE9QEAESDwoLU0lERV9CT1RUT00QAhINCglTSURFX0xFRlQQAxIOCgpTSURFX1JJR0hUEAQqQgoFTW9uZXkSFQoRTU9ORVlfVU5TUEVDSUZJRUQQABIQCgxNT05FWV9ISURERU4QARIQCgxNT05FWV9QVUJMSUMQAipECgVQaGFzZRIVChFQSEFTRV9VTlNQRUNJRklFRBAAEg4KClBIQVNFX01BSU4QARIUChBQSEFTRV9UQUtFX09GRkVSEAJCRVpDZ2l0aHViLmNvbS9tZXJjYWRvLWdhbWUvbWVyY2Fkby9jbGllbnRzL2dvL2dlbi9tZXJjYWRvL3YxO21lcmNhZG92MWIGcHJvdG8z");
+  fileDesc("ChhtZXJjYWRvL3YxL21lcmNhZG8ucHJvdG8SCm1lcmNhZG8udjEiJQoGU3F1YXJlEg4KBmNvbHVtbhgBIAEoDRILCgNyb3cYAiABKA0iOAoIRW50cmFuY2USHgoEc2lkZRgBIAEoDjIQLm1lcmNhZG8udjEuU2lkZRIMCgRsaW5lGAIgASgNIj4KDEN1c3RvbWVyVGlsZRINCgVsZXZlbBgBIAEoDRIfCgVnb29kcxgCIAMoDjIQLm1lcmNhZG8udjEuR29vZCKAAQoOTWVyY2Fkb09wdGlvbnMSIAoFbW9uZXkYASABKA4yES5tZXJjYWRvLnYxLk1vbmV5EioKHWZhY2VfZG93bl9jb3VudHNfYXNfYXZhaWxhYmxlGAIgASgISACIAQFCIAoeX2ZhY2VfZG93bl9jb3VudHNfYXNfYXZhaWxhYmxlIuwCCg1NZXJjYWRvQWN0aW9uEi0KC3JlZHJhd19oYW5kGAEgASgLMhYubWVyY2Fkby52MS5SZWRyYXdIYW5kSAASKwoKb3Blbl9zdGFuZBgCIAEoCzIVLm1lcmNhZG8udjEuT3BlblN0YW5kSAASMQoNcmVmcmVzaF9vZmZlchgDIAEoCzIYLm1lcmNhZG8udjEuUmVmcmVzaE9mZmVySAASKwoKdGFrZV9vZmZlchgEIAEoCzIVLm1lcmNhZG8udjEuVGFrZU9mZmVySAASMwoOYnJpbmdfY3VzdG9tZXIYBSABKAsyGS5tZXJjYWRvLnYxLkJyaW5nQ3VzdG9tZXJIABI1Cg9vcGVuX3Jlc3RhdXJhbnQYBiABKAsyGi5tZXJjYWRvLnYxLk9wZW5SZXN0YXVyYW50SAASKQoJdGFrZV9jb2luGAcgASgLMhQubWVyY2Fkby52MS5UYWtlQ29pbkgAQggKBmFjdGlvbiIMCgpSZWRyYXdIYW5kIk8KCU9wZW5TdGFuZBIeCgRnb29kGAEgASgOMhAubWVyY2Fkby52MS5Hb29kEiIKBnNxdWFyZRgCIAEoCzISLm1lcmNhZG8udjEuU3F1YXJlIg4KDFJlZnJlc2hPZmZlciIrCglUYWtlT2ZmZXISHgoEZ29vZBgBIAEoDjIQLm1lcmNhZG8udjEuR29vZCJfCg1CcmluZ0N1c3RvbWVyEiYKBHRpbGUYASABKAsyGC5tZXJjYWRvLnYxLkN1c3RvbWVyVGlsZRImCghlbnRyYW5jZRgCIAEoCzIULm1lcmNhZG8udjEuRW50cmFuY2UiYAoOT3BlblJlc3RhdXJhbnQSKgoKcmVzdGF1cmFudBgBIAEoDjIWLm1lcmNhZG8udjEuUmVzdGF1cmFudBIiCgZzcXVhcmUYAiABKAsyEi5tZXJjYWRvLnYxLlNxdWFyZSIKCghUYWtlQ29pbiJFCg5NZXJjYWRvUHJldmlldxIMCgRjb3N0GAEgASgNEiUKCGVhcm5pbmdzGAIgAygLMhMubWVyY2Fkby52MS5FYXJuaW5nIjcKB0Vhcm5pbmcSDAoEc2VhdBgBIAEoDRITCgZhbW91bnQYAiABKA1IAIgBAUIJCgdfYW1vdW50IrsBCg1TcXVhcmVDb250ZW50EiIKBnNxdWFyZRgBIAEoCzISLm1lcmNhZG8udjEuU3F1YXJlEiIKBXN0YW5kGAIgASgLMhEubWVyY2Fkby52MS5TdGFuZEgAEiwKCnJlc3RhdXJhbnQYAyABKA4yFi5tZXJjYWRvLnYxLlJlc3RhdXJhbnRIABIpCglmYWNlX2Rvd24YBCABKAsyFC5tZXJjYWRvLnYxLkZhY2VEb3duSABCCQoHY29udGVudCI2CgVTdGFuZBIeCgRnb29kGAEgASgOMhAubWVyY2Fkby52MS5Hb29kEg0KBW93bmVyGAIgASgNIgoKCEZhY2VEb3duImEKD0VudHJhbmNlQ29udGVudBImCghlbnRyYW5jZRgBIAEoCzIULm1lcmNhZG8udjEuRW50cmFuY2USJgoEdGlsZRgCIAEoCzIYLm1lcmNhZG8udjEuQ3VzdG9tZXJUaWxlIqgBCgxQbGF5ZXJQdWJsaWMSDAoEc2VhdBgBIAEoDRISCgVjb2lucxgCIAEoA0gAiAEBEhUKDXdvb2Rlbl9zdGFuZHMYAyABKA0SJAoKc3RhbmRfaGFuZBgEIAMoDjIQLm1lcmNhZG8udjEuR29vZBIvCg9yZXN0YXVyYW50X2hhbmQYBSADKA4yFi5tZXJjYWRvLnYxLlJlc3RhdXJhbnRCCAoGX2NvaW5zIlwKDUN1c3RvbWVyTGV2ZWwSDQoFbGV2ZWwYASABKA0SKQoHZGlzcGxheRgCIAMoCzIYLm1lcmNhZG8udjEuQ3VzdG9tZXJUaWxlEhEKCWRlY2tfc2l6ZRgDIAEoDSJICg1NZXJjYWRvUmVzdWx0Eg4KBnNjb3JlcxgBIAMoAxIYChBzdGFuZHNfb25fbWFya2V0GAIgAygNEg0KBXJhbmtzGAMgAygNItgDCgtNZXJjYWRvVmlldxIrCgdvcHRpb25zGAEgASgLMhoubWVyY2Fkby52MS5NZXJjYWRvT3B0aW9ucxIgCgVwaGFzZRgCIAEoDjIRLm1lcmNhZG8udjEuUGhhc2USGQoRcmVkcmF3bl90aGlzX3R1cm4YAyABKAgSKQoHcGxheWVycxgEIAMoCzIYLm1lcmNhZG8udjEuUGxheWVyUHVibGljEikKBm1hcmtldBgFIAMoCzIZLm1lcmNhZG8udjEuU3F1YXJlQ29udGVudBIuCgllbnRyYW5jZXMYBiADKAsyGy5tZXJjYWRvLnYxLkVudHJhbmNlQ29udGVudBIfCgVvZmZlchgHIAMoDjIQLm1lcmNhZG8udjEuR29vZBIQCghiYWdfc2l6ZRgIIAEoDRIsCgljdXN0b21lcnMYCSADKAsyGS5tZXJjYWRvLnYxLkN1c3RvbWVyTGV2ZWwSGQoRY29uc2VjdXRpdmVfY29pbnMYCiABKA0SHQoQZmluYWxfdHVybnNfbGVmdBgLIAEoDUgAiAEBEikKBnJlc3VsdBgMIAEoCzIZLm1lcmNhZG8udjEuTWVyY2Fkb1Jlc3VsdEITChFfZmluYWxfdHVybnNfbGVmdCKtBQoMTWVyY2Fkb0V2ZW50Ei8KDGhhbmRfcmVkcmF3bhgBIAEoCzIXLm1lcmNhZG8udjEuSGFuZFJlZHJhd25IABIvCgxzdGFuZF9vcGVuZWQYAiABKAsyFy5tZXJjYWRvLnYxLlN0YW5kT3BlbmVkSAASNwoQcmVzdGF1cmFudF90YWtlbhgDIAEoCzIbLm1lcmNhZG8udjEuUmVzdGF1cmFudFRha2VuSAASJAoGaW5jb21lGAQgASgLMhIubWVyY2Fkby52MS5JbmNvbWVIABI1Cg9vZmZlcl9yZWZyZXNoZWQYBSABKAsyGi5tZXJjYWRvLnYxLk9mZmVyUmVmcmVzaGVkSAASLQoLb2ZmZXJfdGFrZW4YBiABKAsyFi5tZXJjYWRvLnYxLk9mZmVyVGFrZW5IABIzCg5vZmZlcl9yZWZpbGxlZBgHIAEoCzIZLm1lcmNhZG8udjEuT2ZmZXJSZWZpbGxlZEgAEjcKEGN1c3RvbWVyX2Jyb3VnaHQYCCABKAsyGy5tZXJjYWRvLnYxLkN1c3RvbWVyQnJvdWdodEgAEjcKEGRpc3BsYXlfcmVmaWxsZWQYCSABKAsyGy5tZXJjYWRvLnYxLkRpc3BsYXlSZWZpbGxlZEgAEjkKEXJlc3RhdXJhbnRfb3BlbmVkGAogASgLMhwubWVyY2Fkby52MS5SZXN0YXVyYW50T3BlbmVkSAASKwoKY29pbl90YWtlbhgLIAEoCzIVLm1lcmNhZG8udjEuQ29pblRha2VuSAASMQoNZW5kX3RyaWdnZXJlZBgMIAEoCzIYLm1lcmNhZG8udjEuRW5kVHJpZ2dlcmVkSAASKwoKZ2FtZV9lbmRlZBgNIAEoCzIVLm1lcmNhZG8udjEuR2FtZUVuZGVkSABCBwoFZXZlbnQiYgoLSGFuZFJlZHJhd24SDgoGcGxheWVyGAEgASgNEiIKCHJldHVybmVkGAIgAygOMhAubWVyY2Fkby52MS5Hb29kEh8KBWRyYXduGAMgAygOMhAubWVyY2Fkby52MS5Hb29kIm8KC1N0YW5kT3BlbmVkEg4KBnBsYXllchgBIAEoDRIeCgRnb29kGAIgASgOMhAubWVyY2Fkby52MS5Hb29kEiIKBnNxdWFyZRgDIAEoCzISLm1lcmNhZG8udjEuU3F1YXJlEgwKBGNvc3QYBCABKA0icQoPUmVzdGF1cmFudFRha2VuEg4KBnBsYXllchgBIAEoDRIiCgZzcXVhcmUYAiABKAsyEi5tZXJjYWRvLnYxLlNxdWFyZRIqCgpyZXN0YXVyYW50GAMgASgOMhYubWVyY2Fkby52MS5SZXN0YXVyYW50IjgKBkluY29tZRIOCgZwbGF5ZXIYASABKA0SEwoGYW1vdW50GAIgASgNSACIAQFCCQoHX2Ftb3VudCJVCg5PZmZlclJlZnJlc2hlZBIiCghyZXR1cm5lZBgBIAMoDjIQLm1lcmNhZG8udjEuR29vZBIfCgVkcmF3bhgCIAMoDjIQLm1lcmNhZG8udjEuR29vZCI8CgpPZmZlclRha2VuEg4KBnBsYXllchgBIAEoDRIeCgRnb29kGAIgASgOMhAubWVyY2Fkby52MS5Hb29kIi8KDU9mZmVyUmVmaWxsZWQSHgoEZ29vZBgBIAEoDjIQLm1lcmNhZG8udjEuR29vZCJxCg9DdXN0b21lckJyb3VnaHQSDgoGcGxheWVyGAEgASgNEiYKBHRpbGUYAiABKAsyGC5tZXJjYWRvLnYxLkN1c3RvbWVyVGlsZRImCghlbnRyYW5jZRgDIAEoCzIULm1lcmNhZG8udjEuRW50cmFuY2UiOQoPRGlzcGxheVJlZmlsbGVkEiYKBHRpbGUYASABKAsyGC5tZXJjYWRvLnYxLkN1c3RvbWVyVGlsZSJyChBSZXN0YXVyYW50T3BlbmVkEg4KBnBsYXllchgBIAEoDRIqCgpyZXN0YXVyYW50GAIgASgOMhYubWVyY2Fkby52MS5SZXN0YXVyYW50EiIKBnNxdWFyZRgDIAEoCzISLm1lcmNhZG8udjEuU3F1YXJlIhsKCUNvaW5UYWtlbhIOCgZwbGF5ZXIYASABKA0ioAEKDEVuZFRyaWdnZXJlZBIvCgZyZWFzb24YASABKA4yHy5tZXJjYWRvLnYxLkVuZFRyaWdnZXJlZC5SZWFzb24SEwoLZmluYWxfdHVybnMYAiABKA0iSgoGUmVhc29uEhYKElJFQVNPTl9VTlNQRUNJRklFRBAAEhIKDlJFQVNPTl9TUVVBUkVTEAESFAoQUkVBU09OX0VOVFJBTkNFUxACIrwBCglHYW1lRW5kZWQSLAoGcmVhc29uGAEgASgOMhwubWVyY2Fkby52MS5HYW1lRW5kZWQuUmVhc29uEikKBnJlc3VsdBgCIAEoCzIZLm1lcmNhZG8udjEuTWVyY2Fkb1Jlc3VsdCJWCgZSZWFzb24SFgoSUkVBU09OX1VOU1BFQ0lGSUVEEAASFgoSUkVBU09OX0ZJTkFMX1JPVU5EEAESHAoYUkVBU09OX0NPTlNFQ1VUSVZFX0NPSU5TEAIqcAoER29vZBIUChBHT09EX1VOU1BFQ0lGSUVEEAASDQoJR09PRF9GSVNIEAESEAoMR09PRF9GTE9XRVJTEAISEQoNR09PRF9UT01BVE9FUxADEg0KCUdPT0RfTUVBVBAEEg8KC0dPT0RfR1JBUEVTEAUqvQEKClJlc3RhdXJhbnQSGgoWUkVTVEFVUkFOVF9VTlNQRUNJRklFRBAAEhgKFFJFU1RBVVJBTlRfU1VTSElfQkFSEAESGAoUUkVTVEFVUkFOVF9URUFfSE9VU0UQAhIXChNSRVNUQVVSQU5UX1BJWlpFUklBEAMSGQoVUkVTVEFVUkFOVF9CVVJHRVJfQkFSEAQSFwoTUkVTVEFVUkFOVF9XSU5FX0JBUhAFEhIKDlJFU1RBVVJBTlRfUFVCEAYqWgoEU2lkZRIUChBTSURFX1VOU1BFQ0lGSUVEEAASDAoIU0lERV9UT1AQARIPCgtTSURFX0JPVFRPTRACEg0KCVNJREVfTEVGVBADEg4KClNJREVfUklHSFQQBCpCCgVNb25leRIVChFNT05FWV9VTlNQRUNJRklFRBAAEhAKDE1PTkVZX0hJRERFThABEhAKDE1PTkVZX1BVQkxJQxACKkQKBVBoYXNlEhUKEVBIQVNFX1VOU1BFQ0lGSUVEEAASDgoKUEhBU0VfTUFJThABEhQKEFBIQVNFX1RBS0VfT0ZGRVIQAkJFWkNnaXRodWIuY29tL21lcmNhZG8tZ2FtZS9tZXJjYWRvL2NsaWVudHMvZ28vZ2VuL21lcmNhZG8vdjE7bWVyY2Fkb3YxYgZwcm90bzM");
 
 /**
  * A square of the 5x5 market. Both coordinates run from 1 to 5.
@@ -321,6 +321,58 @@ export const TakeCoinSchema: GenMessage<TakeCoin> = /*@__PURE__*/
   messageDesc(file_mercado_v1_mercado, 11);
 
 /**
+ * What a legal action would cost its player and pay each seat, as the caller may see it.
+ *
+ * @generated from message mercado.v1.MercadoPreview
+ */
+export type MercadoPreview = Message<"mercado.v1.MercadoPreview"> & {
+  /**
+   * coins the player pays (a stand's cost)
+   *
+   * @generated from field: uint32 cost = 1;
+   */
+  cost: number;
+
+  /**
+   * the seats it pays, in seat order
+   *
+   * @generated from field: repeated mercado.v1.Earning earnings = 2;
+   */
+  earnings: Earning[];
+};
+
+/**
+ * Describes the message mercado.v1.MercadoPreview.
+ * Use `create(MercadoPreviewSchema)` to create a new message.
+ */
+export const MercadoPreviewSchema: GenMessage<MercadoPreview> = /*@__PURE__*/
+  messageDesc(file_mercado_v1_mercado, 12);
+
+/**
+ * Coins one seat earns; `amount` is absent when money is hidden and the seat is not the viewer.
+ *
+ * @generated from message mercado.v1.Earning
+ */
+export type Earning = Message<"mercado.v1.Earning"> & {
+  /**
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * @generated from field: optional uint32 amount = 2;
+   */
+  amount?: number | undefined;
+};
+
+/**
+ * Describes the message mercado.v1.Earning.
+ * Use `create(EarningSchema)` to create a new message.
+ */
+export const EarningSchema: GenMessage<Earning> = /*@__PURE__*/
+  messageDesc(file_mercado_v1_mercado, 13);
+
+/**
  * The content of one occupied square.
  *
  * @generated from message mercado.v1.SquareContent
@@ -364,7 +416,7 @@ export type SquareContent = Message<"mercado.v1.SquareContent"> & {
  * Use `create(SquareContentSchema)` to create a new message.
  */
 export const SquareContentSchema: GenMessage<SquareContent> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_mercado, 12);
+  messageDesc(file_mercado_v1_mercado, 14);
 
 /**
  * A stand on the market.
@@ -390,7 +442,7 @@ export type Stand = Message<"mercado.v1.Stand"> & {
  * Use `create(StandSchema)` to create a new message.
  */
 export const StandSchema: GenMessage<Stand> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_mercado, 13);
+  messageDesc(file_mercado_v1_mercado, 15);
 
 /**
  * A face-down restaurant. It carries no identity on purpose.
@@ -405,7 +457,7 @@ export type FaceDown = Message<"mercado.v1.FaceDown"> & {
  * Use `create(FaceDownSchema)` to create a new message.
  */
 export const FaceDownSchema: GenMessage<FaceDown> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_mercado, 14);
+  messageDesc(file_mercado_v1_mercado, 16);
 
 /**
  * A customer tile waiting at an entrance.
@@ -429,7 +481,7 @@ export type EntranceContent = Message<"mercado.v1.EntranceContent"> & {
  * Use `create(EntranceContentSchema)` to create a new message.
  */
 export const EntranceContentSchema: GenMessage<EntranceContent> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_mercado, 15);
+  messageDesc(file_mercado_v1_mercado, 17);
 
 /**
  * What one seat may see of one player.
@@ -470,7 +522,7 @@ export type PlayerPublic = Message<"mercado.v1.PlayerPublic"> & {
  * Use `create(PlayerPublicSchema)` to create a new message.
  */
 export const PlayerPublicSchema: GenMessage<PlayerPublic> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_mercado, 16);
+  messageDesc(file_mercado_v1_mercado, 18);
 
 /**
  * The customer display and deck size of one level.
@@ -499,7 +551,7 @@ export type CustomerLevel = Message<"mercado.v1.CustomerLevel"> & {
  * Use `create(CustomerLevelSchema)` to create a new message.
  */
 export const CustomerLevelSchema: GenMessage<CustomerLevel> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_mercado, 17);
+  messageDesc(file_mercado_v1_mercado, 19);
 
 /**
  * The final result.
@@ -534,7 +586,7 @@ export type MercadoResult = Message<"mercado.v1.MercadoResult"> & {
  * Use `create(MercadoResultSchema)` to create a new message.
  */
 export const MercadoResultSchema: GenMessage<MercadoResult> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_mercado, 18);
+  messageDesc(file_mercado_v1_mercado, 20);
 
 /**
  * A seat's view of a match: everything that seat may see and nothing else.
@@ -622,7 +674,7 @@ export type MercadoView = Message<"mercado.v1.MercadoView"> & {
  * Use `create(MercadoViewSchema)` to create a new message.
  */
 export const MercadoViewSchema: GenMessage<MercadoView> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_mercado, 19);
+  messageDesc(file_mercado_v1_mercado, 21);
 
 /**
  * Something that happened when an action was applied, as the receiving seat may see it.
@@ -719,7 +771,7 @@ export type MercadoEvent = Message<"mercado.v1.MercadoEvent"> & {
  * Use `create(MercadoEventSchema)` to create a new message.
  */
 export const MercadoEventSchema: GenMessage<MercadoEvent> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_mercado, 20);
+  messageDesc(file_mercado_v1_mercado, 22);
 
 /**
  * @generated from message mercado.v1.HandRedrawn
@@ -746,7 +798,7 @@ export type HandRedrawn = Message<"mercado.v1.HandRedrawn"> & {
  * Use `create(HandRedrawnSchema)` to create a new message.
  */
 export const HandRedrawnSchema: GenMessage<HandRedrawn> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_mercado, 21);
+  messageDesc(file_mercado_v1_mercado, 23);
 
 /**
  * @generated from message mercado.v1.StandOpened
@@ -778,7 +830,7 @@ export type StandOpened = Message<"mercado.v1.StandOpened"> & {
  * Use `create(StandOpenedSchema)` to create a new message.
  */
 export const StandOpenedSchema: GenMessage<StandOpened> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_mercado, 22);
+  messageDesc(file_mercado_v1_mercado, 24);
 
 /**
  * A face-down restaurant taken into a player's hand, now face up.
@@ -807,7 +859,7 @@ export type RestaurantTaken = Message<"mercado.v1.RestaurantTaken"> & {
  * Use `create(RestaurantTakenSchema)` to create a new message.
  */
 export const RestaurantTakenSchema: GenMessage<RestaurantTaken> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_mercado, 23);
+  messageDesc(file_mercado_v1_mercado, 25);
 
 /**
  * A player earned coins. `amount` is absent when money is hidden and the player is not the viewer.
@@ -831,7 +883,7 @@ export type Income = Message<"mercado.v1.Income"> & {
  * Use `create(IncomeSchema)` to create a new message.
  */
 export const IncomeSchema: GenMessage<Income> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_mercado, 24);
+  messageDesc(file_mercado_v1_mercado, 26);
 
 /**
  * @generated from message mercado.v1.OfferRefreshed
@@ -853,7 +905,7 @@ export type OfferRefreshed = Message<"mercado.v1.OfferRefreshed"> & {
  * Use `create(OfferRefreshedSchema)` to create a new message.
  */
 export const OfferRefreshedSchema: GenMessage<OfferRefreshed> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_mercado, 25);
+  messageDesc(file_mercado_v1_mercado, 27);
 
 /**
  * @generated from message mercado.v1.OfferTaken
@@ -875,7 +927,7 @@ export type OfferTaken = Message<"mercado.v1.OfferTaken"> & {
  * Use `create(OfferTakenSchema)` to create a new message.
  */
 export const OfferTakenSchema: GenMessage<OfferTaken> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_mercado, 26);
+  messageDesc(file_mercado_v1_mercado, 28);
 
 /**
  * @generated from message mercado.v1.OfferRefilled
@@ -892,7 +944,7 @@ export type OfferRefilled = Message<"mercado.v1.OfferRefilled"> & {
  * Use `create(OfferRefilledSchema)` to create a new message.
  */
 export const OfferRefilledSchema: GenMessage<OfferRefilled> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_mercado, 27);
+  messageDesc(file_mercado_v1_mercado, 29);
 
 /**
  * @generated from message mercado.v1.CustomerBrought
@@ -919,7 +971,7 @@ export type CustomerBrought = Message<"mercado.v1.CustomerBrought"> & {
  * Use `create(CustomerBroughtSchema)` to create a new message.
  */
 export const CustomerBroughtSchema: GenMessage<CustomerBrought> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_mercado, 28);
+  messageDesc(file_mercado_v1_mercado, 30);
 
 /**
  * @generated from message mercado.v1.DisplayRefilled
@@ -936,7 +988,7 @@ export type DisplayRefilled = Message<"mercado.v1.DisplayRefilled"> & {
  * Use `create(DisplayRefilledSchema)` to create a new message.
  */
 export const DisplayRefilledSchema: GenMessage<DisplayRefilled> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_mercado, 29);
+  messageDesc(file_mercado_v1_mercado, 31);
 
 /**
  * @generated from message mercado.v1.RestaurantOpened
@@ -963,7 +1015,7 @@ export type RestaurantOpened = Message<"mercado.v1.RestaurantOpened"> & {
  * Use `create(RestaurantOpenedSchema)` to create a new message.
  */
 export const RestaurantOpenedSchema: GenMessage<RestaurantOpened> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_mercado, 30);
+  messageDesc(file_mercado_v1_mercado, 32);
 
 /**
  * @generated from message mercado.v1.CoinTaken
@@ -980,7 +1032,7 @@ export type CoinTaken = Message<"mercado.v1.CoinTaken"> & {
  * Use `create(CoinTakenSchema)` to create a new message.
  */
 export const CoinTakenSchema: GenMessage<CoinTaken> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_mercado, 31);
+  messageDesc(file_mercado_v1_mercado, 33);
 
 /**
  * The end was triggered; every other player takes `final_turns` more turns in all.
@@ -1004,7 +1056,7 @@ export type EndTriggered = Message<"mercado.v1.EndTriggered"> & {
  * Use `create(EndTriggeredSchema)` to create a new message.
  */
 export const EndTriggeredSchema: GenMessage<EndTriggered> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_mercado, 32);
+  messageDesc(file_mercado_v1_mercado, 34);
 
 /**
  * @generated from enum mercado.v1.EndTriggered.Reason
@@ -1034,7 +1086,7 @@ export enum EndTriggered_Reason {
  * Describes the enum mercado.v1.EndTriggered.Reason.
  */
 export const EndTriggered_ReasonSchema: GenEnum<EndTriggered_Reason> = /*@__PURE__*/
-  enumDesc(file_mercado_v1_mercado, 32, 0);
+  enumDesc(file_mercado_v1_mercado, 34, 0);
 
 /**
  * @generated from message mercado.v1.GameEnded
@@ -1056,7 +1108,7 @@ export type GameEnded = Message<"mercado.v1.GameEnded"> & {
  * Use `create(GameEndedSchema)` to create a new message.
  */
 export const GameEndedSchema: GenMessage<GameEnded> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_mercado, 33);
+  messageDesc(file_mercado_v1_mercado, 35);
 
 /**
  * @generated from enum mercado.v1.GameEnded.Reason
@@ -1082,7 +1134,7 @@ export enum GameEnded_Reason {
  * Describes the enum mercado.v1.GameEnded.Reason.
  */
 export const GameEnded_ReasonSchema: GenEnum<GameEnded_Reason> = /*@__PURE__*/
-  enumDesc(file_mercado_v1_mercado, 33, 0);
+  enumDesc(file_mercado_v1_mercado, 35, 0);
 
 /**
  * A good: a stand tile's type, and what customers want.

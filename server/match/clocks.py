@@ -1,0 +1,136 @@
+"""Turn clocks and the AI that plays for absent players.
+
+A match with a time control gives each human seat ``turn_seconds`` per turn and a
+reserve that a slower turn draws on. When the mover's time runs out, its seat is
+played by the AI from then on (or forfeits, as the match says); so are seats
+whose players left, and bot seats whose agent went silent for BOT_TURN_SECONDS.
+The AI that stands in sees what that seat may see (its view, and the coins the
+public history tells), like any bot, and its move goes through the same checks
+as a player's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import zlib
+from collections.abc import Callable, Coroutine
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
+from multiprocessing import get_context
+from typing import Any
+
+from server.engine import Action, action_by_id, player_view
+
+from .match import Match
+from .records import PLAYING, SeatRecord
+
+log = logging.getLogger("mercado.clock")
+BOT_TURN_SECONDS = 300  # a bot seat whose agent has not moved for this long is played by the stand-in
+DEFAULT_FALLBACK_LEVEL = "easy"
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def charged(match: Match, seat: int, at_ms: int) -> SeatRecord:
+    """``seat`` once its turn ends at ``at_ms``: what it took beyond its turn's time off its reserve."""
+    clock = match.record.clock
+    record = match.record.seats[seat]
+    if clock is None or not clock.turn_seconds or record.bot_level is not None:
+        return record
+    over = max(0, at_ms - match.turn_started_ms - clock.turn_seconds * 1000)
+    return replace(record, reserve_ms=max(0, record.reserve_ms - over))
+
+
+class Timekeeper:
+    """Arms each match's clock for its current turn, and has the AI move for seats it plays.
+
+    ``timed_out(match, version)`` is called when the mover of ``version`` runs out of time;
+    ``play(match, version, action)`` applies the stand-in's move, if the match is still there.
+    """
+
+    def __init__(
+        self,
+        timed_out: Callable[[Match, int], Coroutine[Any, Any, None]],
+        play: Callable[[Match, int, Action], Coroutine[Any, Any, None]],
+    ) -> None:
+        self.timed_out = timed_out
+        self.play = play
+        self.pool: ProcessPoolExecutor | None = None
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    def arm(self, match: Match) -> None:
+        """Set the clock (or the stand-in) for the match's current turn; disarm it if none is due."""
+        self.disarm(match)
+        if match.status != PLAYING:
+            return
+        loop = asyncio.get_running_loop()
+        if match.mover_played_by_ai:
+            match.stand_in = loop.create_task(self._stand_in(match, match.version))
+            return
+        deadline = match.deadline_ms()
+        seat = match.record.seats[match.state.current_player]
+        if deadline is None and match.record.clock is not None and seat.bot_level is not None:
+            deadline = match.turn_started_ms + BOT_TURN_SECONDS * 1000
+        if deadline is not None:
+            delay = max(0.0, (deadline - now_ms()) / 1000)
+            match.timer = loop.call_later(delay, self._expire, match, match.version)
+
+    def disarm(self, match: Match) -> None:
+        if match.timer is not None:
+            match.timer.cancel()
+            match.timer = None
+        if match.stand_in is not None:
+            match.stand_in.cancel()
+            match.stand_in = None
+
+    def _expire(self, match: Match, version: int) -> None:
+        match.timer = None
+        task = asyncio.get_running_loop().create_task(self.timed_out(match, version))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _stand_in(self, match: Match, version: int) -> None:
+        """Choose and play the move of the seat the AI plays (the turn of ``version``)."""
+        try:
+            seat = match.state.current_player
+            clock = match.record.clock
+            level = clock.fallback_level if clock else DEFAULT_FALLBACK_LEVEL
+            view = player_view(match.state, seat)
+            # Every seat's coins follow from the public history; the view hides only their sum.
+            coins = list(match.state.coins)
+            seed = zlib.crc32(f"{match.match_id}:{version}".encode())
+            loop = asyncio.get_running_loop()
+            action_id = await loop.run_in_executor(self._pool(), _decide, view, coins, level, seed)
+            match.stand_in = None
+            await self.play(match, version, action_by_id(action_id))
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("the stand-in could not move", extra={"match_id": match.match_id})
+        finally:
+            if match.stand_in is asyncio.current_task():
+                match.stand_in = None
+
+    def _pool(self) -> ProcessPoolExecutor:
+        if self.pool is None:
+            # Spawned, not forked: forking a process that runs gRPC threads is unsafe.
+            self.pool = ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn"))
+        return self.pool
+
+    async def close(self) -> None:
+        for task in self.tasks:
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _decide(view: object, coins: list[int], level: str, seed: int) -> int:
+    """In the worker process: the AI's move (imported there, so the server starts without the AI)."""
+    from ai.levels import decide
+
+    return decide(view, coins, level, seed)  # type: ignore[arg-type]

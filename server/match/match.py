@@ -1,0 +1,156 @@
+"""A match in memory: its record, current state, actions, lock, streams and clock."""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from server.engine import Action, Event, GameState, apply, apply_unchecked, new_game
+from server.store import StoredAction
+
+from .records import (
+    AI_PLAYED,
+    CANCELLED,
+    FINISHED,
+    FORFEITED,
+    PLAYING,
+    WAITING,
+    ActionRecord,
+    MatchRecord,
+    Update,
+)
+
+
+@dataclass(eq=False)
+class Match:
+    """A match in memory: its record, current state and the actions that led to it.
+
+    Only the current state is kept. An earlier version's state, which only a
+    stream resuming from far back or a late retry asks for, is rebuilt by
+    replaying the actions from the seed: the engine is deterministic, and this
+    keeps a match to under a kilobyte per action rather than a state each.
+    """
+
+    record: MatchRecord
+    state: GameState
+    actions: list[ActionRecord] = field(default_factory=list)  # actions[v - 1] made version v
+    current: Update | None = None  # the last action's update, with what was rendered from it
+    by_request: dict[str, ActionRecord] = field(default_factory=dict)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    watchers: set[asyncio.Queue[Update | None]] = field(default_factory=set)
+    pins: int = 0  # calls using it across an await: it stays in memory meanwhile
+    turn_started_ms: int = 0  # when the current turn's clock started (Unix ms)
+    timer: asyncio.TimerHandle | None = None  # the current turn's timeout
+    stand_in: asyncio.Task[None] | None = None  # the AI choosing a move for the seat it plays
+    _snapshot: Update | None = None
+
+    @property
+    def match_id(self) -> str:
+        return self.record.match_id
+
+    @property
+    def version(self) -> int:
+        return len(self.actions)
+
+    @property
+    def status(self) -> str:
+        if self.state.is_terminal:
+            return FINISHED
+        if self.record.cancelled:
+            return CANCELLED
+        return PLAYING if all(seat.taken for seat in self.record.seats) else WAITING
+
+    @property
+    def in_use(self) -> bool:
+        busy = self.timer is not None or self.stand_in is not None
+        return busy or bool(self.watchers) or self.pins > 0 or self.lock.locked()
+
+    @property
+    def mover_played_by_ai(self) -> bool:
+        return self.record.seats[self.state.current_player].played_by in AI_PLAYED
+
+    def deadline_ms(self) -> int | None:
+        """When the mover's time runs out (Unix ms): with a clock, for a human owner in play."""
+        clock = self.record.clock
+        if clock is None or not clock.turn_seconds or self.status != PLAYING:
+            return None
+        seat = self.record.seats[self.state.current_player]
+        if seat.bot_level is not None or seat.played_by in AI_PLAYED:
+            return None
+        return self.turn_started_ms + clock.turn_seconds * 1000 + seat.reserve_ms
+
+    def ranks(self) -> list[int]:
+        """Once finished: each seat's rank, 1-based with ties shared, forfeited seats last."""
+        result = self.state.result
+        if result is None:
+            return []
+        out = self.forfeited()
+        kept = [r for seat, r in enumerate(result.ranks) if seat not in out]
+        last = len(kept) + 1
+        return [last if seat in out else 1 + sum(k < r for k in kept) for seat, r in enumerate(result.ranks)]
+
+    def forfeited(self) -> set[int]:
+        return {s.seat for s in self.record.seats if s.played_by == FORFEITED}
+
+    def seat_with(self, token_hash: str) -> int | None:
+        for seat in self.record.seats:
+            if seat.token_hash is not None and hmac.compare_digest(seat.token_hash, token_hash):
+                return seat.seat
+        return None
+
+    def touch(self) -> None:
+        """Seats, clocks or status changed without an action: what was rendered is out of date."""
+        self._snapshot = None
+        if self.current is not None:
+            self.current.rendered.clear()
+
+    def snapshot(self) -> Update:
+        """The match as it stands, as an update that carries no action."""
+        if self._snapshot is None or self._snapshot.version != self.version:
+            self._snapshot = Update(self.version, self.state.clone())
+        return self._snapshot
+
+    def latest(self) -> Update:
+        """The current state: the last action's update (with its renderings), or a snapshot before any."""
+        return self.current or self.snapshot()
+
+    def updates(self, records: list[ActionRecord]) -> Iterator[Update]:
+        """The updates ``records`` (consecutive actions of this match) made, their states replayed."""
+        if not records:
+            return
+        state = new_game(self.record.options, self.record.seed)
+        for earlier in self.actions[: records[0].version - 1]:
+            apply_unchecked(state, earlier.action)
+        for record in records:
+            if self.current is not None and record.version == self.current.version:
+                yield self.current
+                continue
+            state = state.clone()  # each update's state stays as it is
+            apply_unchecked(state, record.action)
+            yield Update(record.version, state, record)
+
+    def record_action(
+        self, seat: int, action: Action, request_id: str, after: GameState, events: list[Event]
+    ) -> Update:
+        """Advance to ``after``, a state nobody mutates from now on (actions apply to copies)."""
+        record = ActionRecord(self.version + 1, seat, action, request_id, events)
+        update = Update(record.version, after, record)
+        self.state = after
+        self.actions.append(record)
+        self.by_request[request_id] = record
+        self.current = update
+        self._snapshot = None
+        return update
+
+
+def restore(record: MatchRecord, actions: Iterable[StoredAction]) -> Match:
+    """A match as its stored actions left it, replayed from its seed."""
+    state = new_game(record.options, record.seed)
+    match = Match(record, state)
+    # Only the last update outlives the restore, so one state is advanced in place.
+    for seat, action, request_id in actions:
+        match.record_action(seat, action, request_id, state, apply(state, action))
+    match._snapshot = None
+    return match
