@@ -118,7 +118,7 @@ def payments(state: GameState, action: Action) -> tuple[int, list[int]]:
         income[state.current] = stand_income(state, action.good, action.square)
     elif action.kind == BRING_CUSTOMER:
         income = customer_income(state, action.customer, action.entrance)
-    elif action.kind == TAKE_COIN:
+    elif action.kind in (TAKE_COIN, OPEN_RESTAURANT):
         income[state.current] = 1
     return cost, income
 

@@ -320,9 +320,9 @@ class MatchService:
                     raise NotFound(f"match {match_id} has no seat {seat}")
                 chosen = seats[seat]
                 if chosen.bot_level is not None:
-                    raise PermissionDenied(f"seat {seat} is reserved for a bot")
+                    raise PermissionDenied("the seat asked for is reserved for a bot")
                 if chosen.taken:
-                    raise SeatTaken(f"seat {seat} is already taken")
+                    raise SeatTaken("the seat asked for is already taken")
             return await self._take(match, chosen, name)
 
     async def claim_bot_seat(
@@ -383,7 +383,7 @@ class MatchService:
             await _uncancelled(self.store.save_seat(match.match_id, taken, PLAYING if starts else WAITING))
         except Conflict:
             self._drop(match)
-            raise SeatTaken(f"seat {seat.seat} is already taken") from None
+            raise SeatTaken("the seat asked for is already taken") from None
         if starts:
             self._no_longer_waits(match)
         elif seat.bot_level:
@@ -431,7 +431,7 @@ class MatchService:
                         self.open_bot_seats[record.bot_level] += 1
                 elif status == PLAYING:
                     if record.played_by in (LEFT, FORFEITED):
-                        raise NotAllowedNow(f"seat {seat} was given up already")
+                        raise NotAllowedNow("this seat was given up already")
                     clock = match.record.clock
                     forfeits = clock is not None and clock.on_timeout == FORFEITED
                     await self._hand_over(match, seat, FORFEITED if forfeits else LEFT)
@@ -449,7 +449,7 @@ class MatchService:
                 record = match.record.seats[seat]
                 if record.played_by != AI:
                     raise NotAllowedNow(
-                        f"seat {seat} is not played by the AI after a timeout"
+                        "this seat is not played by the AI after a timeout"
                         + (f" (it is {record.played_by})" if record.played_by != OWNER else "")
                     )
                 back = replace(record, played_by=OWNER)
@@ -552,7 +552,7 @@ class MatchService:
                 if expected_version != match.version:
                     raise StaleVersion(f"the match is at version {match.version}, not {expected_version}")
                 if match.state.current_player != seat:
-                    raise NotAllowedNow(f"it is seat {match.state.current_player}'s turn")
+                    raise NotAllowedNow("it is not your turn")
                 played_by = match.record.seats[seat].played_by
                 if played_by != OWNER:
                     raise NotAllowedNow(f"the AI plays this seat ({played_by}); ReclaimSeat takes it back")

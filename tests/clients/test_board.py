@@ -1,73 +1,18 @@
-"""The terminal client's rendering: board, players, supply, menu and log, from real engine positions."""
+"""The terminal client's rendering: board, players, clock, supply, result and log, from engine positions."""
 
 from __future__ import annotations
 
-import random
-
 import pytest
 from mercado.v1 import match_pb2 as api
-from mercado_client.board import RESTAURANTS, render_match
-from mercado_client.menu import Market, menu_choices, render_menu
-from mercado_client.narrate import update_lines
+from mercado_client.board import RESTAURANTS, clock_time, render_match
+from mercado_client.narrate import seat_changes, update_lines
 from mercado_client.wire import action_message, entrance_name, good_name, square_name
-from rich.console import Console, RenderableType
+from screens import MATCH_ID, NAMES, match_state, played, squeezed, text
 
-from server.engine import (
-    GameState,
-    Money,
-    Options,
-    apply,
-    customer_income,
-    legal_actions,
-    new_game,
-    player_view,
-    stand_cost,
-    stand_income,
-)
-from server.engine.actions import CUSTOMER_GOODS, CUSTOMER_LEVEL
+from server.engine import GameState, apply, legal_actions
 from server.engine.components import GOODS
 from server.engine.geometry import ENTRANCE_NAMES, SQUARE_NAMES
-from server.rpc.convert import events_message, view_message
-
-NAMES = ["ada", "bob", "carmen", "dimitri"]
-
-
-def played(players: int = 3, money: Money = "hidden", steps: int = 40, seed: int = 5) -> GameState:
-    """A position after ``steps`` random actions, leaning towards customers and restaurants."""
-    state = new_game(Options(players=players, money=money), seed=seed)
-    rng = random.Random(seed)
-    for _ in range(steps):
-        if state.is_terminal:
-            break
-        actions = legal_actions(state)
-        busy = [a for a in actions if a.type in ("bring_customer", "open_restaurant")]
-        apply(state, rng.choice(busy if busy and rng.random() < 0.6 else actions))
-    return state
-
-
-def match_state(state: GameState, seat: int, version: int = 7) -> api.MatchState:
-    """What the server (server.rpc.render) would send ``seat``: the view and legal actions of player_view."""
-    view = player_view(state, seat)
-    out = api.MatchState(
-        version=version,
-        view=api.View(mercado=view_message(view)),
-        legal_actions=[action_message(a) for a in view.get("legal_actions", [])],
-    )
-    out.match.match_id = "m1"
-    out.match.players = state.players
-    out.match.status = api.MATCH_STATUS_FINISHED if state.is_terminal else api.MATCH_STATUS_PLAYING
-    for s in range(state.players):
-        out.match.seats.add(seat=s, taken=True, display_name=NAMES[s])
-    out.your_seat = seat
-    if not state.is_terminal:
-        out.to_move = view["current_player"]
-    return out
-
-
-def text(renderable: RenderableType, width: int = 120) -> str:
-    console = Console(record=True, width=width, color_system=None)
-    console.print(renderable)
-    return console.export_text()
+from server.rpc.convert import events_message
 
 
 def market_cells(rendered: str) -> dict[tuple[str, str], str]:
@@ -109,7 +54,7 @@ def test_market_shows_every_square_and_entrance_where_it_is(width: int) -> None:
             assert cell == name
         elif kind == "stand":
             good, owner = good_name(content.stand.good), content.stand.owner
-            assert cell == f"{good} #{owner} {NAMES[owner]}"
+            assert cell == f"{good} {NAMES[owner]} {owner + 1}"  # seats count from 1
         elif kind == "face_down":
             assert cell == "? face-down"
         else:
@@ -133,13 +78,14 @@ def test_players_show_hidden_coins_hands_and_whose_turn() -> None:
     viewer = (state.current_player + 1) % state.players
     rendered = text(render_match(match_state(state, seat=viewer)))
     for seat in range(state.players):
-        shown = f"#{seat} {NAMES[seat]}"
+        shown = f"{NAMES[seat]} (seat {seat + 1}"
         assert shown in rendered
         coins = str(state.coins[seat]) if seat == viewer else "hidden"
         assert f"coins {coins}   stands left {state.wooden_stands[seat]}" in rendered
         assert "hand  " + " ".join(GOODS[g] for g in state.hands[seat]) in rendered
-    assert f"▶ #{state.current_player} {NAMES[state.current_player]} to move" in rendered
-    assert f"#{viewer} {NAMES[viewer]} (you)" in rendered
+    mover = state.current_player
+    assert f"▶ {NAMES[mover]} (seat {mover + 1}) to move" in rendered
+    assert f"{NAMES[viewer]} (seat {viewer + 1}, you)" in rendered
     assert rendered.count("hidden") == state.players - 1
 
 
@@ -168,22 +114,37 @@ def test_supply_and_status() -> None:
     assert rendered.startswith("match m1 · playing · to move")
 
 
+def result_rows(rendered: str) -> dict[str, list[str]]:
+    """The final table's rows by player label: rank, score, restaurants in hand, stands, note."""
+    rows = {}
+    for line in squeezed(rendered.split("final scores")[1]):
+        for name in NAMES:
+            if f" {name} (seat " in line:
+                rank, rest = line.split(f" {name} (seat ")
+                seat, *cells = rest.split()
+                rows[f"{name} (seat {seat}"] = [rank, *cells]
+    return rows
+
+
 def test_final_round_and_result() -> None:
     state = played(players=2, steps=400, seed=2)
     assert state.is_terminal and state.result is not None
     rendered = text(render_match(match_state(state, seat=0)))
     assert "finished" in rendered.splitlines()[0]
     assert "final scores" in rendered
-    rows = [line.split() for line in rendered.split("final scores")[1].splitlines()]
+    rows = result_rows(rendered)
     for seat in range(2):
-        row = next(r for r in rows if r[1:3] == [f"#{seat}", NAMES[seat]])
-        assert row == [
+        in_hand = len(state.restaurant_hands[seat])
+        assert rows[f"{NAMES[seat]} (seat {seat + 1})"] == [
             str(state.result.ranks[seat]),
-            f"#{seat}",
-            NAMES[seat],
             str(state.result.scores[seat]),
+            *([str(in_hand), f"(-{in_hand})"] if in_hand else ["0"]),
             str(state.result.stands_on_market[seat]),
         ]
+    note = " ".join(rendered.split("final scores")[1].split())
+    assert "less 1 for each restaurant left in hand (already deducted)" in note
+    assert "ties are broken by the most stands on the market" in note
+    assert "a seat that forfeited ranks last" in note
     final_round = next(
         position
         for steps in range(400)
@@ -191,41 +152,6 @@ def test_final_round_and_result() -> None:
     )
     turns = final_round.final_turns_left
     assert f"final round: {turns} turns left" in text(render_match(match_state(final_round, seat=0)))
-
-
-def test_menu_numbers_every_legal_action_once() -> None:
-    state = played()
-    message = match_state(state, seat=state.current_player)
-    choices = menu_choices(message)
-    assert sorted(c.action.SerializeToString() for c in choices) == sorted(
-        a.SerializeToString() for a in message.legal_actions
-    )
-    rendered = text(render_menu(choices), 80)
-    numbers = [int(word) for line in rendered.splitlines() for word in line.split() if word.isdigit()]
-    assert numbers == list(range(1, len(choices) + 1))
-    coin = next(n for n, c in enumerate(choices, 1) if c.kind == "take_coin")
-    assert f"{coin} take a coin" in rendered
-    assert choices[0].kind in ("open_stand", "take_offer")
-
-
-def test_menu_hints_agree_with_the_engine() -> None:
-    for seed in range(6):
-        state = played(seed=seed, steps=30 + seed * 5)
-        market = Market(match_state(state, seat=state.current_player).view.mercado)
-        for action in legal_actions(state):
-            if action.type == "open_stand":
-                square = SQUARE_NAMES[action.square]
-                assert market.cost(square) == stand_cost(state, action.square)
-                assert market.stand_income(GOODS[action.good], square) == stand_income(
-                    state, action.good, action.square
-                )
-            elif action.type == "bring_customer":
-                goods = [GOODS[g] for g in CUSTOMER_GOODS[action.customer]]
-                paid = market.customer_income(
-                    CUSTOMER_LEVEL[action.customer], goods, ENTRANCE_NAMES[action.entrance]
-                )
-                expected = customer_income(state, action.customer, action.entrance)
-                assert [paid.get(p, 0) for p in range(state.players)] == expected
 
 
 def test_the_log_narrates_an_action_as_the_viewer_may_see_it() -> None:
@@ -241,5 +167,115 @@ def test_the_log_narrates_an_action_as_the_viewer_may_see_it() -> None:
     lines = [line.plain for line in update_lines(update, NAMES, before)]
     square = SQUARE_NAMES[action.square]
     assert lines[0].startswith(
-        f"#{actor} {NAMES[actor]} opened a {GOODS[action.good]} stand on {square} (cost 1)"
+        f"{NAMES[actor]} (seat {actor + 1}) opened a {GOODS[action.good]} stand on {square} (cost 1)"
     )
+
+
+def test_the_header_shows_the_whole_match_id_and_the_movers_clock() -> None:
+    state = played(players=3, steps=10)
+    message = match_state(state, seat=0, match_id=MATCH_ID)
+    message.match.time_control.turn_seconds = 60
+    message.match.time_control.reserve_seconds = 180
+    now = 1_700_000_000_000
+    message.match.deadline_unix_ms = now + 95_500
+    reserves = [180_000, 42_000, 0]
+    for info, reserve in zip(message.match.seats, reserves, strict=True):
+        info.reserve_ms = reserve
+    rendered = text(render_match(message, now_ms=now))
+    mover = state.current_player
+    header = rendered.splitlines()[0]
+    assert header.startswith(
+        f"match {MATCH_ID} · playing · to move {NAMES[mover]} (seat {mover + 1}) · 1:36 left"
+    )
+    lines = squeezed(rendered)
+    for seat, reserve in enumerate(reserves):
+        shown = f"reserve {clock_time(reserve)}"
+        if seat == mover:
+            shown = f"1:36 left {shown}"
+        assert any(f"clock {shown}" in line for line in lines), shown
+    # Without a clock, no time is shown.
+    rendered = text(render_match(match_state(state, seat=0, match_id=MATCH_ID), now_ms=now))
+    assert " left" not in rendered.splitlines()[0] and "reserve" not in rendered
+
+
+@pytest.mark.parametrize(
+    ("ms", "shown"), [(0, "0:00"), (1, "0:01"), (59_001, "1:00"), (180_000, "3:00"), (3_725_000, "1:02:05")]
+)
+def test_clock_times(ms: int, shown: str) -> None:
+    assert clock_time(ms) == shown
+
+
+def test_seats_played_by_the_ai_and_bots_are_marked() -> None:
+    state = played(players=4, steps=10)
+    message = match_state(state, seat=0)
+    seats = message.match.seats
+    seats[1].played_by_ai = True
+    seats[2].played_by_ai = seats[2].left = True
+    seats[3].played_by_ai = seats[3].forfeited = True
+    rendered = text(render_match(message), 160)
+    assert "timed out: the AI plays it" in rendered
+    assert "left: the AI plays it" in rendered
+    assert "forfeited: the AI plays it" in rendered
+    seats[1].played_by_ai = False
+    seats[1].bot, seats[1].bot_level = True, api.BOT_LEVEL_HARD
+    rendered = text(render_match(message), 160)
+    assert "bot, hard" in rendered and "timed out" not in rendered
+
+
+def test_the_final_ranks_are_the_summarys_with_forfeited_seats_last() -> None:
+    state = played(players=2, steps=400, seed=2)
+    assert state.result is not None
+    winner = state.result.ranks.index(1)
+    loser = 1 - winner
+    message = match_state(state, seat=0)
+    message.match.seats[winner].forfeited = True
+    message.match.ranks[:] = [2 if seat == winner else 1 for seat in range(2)]
+    rendered = text(render_match(message))
+    rows = result_rows(rendered)
+    assert rows[f"{NAMES[loser]} (seat {loser + 1})"][0] == "1"
+    assert rows[f"{NAMES[winner]} (seat {winner + 1})"][0] == "2"
+    assert rows[f"{NAMES[winner]} (seat {winner + 1})"][-1] == "forfeited"
+    table = squeezed(rendered.split("final scores")[1])
+    assert table.index(next(line for line in table if NAMES[loser] in line)) < table.index(
+        next(line for line in table if NAMES[winner] in line)
+    )
+
+
+def test_long_names_keep_their_seat_number_on_the_market() -> None:
+    state = played(players=2, steps=30)
+    message = match_state(state, seat=0)
+    message.match.seats[0].display_name = "Bartholomew the Third"
+    cells = market_cells(text(render_match(message)))
+    owned = [cell for cell in cells.values() if cell.endswith(" 1") and "Bart" in cell]
+    assert owned and all(cell.split(" ", 1)[1] == "Bartho… 1" for cell in owned)
+
+
+def with_seats(state: GameState, **flags: dict[int, bool]) -> api.MatchState:
+    message = match_state(state, seat=0)
+    for flag, seats in flags.items():
+        for seat, value in seats.items():
+            setattr(message.match.seats[seat], flag, value)
+    return message
+
+
+def test_the_log_tells_seat_changes() -> None:
+    state = played(players=2, steps=4)
+    before = with_seats(state, taken={1: False})
+    joined = with_seats(state)
+    assert [t.plain for t in seat_changes(joined, NAMES, before)] == ["bob (seat 2) took their seat"]
+    timed_out = with_seats(state, played_by_ai={0: True})
+    assert [t.plain for t in seat_changes(timed_out, NAMES, joined)] == [
+        "ada (seat 1) ran out of time: the AI plays their turns"
+    ]
+    assert [t.plain for t in seat_changes(joined, NAMES, timed_out)] == [
+        "ada (seat 1) is back and plays their own turns"
+    ]
+    left = with_seats(state, played_by_ai={1: True}, left={1: True})
+    assert [t.plain for t in seat_changes(left, NAMES, joined)] == [
+        "bob (seat 2) left the match: the AI plays their turns"
+    ]
+    forfeited = with_seats(state, played_by_ai={1: True}, forfeited={1: True})
+    assert [t.plain for t in seat_changes(forfeited, NAMES, joined)] == [
+        "bob (seat 2) forfeited: ranked last; the AI plays their turns"
+    ]
+    assert seat_changes(joined, NAMES, joined) == []

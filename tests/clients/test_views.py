@@ -52,7 +52,9 @@ def compare(match: Match, update: Update, seat: int | None) -> None:
 
 async def play_and_compare(players: int, money: str, seed: int, every: int) -> Match:
     """A match played with random legal actions through the service, views compared as the game goes."""
-    service = MatchService(SqliteStore(":memory:"), policy=Policy(allow_chosen_seeds=True))
+    service = MatchService(
+        SqliteStore(":memory:"), policy=Policy(allow_chosen_seeds=True, default_clock=None)
+    )
     options = Options(players=players, money=money)  # type: ignore[arg-type]
     match = await service.create_match(options, [None] * players, seed=seed)
     viewers: list[int | None] = [*range(players), None]

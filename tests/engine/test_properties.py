@@ -43,6 +43,7 @@ from server.engine import (
     events_for,
     legal_actions,
     new_game,
+    payments,
     player_view,
     position,
     replay,
@@ -144,6 +145,22 @@ def test_every_legal_action_applies_on_a_clone(game: Game) -> None:
             assert events, f"{action} produced no events"
             # The clone is independent: applying to it leaves the original alone.
             assert position.to_json(state) == before
+
+
+@PROPERTY_SETTINGS
+@given(games)
+def test_payments_preview_every_coin_an_action_moves_at_once(game: Game) -> None:
+    """What the views preview (cost, and income per seat) is what applying the action pays, unless
+    the action ends the game (final scoring moves coins too)."""
+    for _, _, state in play(game):
+        for action in legal_actions(state):
+            child = state.clone()
+            apply(child, action)
+            if child.is_terminal:
+                continue
+            cost, income = payments(state, action)
+            expected = [i - (cost if seat == state.current_player else 0) for seat, i in enumerate(income)]
+            assert [after - before for after, before in zip(child.coins, state.coins, strict=True)] == expected
 
 
 @PROPERTY_SETTINGS

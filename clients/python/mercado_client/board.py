@@ -1,11 +1,14 @@
 """Render a match as the terminal client shows it: market, entrances, players, supply, result.
 
 Pure: ``render_match(state)`` turns a ``MatchState`` into a rich renderable and
-does no I/O. Labels and colours for goods, restaurants and seats live here too.
+does no I/O (the clock is read at ``now_ms``, the time of rendering unless given).
+Labels and colours for goods, restaurants and seats live here too. Seats are shown
+1-based, as people count: API seat 0 is "seat 1".
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 from mercado.v1 import match_pb2 as api
@@ -18,7 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .text import printable
-from .wire import COLUMNS, GOODS, entrance_name, square_name
+from .wire import BOT_LEVEL_NAMES, COLUMNS, GOODS, entrance_name, square_name
 
 GOOD_STYLES = {
     "fish": "bold deep_sky_blue1",
@@ -44,7 +47,13 @@ STATUS_NAMES = {
     api.MATCH_STATUS_WAITING: "waiting for players",
     api.MATCH_STATUS_PLAYING: "playing",
     api.MATCH_STATUS_FINISHED: "finished",
+    api.MATCH_STATUS_CANCELLED: "cancelled",
 }
+SCORING_NOTE = (
+    "score: coins at the end, less 1 for each restaurant left in hand (already deducted); "
+    "ties are broken by the most stands on the market, and players still tied share the rank; "
+    "a seat that forfeited ranks last"
+)
 
 
 # --- labels --------------------------------------------------------------------
@@ -69,18 +78,76 @@ def tile_text(tile: pb.CustomerTile) -> Text:
 
 
 def seat_names(state: api.MatchState) -> list[str]:
-    """Display names by seat, as the terminal may show them: the seats' names, else 'seat N'."""
+    """Display names by seat, as the terminal may show them: the seats' names, else 'seat N' (1-based)."""
     count = state.match.players or len(state.view.mercado.players)
-    out = [f"seat {s}" for s in range(count)]
+    out = [f"seat {s + 1}" for s in range(count)]
     for info in state.match.seats:
         if info.display_name and info.seat < count:
             out[info.seat] = printable(info.display_name)
     return out
 
 
+def seat_label(seat: int, names: Sequence[str]) -> str:
+    """A player as people count seats: 'ada (seat 1)' for API seat 0; 'seat 1' for a seat with no name."""
+    name = names[seat] if seat < len(names) else f"seat {seat + 1}"
+    return name if name == f"seat {seat + 1}" else f"{name} (seat {seat + 1})"
+
+
 def seat_tag(seat: int, names: Sequence[str]) -> Text:
-    """A player as '#1 bob' on the seat's colour."""
-    return Text(f"#{seat} {names[seat]}", style=SEAT_STYLES[seat % len(SEAT_STYLES)])
+    """A player as 'ada (seat 1)' on the seat's colour."""
+    return Text(seat_label(seat, names), style=SEAT_STYLES[seat % len(SEAT_STYLES)])
+
+
+def seat_short(seat: int, names: Sequence[str], width: int) -> Text:
+    """A player in at most ``width`` cells, keeping the seat number: 'ada 1', 'carm… 3'."""
+    number = f" {seat + 1}"
+    name = names[seat] if seat < len(names) else ""
+    if len(name) + len(number) > width:
+        name = name[: max(0, width - len(number) - 1)] + "…"
+    return Text(f"{name}{number}", style=SEAT_STYLES[seat % len(SEAT_STYLES)])
+
+
+def seat_info(state: api.MatchState, seat: int) -> api.SeatInfo | None:
+    return next((info for info in state.match.seats if info.seat == seat), None)
+
+
+def seat_marks(state: api.MatchState, seat: int) -> list[Text]:
+    """What a seat is beyond its player: a bot, played by the AI (timed out, left), forfeited."""
+    info = seat_info(state, seat)
+    if info is None:
+        return []
+    marks: list[Text] = []
+    if info.bot:
+        marks.append(Text(f"bot, {BOT_LEVEL_NAMES.get(info.bot_level, 'medium')}", "bold magenta"))
+    if info.forfeited:
+        marks.append(Text("forfeited: the AI plays it", "bold red"))
+    elif info.left:
+        marks.append(Text("left: the AI plays it", "bold red"))
+    elif info.played_by_ai:
+        what = "the AI plays it" if info.bot else "timed out: the AI plays it"
+        marks.append(Text(what, "bold red"))
+    return marks
+
+
+def has_clock(state: api.MatchState) -> bool:
+    return state.match.time_control.turn_seconds > 0
+
+
+def clock_time(ms: int) -> str:
+    """Milliseconds as 'm:ss' (or 'h:mm:ss'), rounded up: '0:01' until the time is all gone."""
+    seconds = max(0, -(-ms // 1000))
+    minutes, seconds = divmod(seconds, 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02}:{seconds:02}" if hours else f"{minutes}:{seconds:02}"
+
+
+def time_left_ms(state: api.MatchState, now_ms: int | None = None) -> int | None:
+    """The mover's time (turn and reserve) left, from the summary's deadline; None without one."""
+    match = state.match
+    if match.status != api.MATCH_STATUS_PLAYING or not match.HasField("deadline_unix_ms"):
+        return None
+    now = int(time.time() * 1000) if now_ms is None else now_ms
+    return max(0, match.deadline_unix_ms - now)
 
 
 # --- the market ----------------------------------------------------------------
@@ -91,8 +158,7 @@ def _square_cell(name: str, content: pb.SquareContent | None, names: Sequence[st
         return Text(name, style="dim")
     kind = content.WhichOneof("content")
     if kind == "stand":
-        owner = seat_tag(content.stand.owner, names)
-        owner.truncate(CELL_WIDTH)
+        owner = seat_short(content.stand.owner, names, CELL_WIDTH)
         return Text("\n").join([good_text(content.stand.good), owner])
     if kind == "restaurant":
         label, good = RESTAURANTS[content.restaurant]
@@ -132,7 +198,7 @@ def market_table(view: pb.MercadoView, names: Sequence[str]) -> Table:
 # --- players, supply, status, result -------------------------------------------
 
 
-def player_panel(state: api.MatchState, seat: int, names: Sequence[str]) -> Panel:
+def player_panel(state: api.MatchState, seat: int, names: Sequence[str], now_ms: int | None = None) -> Panel:
     player = state.view.mercado.players[seat]
     grid = Table.grid(padding=(0, 1))
     grid.add_column(style="dim")
@@ -142,11 +208,23 @@ def player_panel(state: api.MatchState, seat: int, names: Sequence[str]) -> Pane
     grid.add_row("hand", goods_text(player.stand_hand))
     restaurants = [restaurant_text(k) for k in player.restaurant_hand]
     grid.add_row("rest.", Text(", ").join(restaurants) if restaurants else Text("-", "dim"))
+    info = seat_info(state, seat)
+    playing = state.match.status == api.MATCH_STATUS_PLAYING
+    to_move = playing and state.HasField("to_move") and state.to_move == seat
+    if has_clock(state) and info is not None and not info.bot:
+        clock = Text.assemble(("reserve ", "dim"), clock_time(info.reserve_ms))
+        left = time_left_ms(state, now_ms) if to_move else None
+        if left is not None:
+            clock = Text.assemble((f"{clock_time(left)} left", "bold yellow"), ("   ", ""), clock)
+        grid.add_row("clock", clock)
+    marks = seat_marks(state, seat)
+    if marks:
+        grid.add_row("", Text(", ").join(marks))
     title = seat_tag(seat, names)
     if state.HasField("your_seat") and state.your_seat == seat:
-        title.append(" (you)")
-    to_move = state.HasField("to_move") and state.to_move == seat
-    if to_move and state.match.status != api.MATCH_STATUS_FINISHED:
+        label = title.plain
+        title = Text(label[:-1] + ", you)" if label.endswith(")") else label + " (you)", title.style)
+    if to_move:
         title = Text.assemble(("▶ ", "bold yellow"), title, (" to move", "bold yellow"))
     return Panel(grid, title=title, title_align="left", border_style="yellow" if to_move else "dim")
 
@@ -167,15 +245,16 @@ def supply_table(view: pb.MercadoView) -> Table:
     return grid
 
 
-def status_text(state: api.MatchState, names: Sequence[str]) -> Text:
-    """One line: match, status, whose turn, final round, coins in a row."""
+def status_text(state: api.MatchState, names: Sequence[str], now_ms: int | None = None) -> Text:
+    """One line: the whole match id, status, whose turn and their time, final round, coins in a row."""
     view = state.view.mercado
     status = state.match.status
-    match_id = state.match.match_id
-    short = match_id if len(match_id) <= 12 else f"{match_id[:8]}…"
-    parts = [Text(f"match {short}", "bold"), Text(STATUS_NAMES.get(status, "?"))]
+    parts = [Text(f"match {state.match.match_id}", "bold"), Text(STATUS_NAMES.get(status, "?"))]
     if state.HasField("to_move") and status == api.MATCH_STATUS_PLAYING:
         parts.append(Text.assemble("to move ", seat_tag(state.to_move, names)))
+        left = time_left_ms(state, now_ms)
+        if left is not None:
+            parts.append(Text(f"{clock_time(left)} left", "bold yellow"))
         if view.phase == pb.PHASE_TAKE_OFFER:
             parts.append(Text("taking from the offer"))
     if view.HasField("final_turns_left"):
@@ -188,18 +267,43 @@ def status_text(state: api.MatchState, names: Sequence[str]) -> Text:
     return Text(" · ").join(parts)
 
 
-def result_table(result: pb.MercadoResult, names: Sequence[str]) -> Table:
-    """Final scores by rank (restaurants in hand already deducted)."""
-    table = Table(title="final scores", title_style="bold", box=box.SIMPLE_HEAVY)
-    for header in ("rank", "player", "score", "stands on market"):
-        table.add_column(header, justify="left" if header == "player" else "right")
-    for seat in sorted(range(len(result.scores)), key=lambda s: (result.ranks[s], s)):
-        rank = result.ranks[seat]
+def clock_line(state: api.MatchState) -> Text | None:
+    """The match's time control in words; None without a clock."""
+    control = state.match.time_control
+    if not control.turn_seconds:
+        return None
+    then = "the seat forfeits" if control.on_timeout == api.ON_TIMEOUT_FORFEIT else "the AI plays the seat"
+    reserve = clock_time(control.reserve_seconds * 1000)
+    return Text(f"clock: {control.turn_seconds} s a turn and {reserve} of reserve; then {then}", "dim")
+
+
+def final_ranks(state: api.MatchState) -> list[int]:
+    """Each seat's final rank: the summary's (forfeited seats last) when present, else the result's."""
+    ranks = list(state.match.ranks)
+    result = state.view.mercado.result
+    return ranks if len(ranks) == len(result.scores) else list(result.ranks)
+
+
+def result_table(state: api.MatchState, names: Sequence[str]) -> Table:
+    """Final scores by rank (restaurants in hand already deducted), with what decided them."""
+    result = state.view.mercado.result
+    ranks = final_ranks(state)
+    players = state.view.mercado.players
+    table = Table(title="final scores", title_style="bold", box=box.SIMPLE_HEAVY, caption=SCORING_NOTE)
+    table.caption_style = "dim"
+    for header in ("rank", "player", "score", "restaurants in hand", "stands on market", ""):
+        table.add_column(header, justify="left" if header in ("player", "") else "right")
+    for seat in sorted(range(len(result.scores)), key=lambda s: (ranks[s], s)):
+        rank = ranks[seat]
+        info = seat_info(state, seat)
+        in_hand = len(players[seat].restaurant_hand) if seat < len(players) else 0
         table.add_row(
             Text(str(rank), "bold yellow" if rank == 1 else ""),
             seat_tag(seat, names),
             str(result.scores[seat]),
+            f"{in_hand} (-{in_hand})" if in_hand else "0",
             str(result.stands_on_market[seat]),
+            Text("forfeited", "bold red") if info is not None and info.forfeited else "",
         )
     return table
 
@@ -209,16 +313,20 @@ class MatchView:
 
     WIDE = 118
 
-    def __init__(self, state: api.MatchState, side: RenderableType | None = None) -> None:
+    def __init__(
+        self, state: api.MatchState, side: RenderableType | None = None, now_ms: int | None = None
+    ) -> None:
         self.state = state
         self.names = seat_names(state)
         self.side = side
+        self.now_ms = now_ms
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         state, names = self.state, self.names
         view = state.view.mercado
-        panels = [player_panel(state, seat, names) for seat in range(len(view.players))]
-        yield status_text(state, names)
+        now = int(time.time() * 1000) if self.now_ms is None else self.now_ms
+        panels = [player_panel(state, seat, names, now) for seat in range(len(view.players))]
+        yield status_text(state, names, now)
         if options.max_width >= self.WIDE:
             layout = Table.grid(padding=(0, 1))
             layout.add_column(width=MARKET_WIDTH)
@@ -234,9 +342,11 @@ class MatchView:
             if self.side is not None:
                 yield self.side
         if state.match.status == api.MATCH_STATUS_FINISHED and view.result.scores:
-            yield result_table(view.result, names)
+            yield result_table(state, names)
 
 
-def render_match(state: api.MatchState, side: RenderableType | None = None) -> RenderableType:
+def render_match(
+    state: api.MatchState, side: RenderableType | None = None, now_ms: int | None = None
+) -> RenderableType:
     """The whole match as one renderable; ``side`` (e.g. a move log) goes beside or below the players."""
-    return MatchView(state, side)
+    return MatchView(state, side, now_ms)

@@ -1,33 +1,30 @@
-"""The legal actions as a numbered, grouped menu, with cost and income hints from the view.
+"""The legal actions as a two-step menu: first what to do (a kind and a tile), then where.
 
-The hints (a stand's cost and income, what a customer tile pays) follow
-RULES.md "Earning money"; they only inform the player, the server decides.
+A turn can have over a hundred legal actions, so they are grouped: one entry per
+kind of action and tile ("open a fish stand", "bring L2 fish+meat customers",
+"open a pub", "take a coin"), then, for a group of several actions, the squares
+or entrances it can go to. Every step is numbered from 1, so answering "1" at
+every prompt always reaches a legal action.
+
+The cost and income hints are the server's (``MatchState.previews``, one per legal
+action): no client re-implements the payment rules.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final, Literal
 
 from mercado.v1 import match_pb2 as api
 from mercado.v1 import mercado_pb2 as pb
 from rich.columns import Columns
 from rich.console import Group, RenderableType
+from rich.table import Table
 from rich.text import Text
 
-from .board import RESTAURANTS as RESTAURANT_LABELS
 from .board import good_text, goods_text, restaurant_text
-from .wire import (
-    COLUMNS,
-    GOODS,
-    action_json,
-    describe,
-    entrance_message,
-    good_enum,
-    good_name,
-    restaurant_enum,
-    square_name,
-)
+from .wire import COLUMNS, GOODS, SIDES, action_json, describe, good_enum, restaurant_enum, square_name
 
 # Menu order of the action types.
 ORDER = (
@@ -40,133 +37,227 @@ ORDER = (
     "redraw_hand",
 )
 _ORDER = {kind: i for i, kind in enumerate(ORDER)}
-
-
-class Market:
-    """Stands and face-up restaurants of a view, for cost and income hints.
-
-    The client library does not depend on the server's engine, so these few payment rules are
-    written here again; tests/clients/test_board.py checks them against the engine's.
-    """
-
-    def __init__(self, view: pb.MercadoView) -> None:
-        self.stands: dict[str, tuple[str, int]] = {}  # square -> (good, owner)
-        self.restaurants: dict[str, pb.Restaurant.ValueType] = {}
-        for content in view.market:
-            name = square_name(content.square)
-            if content.WhichOneof("content") == "stand":
-                self.stands[name] = (good_name(content.stand.good), content.stand.owner)
-            elif content.WhichOneof("content") == "restaurant":
-                self.restaurants[name] = content.restaurant
-        self.tiles = {
-            (e.entrance.side, e.entrance.line): (e.tile.level, {good_name(g) for g in e.tile.goods})
-            for e in view.entrances
-        }
-
-    def cost(self, square: str) -> int:
-        column, row = square[0], square[1]
-        return 1 + max(
-            sum(1 for s in self.stands if s[0] == column), sum(1 for s in self.stands if s[1] == row)
-        )
-
-    def value(self, good: str, square: str) -> int:
-        column, row = COLUMNS.index(square[0]), int(square[1])
-        neighbours = [(column + dc, row + dr) for dc, dr in ((1, 0), (-1, 0), (0, 1), (0, -1))]
-        names = [f"{COLUMNS[c]}{r}" for c, r in neighbours if 0 <= c < 5 and 1 <= r <= 5]
-        improving = [self.restaurants[n] for n in names if n in self.restaurants]
-        return 1 + sum(1 for kind in improving if RESTAURANT_LABELS[kind][1] in (good, None))
-
-    def stand_income(self, good: str, square: str) -> int:
-        column, row = COLUMNS.index(square[0]) + 1, int(square[1])
-        lines = [(pb.SIDE_TOP, column), (pb.SIDE_BOTTOM, column), (pb.SIDE_LEFT, row), (pb.SIDE_RIGHT, row)]
-        tiles = [self.tiles[key] for key in lines if key in self.tiles]
-        customers = sum(level for level, goods in tiles if good in goods)
-        return customers * self.value(good, square)
-
-    def customer_income(self, level: int, goods: Sequence[str], entrance: str) -> dict[int, int]:
-        """Coins each owner earns when this tile is placed at ``entrance``."""
-        message = entrance_message(entrance)
-        vertical = message.side in (pb.SIDE_TOP, pb.SIDE_BOTTOM)
-        income: dict[int, int] = {}
-        for square, (good, owner) in self.stands.items():
-            on_line = COLUMNS.index(square[0]) + 1 if vertical else int(square[1])
-            if on_line == message.line and good in goods:
-                income[owner] = income.get(owner, 0) + level * self.value(good, square)
-        return income
+FACE_DOWN_MARK = "◆"
+FACE_DOWN_STYLE = "bold magenta"
+BACK: Final = "back"
+TARGET_NOUNS = {"open_stand": "square", "open_restaurant": "square", "bring_customer": "entrance"}
 
 
 @dataclass(frozen=True)
 class Choice:
-    """One numbered menu entry: shown as ``label`` under the heading ``group``."""
+    """One legal action with the server's preview of what it costs and pays."""
 
     action: api.Action
+    preview: pb.MercadoPreview
     kind: str
-    group: Text
-    label: Text
+    target: str  # the square or entrance it goes to; "" for none
+    face_down: bool  # its square holds a face-down restaurant, which the action takes
     key: tuple[object, ...]
 
+    def income(self, seat: int | None) -> int:
+        """What it pays ``seat`` (0 when hidden or nothing)."""
+        return sum(e.amount for e in self.preview.earnings if e.seat == seat and e.HasField("amount"))
 
-def _good(name: str) -> Text:
-    return good_text(good_enum(name))
+
+@dataclass(frozen=True)
+class MenuGroup:
+    """One entry of the first step: a kind of action with its tile, and the actions it groups."""
+
+    kind: str
+    title: Text
+    choices: tuple[Choice, ...]
+    key: tuple[object, ...]
+
+    @property
+    def noun(self) -> str:
+        """What the second step chooses: 'square', 'entrance', or '' when there is nothing to choose."""
+        return TARGET_NOUNS.get(self.kind, "") if len(self.choices) > 1 or self.choices[0].target else ""
 
 
-def _choice(action: api.Action, market: Market, seat: int) -> Choice:
+def _choice(action: api.Action, preview: pb.MercadoPreview, face_down: set[str]) -> Choice:
     data = action_json(action)
     kind = data["type"]
+    target = data.get("square") or data.get("entrance") or ""
     if kind == "open_stand":
-        good, square = data["good"], data["square"]
-        group = Text.assemble("open a ", _good(good), " stand: square $cost +income")
-        label = Text.assemble(square, (f" ${market.cost(square)}", "dim"))
-        income = market.stand_income(good, square)
-        if income:
-            label.append(f" +{income}", "bold green")
-        return Choice(action, kind, group, label, (GOODS.index(good), square))
+        key: tuple[object, ...] = (GOODS.index(data["good"]),)
+    elif kind == "bring_customer":
+        key = (data["level"], tuple(GOODS.index(g) for g in data["goods"]))
+    elif kind == "open_restaurant":
+        key = (restaurant_enum(data["restaurant"]),)
+    elif kind == "take_offer":
+        key = (GOODS.index(data["good"]),)
+    else:
+        key = ()
+    return Choice(action, preview, kind, target, target in face_down, key)
+
+
+def _target_order(target: str) -> tuple[int, int]:
+    """Squares in reading order (a1, b1, .. e5); entrances by side (top, bottom, left, right), then line."""
+    if "-" in target:
+        side, line = target.split("-")
+        return (SIDES.index(side), COLUMNS.index(line) if line in COLUMNS else int(line) - 1)
+    if target:
+        return (int(target[1:]), COLUMNS.index(target[0]))
+    return (0, 0)
+
+
+def _title(choice: Choice) -> Text:
+    data = action_json(choice.action)
+    kind = choice.kind
+    if kind == "open_stand":
+        return Text.assemble("open a ", good_text(good_enum(data["good"])), " stand")
     if kind == "bring_customer":
-        level, goods, entrance = data["level"], data["goods"], data["entrance"]
-        tile = goods_text([good_enum(g) for g in goods], "+")
-        group = Text.assemble(f"bring L{level} ", tile, " customers to: entrance +you (others)")
-        label = Text(entrance)
-        paid = market.customer_income(level, goods, entrance)
-        label.append(f" +{paid.get(seat, 0)}", "bold green")
-        others = sum(v for owner, v in paid.items() if owner != seat)
-        if others:
-            label.append(f" ({others})", "dim")
-        return Choice(action, kind, group, label, (level, tuple(goods), entrance))
+        tile = goods_text([good_enum(g) for g in data["goods"]], "+")
+        return Text.assemble(f"bring L{data['level']} ", tile, " customers")
     if kind == "open_restaurant":
-        restaurant = restaurant_text(restaurant_enum(data["restaurant"]))
-        group = Text.assemble("open a ", restaurant, " (+1 coin) on")
-        return Choice(action, kind, group, Text(data["square"]), (data["restaurant"], data["square"]))
+        return Text.assemble("open a ", restaurant_text(restaurant_enum(data["restaurant"])))
     if kind == "take_offer":
-        group = Text("take a tile from the offer")
-        return Choice(action, kind, group, _good(data["good"]), (GOODS.index(data["good"]),))
-    labels = {
-        "take_coin": ("or", "take a coin"),
-        "redraw_hand": ("before your action", "redraw your hand of three identical tiles"),
-        "refresh_offer": ("before taking", "refresh the offer of three identical tiles"),
+        return Text.assemble("take ", good_text(good_enum(data["good"])), " from the offer")
+    titles = {
+        "take_coin": "take a coin",
+        "redraw_hand": "redraw your hand of three identical tiles (before your action)",
+        "refresh_offer": "refresh the offer of three identical tiles (before taking)",
     }
-    group_name, label_text = labels.get(kind, ("other", describe(action)))
-    return Choice(action, kind, Text(group_name), Text(label_text), ())
+    return Text(titles.get(kind, describe(choice.action)))
 
 
 def menu_choices(state: api.MatchState) -> list[Choice]:
-    """The legal actions of ``state``, sorted into menu order (number = index + 1)."""
-    market = Market(state.view.mercado)
-    seat = state.your_seat
-    choices = [_choice(a, market, seat) for a in state.legal_actions]
-    return sorted(choices, key=lambda c: (_ORDER.get(c.kind, len(_ORDER)), c.key))
+    """The legal actions of ``state`` with their previews, in menu order."""
+    face_down = {
+        square_name(c.square) for c in state.view.mercado.market if c.WhichOneof("content") == "face_down"
+    }
+    previews = list(state.previews)
+    choices = [
+        _choice(
+            action,
+            previews[i].mercado if len(previews) == len(state.legal_actions) else pb.MercadoPreview(),
+            face_down,
+        )
+        for i, action in enumerate(state.legal_actions)
+    ]
+    return sorted(choices, key=lambda c: (_ORDER.get(c.kind, len(_ORDER)), c.key, _target_order(c.target)))
 
 
-def render_menu(choices: Sequence[Choice]) -> RenderableType:
-    """Numbered entries (number = index + 1) under a heading per group, laid out in columns."""
-    parts: list[RenderableType] = []
-    cells: list[Text] = []
-    for number, choice in enumerate(choices, start=1):
-        if number == 1 or choice.group.plain != choices[number - 2].group.plain:
-            if cells:
-                parts.append(Columns(cells, padding=(0, 2)))
-            parts.append(Text.assemble(choice.group, style="bold"))
-            cells = []
-        cells.append(Text.assemble((f"{number:>3} ", "bold cyan"), choice.label))
-    if cells:
-        parts.append(Columns(cells, padding=(0, 2)))
-    return Group(*parts)
+def menu_groups(state: api.MatchState) -> list[MenuGroup]:
+    """The first step: one group per kind of action and tile, in menu order (number = index + 1)."""
+    groups: dict[tuple[object, ...], list[Choice]] = {}
+    for choice in menu_choices(state):
+        groups.setdefault((_ORDER.get(choice.kind, len(_ORDER)), choice.kind, *choice.key), []).append(choice)
+    return [MenuGroup(cs[0].kind, _title(cs[0]), tuple(cs), key) for key, cs in groups.items()]
+
+
+# --- hints ---------------------------------------------------------------------------------------
+
+
+def _span(values: Sequence[int]) -> str:
+    low, high = min(values), max(values)
+    return f"{low}" if low == high else f"{low}-{high}"
+
+
+def payment_text(choice: Choice, seat: int | None, names: Sequence[str]) -> Text:
+    """What the action costs (' $2') and pays: you (' +3'), others (' (+2 bob)', ' (+? bob)' when hidden)."""
+    text = Text()
+    if choice.preview.cost:
+        text.append(f" ${choice.preview.cost}", "yellow")
+    mine = choice.income(seat)
+    if mine:
+        text.append(f" +{mine}", "bold green")
+    for earning in choice.preview.earnings:
+        if earning.seat == seat:
+            continue
+        amount = str(earning.amount) if earning.HasField("amount") else "?"
+        name = names[earning.seat] if earning.seat < len(names) else f"seat {earning.seat + 1}"
+        text.append(f" (+{amount} {name[:10]})", "dim")
+    return text
+
+
+def group_summary(group: MenuGroup, seat: int | None, names: Sequence[str]) -> Text:
+    """The first step's line for a group: its title and what its actions cost and pay."""
+    text = group.title.copy()
+    choices = group.choices
+    if not group.noun:
+        return Text.assemble(text, payment_text(choices[0], seat, names))
+    if len(choices) == 1:
+        text.append(f" on {choices[0].target}")
+        if choices[0].face_down:
+            text.append(f" {FACE_DOWN_MARK}", FACE_DOWN_STYLE)
+        return Text.assemble(text, payment_text(choices[0], seat, names))
+    text.append(f": {len(choices)} {group.noun}s", "dim")
+    costs = [c.preview.cost for c in choices]
+    if any(costs):
+        text.append(f", ${_span(costs)}", "yellow")
+    incomes = [c.income(seat) for c in choices]
+    if any(incomes):
+        text.append(f", up to +{max(incomes)}", "bold green")
+    face_down = sum(c.face_down for c in choices)
+    if face_down:
+        text.append(f", {face_down} with {FACE_DOWN_MARK}", FACE_DOWN_STYLE)
+    return text
+
+
+# --- rendering -----------------------------------------------------------------------------------
+
+
+def number_text(number: int) -> Text:
+    return Text(f"{number:>3} ", "bold cyan")
+
+
+def render_groups(
+    groups: Sequence[MenuGroup], seat: int | None, names: Sequence[str], extras: Sequence[Text] = ()
+) -> RenderableType:
+    """The first step: numbered groups (number = index + 1), then ``extras`` (e.g. resigning)."""
+    lines = [Text.assemble(number_text(n), group_summary(g, seat, names)) for n, g in enumerate(groups, 1)]
+    lines += [Text.assemble(number_text(n), extra) for n, extra in enumerate(extras, len(groups) + 1)]
+    legend = any(c.face_down for g in groups for c in g.choices)
+    heading = Text("your turn", "bold")
+    if legend:
+        heading.append(f"   ({FACE_DOWN_MARK} takes a face-down restaurant)", FACE_DOWN_STYLE)
+    return Group(heading, *lines)
+
+
+def target_label(number: int, choice: Choice, seat: int | None, names: Sequence[str]) -> Text:
+    label = Text.assemble(number_text(number), choice.target)
+    if choice.face_down:
+        label.append(f" {FACE_DOWN_MARK}", FACE_DOWN_STYLE)
+    return Text.assemble(label, payment_text(choice, seat, names))
+
+
+def render_targets(group: MenuGroup, seat: int | None, names: Sequence[str]) -> RenderableType:
+    """The second step: the group's squares (on a 5x5 grid) or entrances, numbered from 1; 0 goes back."""
+    labels = {c.target: target_label(n, c, seat, names) for n, c in enumerate(group.choices, 1)}
+    heading = Text.assemble(group.title, f": which {group.noun}?", style="bold")
+    hints = [Text("   $ cost", "yellow"), Text("   + your income", "bold green")]
+    if any(c.face_down for c in group.choices):
+        hints.append(Text(f"   {FACE_DOWN_MARK} takes the face-down restaurant there", FACE_DOWN_STYLE))
+    back = Text.assemble(number_text(0), ("back", "dim"))
+    if group.noun == "square":
+        grid = Table.grid(padding=(0, 2))
+        for _ in COLUMNS:
+            grid.add_column()
+        for row in range(1, 6):
+            grid.add_row(*(labels.get(f"{c}{row}", Text(f"    {c}{row}", "dim")) for c in COLUMNS))
+        return Group(Text.assemble(heading, *hints), grid, back)
+    return Group(Text.assemble(heading, *hints), Columns(list(labels.values()), padding=(0, 3)), back)
+
+
+# --- answers ------------------------------------------------------------------------------------
+
+
+def parse_number(answer: str, count: int, lowest: int = 1) -> int | None:
+    """The number ``answer`` names from ``lowest`` to ``count``, else None."""
+    answer = answer.strip()
+    if answer.isdigit() and lowest <= int(answer) <= count:
+        return int(answer)
+    return None
+
+
+def pick_target(group: MenuGroup, answer: str) -> Choice | Literal["back"] | None:
+    """The second step's answer: a Choice (by number, or by name like 'c3' or 'top-a'), BACK for '0',
+    None when it names nothing."""
+    number = parse_number(answer, len(group.choices), lowest=0)
+    if number == 0:
+        return BACK
+    if number is not None:
+        return group.choices[number - 1]
+    name = answer.strip().lower()
+    return next((c for c in group.choices if c.target == name), None)

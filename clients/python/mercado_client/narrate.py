@@ -1,4 +1,4 @@
-"""Match updates as short log lines, e.g. '#1 bob opened a fish stand on c3 (cost 2); earned 3'."""
+"""Match updates as short log lines, e.g. 'bob (seat 2) opened a fish stand on c3 (cost 2); income ...'."""
 
 from __future__ import annotations
 
@@ -69,14 +69,40 @@ def event_text(event: pb.MercadoEvent, names: Sequence[str], quiet: int | None =
     return None
 
 
+def seat_changes(state: api.MatchState, names: Sequence[str], previous: api.MatchState | None) -> list[Text]:
+    """Lines for what changed in the seats: taken, timed out, left, forfeited, taken back, cancelled."""
+    before = {s.seat: s for s in previous.match.seats} if previous is not None else {}
+    lines: list[Text] = []
+    for info in state.match.seats:
+        old = before.get(info.seat)
+        tag = seat_tag(info.seat, names)
+        if info.taken and (old is None or not old.taken):
+            lines.append(Text.assemble(tag, " took their seat"))
+        if old is None:
+            continue
+        if info.forfeited and not old.forfeited:
+            lines.append(
+                Text.assemble(tag, (" forfeited: ranked last; the AI plays their turns", "bold red"))
+            )
+        elif info.left and not old.left:
+            lines.append(Text.assemble(tag, (" left the match: the AI plays their turns", "bold red")))
+        elif info.played_by_ai and not old.played_by_ai:
+            lines.append(Text.assemble(tag, (" ran out of time: the AI plays their turns", "bold red")))
+        elif old.played_by_ai and not info.played_by_ai:
+            lines.append(Text.assemble(tag, " is back and plays their own turns"))
+    if state.match.status == api.MATCH_STATUS_CANCELLED and (
+        previous is None or previous.match.status != api.MATCH_STATUS_CANCELLED
+    ):
+        lines.append(Text("the match was cancelled: not every seat was taken in time", "bold red"))
+    return lines
+
+
 def update_lines(
     update: api.MatchUpdate, names: Sequence[str], previous: api.MatchState | None
 ) -> list[Text]:
     """Log lines for an update: the action with its events and income, then any end notice."""
     if not update.HasField("seat"):
-        before = {s.seat for s in previous.match.seats if s.taken} if previous else set()
-        joined = [s for s in update.state.match.seats if s.taken and s.seat not in before]
-        return [Text.assemble(seat_tag(s.seat, names), " took their seat") for s in joined]
+        return seat_changes(update.state, names, previous)
     parts: list[Text] = []
     income: list[Text] = []
     notices: list[Text] = []

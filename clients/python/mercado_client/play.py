@@ -1,19 +1,25 @@
 """``mercado play``: play one match in the terminal against people or bots.
 
-Connects, creates or joins a match, follows its event stream and redraws the
-board after every update; on the player's turn it shows the legal actions as a
-numbered menu and submits the chosen one.
+Connects, creates or joins a match (or resumes one held in the seat file),
+follows its event stream and redraws the board after every update; on the
+player's turn it shows the legal actions as a two-step numbered menu and
+submits the chosen one. Every seat taken is kept in the seat file
+(``held.py``) until its match ends, so that ``mercado play --resume`` can take
+it up again after the terminal closed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 import threading
 from collections import deque
 from collections.abc import Callable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import partial
+from pathlib import Path
 from typing import TypeVar
 
 import grpc
@@ -21,18 +27,31 @@ from mercado.v1 import match_pb2 as api
 from rich.console import Console, Group
 from rich.markup import escape
 from rich.panel import Panel
-from rich.prompt import Prompt
 from rich.text import Text
 
-from .board import render_match, seat_names, seat_tag
-from .client import Endpoint, Seat
-from .menu import menu_choices, render_menu
-from .narrate import update_lines
+from .board import (
+    clock_line,
+    clock_time,
+    final_ranks,
+    render_match,
+    seat_info,
+    seat_label,
+    seat_names,
+    seat_tag,
+    time_left_ms,
+)
+from .client import Endpoint, MercadoClient, Seat
+from .held import HeldSeat, SeatFile, SeatFileError, default_path
+from .menu import BACK, MenuGroup, menu_groups, parse_number, pick_target, render_groups, render_targets
+from .narrate import seat_changes, update_lines
 from .wire import BOT_LEVEL_NAMES
 
 T = TypeVar("T")
 LOG_LINES = 8
 DEFAULT_SERVER = "127.0.0.1:50051"
+SEATS_FILE_ENV = "MERCADO_SEATS_FILE"  # as --seats-file (server/cli/play.py)
+WARN_MS = 15_000  # on your turn, say so when this much time is left
+PLAYING, FINISHED, CANCELLED = api.MATCH_STATUS_PLAYING, api.MATCH_STATUS_FINISHED, api.MATCH_STATUS_CANCELLED
 
 
 @dataclass(frozen=True)
@@ -41,32 +60,29 @@ class PlayOptions:
 
     server: Endpoint = field(default_factory=lambda: Endpoint(DEFAULT_SERVER))
     match_id: str | None = None
-    seat: int | None = None
+    seat: int | None = None  # the API's seat (0-based)
     name: str = "player"
     players: int | None = None
     bots: Sequence[str] = ()
     money: str = "hidden"
     seed: int | None = None
+    resume: str | None = None  # "": choose among the held games; else the match id to resume
+    seats_file: Path | None = None  # None: the user's data directory's
 
 
 class InputClosed(Exception):
     """Standard input ended before the game did."""
 
 
-def ask_number(console: Console, count: int) -> int:
-    """Read a menu number from 1 to ``count``; raises InputClosed at end of input."""
-    while True:
-        try:
-            answer = Prompt.ask(f"[bold]your move[/] [cyan](1-{count})[/]", console=console)
-        except EOFError:
-            raise InputClosed from None
-        if answer.strip().isdigit() and 1 <= int(answer) <= count:
-            return int(answer)
-        console.print(f"[red]type a number from 1 to {count}[/]")
+class Resigned(Exception):
+    """The player gave their seat up (LeaveMatch)."""
+
+
+# --- standard input --------------------------------------------------------------------------------
 
 
 async def in_daemon_thread(function: Callable[[], T]) -> T:
-    """Like ``asyncio.to_thread``, but in a daemon thread: a blocked ``input()`` can't hold up Ctrl-C.
+    """Like ``asyncio.to_thread``, but in a daemon thread: a blocked read can't hold up Ctrl-C.
 
     ``asyncio.run`` joins its executor's threads on the way out, so a prompt
     running there would keep the process alive until Enter is pressed.
@@ -92,54 +108,226 @@ async def in_daemon_thread(function: Callable[[], T]) -> T:
     return await future
 
 
+@dataclass(frozen=True)
+class Line:
+    """One line typed (or piped) in; None at the end of input."""
+
+    text: str | None
+
+
+@dataclass(frozen=True)
+class StreamEnded:
+    """The match stream ended: with an error, or (None) because the server closed it."""
+
+    error: grpc.aio.AioRpcError | None
+
+
+Item = api.MatchUpdate | StreamEnded | Line
+
+
+class LineReader:
+    """Lines of standard input, read only when asked for, one at a time, in a daemon thread.
+
+    It reads the file descriptor itself (no buffered reader whose lock a blocked thread would
+    hold at exit), keeping what it read beyond the line for the next one.
+    """
+
+    def __init__(self, fd: int | None = None) -> None:
+        if fd is None:
+            try:
+                fd = sys.stdin.fileno()
+            except (AttributeError, ValueError, OSError):  # io.UnsupportedOperation is an OSError
+                fd = None  # a stand-in for standard input (click's test runner): read it as text
+        self.fd = fd
+        self.interactive = fd is not None and os.isatty(fd)
+        self.buffer = b""
+        self.ended = False
+        self.busy = False
+
+    def _read_line(self) -> str | None:
+        if self.fd is None:
+            line = sys.stdin.readline()
+            return line.rstrip("\r\n") if line else None
+        while b"\n" not in self.buffer and not self.ended:
+            chunk = os.read(self.fd, 4096)
+            self.ended = not chunk
+            self.buffer += chunk
+        if not self.buffer:
+            return None
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line.decode("utf-8", "replace").rstrip("\r")
+
+    def discard_typeahead(self) -> None:
+        """Forget what was typed before the question it would answer was shown (a terminal only)."""
+        if self.interactive and self.fd is not None:
+            with suppress(ImportError, OSError):
+                import termios
+
+                termios.tcflush(self.fd, termios.TCIFLUSH)
+
+    def request(self, inbox: asyncio.Queue[Item]) -> None:
+        """Read the next line into ``inbox`` (as a Line), unless a read is already under way."""
+        if self.busy:
+            return
+        self.busy = True
+
+        async def read() -> None:
+            try:
+                text = await in_daemon_thread(self._read_line)
+            finally:
+                self.busy = False
+            inbox.put_nowait(Line(text))
+
+        task = asyncio.get_running_loop().create_task(read())
+        _background.add(task)
+        task.add_done_callback(_background.discard)
+
+    async def line(self) -> str | None:
+        inbox: asyncio.Queue[Item] = asyncio.Queue()
+        self.request(inbox)
+        while not isinstance(item := await inbox.get(), Line):
+            pass
+        return item.text
+
+
+_background: set[asyncio.Task[None]] = set()
+
+
 def error_line(error: grpc.aio.AioRpcError) -> str:
     """The server's one-line reason with its status code, escaped for rich markup."""
     return escape(f"{error.details()} [{error.code().name.lower()}]")
 
 
-class Session:
-    """One seat's game: the latest state, the move log and the prompt."""
+def command_hint(server: Endpoint, *arguments: str, seats_file: Path | None = None) -> str:
+    """A ``mercado play`` command line for the same server (and seat file)."""
+    words = ["mercado", "play"]
+    if server.target != DEFAULT_SERVER:
+        words += ["--server", server.target]
+    if server.ca_file is not None:
+        words += ["--ca-file", str(server.ca_file)]
+    elif server.tls:
+        words.append("--tls")
+    if seats_file is not None and seats_file not in (
+        default_path(),
+        Path(os.environ.get(SEATS_FILE_ENV, ".")),
+    ):
+        words += ["--seats-file", str(seats_file)]
+    return " ".join([*words, *arguments])
 
-    def __init__(self, console: Console, seat: Seat, state: api.MatchState, join_hint: str) -> None:
+
+# --- one seat's game ----------------------------------------------------------------------------------
+
+
+class Session:
+    """One seat's game: the latest state, the move log, the menu and the prompts."""
+
+    def __init__(
+        self,
+        console: Console,
+        seat: Seat,
+        state: api.MatchState,
+        options: PlayOptions,
+        reader: LineReader,
+        held: SeatFile | None = None,
+    ) -> None:
         self.console = console
         self.seat = seat
         self.state = state
-        self.join_hint = join_hint
+        self.options = options
+        self.reader = reader
+        self.held = held
         # The set-up's commitment as published before the first move: what `mercado verify` checks.
         self.commitment = state.match.seed_commitment
         self.log: deque[Text] = deque(maxlen=LOG_LINES)
-        self.updates: asyncio.Queue[api.MatchUpdate | grpc.aio.AioRpcError | None] = asyncio.Queue()
+        self.inbox: asyncio.Queue[Item] = asyncio.Queue()
+        # The stream starts a few actions back, so that the log shows the last moves (on resuming too).
+        self.followed_after = max(0, state.version - LOG_LINES)
+        self.narrated = self.followed_after  # the actions up to this version are in the log
+        self.groups: list[MenuGroup] = []
+        self.group: MenuGroup | None = None  # the second step's group, while choosing where
+        self.confirming = False  # asking whether to resign
+        self.step_key: tuple[str, int] | None = None  # the mode and version the menu steps belong to
+        self.spare: deque[str] = deque()  # lines read and not yet taken, each for the next question
+        self.input_ended = False
+        self.warned: int | None = None  # the version whose time warning was given
 
     @property
     def names(self) -> list[str]:
         return seat_names(self.state)
 
     @property
+    def entry(self) -> HeldSeat:
+        return HeldSeat(
+            self.options.server.target, self.seat.match_id, self.seat.seat, self.seat.token, self.my_name
+        )
+
+    @property
+    def my_name(self) -> str:
+        info = seat_info(self.state, self.seat.seat)
+        return info.display_name if info is not None and info.display_name else self.options.name
+
+    @property
+    def resume_hint(self) -> str:
+        return command_hint(
+            self.options.server, "--resume", self.seat.match_id, seats_file=self.options.seats_file
+        )
+
+    @property
     def my_turn(self) -> bool:
         state = self.state
         return (
-            state.match.status == api.MATCH_STATUS_PLAYING
+            state.match.status == PLAYING
             and state.HasField("to_move")
             and state.to_move == self.seat.seat
             and len(state.legal_actions) > 0
         )
 
+    def mode(self) -> str:
+        """'move' (our turn), 'reclaim' (the AI plays our seat after a timeout) or 'watch'."""
+        if self.state.match.status != PLAYING:
+            return "watch"
+        info = seat_info(self.state, self.seat.seat)
+        if info is not None and info.played_by_ai and not (info.left or info.forfeited):
+            return "reclaim"
+        return "move" if self.my_turn else "watch"
+
+    # --- updates --------------------------------------------------------------------------------
+
     async def _read(self) -> None:
         try:
-            async for update in self.seat.follow(self.state.version):
-                await self.updates.put(update)
-            await self.updates.put(None)
+            async for update in self.seat.follow(self.followed_after):
+                self.inbox.put_nowait(update)
+            self.inbox.put_nowait(StreamEnded(None))
         except grpc.aio.AioRpcError as error:
-            await self.updates.put(error)
+            self.inbox.put_nowait(StreamEnded(error))
 
     def apply(self, update: api.MatchUpdate) -> bool:
-        """Take in an update unless already seen; True if the state changed."""
-        action = update.HasField("seat")
-        if update.version < self.state.version or (action and update.version == self.state.version):
-            return False
-        previous, self.state = self.state, update.state
-        self.log.extend(update_lines(update, self.names, previous))
-        return True
+        """Take in an update: narrate an action not yet narrated, keep the state if newer; True if
+        anything shown changed. An action's update is newer only with a greater version; the match
+        as it stands (no action: seats, clocks, status) also at the same version."""
+        changed = False
+        action = update.HasField("action")
+        if action and update.version > self.narrated:
+            self.log.extend(update_lines(update, seat_names(update.state), None))
+            self.narrated = update.version
+            changed = True
+        if update.version > self.state.version or (not action and update.version == self.state.version):
+            previous, self.state = self.state, update.state
+            self.log.extend(seat_changes(self.state, self.names, previous))
+            changed = True
+        return changed
+
+    async def arrived(self, wait: bool, timeout: float | None) -> list[Item]:
+        """Everything that arrived so far; with ``wait``, at least one item unless ``timeout`` passes."""
+        items: list[Item] = []
+        if wait:
+            with suppress(TimeoutError):
+                items.append(await asyncio.wait_for(self.inbox.get(), timeout))
+        while not self.inbox.empty():
+            items.append(self.inbox.get_nowait())
+        return items
+
+    # --- drawing --------------------------------------------------------------------------------
 
     def draw(self) -> None:
         console = self.console
@@ -149,8 +337,31 @@ class Session:
         state = self.state
         if state.match.status == api.MATCH_STATUS_WAITING:
             console.print(self.waiting_line())
-        elif state.match.status == api.MATCH_STATUS_PLAYING and state.to_move != self.seat.seat:
-            console.print(Text.assemble("waiting for ", seat_tag(state.to_move, self.names), " to move…"))
+        elif state.match.status == PLAYING:
+            info = seat_info(state, self.seat.seat)
+            if info is not None and info.forfeited:
+                console.print(
+                    Text("your seat forfeited: it ranks last, and the AI plays its turns", "bold red")
+                )
+            elif info is not None and info.left:
+                console.print(Text("you left this match: the AI plays your seat", "bold red"))
+            elif self.mode() == "reclaim":
+                level = BOT_LEVEL_NAMES.get(state.match.time_control.fallback_level, "easy")
+                console.print(
+                    Text.assemble(
+                        (f"your time ran out: the AI ({level}) plays your seat. ", "bold red"),
+                        "Press Enter to take it back.",
+                    )
+                )
+            elif state.to_move != self.seat.seat:
+                line = Text.assemble("waiting for ", seat_tag(state.to_move, self.names), " to move…")
+                left = time_left_ms(state)
+                if left is not None:
+                    line.append(f" ({clock_time(left)} left)", "dim")
+                console.print(line)
+            clock = clock_line(state)
+            if clock is not None:
+                console.print(clock)
 
     def waiting_line(self) -> Text:
         """Which seats are still open, and how others (or an AI agent for bot seats) can join."""
@@ -159,103 +370,458 @@ class Session:
             f"bot, {BOT_LEVEL_NAMES.get(info.bot_level, 'medium')}" if info.bot else "open"
             for info in untaken
         ]
-        seats = [f"#{info.seat} ({kind})" for info, kind in zip(untaken, kinds, strict=True)]
+        seats = [f"seat {info.seat + 1} ({kind})" for info, kind in zip(untaken, kinds, strict=True)]
         text = Text.assemble(("waiting for players: ", "bold yellow"), ", ".join(seats))
-        text.append(f"\nmatch {self.state.match.match_id}: others can join with `{self.join_hint}`")
+        join = command_hint(self.options.server, "--match", self.seat.match_id)
+        text.append(f"\nmatch {self.state.match.match_id}: others can join with `{join}`")
         if any(info.bot for info in untaken):
             text.append("\nbot seats are played by an AI agent: start one with `mercado ai`")
         return text
 
+    def prompt(self, question: Text | str) -> None:
+        self.console.print(Text.assemble(question, ": ") if isinstance(question, Text) else question, end="")
+
+    def time_note(self) -> Text:
+        left = time_left_ms(self.state)
+        return Text(f" [{clock_time(left)} left]", "yellow") if left is not None else Text()
+
+    def show_prompt(self, mode: str, full: bool = True) -> None:
+        """The current question; with ``full``, the menu it is about too."""
+        me, names = self.seat.seat, self.names
+        if mode == "reclaim":
+            self.prompt(Text("press Enter to take your seat back", "bold"))
+        elif self.confirming:
+            then = (
+                "you forfeit and rank last"
+                if self.state.match.time_control.on_timeout == api.ON_TIMEOUT_FORFEIT
+                else "the AI plays your seat to the end"
+            )
+            self.prompt(Text.assemble(("resign? ", "bold red"), f"{then}; you cannot come back (y/N)"))
+        elif self.group is None:
+            if full:
+                extras = [Text("resign (leave the match for good)", "red")]
+                self.console.print(render_groups(self.groups, me, names, extras))
+            count = len(self.groups) + 1
+            self.prompt(Text.assemble(("your move", "bold"), " ", (f"(1-{count})", "cyan"), self.time_note()))
+        else:
+            if full:
+                self.console.print(render_targets(self.group, me, names))
+            count = len(self.group.choices)
+            example = self.group.choices[0].target
+            self.prompt(
+                Text.assemble(
+                    (f"which {self.group.noun}", "bold"),
+                    " ",
+                    (f"(1-{count}, or a name like {example}; 0: back)", "cyan"),
+                    self.time_note(),
+                )
+            )
+
+    # --- answers --------------------------------------------------------------------------------
+
+    def reset_steps(self, mode: str) -> None:
+        """Back to the menu's first step when the turn or the mode changed."""
+        key = (mode, self.state.version)
+        if key != self.step_key:
+            self.step_key = key
+            self.group, self.confirming = None, False
+            self.groups = menu_groups(self.state) if mode == "move" else []
+            if mode != "watch":
+                self.reader.discard_typeahead()
+
+    async def answer(self, mode: str, text: str) -> bool:
+        """Act on one answer in ``mode``; True when the screen must be drawn again (the state changed),
+        False when the prompt (shown again) is enough."""
+        if mode == "reclaim":
+            return await self.reclaim()
+        if self.confirming:
+            self.confirming = False
+            if text.strip().lower() in ("y", "yes"):
+                return await self.resign()
+            self.show_prompt(mode)
+            return False
+        if self.group is None:
+            count = len(self.groups) + 1
+            number = parse_number(text, count)
+            if number is None:
+                self.console.print(f"[red]type a number from 1 to {count}[/]")
+                self.show_prompt(mode, full=False)
+                return False
+            if number == count:
+                self.confirming = True
+                self.show_prompt(mode)
+                return False
+            group = self.groups[number - 1]
+            if len(group.choices) == 1:
+                return await self.submit(group.choices[0].action)
+            self.group = group
+            self.show_prompt(mode)
+            return False
+        picked = pick_target(self.group, text)
+        if picked is None:
+            count = len(self.group.choices)
+            self.console.print(
+                f"[red]type a number from 1 to {count}, a {self.group.noun} like "
+                f"{self.group.choices[0].target}, or 0 to go back[/]"
+            )
+            self.show_prompt(mode, full=False)
+            return False
+        if picked == BACK:
+            self.group = None
+            self.show_prompt(mode)
+            return False
+        return await self.submit(picked.action)
+
+    async def submit(self, action: api.Action) -> bool:
+        try:
+            response = await self.seat.act(action, self.state.version)
+        except grpc.aio.AioRpcError as error:
+            self.console.print(f"[bold red]refused:[/] {error_line(error)}")
+            self.state = await self.seat.view()
+            self.step_key = None
+            return True
+        reply = api.MatchUpdate(version=response.version, seat=self.seat.seat, state=response.state)
+        reply.action.CopyFrom(action)
+        reply.events.extend(response.events)
+        self.apply(reply)
+        return True
+
+    async def reclaim(self) -> bool:
+        try:
+            state = await self.seat.reclaim()
+        except grpc.aio.AioRpcError as error:
+            self.console.print(f"[bold red]could not take the seat back:[/] {error_line(error)}")
+            state = await self.seat.view()
+        self.apply(api.MatchUpdate(version=state.version, state=state))
+        return True
+
+    async def resign(self) -> bool:
+        try:
+            await self.seat.leave()
+        except grpc.aio.AioRpcError as error:
+            self.console.print(f"[bold red]could not resign:[/] {error_line(error)}")
+            return False
+        raise Resigned
+
+    # --- the loop -------------------------------------------------------------------------------
+
+    def warning_delay(self, mode: str) -> float | None:
+        """Seconds until the time warning of our turn is due; None when none is due."""
+        left = time_left_ms(self.state)
+        if mode != "move" or left is None or self.warned == self.state.version:
+            return None
+        return max(0.0, (left - WARN_MS) / 1000)
+
+    def take_line(self, text: str | None, mode: str) -> None:
+        """Keep a line read for the question it answers, in order; at the end of input, note it.
+
+        A line typed at a terminal with no question up is dropped (it answered nothing shown);
+        piped lines are all kept, each for the next question.
+        """
+        if text is None:
+            self.input_ended = True
+        elif mode == "watch" and self.reader.interactive:
+            self.console.print("[dim](not your turn: ignored)[/]")
+        else:
+            self.spare.append(text)
+
+    async def run(self) -> int:
+        """Follow the match to its end, drawing after updates and asking on our turns."""
+        reader = asyncio.create_task(self._read())
+        try:
+            return await self._loop()
+        finally:
+            reader.cancel()
+
+    async def _loop(self) -> int:
+        dirty, shown, wait, timeout = True, False, False, None
+        while True:
+            items = await self.arrived(wait, timeout)
+            ended: StreamEnded | None = None
+            lines: list[str | None] = []
+            for item in items:
+                if isinstance(item, api.MatchUpdate):
+                    dirty = self.apply(item) or dirty
+                elif isinstance(item, StreamEnded):
+                    ended = item
+                else:
+                    lines.append(item.text)
+            if dirty:
+                self.draw()
+                dirty, shown = False, False
+            status = self.state.match.status
+            if status == FINISHED:
+                return self.finish()
+            if status == CANCELLED:
+                return self.cancelled()
+            if ended is not None:
+                return self.stream_ended(ended.error)
+            mode = self.mode()
+            self.reset_steps(mode)
+            for text in lines:
+                self.take_line(text, mode)
+            if mode == "watch":
+                wait, timeout = True, None
+                continue
+            if not shown:
+                self.show_prompt(mode)
+                shown = True
+            if self.spare:  # one answer at a time: the next is for the question this one leads to
+                answer = self.spare.popleft()
+                if not self.reader.interactive:
+                    self.console.print(answer, markup=False, highlight=False)
+                dirty = await self.answer(mode, answer)
+                wait, timeout = False, None
+                continue
+            if self.input_ended:
+                raise InputClosed
+            self.reader.request(self.inbox)
+            delay = self.warning_delay(mode)
+            if delay is not None and delay < 0.1:  # the warning is due
+                self.warned = self.state.version
+                left = time_left_ms(self.state) or 0
+                self.console.print(
+                    f"\n[bold red]{clock_time(left)} left[/]: then the AI plays your seat", highlight=False
+                )
+                self.show_prompt(mode, full=False)
+                delay = None
+            wait, timeout = True, delay
+
+    # --- the end --------------------------------------------------------------------------------
+
+    def forget(self) -> None:
+        """Drop the seat from the seat file: its match is over for it."""
+        if self.held is not None:
+            with suppress(SeatFileError, OSError):
+                self.held.remove(self.entry)
+
     def finish(self) -> int:
+        self.forget()
         result = self.state.view.mercado.result
         me = self.seat.seat
         if result.scores:
-            place = f" finished rank {result.ranks[me]} of {len(result.ranks)}"
+            ranks = final_ranks(self.state)
+            info = seat_info(self.state, me)
+            forfeited = " (forfeited)" if info is not None and info.forfeited else ""
+            place = f" finished rank {ranks[me]} of {len(ranks)}{forfeited}"
             line = Text.assemble(seat_tag(me, self.names), place, f" with a score of {result.scores[me]}")
             self.console.print(line)
         if self.commitment:
             check = f"mercado verify {self.seat.match_id} --commitment {self.commitment}"
-            self.console.print(Text(f"check that the set-up was fixed before the first move: {check}"))
+            self.console.print(
+                Text(f"check that the set-up was fixed before the first move: {check}"), soft_wrap=True
+            )
         return 0
 
-    async def take_turn(self) -> None:
-        """Show the menu, read a number (in a thread: the stream keeps flowing) and submit it."""
-        choices = menu_choices(self.state)
-        self.console.print(render_menu(choices))
-        number = await in_daemon_thread(partial(ask_number, self.console, len(choices)))
-        try:
-            response = await self.seat.act(choices[number - 1].action, self.state.version)
-        except grpc.aio.AioRpcError as error:
-            self.console.print(f"[bold red]refused:[/] {error_line(error)}")
-            if error.code() == grpc.StatusCode.ABORTED:
-                self.state = await self.seat.view()
-            return
-        reply = api.MatchUpdate(version=response.version, seat=self.seat.seat, state=response.state)
-        reply.action.CopyFrom(choices[number - 1].action)
-        reply.events.extend(response.events)
-        self.apply(reply)
-
-    async def arrived(self, wait: bool) -> list[api.MatchUpdate | grpc.aio.AioRpcError | None]:
-        """Everything the stream delivered so far; with ``wait``, at least one item."""
-        items = [await self.updates.get()] if wait else []
-        while not self.updates.empty():
-            items.append(self.updates.get_nowait())
-        return items
-
-    async def run(self) -> int:
-        """Follow the match to its end, drawing after updates and playing our turns."""
-        reader = asyncio.create_task(self._read())
-        try:
-            dirty, wait = True, False
-            while True:
-                ended, error = False, None
-                for item in await self.arrived(wait):
-                    if isinstance(item, api.MatchUpdate):
-                        dirty = self.apply(item) or dirty
-                    else:
-                        ended, error = True, item
-                if dirty:
-                    self.draw()
-                    dirty = False
-                if self.state.match.status == api.MATCH_STATUS_FINISHED:
-                    return self.finish()
-                if ended:
-                    return self.stream_ended(error)
-                wait = not self.my_turn
-                if self.my_turn:
-                    version = self.state.version
-                    await self.take_turn()
-                    dirty = self.state.version != version
-        finally:
-            reader.cancel()
+    def cancelled(self) -> int:
+        self.forget()
+        self.console.print("[bold red]the match was cancelled:[/] not every seat was taken in time")
+        return 1
 
     def stream_ended(self, error: grpc.aio.AioRpcError | None) -> int:
         reason = error_line(error) if error is not None else "the server closed the stream"
         self.console.print(f"[bold red]lost the match stream:[/] {reason}")
+        self.console.print(f"resume with `{self.resume_hint}`", highlight=False, soft_wrap=True)
         return 1
 
 
-async def play(options: PlayOptions, console: Console) -> int:
-    """Create or join a match and play it to the end; returns the exit status."""
+# --- starting: create, join or resume ------------------------------------------------------------
+
+
+def status_words(state: api.MatchState, seat: int) -> str:
+    """A held game's status for the resume list."""
+    match = state.match
+    if match.status == api.MATCH_STATUS_WAITING:
+        open_seats = sum(1 for s in match.seats if not s.taken)
+        return f"waiting for {open_seats} more player{'s' if open_seats != 1 else ''}"
+    info = seat_info(state, seat)
+    if info is not None and info.forfeited:
+        return "playing, your seat forfeited"
+    if info is not None and info.played_by_ai:
+        return "playing, the AI plays your seat (time ran out)"
+    names = seat_names(state)
+    words = (
+        "playing, your turn"
+        if state.to_move == seat
+        else f"playing, {seat_label(state.to_move, names)} to move"
+    )
+    left = time_left_ms(state)
+    return words + (f" ({clock_time(left)} left)" if left is not None else "") + f", version {state.version}"
+
+
+def opponents(state: api.MatchState, seat: int) -> str:
+    names = seat_names(state)
+    others = []
+    for info in state.match.seats:
+        if info.seat == seat:
+            continue
+        label = seat_label(info.seat, names) if info.taken else f"seat {info.seat + 1} (open)"
+        if info.bot:
+            label += f" [bot, {BOT_LEVEL_NAMES.get(info.bot_level, 'medium')}]"
+        others.append(label)
+    return ", ".join(others)
+
+
+async def held_games(
+    client: MercadoClient, held: SeatFile, options: PlayOptions, console: Console
+) -> list[tuple[HeldSeat, api.MatchState]]:
+    """The held seats of ``options``' server (and match) with their views; drops those whose game is over."""
+    found = held.held(options.server.target, options.resume or None)
+    if options.seat is not None:
+        found = [h for h in found if h.seat == options.seat]
+    games: list[tuple[HeldSeat, api.MatchState]] = []
+    for entry in found:
+        try:
+            state = await client.view(entry.match_id, entry.token)
+        except grpc.aio.AioRpcError as error:
+            gone = (
+                grpc.StatusCode.NOT_FOUND,
+                grpc.StatusCode.UNAUTHENTICATED,
+                grpc.StatusCode.PERMISSION_DENIED,
+            )
+            if error.code() not in gone:
+                raise
+            console.print(f"[dim]dropped match {escape(entry.match_id)}: {error_line(error)}[/]")
+            held.remove(entry)
+            continue
+        info = seat_info(state, entry.seat)
+        status = state.match.status
+        if status in (FINISHED, CANCELLED) or (info is not None and info.left):
+            what = {FINISHED: "it finished", CANCELLED: "it was cancelled"}.get(status, "you left it")
+            console.print(f"[dim]dropped match {escape(entry.match_id)}: {what}[/]")
+            held.remove(entry)
+            if options.resume and state.match.status == FINISHED:
+                games.append((entry, state))  # asked for by its id: show how it ended
+            continue
+        games.append((entry, state))
+    return games
+
+
+async def choose_game(
+    client: MercadoClient, held: SeatFile, options: PlayOptions, console: Console, reader: LineReader
+) -> tuple[HeldSeat, api.MatchState] | None:
+    games = await held_games(client, held, options, console)
+    where = f"server {options.server}" + (f", match {options.resume}" if options.resume else "")
+    if not games:
+        console.print(
+            f"[bold red]no unfinished game held[/] on {where} (seat file {held.path})", highlight=False
+        )
+        return None
+    if len(games) == 1:
+        return games[0]
+    console.print(Text(f"unfinished games held on {where}:", "bold"))
+    for number, (entry, state) in enumerate(games, 1):
+        names = seat_names(state)
+        console.print(
+            Text.assemble(
+                (f"{number:>3} ", "bold cyan"),
+                (entry.match_id, "bold"),
+                f"  {status_words(state, entry.seat)}\n      you: {seat_label(entry.seat, names)}",
+                f"; against: {opponents(state, entry.seat) or '-'}",
+            )
+        )
+    while True:
+        console.print(
+            Text.assemble(("resume which game", "bold"), " ", (f"(1-{len(games)})", "cyan"), ": "), end=""
+        )
+        text = await reader.line()
+        if text is None:
+            raise InputClosed
+        picked = parse_number(text, len(games))
+        if picked is not None:
+            return games[picked - 1]
+        console.print(f"[red]type a number from 1 to {len(games)}[/]")
+
+
+async def resume(
+    client: MercadoClient, held: SeatFile, options: PlayOptions, console: Console, reader: LineReader
+) -> tuple[Seat, api.MatchState] | None:
+    """The held seat chosen, taken back from the AI if it timed out; None when there is none."""
+    chosen = await choose_game(client, held, options, console, reader)
+    if chosen is None:
+        return None
+    entry, state = chosen
+    seat = Seat(client, entry.match_id, entry.seat, entry.token)
+    if state.match.status == FINISHED:
+        return seat, state
+    you = seat_label(entry.seat, seat_names(state))
+    console.print(Text.assemble("resuming match ", (entry.match_id, "bold"), f" as {you}"))
+    info = seat_info(state, entry.seat)
+    if info is not None and info.played_by_ai and not (info.left or info.forfeited):
+        try:
+            state = await seat.reclaim()
+            console.print("took your seat back from the AI that played it since your time ran out")
+        except grpc.aio.AioRpcError as error:
+            if error.code() != grpc.StatusCode.FAILED_PRECONDITION:
+                raise
+            console.print(f"[bold red]could not take the seat back:[/] {error_line(error)}")
+            state = await seat.view()
+    return seat, state
+
+
+async def start(
+    client: MercadoClient, held: SeatFile, options: PlayOptions, console: Console, reader: LineReader
+) -> tuple[Seat, api.MatchState] | None:
+    """Create or join a match (keeping the seat in the seat file), or resume a held one."""
+    if options.resume is not None:
+        return await resume(client, held, options, console, reader)
+    match_id, seat_number = options.match_id, options.seat
+    if match_id is None:
+        seats: list[str | None] = [None, *options.bots]
+        players = options.players or max(2, len(seats))
+        match_id = await client.create_match(players, seats, options.money, options.seed)
+        seat_number = 0
+        console.print(Text.assemble("created match ", (match_id, "bold")))
+    seat = await client.join(match_id, options.name, seat_number)
+    try:
+        held.add(HeldSeat(options.server.target, match_id, seat.seat, seat.token, options.name))
+    except (SeatFileError, OSError) as error:
+        reason = escape(str(error))
+        console.print(f"[bold red]this game cannot be resumed:[/] keeping its seat failed: {reason}")
+    return seat, await seat.view()
+
+
+async def play(options: PlayOptions, console: Console, reader: LineReader | None = None) -> int:
+    """Create, join or resume a match and play it to the end; returns the exit status."""
+    reader = reader or LineReader()
+    held = SeatFile(options.seats_file or default_path())
     async with options.server.connect() as client:
         try:
-            match_id, seat_number = options.match_id, options.seat
-            if match_id is None:
-                seats: list[str | None] = [None, *options.bots]
-                players = options.players or max(2, len(seats))
-                match_id = await client.create_match(players, seats, options.money, options.seed)
-                seat_number = 0
-                console.print(Text.assemble("created match ", (match_id, "bold")))
-            seat = await client.join(match_id, options.name, seat_number)
-            state = await seat.view()
+            started = await start(client, held, options, console, reader)
         except grpc.aio.AioRpcError as error:
             console.print(f"[bold red]cannot start:[/] {error_line(error)} (server {options.server})")
             return 1
-        hint = f"mercado play --match {match_id}"
-        if options.server.target != DEFAULT_SERVER:
-            hint = f"mercado play --server {options.server} --match {match_id}"
-        try:
-            return await Session(console, seat, state, hint).run()
-        except InputClosed:
-            console.print("[bold red]input closed before the game ended[/]: leaving the match")
+        except SeatFileError as error:
+            console.print(f"[bold red]cannot start:[/] {escape(str(error))}")
             return 1
+        except InputClosed:
+            console.print("[bold red]input closed[/]")
+            return 1
+        if started is None:
+            return 1
+        seat, state = started
+        session = Session(console, seat, state, options, reader, held)
+        if state.match.status == FINISHED:  # resumed by its id after it ended
+            console.print(render_match(state))
+            return session.finish()
+        try:
+            return await session.run()
+        except InputClosed:
+            console.print(
+                f"\n[bold red]input closed before the game ended[/]: resume with `{session.resume_hint}`",
+                highlight=False,
+                soft_wrap=True,
+            )
+            return 1
+        except grpc.aio.AioRpcError as error:
+            console.print(f"\n[bold red]lost the server:[/] {error_line(error)}")
+            console.print(f"resume with `{session.resume_hint}`", highlight=False, soft_wrap=True)
+            return 1
+        except Resigned:
+            session.forget()
+            console.print(f"\nyou resigned match {seat.match_id}", highlight=False)
+            return 0
+        except asyncio.CancelledError:  # Ctrl-C: asyncio.run cancels us, then raises KeyboardInterrupt
+            hint = f"\nleft the game for now: resume it with `{session.resume_hint}`"
+            console.print(hint, highlight=False, soft_wrap=True)
+            raise
