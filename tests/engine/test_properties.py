@@ -160,7 +160,8 @@ def test_payments_preview_every_coin_an_action_moves_at_once(game: Game) -> None
                 continue
             cost, income = payments(state, action)
             expected = [i - (cost if seat == state.current_player else 0) for seat, i in enumerate(income)]
-            assert [after - before for after, before in zip(child.coins, state.coins, strict=True)] == expected
+            moved = [after - before for after, before in zip(child.coins, state.coins, strict=True)]
+            assert moved == expected
 
 
 @PROPERTY_SETTINGS
