@@ -8,13 +8,15 @@
  *     const client = new MercadoClient(transport);
  *     const { matchId } = await client.createMatch({ seats: ["open", "easy"] });
  *     const seat = await client.join(matchId, "ada");
- *     for await (const update of seat.follow()) {
- *       const [action] = update.state?.legalActions ?? [];
- *       if (action) await seat.act(action, update.version);
+ *     for await (const { state } of seat.watch()) {
+ *       const [action] = state?.legalActions ?? [];
+ *       if (action && isMyTurn(state)) await seat.act(action, state!.version);
  *     }
+ *
+ * Seats are 0-based in the API; people see them 1-based (seatLabel(0) is "Seat 1").
  */
 
-import { create, equals, type MessageInitShape } from "@bufbuild/protobuf";
+import { clone, create, equals, type MessageInitShape } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, type CallOptions, type Client, type Transport } from "@connectrpc/connect";
 import {
   type Action,
@@ -27,17 +29,22 @@ import {
   MatchService,
   type MatchState,
   MatchStatus,
+  type MatchSummary,
   MatchSummarySchema,
   type MatchUpdate,
   MatchUpdateSchema,
+  OnTimeout,
   type Replay,
   type SeatSpec,
   SeatSpecSchema,
   type SubmitActionResponse,
+  type TimeControl,
+  TimeControlSchema,
 } from "./gen/mercado/v1/match_pb.js";
 import {
   type MercadoAction,
   MercadoActionSchema,
+  type MercadoPreview,
   type MercadoResult,
   type MercadoView,
   Money,
@@ -47,7 +54,7 @@ import {
 export type BotLevelName = "easy" | "medium" | "hard";
 /** Who may take a seat: anyone ("open", or null) or an AI agent of a level. */
 export type SeatKind = "open" | BotLevelName | null;
-export type MatchStatusName = "waiting" | "playing" | "finished";
+export type MatchStatusName = "waiting" | "playing" | "finished" | "cancelled";
 
 export const BOT_LEVELS: Readonly<Record<BotLevelName, BotLevel>> = {
   easy: BotLevel.EASY,
@@ -64,6 +71,7 @@ const STATUSES: Readonly<Record<MatchStatusName, MatchStatus>> = {
   waiting: MatchStatus.WAITING,
   playing: MatchStatus.PLAYING,
   finished: MatchStatus.FINISHED,
+  cancelled: MatchStatus.CANCELLED,
 };
 
 /**
@@ -90,6 +98,27 @@ export interface CreateMatchOptions {
   seed?: bigint;
   /** End trigger 1 counts squares holding a face-down restaurant as available; default true. */
   faceDownCountsAsAvailable?: boolean;
+  /**
+   * The time control: a clock for each human seat, or "none" (correspondence play). Absent: the
+   * server's default (60 s per turn and 180 s of reserve unless it runs with other
+   * `--turn-seconds`/`--reserve-seconds`; the AI takes over a seat that runs out).
+   */
+  clock?: ClockOptions | "none";
+}
+
+/** What becomes of a seat whose clock runs out: the AI plays it until its owner takes it back, or it forfeits. */
+export type OnTimeoutName = "ai" | "forfeit";
+
+/** A time control: each human seat's time per turn and the reserve a slower turn draws on. */
+export interface ClockOptions {
+  /** For each turn, 1 or more. */
+  turnSeconds: number;
+  /** Drawn on by a turn that takes longer than turnSeconds; default 0. */
+  reserveSeconds?: number;
+  /** Default "ai": the AI plays the seat until its owner reclaims it (Seat.reclaim). */
+  onTimeout?: OnTimeoutName;
+  /** The AI level that plays a seat that ran out or left; default "easy". */
+  fallbackLevel?: BotLevelName;
 }
 
 export interface RetryPolicy {
@@ -113,8 +142,6 @@ export interface FollowOptions {
 export interface WatchOptions {
   /** Stops watching (the iteration then throws a ConnectError with Code.Canceled). */
   signal?: AbortSignal;
-  /** How often the view is checked while the match waits for players (ms); default 1000. */
-  waitingPollMs?: number;
 }
 
 /** Socket errors that mean the connection was lost, whatever status code the transport gave them. */
@@ -193,6 +220,91 @@ export function matchResult(state: MatchState | undefined): MercadoResult | unde
   return isFinished(state) ? mercadoView(state)?.result : undefined;
 }
 
+/** Whether the match of this state is over: finished, or cancelled before it started. */
+export function isOver(state: MatchState | undefined): boolean {
+  const status = state?.match?.status;
+  return status === MatchStatus.FINISHED || status === MatchStatus.CANCELLED;
+}
+
+/**
+ * How people name a seat: "Seat 1" for API seat 0. Seat numbers in the API (and in SeatInfo,
+ * Stand.owner, events) are 0-based; every client shows them 1-based.
+ */
+export function seatLabel(seat: number): string {
+  return `Seat ${seat + 1}`;
+}
+
+/** The seats anyone may join: open (not reserved for a bot) and not taken; empty unless the match waits. */
+export function openSeats(match: MatchSummary | undefined): number[] {
+  if (match?.status !== MatchStatus.WAITING) return [];
+  return match.seats.filter((seat) => !seat.bot && !seat.taken).map((seat) => seat.seat);
+}
+
+/** A match's time control as options, or undefined when it has no clock (turn_seconds 0). */
+export function clockOf(match: MatchSummary | undefined): Required<ClockOptions> | undefined {
+  const clock = match?.timeControl;
+  if (!clock || clock.turnSeconds === 0) return undefined;
+  return {
+    turnSeconds: clock.turnSeconds,
+    reserveSeconds: clock.reserveSeconds,
+    onTimeout: clock.onTimeout === OnTimeout.FORFEIT ? "forfeit" : "ai",
+    fallbackLevel: botLevelName(clock.fallbackLevel) ?? "easy",
+  };
+}
+
+/**
+ * When the mover's time (the turn's, then its reserve) runs out, in Unix ms: set while a match
+ * with a clock is playing and a human owner is to move; undefined otherwise.
+ */
+export function deadlineMs(match: MatchSummary | undefined): number | undefined {
+  const deadline = match?.deadlineUnixMs;
+  return deadline === undefined ? undefined : Number(deadline);
+}
+
+/**
+ * The mover's time left at `now` (ms, never negative), counting down to the summary's deadline;
+ * undefined when no clock runs. It uses this machine's clock: a skewed clock shows it skewed.
+ */
+export function timeLeftMs(match: MatchSummary | undefined, now: number = Date.now()): number | undefined {
+  const deadline = deadlineMs(match);
+  return deadline === undefined ? undefined : Math.max(0, deadline - now);
+}
+
+/** A legal action with what it costs and pays, as the server previews it for the caller. */
+export interface LegalMove {
+  action: Action;
+  /** Undefined only if the server sent no preview for it. */
+  preview: MercadoPreview | undefined;
+}
+
+/**
+ * The state's legal actions, each with its preview (`previews[i]` belongs to `legalActions[i]`):
+ * the coins it costs the mover and what it pays each seat. Use these rather than computing
+ * payments: the server knows the rules.
+ */
+export function legalMoves(state: MatchState | undefined): LegalMove[] {
+  return (state?.legalActions ?? []).map((action, i) => {
+    const preview = state?.previews[i]?.game;
+    return { action, preview: preview?.case === "mercado" ? preview.value : undefined };
+  });
+}
+
+/** The preview of one of the state's legal actions (found by equality), if it is one. */
+export function previewOf(state: MatchState | undefined, action: ActionInit): MercadoPreview | undefined {
+  const wanted = create(ActionSchema, action);
+  return legalMoves(state).find((move) => equals(ActionSchema, move.action, wanted))?.preview;
+}
+
+function timeControl(clock: ClockOptions | "none"): TimeControl {
+  if (clock === "none") return create(TimeControlSchema, { turnSeconds: 0 });
+  return create(TimeControlSchema, {
+    turnSeconds: clock.turnSeconds,
+    reserveSeconds: clock.reserveSeconds ?? 0,
+    onTimeout: clock.onTimeout === "forfeit" ? OnTimeout.FORFEIT : OnTimeout.AI,
+    fallbackLevel: BOT_LEVELS[clock.fallbackLevel ?? "easy"],
+  });
+}
+
 function seatSpec(kind: SeatKind): SeatSpec {
   if (kind === null || kind === "open") {
     return create(SeatSpecSchema, { kind: { case: "open", value: {} } });
@@ -264,18 +376,19 @@ class Backoff {
   }
 }
 
-/** Whether two states of one version show the same match summary (status, seats). */
-function sameSeats(a: MatchState, b: MatchState): boolean {
+/** Whether two states of one version show the same match summary (status, seats, clocks). */
+function sameSummary(a: MatchState, b: MatchState): boolean {
   return a.match && b.match ? equals(MatchSummarySchema, a.match, b.match) : a.match === b.match;
 }
 
-/** A pause that resolves to undefined after `ms`; cancel() clears its timer. */
-function pause(ms: number): { done: Promise<undefined>; cancel(): void } {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const done = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), ms);
-  });
-  return { done, cancel: () => clearTimeout(timer) };
+/** An update of an earlier turn, replayed while catching up: its legal actions are not to be acted on. */
+function pastUpdate(update: MatchUpdate): MatchUpdate {
+  const past = clone(MatchUpdateSchema, update);
+  if (past.state) {
+    past.state.legalActions = [];
+    past.state.previews = [];
+  }
+  return past;
 }
 
 /** A connection to a mercado server through a Connect transport. */
@@ -317,8 +430,9 @@ export class MercadoClient {
   /**
    * Create a match. Repeated after a fair-use refusal's retry-after, but not on a transient
    * failure: the first call may have created the match, and a repeat would create a second.
-   * Join a seat to play it. Bot seats need a server with an agent key (`--agent-key`);
-   * without one the call fails with Code.FailedPrecondition.
+   * Join a seat to play it. Bot seats need a server with an agent key (`--agent-key`) and an AI
+   * agent connected with room for them (it says so in its heartbeats); otherwise the call fails
+   * with Code.FailedPrecondition, whose `rawMessage` is the server's reason.
    */
   async createMatch(options: CreateMatchOptions = {}): Promise<CreateMatchResponse> {
     const request = create(CreateMatchRequestSchema, {
@@ -326,6 +440,7 @@ export class MercadoClient {
       players: options.players ?? 2,
       seats: (options.seats ?? []).map(seatSpec),
       ...(options.seed === undefined ? {} : { seed: options.seed }),
+      ...(options.clock === undefined ? {} : { timeControl: timeControl(options.clock) }),
       options: {
         case: "mercado",
         value: {
@@ -369,6 +484,51 @@ export class MercadoClient {
     return { seat, level: botLevelName(response.level) };
   }
 
+  /**
+   * Give up a seat (`token` is its seat token): in a match still waiting for players the seat is
+   * open again (and the token no longer counts); in a match in play the AI plays it from now on,
+   * or it forfeits, as the match's time control says. Repeated after a fair-use refusal's
+   * retry-after only: a repeat after a lost reply would be refused (the seat was given up).
+   */
+  async leave(matchId: string, token: string): Promise<MatchSummary | undefined> {
+    const response = await this.retrying(
+      () => this.service.leaveMatch({ matchId }, this.callOptions(token)),
+      undefined,
+      { transient: false },
+    );
+    return response.match;
+  }
+
+  /**
+   * Take back a seat the AI plays since its clock ran out (not one whose player left); returns
+   * the seat's view. Code.FailedPrecondition when the AI does not play it after a timeout.
+   * Repeated after a fair-use refusal's retry-after only.
+   */
+  async reclaim(matchId: string, token: string): Promise<MatchState> {
+    return this.retrying(() => this.service.reclaimSeat({ matchId }, this.callOptions(token)), undefined, {
+      transient: false,
+    });
+  }
+
+  /**
+   * For AI agents (with the server's agent key): say which levels the agent plays (all when
+   * empty) and how many more seats it can take now. The server refuses bot seats no agent has
+   * room for; an agent that stays silent for a few intervals is forgotten. Returns the seconds
+   * within which the next heartbeat is due.
+   */
+  async agentHeartbeat(
+    agentKey: string,
+    heartbeat: { agentId: string; freeSlots: number; levels?: readonly BotLevelName[] },
+  ): Promise<number> {
+    const request = {
+      agentId: heartbeat.agentId,
+      freeSlots: heartbeat.freeSlots,
+      levels: (heartbeat.levels ?? []).map((level) => BOT_LEVELS[level]),
+    };
+    const response = await this.retrying(() => this.service.agentHeartbeat(request, this.callOptions(agentKey)));
+    return response.intervalSeconds;
+  }
+
   /** Matches, newest first, optionally of one status. */
   async listMatches(
     options: { status?: MatchStatusName; pageSize?: number; pageToken?: string } = {},
@@ -392,12 +552,17 @@ export class MercadoClient {
   }
 
   /**
-   * Every update after `afterVersion`, in order, then live ones until the match finishes.
+   * The match as the stream gives it: first the match as it stands (an update with no action, at
+   * the current version), then every accepted action after `afterVersion`, in order, each with the
+   * state after it, then live updates (actions, and changes of seats, clocks or status, which come
+   * without an action) until the match is over (finished or cancelled).
    *
-   * A dropped stream (the server restarting, the connection lost) is reopened after the
-   * last version seen, with backoff, for up to `reconnectMs` without an update. A stream
-   * that ends before the match has finished (the server ends streams when it shuts down)
-   * is resumed the same way.
+   * A dropped stream (the server restarting, the connection lost) is reopened after the last
+   * action seen, with backoff, for up to `reconnectMs` without an update; the new stream starts
+   * again with the match as it stands, then the actions missed. A stream that ends before the
+   * match is over (the server ends streams when it shuts down) is resumed the same way. Only
+   * updates with an action move the resume point: a stream's first message does not, so a
+   * reconnect right after it misses no action.
    */
   async *follow(matchId: string, token?: string, options: FollowOptions = {}): AsyncGenerator<MatchUpdate, void> {
     const { signal } = options;
@@ -405,21 +570,21 @@ export class MercadoClient {
     const backoff = new Backoff(this.retry);
     for (;;) {
       let failure: ConnectError;
-      let finished = false;
+      let over = false;
       try {
         const stream = this.service.streamEvents({ matchId, afterVersion: last }, this.callOptions(token, signal));
         for await (const update of stream) {
-          if (update.version > last) last = update.version;
-          finished = isFinished(update.state);
+          if (update.action && update.version > last) last = update.version;
+          over = isOver(update.state);
           backoff.reset();
           yield update;
         }
-        if (finished) return;
+        if (over) return;
         // Ended without the final update: over already, or the server is shutting down.
         // One call: a failure is retried by this loop, within the same deadline.
         const state = await this.service.getView({ matchId }, this.callOptions(token, signal));
-        if (isFinished(state) && state.version <= last) return;
-        failure = new ConnectError("the event stream ended before the match finished", Code.Unavailable);
+        if (isOver(state) && state.version <= last) return;
+        failure = new ConnectError("the event stream ended before the match was over", Code.Unavailable);
       } catch (error) {
         // A refusal with retry-after (too many streams): wait as asked; transient: back off.
         await backoff.recover(error, true, signal);
@@ -430,59 +595,62 @@ export class MercadoClient {
   }
 
   /**
-   * The match as it goes, for game loops: first the current view, then every update
-   * (as follow() gives them) until the match finishes. Each is a MatchUpdate; the first,
-   * like a change of seats, has no action.
+   * The match as it goes, for game loops: first the current view, then every change (as follow()
+   * gives them) until the match is over. Each is a MatchUpdate; the first, like a change of
+   * seats, clocks or status, has no action.
    *
-   * A change of seats does not change the version, so a stream cannot resume it: one
-   * that happens before the stream opens or while it reconnects would be missed, and a
-   * match whose first turn is yours at version 0 would never send an update. So while
-   * the match waits for players the view is also checked every `waitingPollMs`, and a
-   * change found there is yielded as a seat change. Updates that change nothing already
-   * seen are skipped, so no state of the caller's turn is yielded twice.
+   * Every stream starts with the match as it stands, so nothing that happens between the view
+   * and the stream, or while a dropped stream reconnects, is missed. When that first message is
+   * ahead of what was yielded, the actions in between follow it: they are yielded in order, and
+   * those of earlier turns (the match has moved on) come without legal actions or previews, so
+   * that a loop never acts on a turn that is over. An update that changes nothing already seen
+   * (the same version and the same summary) is skipped, so no state is yielded twice; a state of
+   * the same version comes again only when seats, clocks or the status changed (e.g. the match
+   * started, or the AI took over a seat whose time ran out). Act at most once per version.
    */
   async *watch(matchId: string, token?: string, options: WatchOptions = {}): AsyncGenerator<MatchUpdate, void> {
-    const pollMs = options.waitingPollMs ?? 1_000;
     let state = await this.view(matchId, token, options.signal);
     yield create(MatchUpdateSchema, { version: state.version, state });
-    if (isFinished(state)) return;
-    // Our own signal as well, so that leaving the loop ends a pending read at once.
+    if (isOver(state)) return;
+    // Our own signal as well, so that leaving the loop ends the stream at once.
     const stop = new AbortController();
     const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
-    const updates = this.follow(matchId, token, { afterVersion: state.version, signal });
-    let pending = updates.next();
+    /** A stream's first message ahead of the last state yielded: the actions up to it follow. */
+    let ahead: MatchUpdate | undefined;
     try {
-      for (;;) {
-        let next: IteratorResult<MatchUpdate, void> | undefined;
-        if (state.match?.status === MatchStatus.WAITING) {
-          const poll = pause(pollMs);
-          next = await Promise.race([pending, poll.done]);
-          poll.cancel();
-        } else {
-          next = await pending;
-        }
-        if (next === undefined) {
-          // No update for a while as the match waits: has a seat been taken unseen?
-          const fresh = await this.view(matchId, token, options.signal);
-          if (fresh.version === state.version && !sameSeats(fresh, state)) {
-            state = fresh;
-            yield create(MatchUpdateSchema, { version: state.version, state });
+      for await (const update of this.follow(matchId, token, { afterVersion: state.version, signal })) {
+        const next = update.state;
+        if (!next) continue;
+        if (!update.action) {
+          if (update.version > state.version) {
+            ahead = update; // shown once the actions before it have been
+          } else if (update.version === state.version && !sameSummary(next, state)) {
+            state = next;
+            yield update;
           }
           continue;
         }
-        if (next.done) return;
-        pending = updates.next();
-        const update = next.value;
-        if (!update.state || update.version < state.version) continue;
-        // A change of seats already seen (in a view) changes nothing: skip it.
-        if (!update.action && update.version === state.version && sameSeats(update.state, state)) continue;
-        state = update.state;
+        if (update.version <= state.version) continue; // seen already
+        if (ahead && update.version < ahead.version) {
+          const past = pastUpdate(update);
+          state = past.state!;
+          yield past;
+          continue;
+        }
+        state = next;
         yield update;
+        if (ahead && update.version >= ahead.version) {
+          const caughtUp = ahead;
+          ahead = undefined;
+          // Seats, clocks or status that changed after that action: the stream's first message knew.
+          if (caughtUp.version === update.version && !sameSummary(caughtUp.state!, state)) {
+            state = caughtUp.state!;
+            yield caughtUp;
+          }
+        }
       }
     } finally {
       stop.abort();
-      pending.catch(() => undefined);
-      await updates.return(undefined).catch(() => undefined);
     }
   }
 }
@@ -509,6 +677,16 @@ export class Seat {
   /** The match as it goes, for game loops: the current view, then every update; see MercadoClient.watch. */
   watch(options: WatchOptions = {}): AsyncGenerator<MatchUpdate, void> {
     return this.client.watch(this.matchId, this.token, options);
+  }
+
+  /** Give this seat up; see MercadoClient.leave. */
+  leave(): Promise<MatchSummary | undefined> {
+    return this.client.leave(this.matchId, this.token);
+  }
+
+  /** Take this seat back from the AI that plays it since its clock ran out; see MercadoClient.reclaim. */
+  reclaim(): Promise<MatchState> {
+    return this.client.reclaim(this.matchId, this.token);
   }
 
   /**

@@ -11,23 +11,30 @@ import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 
 import {
   type Action,
+  clockOf,
   codeOf,
+  deadlineMs,
   EventSchema,
   Game,
   isMyTurn,
   isTransient,
+  legalMoves,
   MatchStateSchema,
   MatchStatus,
   mercadoAction,
   mercadoView,
   type MatchUpdate,
   newRequestId,
+  openSeats,
+  previewOf,
   Restaurant,
   retryAfterMs,
   type Seat,
+  seatLabel,
+  timeLeftMs,
 } from "../src/index.js";
 import { connectNode, type NodeMercadoClient } from "../src/node.js";
-import { makeCertificates, mover, playingMatch, playRandomMoves, seededRandom, tempDir, TestServer } from "./harness.js";
+import { agentHeartbeat, makeCertificates, mover, playingMatch, playRandomMoves, seededRandom, tempDir, TestServer } from "./harness.js";
 
 interface Scenario {
   name: string;
@@ -219,39 +226,82 @@ const IMPLEMENTATIONS: Record<string, () => Promise<void>> = {
   async resume_stream() {
     const seats = await playingMatch(client);
     const [a] = seats;
+    await playRandomMoves(seats, 6, random);
+    const now = await a.view();
+    assert.equal(now.version, 6n);
+
+    // The first message is the match as it stands (no action, version 6), then actions 1 and 2.
+    const first: MatchUpdate[] = [];
+    for await (const update of a.follow({ afterVersion: 0n })) {
+      first.push(update);
+      if (first.length === 3) break; // drop the stream
+    }
+    const [head, ...actions] = first;
+    assert.equal(head?.action, undefined, "the first message has no action");
+    assert.equal(head?.seat, undefined);
+    assert.equal(head?.version, 6n);
+    assert.ok(head?.state && equals(MatchStateSchema, head.state, now), "the first message is the match as it stands");
+    assert.deepEqual(
+      actions.map((update) => [update.version, !!update.action, update.seat !== undefined]),
+      [
+        [1n, true, true],
+        [2n, true, true],
+      ],
+    );
+    assert.equal(actions[1]?.state?.version, 2n, "each action carries the state after it");
+
+    // Reconnect after the last action seen: the match as it stands again, then 3..6, then live 7, 8.
     const seen: bigint[] = [];
     let lastUpdate: MatchUpdate | undefined;
-    const record = (update: MatchUpdate): void => {
-      if (update.action) seen.push(update.version);
+    let firstOfSecond: MatchUpdate | undefined;
+    for await (const update of a.follow({ afterVersion: 2n })) {
+      firstOfSecond ??= update;
       lastUpdate = update;
-    };
-
-    // Follow live (the stream is open before the moves), and drop it after three updates.
-    const first = a.follow();
-    const opened = first.next();
-    await playRandomMoves(seats, 3, random);
-    const head = await opened;
-    if (!head.done) record(head.value);
-    for await (const update of first) {
-      record(update);
-      if (update.version === 3n) break;
+      if (!update.action) continue;
+      seen.push(update.version);
+      if (update.version === 6n) await playRandomMoves(seats, 2, random);
+      if (update.version === 8n) break;
     }
-    assert.deepEqual(seen, [1n, 2n, 3n]);
-
-    // Meanwhile the match goes on.
-    await playRandomMoves(seats, 4, random);
-
-    // Reconnect after the last version seen: the backlog (4..7), then live updates (8, 9).
-    for await (const update of a.follow({ afterVersion: seen.at(-1)! })) {
-      record(update);
-      if (update.version === 7n) await playRandomMoves(seats, 2, random);
-      if (update.version === 9n) break;
-    }
-    assert.deepEqual(seen, [1n, 2n, 3n, 4n, 5n, 6n, 7n, 8n, 9n]);
+    assert.equal(firstOfSecond?.action, undefined);
+    assert.equal(firstOfSecond?.version, 6n);
+    assert.deepEqual(seen, [3n, 4n, 5n, 6n, 7n, 8n], "every later action exactly once, in order");
     // The last update carries the seat's view after it: the current one.
-    const now = await a.view();
-    assert.equal(now.version, 9n);
-    assert.ok(lastUpdate?.state && equals(MatchStateSchema, lastUpdate.state, now), "the update's state is the view");
+    const after = await a.view();
+    assert.equal(after.version, 8n);
+    assert.ok(lastUpdate?.state && equals(MatchStateSchema, lastUpdate.state, after), "the update's state is the view");
+  },
+
+  async stream_starts_with_the_match() {
+    const { matchId } = await client.createMatch({ players: 2, seats: ["open", "open"] });
+    const a = await client.join(matchId, "ana", 0);
+    const before = await a.view();
+    assert.equal(before.match?.status, MatchStatus.WAITING);
+    assert.equal(before.version, 0n);
+    // Another client takes the last seat: the match starts, its version still 0.
+    const other = server.connect();
+    await other.join(matchId, "bea");
+    // The stream from version 0 starts with the match playing at version 0: the start is not missed.
+    const stop = new AbortController();
+    const timer = setTimeout(() => stop.abort(), 5_000);
+    try {
+      const stream = client.service.streamEvents({ matchId, afterVersion: 0n }, client.callOptions(a.token, stop.signal));
+      let first: MatchUpdate | undefined;
+      for await (const update of stream) {
+        first = update;
+        break;
+      }
+      assert.ok(first, "the stream sent nothing");
+      assert.equal(first.action, undefined, "no action");
+      assert.equal(first.seat, undefined);
+      assert.equal(first.version, 0n);
+      assert.equal(first.state?.version, 0n);
+      assert.equal(first.state?.match?.status, MatchStatus.PLAYING);
+      assert.equal(first.state?.yourSeat, 0);
+      assert.ok(first.state?.match?.seats.every((seat) => seat.taken));
+    } finally {
+      clearTimeout(timer);
+      stop.abort();
+    }
   },
 
   async retry_after() {
@@ -343,6 +393,7 @@ describe("conformance", () => {
 // Not scenarios of the shared file: the rest of the wrapper.
 describe("wrapper", () => {
   test("claimBotSeat takes a waiting bot seat of a level; none left is RESOURCE_EXHAUSTED", async () => {
+    await agentHeartbeat(client, server.agentKey);
     const { matchId } = await client.createMatch({ players: 3, seats: ["open", "hard", "open"], money: "public" });
     const { seat, level } = await client.claimBotSeat(server.agentKey, "ts-agent", ["hard"]);
     assert.equal(seat.matchId, matchId);
@@ -358,6 +409,7 @@ describe("wrapper", () => {
   });
 
   test("claimBotSeat without the agent key, or with a wrong one, is PERMISSION_DENIED", async () => {
+    await agentHeartbeat(client, server.agentKey);
     const { matchId } = await client.createMatch({ players: 2, seats: ["open", "medium"] });
     await rejectsWith(() => client.claimBotSeat("", "ts-agent", ["medium"]), Code.PermissionDenied);
     await rejectsWith(() => client.claimBotSeat(`${server.agentKey}x`, "ts-agent", ["medium"]), Code.PermissionDenied);
@@ -450,10 +502,52 @@ describe("wrapper", () => {
     const [a] = await playingMatch(client);
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
+    const firsts: bigint[] = [];
     await rejectsWith(async () => {
-      for await (const update of a.follow({ signal: controller.signal }))
-        assert.fail(`no update, got ${update.version}`);
+      for await (const update of a.follow({ signal: controller.signal })) {
+        if (update.action) assert.fail(`no action, got ${update.version}`);
+        firsts.push(update.version);
+      }
     }, Code.Canceled);
+    assert.deepEqual(firsts, [0n], "only the match as it stands");
+  });
+
+  test("follow resumes after the last action, not after the stream's first message", async () => {
+    const seats = await playingMatch(client);
+    await playRandomMoves(seats, 3, random);
+    // Drop every stream right after its first message, twice: the third gets through.
+    let streams = 0;
+    const dropper: Interceptor = (next) => async (request) => {
+      const response = await next(request);
+      if (!response.stream || request.method.name !== "StreamEvents") return response;
+      const attempt = ++streams;
+      if (attempt > 2) return response;
+      const messages = response.message;
+      return {
+        ...response,
+        message: (async function* () {
+          for await (const message of messages) {
+            yield message;
+            throw new ConnectError("dropped for the test", Code.Unavailable);
+          }
+        })(),
+      };
+    };
+    const dropping = server.connect(20_000, { interceptors: [dropper] });
+    const updates: [bigint, boolean][] = [];
+    for await (const update of dropping.follow(seats[0].matchId, seats[0].token)) {
+      updates.push([update.version, !!update.action]);
+      if (update.action && update.version === 3n) break;
+    }
+    assert.deepEqual(updates, [
+      [3n, false],
+      [3n, false],
+      [3n, false],
+      [1n, true],
+      [2n, true],
+      [3n, true],
+    ]);
+    assert.equal(streams, 3);
   });
 
   test("watch gives the view, the start of the match once, then every update", async () => {
@@ -461,8 +555,8 @@ describe("wrapper", () => {
     const a = await client.join(matchId, "ana", 0);
     const seen: { version: bigint; status: MatchStatus | undefined; action: boolean; mine: boolean }[] = [];
     let b: Seat | undefined;
-    // A short poll, so that the poll and the stream both report the seat taken: it must come once.
-    for await (const update of a.watch({ waitingPollMs: 20 })) {
+    // The seat taken comes once, though the stream may start after it.
+    for await (const update of a.watch()) {
       const state = update.state!;
       seen.push({
         version: update.version,
@@ -501,6 +595,163 @@ describe("wrapper", () => {
     await watching.return();
     assert.ok(!first.done && isMyTurn(first.value.state));
     assert.equal(first.value.version, 0n);
+  });
+
+  test("watch catches up in order: earlier turns come without legal actions", async () => {
+    // Hold the stream back until three moves are made after the view: it starts ahead of it.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const holder: Interceptor = (next) => async (request) => {
+      if (request.method.name === "StreamEvents") await held;
+      return next(request);
+    };
+    const holding = server.connect(20_000, { interceptors: [holder] });
+    const seats = await playingMatch(client);
+    const { seat } = await mover(seats);
+    const seen: { version: bigint; action: boolean; legal: number; previews: number }[] = [];
+    const watching = holding.watch(seat.matchId, seat.token);
+    for await (const update of watching) {
+      const state = update.state!;
+      seen.push({
+        version: update.version,
+        action: !!update.action,
+        legal: state.legalActions.length,
+        previews: state.previews.length,
+      });
+      if (seen.length === 1) {
+        await playRandomMoves(seats, 3, random);
+        release();
+      }
+      if (update.version === 3n) break;
+    }
+    const now = await seat.view();
+    assert.deepEqual(
+      seen.map(({ version, action, legal }) => [version, action, legal]),
+      [
+        [0n, false, seen[0]!.legal], // the view: the mover's turn (checked below)
+        [1n, true, 0],
+        [2n, true, 0],
+        [3n, true, now.legalActions.length],
+      ],
+    );
+    assert.ok(seen[0]!.legal > 0, "the first view is the mover's turn");
+    assert.equal(seen[3]!.previews, seen[3]!.legal, "the current turn keeps its previews");
+  });
+
+  test("previews: one per legal action, what it costs and pays", async () => {
+    const seats = await playingMatch(client);
+    const { state } = await mover(seats);
+    assert.equal(state.previews.length, state.legalActions.length);
+    const moves = legalMoves(state);
+    assert.ok(moves.every((move) => move.preview !== undefined));
+    const stand = moves.find((move) => move.action.game.value?.action.case === "openStand");
+    assert.ok(stand?.preview && stand.preview.cost >= 1, "a stand costs at least 1");
+    const coin = moves.find((move) => move.action.game.value?.action.case === "takeCoin");
+    assert.ok(coin?.preview, "taking a coin is legal at the start");
+    assert.equal(coin.preview.cost, 0);
+    assert.deepEqual(
+      coin.preview.earnings.map((earning) => [earning.seat, earning.amount]),
+      [[state.yourSeat, 1]],
+    );
+    assert.ok(previewOf(state, coin.action) === coin.preview);
+    assert.equal(previewOf(state, mercadoAction({ action: { case: "redrawHand", value: {} } })), undefined);
+    // A spectator's view has no legal actions, so no previews.
+    assert.equal((await client.view(state.match!.matchId)).previews.length, 0);
+  });
+
+  test("createMatch takes a time control; clockOf, deadlineMs and timeLeftMs read it", async () => {
+    const timed = await client.createMatch({
+      seats: ["open", "open"],
+      clock: { turnSeconds: 30, reserveSeconds: 90, onTimeout: "forfeit", fallbackLevel: "hard" },
+    });
+    assert.deepEqual(clockOf(timed.match), { turnSeconds: 30, reserveSeconds: 90, onTimeout: "forfeit", fallbackLevel: "hard" });
+    assert.equal(deadlineMs(timed.match), undefined, "no clock runs while the match waits");
+    const a = await client.join(timed.matchId, "ana");
+    await client.join(timed.matchId, "bea");
+    const state = await a.view();
+    assert.deepEqual(
+      state.match?.seats.map((seat) => seat.reserveMs),
+      [90_000n, 90_000n],
+    );
+    const left = timeLeftMs(state.match);
+    assert.ok(left !== undefined && left > 100_000 && left <= 120_000, `time left ${left}`);
+    assert.equal(timeLeftMs(state.match, deadlineMs(state.match)! + 5), 0);
+
+    const untimed = await client.createMatch({ seats: ["open", "open"], clock: "none" });
+    assert.equal(clockOf(untimed.match), undefined);
+    await client.join(untimed.matchId, "ana");
+    const b = await client.join(untimed.matchId, "bea");
+    assert.equal(timeLeftMs((await b.view()).match), undefined);
+
+    const byDefault = await client.createMatch({ seats: ["open", "open"] });
+    assert.deepEqual(clockOf(byDefault.match), { turnSeconds: 60, reserveSeconds: 180, onTimeout: "ai", fallbackLevel: "easy" });
+  });
+
+  test("leave: a waiting seat opens again; in play the AI takes the seat over", async () => {
+    const waiting = await client.createMatch({ seats: ["open", "open"] });
+    const gone = await client.join(waiting.matchId, "ana", 0);
+    assert.deepEqual(openSeats((await gone.view()).match), [1]);
+    const summary = await gone.leave();
+    assert.equal(summary?.seats[0]?.taken, false);
+    assert.deepEqual(openSeats(summary), [0, 1]);
+    await rejectsWith(() => gone.view(), Code.Unauthenticated);
+
+    const seats = await playingMatch(client);
+    const { seat, state } = await mover(seats);
+    const after = await seat.leave();
+    assert.equal(after?.seats[seat.seat]?.left, true);
+    assert.equal(after?.seats[seat.seat]?.playedByAi, true);
+    assert.equal(after?.seats[seat.seat]?.forfeited, false);
+    await rejectsWith(() => seat.leave(), Code.FailedPrecondition);
+    await rejectsWith(() => seat.reclaim(), Code.FailedPrecondition);
+    // The AI plays the seat's turn: the match moves on without it.
+    for await (const update of seat.follow({ afterVersion: state.version })) {
+      if (update.action) {
+        assert.equal(update.seat, seat.seat);
+        assert.equal(update.state?.legalActions.length, 0, "the seat that left has no legal actions");
+        break;
+      }
+    }
+  });
+
+  test("a seat whose clock runs out is played by the AI until its owner reclaims it", async () => {
+    await withServer(["--turn-seconds", "1", "--reserve-seconds", "0"], async (own) => {
+      const fast = own.connect();
+      const seats = await playingMatch(fast);
+      const { seat } = await mover(seats);
+      let timedOut: MatchUpdate | undefined;
+      for await (const update of seat.follow()) {
+        if (update.state?.match?.seats[seat.seat]?.playedByAi) {
+          timedOut = update;
+          break;
+        }
+      }
+      const info = timedOut?.state?.match?.seats[seat.seat];
+      assert.ok(info?.playedByAi && !info.left && !info.forfeited, "played by the AI after a timeout");
+      assert.equal(timedOut?.state?.legalActions.length, 0, "no legal actions for a seat the AI plays");
+      const back = await seat.reclaim();
+      assert.equal(back.yourSeat, seat.seat);
+      assert.equal(back.match?.seats[seat.seat]?.playedByAi, false);
+      await rejectsWith(() => seat.reclaim(), Code.FailedPrecondition);
+    });
+  });
+
+  test("bot seats with no agent that can take them are refused with the server's reason", async () => {
+    await withServer([], async (own) => {
+      const fresh = own.connect();
+      const refusal = await rejectsWith(() => fresh.createMatch({ seats: ["open", "easy"] }), Code.FailedPrecondition);
+      assert.match(refusal.rawMessage, /no AI agent can take this match's bot seats now/);
+      await agentHeartbeat(fresh, own.agentKey, 1);
+      const { matchId } = await fresh.createMatch({ seats: ["open", "easy"] });
+      assert.ok(matchId);
+      // Its one free seat is spoken for by the waiting bot seat.
+      await rejectsWith(() => fresh.createMatch({ seats: ["open", "easy"] }), Code.FailedPrecondition);
+    });
+  });
+
+  test("seatLabel counts seats from 1", () => {
+    assert.equal(seatLabel(0), "Seat 1");
+    assert.equal(seatLabel(3), "Seat 4");
   });
 
   test("codeOf maps a non-Connect error to Code.Unknown", () => {

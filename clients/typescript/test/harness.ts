@@ -5,7 +5,7 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
@@ -183,13 +183,32 @@ export class ServerProcess {
   }
 }
 
-/** The AI agent, claiming bot seats of `levels` on a (plain-text) server with its agent key. */
+/**
+ * The AI agent, claiming bot seats of `levels` on a (plain-text) server with its agent key. It
+ * keeps its seats in a state file of its own, next to the server's database.
+ */
 export class AiProcess {
   private constructor(private readonly child: Child) {}
 
-  /** Start the agent and wait until it runs (and so handles SIGTERM gracefully). */
+  /**
+   * Start the agent and wait until it runs: it logs "agent started" after its first heartbeat,
+   * so from then on the server accepts matches with bot seats of its levels (and the agent
+   * handles SIGTERM gracefully).
+   */
   static async start(server: ServerProcess, levels: readonly string[] = ["easy"]): Promise<AiProcess> {
-    const args = ["ai", "--server", server.address, ...levels.flatMap((level) => ["--level", level])];
+    const stateFile = join(dirname(server.db), `ai-state-${randomBytes(6).toString("hex")}.json`);
+    const args = [
+      "ai",
+      "--server",
+      server.address,
+      "--state-file",
+      stateFile,
+      "--max-matches",
+      "8",
+      "--workers",
+      "1",
+      ...levels.flatMap((level) => ["--level", level]),
+    ];
     const env = { MERCADO_AGENT_KEY: server.agentKey };
     const { child } = await spawnUntilReady("the AI agent", args, env, (line) =>
       line.includes('"agent started"') ? true : undefined,
@@ -263,6 +282,16 @@ export class TestServer {
       this.dir.remove();
     }
   }
+}
+
+/**
+ * Say to the server, as an AI agent would (with its agent key), that an agent has room for
+ * `freeSlots` more bot seats, so that it accepts matches with bot seats; the test then claims
+ * them itself. The server forgets an agent after a few silent intervals (15 s): send it again
+ * before creating bot seats later.
+ */
+export async function agentHeartbeat(client: MercadoClient, agentKey: string, freeSlots = 100): Promise<void> {
+  await client.agentHeartbeat(agentKey, { agentId: "ts-test-agent", freeSlots });
 }
 
 /** A seeded generator of floats in [0, 1) (mulberry32), so a failing run can be repeated. */

@@ -77,5 +77,6 @@ test("the random-bot example plays a match against the AI from the command line"
   );
   assert.match(stdout, /^created match [0-9a-f]+ against the easy AI$/m);
   assert.match(stdout, /^match [0-9a-f]+ finished at version \d+$/m);
-  assert.match(stdout, /seat 0 \(this bot\) random-bot: rank [12]/);
+  assert.match(stdout, /^playing Seat 1 of match [0-9a-f]+$/m);
+  assert.match(stdout, /Seat 1 \(this bot\) random-bot: rank [12]/);
 });

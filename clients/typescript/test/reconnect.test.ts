@@ -74,13 +74,39 @@ test("follow ends when the match finishes, also when it finished before", { time
   }
   await follower;
   assert.deepEqual(everything, range(1, Number(state.version)));
-  // A finished match: the backlog, then the end.
-  const tail: bigint[] = [];
+  // A finished match: the match as it stands, the backlog, then the end.
+  const tail: [bigint, boolean][] = [];
   for await (const update of client.follow(seats[0].matchId, undefined, { afterVersion: state.version - 2n })) {
-    tail.push(update.version);
+    tail.push([update.version, !!update.action]);
   }
-  assert.deepEqual(tail, [state.version - 1n, state.version]);
+  assert.deepEqual(tail, [
+    [state.version, false],
+    [state.version - 1n, true],
+    [state.version, true],
+  ]);
+  const end: [bigint, boolean][] = [];
   for await (const update of client.follow(seats[0].matchId, undefined, { afterVersion: state.version })) {
-    assert.fail(`no update after the last one, got ${update.version}`);
+    end.push([update.version, !!update.action]);
   }
+  assert.deepEqual(end, [[state.version, false]], "no action after the last one: only the match as it stands");
+});
+
+test("a crash right after the stream's first message: the reconnect misses no action", { timeout: 60_000 }, async () => {
+  const seats = await playingMatch(client);
+  await playRandomMoves(seats, 5, random);
+  const updates = client.follow(seats[0].matchId, seats[0].token);
+  const first = await updates.next();
+  assert.ok(!first.done && !first.value.action && first.value.version === 5n, "first: the match as it stands");
+  await server.server.crash();
+  const restarted = server.server.start();
+  const versions: bigint[] = [];
+  for (;;) {
+    const next = await updates.next();
+    if (next.done) break;
+    if (next.value.action) versions.push(next.value.version);
+    if (next.value.version === 5n && next.value.action) break;
+  }
+  await restarted;
+  await updates.return(undefined);
+  assert.deepEqual(versions, range(1, 5), "actions 1..5 after the reconnect");
 });

@@ -8,6 +8,7 @@ import {
   entranceName,
   goodIcon,
   goodName,
+  possessive,
   restaurantIcon,
   restaurantName,
   seatColour,
@@ -26,11 +27,17 @@ export const BOARD_SIZE = 2 * MARGIN + GRID;
 /** A square of the grid or an entrance. */
 export type Place = { square: Square } | { entrance: Entrance };
 
+/** A part of a badge: its text, in a seat's colour when it is about that seat. */
+export interface BadgePart {
+  text: string;
+  colour?: string;
+}
+
 /** Where the player may click on the board now, and what happens then. */
 export interface Target {
   place: Place;
-  /** A short hint drawn on the target, e.g. the cost of a stand there. */
-  badge?: string;
+  /** A short hint drawn on the target, e.g. what a stand there costs and pays. */
+  badge?: readonly BadgePart[];
   title: string;
   onClick: () => void;
 }
@@ -107,6 +114,30 @@ export function customerTile(tile: CustomerTile, x: number, y: number, w: number
   );
 }
 
+/**
+ * A badge centred on x with its top at y, no wider than `room`: one pill per part, in the colour
+ * of the seat it is about (dark when none), shrunk to fit.
+ */
+function badge(parts: readonly BadgePart[], x: number, y: number, room: number): SVGElement {
+  const GAP = 3;
+  const widths = parts.map((part) => part.text.length * 7.6 + 10);
+  const total = widths.reduce((sum, width) => sum + width, 0) + GAP * (parts.length - 1);
+  const scale = Math.min(1, room / total);
+  let left = -total / 2;
+  const pills = parts.map((part, i) => {
+    const width = widths[i] ?? 0;
+    const pill = s(
+      "g",
+      {},
+      s("rect", { x: left, y: 0, width, height: 20, rx: 10, fill: part.colour ?? "#3b2f25" }),
+      s("text", { x: left + width / 2, y: 14.5 }, part.text),
+    );
+    left += width + GAP;
+    return pill;
+  });
+  return s("g", { class: "badge", transform: `translate(${x} ${y}) scale(${scale})` }, pills);
+}
+
 export function renderBoard(input: BoardInput): SVGElement {
   const { view, targets, recent } = input;
   const layers: Child[] = [];
@@ -155,7 +186,7 @@ export function renderBoard(input: BoardInput): SVGElement {
         s(
           "g",
           { class: "stand" },
-          s("title", {}, `${title}${input.name(c.value.owner)}'s ${goodName(c.value.good)} stand`),
+          s("title", {}, `${title}${possessive(input.name(c.value.owner))} ${goodName(c.value.good)} stand`),
           s("rect", { x: x + 5, y: y + 5, width: CELL - 10, height: CELL - 10, rx: 10, fill: colour }),
           s("rect", { x: x + 5, y: y + 5, width: CELL - 10, height: CELL - 10, rx: 10, class: "stand-shine" }),
           s("circle", { cx: x + CELL / 2, cy: y + CELL / 2, r: 25, fill: "#fffdf8" }),
@@ -232,14 +263,7 @@ export function renderBoard(input: BoardInput): SVGElement {
         },
         s("title", {}, target.title),
         s("rect", { x, y, width: w, height: h, rx: 10, class: "target-area" }),
-        target.badge
-          ? s(
-              "g",
-              { class: "badge" },
-              s("rect", { x: x + w - 34, y: y + 4, width: 30, height: 18, rx: 9 }),
-              s("text", { x: x + w - 19, y: y + 17 }, target.badge),
-            )
-          : null,
+        target.badge?.length ? badge(target.badge, x + w / 2, y + 4, w - 4) : null,
       ),
     );
   }

@@ -187,14 +187,19 @@ export function customerHeads(level: number, x: number, y: number, size: number)
   return s("g", { class: "heads" }, heads);
 }
 
+/** "Your" for "You", "Ana's" for "Ana". */
+export const possessive = (name: string): string => (name === "You" ? "Your" : `${name}'s`);
+
 const coins = (amount: number): string => `${amount} coin${amount === 1 ? "" : "s"}`;
 
 /** One line for an event, as the viewer may see it. `name` gives a seat's display name. */
 export function describeEvent(event: MercadoEvent, name: (seat: number) => string): string | undefined {
   const e = event.event;
   switch (e.case) {
-    case "handRedrawn":
-      return `${name(e.value.player)} redrew their hand (${e.value.drawn.map(goodName).join(", ")})`;
+    case "handRedrawn": {
+      const who = name(e.value.player);
+      return `${who} redrew ${who === "You" ? "your" : "their"} hand (${e.value.drawn.map(goodName).join(", ")})`;
+    }
     case "standOpened":
       return `${name(e.value.player)} opened a ${goodName(e.value.good)} stand on ${squareName(e.value.square)} for ${coins(e.value.cost)}`;
     case "restaurantTaken":

@@ -1,135 +1,308 @@
-// The page: create a match against the AI, then play it by clicking, over gRPC-Web.
+// The page: start a match (against the AI, or a friend with an invite link), resume your games,
+// join open matches, play by clicking and replay finished matches, over gRPC-Web.
 //
 // All calls go through the TypeScript client's MercadoClient (clients/typescript), on
 // Connect's gRPC-Web transport to this page's own origin: `mercado serve` answers
 // gRPC-Web and serves this page on its web port. The client repeats a call the server
 // refused for fair use (RESOURCE_EXHAUSTED with `retry-after`) after the time it asks for;
 // one that still fails shows the server's reason. TLS is the page's own (https origin).
+//
+// Addresses: "/" the start page; "/?match=ID" a match this browser holds a seat in (else the
+// join page); "/?join=ID" an invite to a match's open seat; "/?replay=ID" a finished match's replay.
 
-import { Code, ConnectError } from "@connectrpc/connect";
-import { createGrpcWebTransport } from "@connectrpc/connect-web";
+import { Code } from "@connectrpc/connect";
 import {
-  type Action,
   BOT_LEVELS,
   type BotLevelName,
-  botLevelName,
+  type ClockOptions,
+  clockOf,
   codeOf,
-  type CustomerTile,
-  Good,
-  isFinished,
   isMyTurn,
+  isOver,
   type MatchState,
   MatchStatus,
-  type MatchUpdate,
-  type MercadoAction,
-  MercadoClient,
-  matchResult,
-  type MercadoView,
-  mercadoView,
+  type MatchSummary,
   Money,
-  newRequestId,
-  Phase,
-  type Restaurant,
+  openSeats,
   Seat,
-  Side,
+  seatLabel,
 } from "@mercado/client";
-import { BOARD_SIZE, customerTile, type Recent, renderBoard, type Target } from "./board.js";
-import { h, icon, s } from "./dom.js";
-import {
-  describeEvent,
-  entranceName,
-  goodIcon,
-  goodName,
-  improves,
-  restaurantIcon,
-  restaurantName,
-  seatColour,
-  squareName,
-  tileName,
-} from "./labels.js";
+import { h, type Child } from "./dom.js";
+import { seatColour } from "./labels.js";
+import { openGame, ordinal } from "./play.js";
+import { openReplay } from "./replay.js";
+import { forgetSeat, isMatchId, markOver, saveName, savedName, savedSeat, savedSeats, saveSeat } from "./storage.js";
+import { app, client, enterScreen, formatClock, header, message, navigate, playerName, seatRole, setRouter } from "./ui.js";
 import "./style.css";
 
-const client = new MercadoClient(createGrpcWebTransport({ baseUrl: window.location.origin }));
-const app = document.getElementById("app") as HTMLElement;
-const SESSION_KEY = "mercado.session";
-const LOG_LENGTH = 15;
+// ---------------------------------------------------------------------------------------------
+// Addresses
 
-type Selection =
-  | { kind: "good"; good: Good }
-  | { kind: "customer"; tile: CustomerTile }
-  | { kind: "restaurant"; restaurant: Restaurant };
-
-interface LogEntry {
-  version: bigint;
-  seat: number;
-  lines: string[];
+function route(): void {
+  const params = new URLSearchParams(window.location.search);
+  const join = params.get("join");
+  const replay = params.get("replay");
+  const match = params.get("match");
+  const id = join ?? replay ?? match;
+  if (id !== null && !isMatchId(id)) {
+    history.replaceState(null, "", "/");
+    renderStart(`“${id}” is not a match id (32 hexadecimal characters).`);
+  } else if (join) {
+    void openJoin(join);
+  } else if (replay) {
+    void openReplay(replay);
+  } else if (match) {
+    void openMatch(match);
+  } else {
+    renderStart();
+  }
 }
 
-/** A match being played from this page. */
-interface Game {
-  seat: Seat;
-  resultHidden: boolean;
-  /** The state on screen; changed only by setState, which keeps `legal` with it. */
-  state: MatchState;
-  /** What the state's legal actions allow. */
-  legal: Options;
-  log: LogEntry[];
-  selection: Selection | null;
-  busy: boolean;
-  refusal: string;
-  /** The square or entrance of the last move, and who made it. */
-  recent: Recent[];
-  stop: AbortController;
-  streamError: string;
+function loading(text: string): void {
+  document.body.dataset.turn = "loading";
+  app.replaceChildren(header(null), h("main", { class: "start-page" }, h("p", { class: "card loading" }, text)));
 }
 
-let game: Game | null = null;
+/** A match this browser holds a seat in: play it. Without a seat: the join page says what is possible. */
+async function openMatch(matchId: string): Promise<void> {
+  const saved = savedSeat(matchId);
+  if (!saved) {
+    navigate(`/?join=${matchId}`, true);
+    return;
+  }
+  enterScreen();
+  loading("Opening your match…");
+  try {
+    await openGame(matchId, new Seat(client, matchId, saved.seat, saved.token), client);
+  } catch (failure) {
+    const code = codeOf(failure);
+    // The seat is gone (given up, or the match no longer exists): forget it.
+    if (code === Code.NotFound || code === Code.Unauthenticated || code === Code.PermissionDenied) forgetSeat(matchId);
+    history.replaceState(null, "", "/");
+    renderStart(
+      code === Code.ResourceExhausted
+        ? `Could not open your match: ${message(failure)}. Reload the page to try again.`
+        : `Could not open your match: ${message(failure)}`,
+    );
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
-// Start
+// Joining an open seat (an invite link, or the lobby)
+
+async function openJoin(matchId: string): Promise<void> {
+  if (savedSeat(matchId)) {
+    navigate(`/?match=${matchId}`, true);
+    return;
+  }
+  enterScreen();
+  loading("Looking at the match…");
+  let state: MatchState;
+  try {
+    state = await client.view(matchId);
+  } catch (failure) {
+    history.replaceState(null, "", "/");
+    renderStart(`Could not open that match: ${message(failure)}`);
+    return;
+  }
+  const match = state.match;
+  document.body.dataset.turn = "join";
+  const open = openSeats(match);
+  const seatsList = h(
+    "ul",
+    { class: "seat-list" },
+    (match?.seats ?? []).map((seat) =>
+      h(
+        "li",
+        { style: `--seat:${seatColour(seat.seat)}` },
+        h("span", { class: "chip" }),
+        `${seatLabel(seat.seat)}: `,
+        seat.taken
+          ? h("strong", {}, playerName(match, seat.seat))
+          : seat.bot
+            ? h("span", { class: "muted" }, "the AI's, not taken yet")
+            : h("span", { class: "open-seat" }, "open"),
+        seat.taken && seatRole(match, seat.seat) ? h("span", { class: "muted small" }, ` · ${seatRole(match, seat.seat)}`) : null,
+      ),
+    ),
+  );
+  const body: Child[] = [];
+  if (open.length) {
+    const name = h("input", {
+      id: "join-name",
+      name: "name",
+      value: savedName(),
+      placeholder: "Guest",
+      maxlength: 40,
+      autocomplete: "nickname",
+      "data-testid": "join-name",
+    });
+    const button = h("button", { type: "submit", class: "primary", "data-testid": "join" }, "Join the match");
+    const alert = h("p", { class: "refusal", role: "alert", hidden: true });
+    body.push(
+      h(
+        "form",
+        {
+          class: "join-form",
+          onsubmit: (event: Event) => {
+            event.preventDefault();
+            button.disabled = true;
+            button.textContent = "Joining…";
+            void join(matchId, name.value.trim()).catch((failure: unknown) => {
+              button.disabled = false;
+              button.textContent = "Join the match";
+              alert.hidden = false;
+              alert.textContent = `Could not join: ${message(failure)}`;
+            });
+          },
+        },
+        h("label", { for: "join-name" }, "Your name"),
+        name,
+        button,
+        alert,
+      ),
+    );
+  } else if (match?.status === MatchStatus.FINISHED) {
+    body.push(
+      h("p", {}, "This match is over."),
+      h("button", { class: "primary", onclick: () => navigate(`/?replay=${matchId}`) }, "Watch the replay"),
+    );
+  } else if (match?.status === MatchStatus.CANCELLED) {
+    body.push(h("p", {}, "This match was cancelled before it started."));
+  } else {
+    body.push(
+      h("p", {}, "Every seat of this match is taken."),
+      h("button", { class: "primary", "data-testid": "watch", onclick: () => void watch(matchId) }, "Watch it"),
+    );
+  }
+  app.replaceChildren(
+    header(null),
+    h(
+      "main",
+      { class: "start-page" },
+      h(
+        "section",
+        { class: "card join", "data-testid": "join-card" },
+        h("h2", {}, open.length ? "You are invited to a match" : "A match"),
+        h(
+          "p",
+          { class: "muted" },
+          `${match?.players ?? "?"} players · money ${moneyName(match)} · ${clockName(match)}`,
+        ),
+        seatsList,
+        body,
+        h("p", {}, h("a", { href: "/", onclick: (event: Event) => (event.preventDefault(), navigate("/")) }, "To the start page")),
+      ),
+    ),
+  );
+  (app.querySelector("#join-name") as HTMLInputElement | null)?.focus();
+}
+
+async function join(matchId: string, name: string): Promise<void> {
+  const seat = await client.join(matchId, name || "Guest");
+  saveSeat(seat);
+  if (name) saveName(name);
+  navigate(`/?match=${matchId}`, true);
+}
+
+async function watch(matchId: string): Promise<void> {
+  enterScreen();
+  loading("Opening the match…");
+  try {
+    await openGame(matchId, undefined, client);
+  } catch (failure) {
+    renderStart(`Could not watch that match: ${message(failure)}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The start page
+
+type SeatChoice = BotLevelName | "open";
 
 interface StartOptions {
   players: number;
-  levels: BotLevelName[];
+  others: SeatChoice[];
   money: "hidden" | "public";
+  clock: ClockOptions | "none" | undefined;
+  /** As typed; empty: "Player" (and nothing is remembered). */
   name: string;
 }
 
+const CLOCKS: Record<string, { label: string; clock: ClockOptions | "none" | undefined }> = {
+  default: { label: "live (the server's default)", clock: undefined },
+  blitz: { label: "quick: 20 s a turn + 1 min", clock: { turnSeconds: 20, reserveSeconds: 60 } },
+  relaxed: { label: "relaxed: 5 min a turn + 10 min", clock: { turnSeconds: 300, reserveSeconds: 600 } },
+  none: { label: "no clock", clock: "none" },
+};
+
 function renderStart(error = ""): void {
+  const stop = new AbortController();
+  enterScreen(() => stop.abort());
   document.body.dataset.turn = "start";
+  delete document.body.dataset.version;
+  delete document.body.dataset.match;
+  app.replaceChildren(
+    header(null),
+    h(
+      "main",
+      { class: "start-page" },
+      error ? h("p", { class: "refusal page-alert", role: "alert", "data-testid": "page-alert" }, error) : null,
+      yourGamesCard(stop.signal),
+      newMatchForm(),
+      lobbyCard(stop.signal),
+      finishedCard(stop.signal),
+      rulesCard(),
+    ),
+  );
+}
+
+function newMatchForm(): HTMLElement {
   const players = h("select", { id: "players", name: "players", "data-testid": "players" });
   for (const n of [2, 3, 4]) players.append(h("option", { value: n }, `${n} players`));
-  const levels = h("div", { class: "levels" });
+  const others = h("div", { class: "levels" });
   const money = h(
     "select",
     { id: "money", name: "money", "data-testid": "money" },
     h("option", { value: "hidden" }, "hidden (you see only your own coins)"),
     h("option", { value: "public" }, "public (everyone sees every total)"),
   );
-  const name = h("input", { id: "name", name: "name", value: "You", maxlength: 40, autocomplete: "nickname" });
-  const drawLevels = (): void => {
+  const clock = h("select", { id: "clock", name: "clock", "data-testid": "clock-choice" });
+  for (const [value, { label }] of Object.entries(CLOCKS)) clock.append(h("option", { value }, label));
+  const name = h("input", {
+    id: "name",
+    name: "name",
+    value: savedName(),
+    placeholder: "Player",
+    maxlength: 40,
+    autocomplete: "nickname",
+  });
+  const drawSeats = (): void => {
     const count = Number(players.value);
-    const previous = [...levels.querySelectorAll("select")].map((select) => select.value);
-    levels.replaceChildren(
+    const previous = [...others.querySelectorAll("select")].map((select) => select.value);
+    others.replaceChildren(
       ...Array.from({ length: count - 1 }, (_, i) => {
-        const select = h("select", { "data-testid": `level-${i + 1}`, "aria-label": `AI ${i + 1} level` });
-        for (const level of Object.keys(BOT_LEVELS)) select.append(h("option", { value: level }, level));
+        const seat = i + 1;
+        const select = h("select", { "data-testid": `level-${seat}`, "aria-label": `${seatLabel(seat)}: who plays it` });
+        for (const level of Object.keys(BOT_LEVELS)) select.append(h("option", { value: level }, `${level} AI`));
+        select.append(h("option", { value: "open" }, "a friend (invite link)"));
         select.value = previous[i] ?? "medium";
         return h(
           "label",
           { class: "level" },
-          h("span", { class: "chip", style: `background:${seatColour(i + 1)}` }),
-          `AI ${i + 1}`,
+          h("span", { class: "chip", style: `background:${seatColour(seat)}` }),
+          seatLabel(seat),
           select,
         );
       }),
     );
   };
-  players.addEventListener("change", drawLevels);
-  drawLevels();
+  players.addEventListener("change", drawSeats);
+  drawSeats();
 
   const button = h("button", { type: "submit", class: "primary", "data-testid": "start" }, "Start the match");
-  const form = h(
+  const alert = h("p", { class: "refusal", role: "alert", hidden: true, "data-testid": "start-refusal" });
+  return h(
     "form",
     {
       class: "start card",
@@ -137,33 +310,276 @@ function renderStart(error = ""): void {
         event.preventDefault();
         button.disabled = true;
         button.textContent = "Starting…";
+        alert.hidden = true;
         const options: StartOptions = {
           players: Number(players.value),
-          levels: [...levels.querySelectorAll("select")].map((select) => select.value as BotLevelName),
+          others: [...others.querySelectorAll("select")].map((select) => select.value as SeatChoice),
           money: money.value === "public" ? "public" : "hidden",
-          name: name.value.trim() || "You",
+          clock: CLOCKS[clock.value]?.clock,
+          name: name.value.trim(),
         };
-        startMatch(options).catch((failure: unknown) => renderStart(`Could not start a match: ${message(failure)}`));
+        startMatch(options).catch((failure: unknown) => {
+          button.disabled = false;
+          button.textContent = "Start the match";
+          alert.hidden = false;
+          alert.textContent = `Could not start a match: ${message(failure)}`;
+        });
       },
     },
-    h("h2", {}, "A new match against the AI"),
+    h("h2", {}, "A new match"),
     h("label", { for: "name" }, "Your name"),
     name,
     h("label", { for: "players" }, "Players"),
     players,
-    h("label", {}, "AI levels"),
-    levels,
+    h("label", {}, h("span", { class: "chip", style: `background:${seatColour(0)}` }), "You are Seat 1; the others are"),
+    others,
     h("label", { for: "money" }, "Money"),
     money,
-    button,
-    error ? h("p", { class: "refusal", role: "alert" }, error) : null,
+    h("label", { for: "clock" }, "Clock"),
+    clock,
     h(
       "p",
       { class: "hint" },
-      "You take seat 1; AI agents take the others (make run starts one). The first player is drawn at random.",
+      "A turn that takes longer than its time draws on a reserve; when both run out, the AI plays your turns until you take your seat back.",
+    ),
+    button,
+    alert,
+    h(
+      "p",
+      { class: "hint" },
+      "AI seats need an AI agent running (make run starts one). A friend's seat waits for them: you get a link to send. The first player is drawn at random.",
     ),
   );
-  app.replaceChildren(header(), h("main", { class: "start-page" }, form, rulesCard()));
+}
+
+async function startMatch(options: StartOptions): Promise<void> {
+  const created = await client.createMatch({
+    players: options.players,
+    seats: ["open", ...options.others],
+    money: options.money,
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+  });
+  const seat = await client.join(created.matchId, options.name || "Player", 0);
+  saveSeat(seat);
+  if (options.name) saveName(options.name);
+  navigate(`/?match=${seat.matchId}`);
+}
+
+// --- Your games --------------------------------------------------------------------------------
+
+function yourGamesCard(signal: AbortSignal): HTMLElement | null {
+  const seats = savedSeats();
+  if (!seats.length) return null;
+  const list = h("ul", { class: "match-list" });
+  const card = h(
+    "section",
+    { class: "card games", "data-testid": "your-games" },
+    h("h2", {}, "Your games"),
+    list,
+  );
+  // Unfinished ones first; the newest first within each.
+  const ordered = [...seats.filter((seat) => !seat.over), ...seats.filter((seat) => seat.over)];
+  for (const saved of ordered) {
+    const item = h(
+      "li",
+      { "data-testid": `your-game-${saved.matchId}` },
+      h("span", { class: "muted" }, `${saved.matchId.slice(0, 8)}… loading`),
+    );
+    list.append(item);
+    client.view(saved.matchId, saved.token, signal).then(
+      (state) => {
+        if (signal.aborted) return;
+        if (isOver(state)) markOver(saved.matchId);
+        item.replaceChildren(...yourGame(state, saved.matchId));
+      },
+      (failure: unknown) => {
+        if (signal.aborted) return;
+        const code = codeOf(failure);
+        if (code === Code.NotFound || code === Code.Unauthenticated || code === Code.PermissionDenied) {
+          forgetSeat(saved.matchId);
+          item.remove();
+          if (!list.childElementCount) card.remove();
+          return;
+        }
+        item.replaceChildren(h("span", { class: "refusal-text" }, `${saved.matchId.slice(0, 8)}…: ${message(failure)}`));
+      },
+    );
+  }
+  return card;
+}
+
+function yourGame(state: MatchState, matchId: string): HTMLElement[] {
+  const match = state.match;
+  const you = state.yourSeat;
+  const others = (match?.seats ?? [])
+    .filter((seat) => seat.seat !== you)
+    .map((seat) => (seat.taken ? playerName(match, seat.seat, you) : seat.bot ? "the AI" : "an open seat"));
+  let status: string;
+  const mine = you === undefined ? undefined : match?.seats[you];
+  switch (match?.status) {
+    case MatchStatus.WAITING:
+      status = "waiting for players";
+      break;
+    case MatchStatus.PLAYING:
+      status = mine?.left || mine?.forfeited ? "you left; the AI plays on" : isMyTurn(state) ? "your turn" : "in play";
+      break;
+    case MatchStatus.FINISHED: {
+      const rank = you === undefined ? undefined : match.ranks[you];
+      status = rank === undefined ? "finished" : `finished: you came ${ordinal(rank)}`;
+      break;
+    }
+    case MatchStatus.CANCELLED:
+      status = "cancelled";
+      break;
+    default:
+      status = "";
+  }
+  const buttons: Child[] = [];
+  if (!isOver(state)) {
+    buttons.push(
+      h(
+        "button",
+        { class: "primary small-button", "data-testid": `resume-${matchId}`, onclick: () => navigate(`/?match=${matchId}`) },
+        "Resume",
+      ),
+    );
+  } else {
+    if (match?.status === MatchStatus.FINISHED) {
+      buttons.push(
+        h("button", { class: "secondary small-button", onclick: () => navigate(`/?replay=${matchId}`) }, "Replay"),
+      );
+    }
+    buttons.push(
+      h(
+        "button",
+        {
+          class: "ghost-dark small-button",
+          title: "Remove it from this list",
+          onclick: (event: Event) => {
+            forgetSeat(matchId);
+            (event.target as HTMLElement).closest("li")?.remove();
+          },
+        },
+        "Forget",
+      ),
+    );
+  }
+  return [
+    h(
+      "div",
+      { class: "match-text" },
+      h("strong", {}, `With ${others.join(", ") || "nobody"}`),
+      h("span", { class: `muted small ${isMyTurn(state) ? "your-turn-text" : ""}` }, ` · ${status}`),
+      h("span", { class: "muted small" }, ` · ${ago(match?.createdUnixMs)}`),
+    ),
+    h("div", { class: "match-buttons-inline" }, buttons),
+  ];
+}
+
+// --- The lobby: open matches to join -----------------------------------------------------------
+
+function lobbyCard(signal: AbortSignal): HTMLElement {
+  const list = h("ul", { class: "match-list", "data-testid": "lobby" });
+  const refresh = h("button", { type: "button", class: "ghost-dark small-button", "data-testid": "lobby-refresh" }, "Refresh");
+  const fill = async (): Promise<void> => {
+    refresh.disabled = true;
+    try {
+      const response = await client.listMatches({ status: "waiting", pageSize: 50 });
+      if (signal.aborted) return;
+      const open = response.matches.filter((match) => openSeats(match).length > 0 && !savedSeat(match.matchId));
+      list.replaceChildren(
+        ...(open.length
+          ? open.map(lobbyItem)
+          : [h("li", { class: "muted" }, "No open matches right now: start one with a friend's seat and share its link.")]),
+      );
+    } catch (failure) {
+      if (!signal.aborted) list.replaceChildren(h("li", { class: "refusal-text" }, `Could not list matches: ${message(failure)}`));
+    } finally {
+      refresh.disabled = false;
+    }
+  };
+  refresh.addEventListener("click", () => void fill());
+  list.append(h("li", { class: "muted" }, "Loading…"));
+  void fill();
+  return h(
+    "section",
+    { class: "card games" },
+    h("h2", { class: "with-button" }, h("span", {}, "Open matches"), refresh),
+    list,
+  );
+}
+
+function lobbyItem(match: MatchSummary): HTMLElement {
+  const hosts = match.seats.filter((seat) => seat.taken).map((seat) => playerName(match, seat.seat));
+  const open = openSeats(match).length;
+  return h(
+    "li",
+    { "data-testid": `lobby-${match.matchId}` },
+    h(
+      "div",
+      { class: "match-text" },
+      h("strong", {}, hosts.length ? `${hosts.join(", ")}'s match` : "A match"),
+      h(
+        "span",
+        { class: "muted small" },
+        ` · ${match.players} players · ${open} open seat${open === 1 ? "" : "s"} · ${clockName(match)} · ${ago(match.createdUnixMs)}`,
+      ),
+    ),
+    h(
+      "div",
+      { class: "match-buttons-inline" },
+      h(
+        "button",
+        { class: "primary small-button", "data-testid": `lobby-join-${match.matchId}`, onclick: () => navigate(`/?join=${match.matchId}`) },
+        "Join",
+      ),
+    ),
+  );
+}
+
+// --- Finished matches, to replay ---------------------------------------------------------------
+
+function finishedCard(signal: AbortSignal): HTMLElement {
+  const list = h("ul", { class: "match-list", "data-testid": "finished" });
+  list.append(h("li", { class: "muted" }, "Loading…"));
+  client.listMatches({ status: "finished", pageSize: 8 }).then(
+    (response) => {
+      if (signal.aborted) return;
+      list.replaceChildren(
+        ...(response.matches.length
+          ? response.matches.map((match) =>
+              h(
+                "li",
+                { "data-testid": `finished-${match.matchId}` },
+                h(
+                  "div",
+                  { class: "match-text" },
+                  h("strong", {}, match.seats.map((seat) => playerName(match, seat.seat)).join(" vs ")),
+                  h("span", { class: "muted small" }, ` · ${match.version} moves · ${ago(match.createdUnixMs)}`),
+                ),
+                h(
+                  "div",
+                  { class: "match-buttons-inline" },
+                  h(
+                    "button",
+                    {
+                      class: "secondary small-button",
+                      "data-testid": `replay-${match.matchId}`,
+                      onclick: () => navigate(`/?replay=${match.matchId}`),
+                    },
+                    "Replay",
+                  ),
+                ),
+              ),
+            )
+          : [h("li", { class: "muted" }, "None yet.")]),
+      );
+    },
+    (failure: unknown) => {
+      if (!signal.aborted) list.replaceChildren(h("li", { class: "refusal-text" }, `Could not list matches: ${message(failure)}`));
+    },
+  );
+  return h("section", { class: "card games" }, h("h2", {}, "Finished matches"), list);
 }
 
 function rulesCard(): HTMLElement {
@@ -177,777 +593,47 @@ function rulesCard(): HTMLElement {
       h(
         "li",
         {},
-        "Open a stand: pick a tile from your hand, then a highlighted square. It costs 1 + the most stands already in its row or column.",
+        "Open a stand: pick a tile from your hand, then a highlighted square. Each square shows what it costs and what its customers pay at once.",
       ),
       h(
         "li",
         {},
-        "Bring customers: pick a customer from the display, then a highlighted entrance. Every stand in that line with a good they want earns its owner coins.",
+        "Bring customers: pick a customer from the display, then a highlighted entrance. Every stand in that line with a good they want earns its owner coins: each entrance shows who earns what.",
       ),
       h("li", {}, "Open a restaurant from your hand: adjacent stands of its good earn more. Or simply take a coin."),
       h("li", {}, "Most coins at the end wins; restaurants left in hand cost 1 each."),
-    ),
-  );
-}
-
-async function startMatch(options: StartOptions): Promise<void> {
-  const created = await client.createMatch({
-    players: options.players,
-    seats: ["open", ...options.levels],
-    money: options.money,
-  });
-  const seat = await client.join(created.matchId, options.name, 0);
-  sessionStorage.setItem(SESSION_KEY, JSON.stringify({ matchId: seat.matchId, seat: seat.seat, token: seat.token }));
-  await play(seat);
-}
-
-/** Resume the match of this tab: true if it did, else why not when the player should know (it may resume later). */
-async function resume(): Promise<true | string> {
-  const saved = sessionStorage.getItem(SESSION_KEY);
-  if (!saved) return "";
-  try {
-    const { matchId, seat, token } = JSON.parse(saved) as { matchId: string; seat: number; token: string };
-    const state = await client.view(matchId, token);
-    if (isFinished(state)) throw new Error("finished");
-    await play(new Seat(client, matchId, seat, token));
-    return true;
-  } catch (failure) {
-    // Refused for fair use for longer than the client waits: the match is still there for a reload.
-    if (codeOf(failure) === Code.ResourceExhausted)
-      return `Could not resume your match: ${message(failure)}. Reload the page to try again.`;
-    sessionStorage.removeItem(SESSION_KEY);
-    return "";
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Playing
-
-/** Play a seat: its view first, then every update of Seat.watch (which sees seat changes while the match waits). */
-async function play(seat: Seat): Promise<void> {
-  const stop = new AbortController();
-  const updates = seat.watch({ signal: stop.signal });
-  const first = await updates.next(); // the current view
-  const state = first.done ? undefined : first.value.state;
-  if (!state) throw new Error("the server sent no view of the match");
-  game?.stop.abort();
-  const current: Game = {
-    seat,
-    resultHidden: false,
-    state,
-    legal: options(state),
-    log: [],
-    selection: null,
-    busy: false,
-    refusal: "",
-    recent: [],
-    stop,
-    streamError: "",
-  };
-  game = current;
-  render();
-  void follow(current, updates);
-}
-
-/** Every update after the first view redraws; the log keeps the last moves. */
-async function follow(current: Game, updates: AsyncIterable<MatchUpdate>): Promise<void> {
-  try {
-    for await (const update of updates) {
-      if (game !== current) return;
-      current.streamError = "";
-      accept(current, update);
-    }
-  } catch (failure) {
-    if (current.stop.signal.aborted || game !== current) return;
-    // A fair-use refusal the client could not wait out (see retryAfterMs) says why in one line.
-    current.streamError =
-      codeOf(failure) === Code.ResourceExhausted
-        ? `The server refused to send updates: ${message(failure)}. Reload the page to try again.`
-        : `Lost the connection to the server: ${message(failure)}. Reload the page to reconnect.`;
-    render();
-  }
-}
-
-function accept(current: Game, update: MatchUpdate): void {
-  const seat = update.seat;
-  if (update.action && seat !== undefined) {
-    const name = (other: number): string => playerName(current.state, other);
-    const lines = update.events.flatMap((event) => {
-      const line = event.game.case === "mercado" ? describeEvent(event.game.value, name) : undefined;
-      return line ? [line] : [];
-    });
-    current.log.push({ version: update.version, seat, lines });
-    current.log.splice(0, Math.max(0, current.log.length - LOG_LENGTH));
-    current.recent = recentPlaces(update.action, seat);
-  }
-  // Not back to an older state: our own move's state may be on screen already (from submit).
-  if (update.state && update.version >= current.state.version) setState(current, update.state);
-}
-
-function setState(current: Game, state: MatchState): void {
-  current.state = state;
-  current.legal = options(state);
-  if (current.selection && !selectionStillLegal(current.selection, current.legal)) current.selection = null;
-  render();
-}
-
-function recentPlaces(action: Action, seat: number): Recent[] {
-  const move = action.game.case === "mercado" ? action.game.value.action : undefined;
-  if (move?.case === "openStand" || move?.case === "openRestaurant") {
-    const square = move.value.square;
-    if (square) return [{ place: { square }, seat }];
-  } else if (move?.case === "bringCustomer") {
-    const entrance = move.value.entrance;
-    if (entrance) return [{ place: { entrance }, seat }];
-  }
-  return [];
-}
-
-/** Submit one legal action at the version on screen, with a fresh request id; a refusal shows in a line. */
-async function submit(action: Action): Promise<void> {
-  const current = game;
-  if (!current || current.busy) return;
-  current.busy = true;
-  current.refusal = "";
-  current.selection = null;
-  render();
-  try {
-    const response = await current.seat.submit(action, current.state.version, newRequestId());
-    // Show the outcome at once; the update of the move (with its log line) follows on the stream.
-    if (response.state && response.version > current.state.version) setState(current, response.state);
-  } catch (failure) {
-    current.refusal =
-      codeOf(failure) === Code.Aborted
-        ? "The match moved on before your action arrived: look again and retry."
-        : `Refused: ${message(failure)}`;
-  } finally {
-    current.busy = false;
-    if (game === current) render();
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// What the player may do now
-
-type Move = MercadoAction["action"];
-
-/** A legal action, kept as the server listed it (it is submitted as is), and its move of case K. */
-interface Legal<K extends Move["case"]> {
-  action: Action;
-  move: Extract<Move, { case: K }>;
-}
-
-interface Options {
-  stands: Legal<"openStand">[];
-  customers: Legal<"bringCustomer">[];
-  restaurants: Legal<"openRestaurant">[];
-  offers: Legal<"takeOffer">[];
-  coin: Action | undefined;
-  redraw: Action | undefined;
-  refresh: Action | undefined;
-}
-
-function options(state: MatchState): Options {
-  const result: Options = {
-    stands: [],
-    customers: [],
-    restaurants: [],
-    offers: [],
-    coin: undefined,
-    redraw: undefined,
-    refresh: undefined,
-  };
-  for (const action of state.legalActions) {
-    if (action.game.case !== "mercado") continue;
-    const move = action.game.value.action;
-    switch (move.case) {
-      case "openStand":
-        result.stands.push({ action, move });
-        break;
-      case "bringCustomer":
-        result.customers.push({ action, move });
-        break;
-      case "openRestaurant":
-        result.restaurants.push({ action, move });
-        break;
-      case "takeOffer":
-        result.offers.push({ action, move });
-        break;
-      case "takeCoin":
-        result.coin = action;
-        break;
-      case "redrawHand":
-        result.redraw = action;
-        break;
-      case "refreshOffer":
-        result.refresh = action;
-        break;
-    }
-  }
-  return result;
-}
-
-const sameTile = (a: CustomerTile | undefined, b: CustomerTile | undefined): boolean =>
-  !!a &&
-  !!b &&
-  a.level === b.level &&
-  a.goods.length === b.goods.length &&
-  a.goods.every((good, i) => b.goods[i] === good);
-
-/** Whether two selections pick the same piece: one good, one restaurant or one customer tile. */
-function sameSelection(a: Selection | null | undefined, b: Selection): boolean {
-  switch (a?.kind) {
-    case "good":
-      return b.kind === "good" && a.good === b.good;
-    case "restaurant":
-      return b.kind === "restaurant" && a.restaurant === b.restaurant;
-    case "customer":
-      return b.kind === "customer" && sameTile(a.tile, b.tile);
-    default:
-      return false;
-  }
-}
-
-/** The piece a move plays, as the player selects it before choosing where. */
-function pieceOf(move: Move): Selection | undefined {
-  switch (move.case) {
-    case "openStand":
-      return { kind: "good", good: move.value.good };
-    case "openRestaurant":
-      return { kind: "restaurant", restaurant: move.value.restaurant };
-    case "bringCustomer":
-      return move.value.tile && { kind: "customer", tile: move.value.tile };
-    default:
-      return undefined;
-  }
-}
-
-/** Whether a legal action plays the selected piece. */
-const fits = (legal: { move: Move }, choice: Selection): boolean => sameSelection(pieceOf(legal.move), choice);
-
-function selectionStillLegal(choice: Selection, legal: Options): boolean {
-  return [...legal.stands, ...legal.restaurants, ...legal.customers].some((action) => fits(action, choice));
-}
-
-function select(choice: Selection): void {
-  if (!game || game.busy) return;
-  game.selection = sameSelection(game.selection, choice) ? null : choice;
-  game.refusal = "";
-  render();
-}
-
-/** The cost of a stand on a square, and what its customers would pay for a good there now. */
-function standPreview(view: MercadoView, column: number, row: number, good: Good): { cost: number; income: number } {
-  let inRow = 0;
-  let inColumn = 0;
-  let value = 1;
-  for (const content of view.market) {
-    const square = content.square;
-    if (!square) continue;
-    if (content.content.case === "stand") {
-      if (square.row === row) inRow++;
-      if (square.column === column) inColumn++;
-    } else if (content.content.case === "restaurant") {
-      const adjacent = Math.abs(square.row - row) + Math.abs(square.column - column) === 1;
-      if (adjacent && improves(content.content.value, good)) value++;
-    }
-  }
-  let income = 0;
-  for (const waiting of view.entrances) {
-    const entrance = waiting.entrance;
-    if (!entrance || !waiting.tile?.goods.includes(good)) continue;
-    const vertical = entrance.side === Side.TOP || entrance.side === Side.BOTTOM;
-    if ((vertical && entrance.line === column) || (!vertical && entrance.line === row))
-      income += waiting.tile.level * value;
-  }
-  return { cost: 1 + Math.max(inRow, inColumn), income };
-}
-
-function targets(current: Game, view: MercadoView): Target[] {
-  const result: Target[] = [];
-  const { selection: choice, legal } = current;
-  if (!choice || current.busy) return result;
-  if (choice.kind === "good") {
-    for (const stand of legal.stands) {
-      const square = stand.move.value.square;
-      if (!square || !fits(stand, choice)) continue;
-      const { cost, income } = standPreview(view, square.column, square.row, choice.good);
-      result.push({
-        place: { square },
-        badge: income > 0 ? `-${cost} +${income}` : `-${cost}`,
-        title: `Open a ${goodName(choice.good)} stand on ${squareName(square)}: costs ${cost}${income ? `, customers pay ${income}` : ""}`,
-        onClick: () => void submit(stand.action),
-      });
-    }
-  } else if (choice.kind === "restaurant") {
-    for (const restaurant of legal.restaurants) {
-      const square = restaurant.move.value.square;
-      if (!square || !fits(restaurant, choice)) continue;
-      result.push({
-        place: { square },
-        badge: "+1",
-        title: `Open the ${restaurantName(choice.restaurant)} on ${squareName(square)} (+1 coin)`,
-        onClick: () => void submit(restaurant.action),
-      });
-    }
-  } else {
-    for (const customer of legal.customers) {
-      const entrance = customer.move.value.entrance;
-      if (!entrance || !fits(customer, choice)) continue;
-      result.push({
-        place: { entrance },
-        title: `Bring the ${tileName(choice.tile)} to ${entranceName(entrance)}`,
-        onClick: () => void submit(customer.action),
-      });
-    }
-  }
-  return result;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Drawing
-
-function playerName(state: MatchState, seat: number): string {
-  if (seat === state.yourSeat) return "You";
-  const seats = state.match?.seats ?? [];
-  const name = seats[seat]?.displayName || `Seat ${seat + 1}`;
-  // Several seats of one AI agent share its name: tell them apart by seat, as the start panel does.
-  const shared = seats.some((other) => other.seat !== seat && other.displayName === name);
-  return shared ? `${name} ${seat}` : name;
-}
-
-function header(status?: HTMLElement): HTMLElement {
-  return h(
-    "header",
-    { class: "top" },
-    h(
-      "div",
-      { class: "brand" },
-      icon(30, goodIcon(Good.FISH, -6, -4, 16), goodIcon(Good.GRAPES, 6, 5, 14)),
-      h("h1", {}, "Mercado de Lisboa"),
-    ),
-    status ?? null,
-    game ? h("button", { class: "ghost", "data-testid": "new-match", onclick: newMatch }, "New match") : null,
-  );
-}
-
-function render(): void {
-  const current = game;
-  if (!current) return;
-  const { state, legal } = current;
-  const view = mercadoView(state);
-  const finished = isFinished(state);
-  const yourTurn = isMyTurn(state);
-  document.body.dataset.turn = finished
-    ? "over"
-    : state.match?.status === MatchStatus.WAITING
-      ? "waiting"
-      : yourTurn
-        ? "you"
-        : "other";
-  document.body.dataset.version = String(state.version);
-  document.body.dataset.busy = String(current.busy);
-
-  const statusLine = h(
-    "div",
-    { class: `status ${yourTurn ? "your-turn" : ""}`, "data-testid": "status", role: "status" },
-    statusText(current, view, yourTurn),
-  );
-
-  if (!view) {
-    app.replaceChildren(
-      header(statusLine),
-      h("main", { class: "game" }, h("p", { class: "card" }, "Loading the market…")),
-    );
-    return;
-  }
-
-  const boardTargets = yourTurn ? targets(current, view) : [];
-  const board = renderBoard({
-    view,
-    targets: boardTargets,
-    recent: current.recent,
-    name: (seat) => playerName(state, seat),
-  });
-  board.setAttribute("width", String(BOARD_SIZE));
-
-  const boardArea = h(
-    "section",
-    { class: "board-area" },
-    h("div", { class: "board-frame" }, board, finished && !current.resultHidden ? resultCard(current, view) : null),
-    finished && current.resultHidden
-      ? h(
-          "button",
-          {
-            class: "secondary",
-            onclick: () => {
-              current.resultHidden = false;
-              render();
-            },
-          },
-          "Show the final scores",
-        )
-      : yourHand(current, view, legal, yourTurn),
-    current.refusal ? h("p", { class: "refusal", role: "alert", "data-testid": "refusal" }, current.refusal) : null,
-    current.streamError ? h("p", { class: "refusal", role: "alert" }, current.streamError) : null,
-  );
-
-  const side = h(
-    "aside",
-    { class: "side" },
-    playersCard(state, view),
-    offerCard(current, view, legal, yourTurn),
-    customersCard(current, view, legal, yourTurn),
-    logCard(current),
-  );
-  app.replaceChildren(header(statusLine), h("main", { class: "game" }, boardArea, side));
-}
-
-function statusText(current: Game, view: MercadoView | undefined, yourTurn: boolean): string {
-  const { state, legal } = current;
-  if (state.match?.status === MatchStatus.WAITING)
-    return "Waiting for the AI to take its seat… (is `mercado ai` running? make run starts one)";
-  if (isFinished(state)) {
-    const result = matchResult(state);
-    const you = state.yourSeat;
-    const rank = result && you !== undefined ? result.ranks[you] : undefined;
-    return rank === undefined
-      ? "The match is over."
-      : `The match is over: you finished ${ordinal(rank)} with ${result?.scores[you ?? 0]} points.`;
-  }
-  const final =
-    view?.finalTurnsLeft !== undefined
-      ? ` · final round: ${view.finalTurnsLeft} turn${view.finalTurnsLeft === 1 ? "" : "s"} left`
-      : "";
-  if (current.busy) return `Sending your move…${final}`;
-  if (!yourTurn)
-    return `${playerName(state, state.toMove ?? 0)} ${state.toMove === undefined ? "" : "is thinking…"}${final}`;
-  if (view?.phase === Phase.TAKE_OFFER)
-    return `Your turn: take a tile from the stand offer${legal.refresh ? " (or refresh it)" : ""}.${final}`;
-  const choice = current.selection;
-  if (choice?.kind === "good")
-    return `Your turn: choose a highlighted square for your ${goodName(choice.good)} stand.${final}`;
-  if (choice?.kind === "restaurant")
-    return `Your turn: choose a highlighted square for the ${restaurantName(choice.restaurant)}.${final}`;
-  if (choice?.kind === "customer") return `Your turn: choose a highlighted entrance for the customers.${final}`;
-  const picks = [
-    legal.stands.length ? "a tile from your hand" : "",
-    legal.customers.length ? "a customer" : "",
-    legal.restaurants.length ? "a restaurant" : "",
-  ].filter(Boolean);
-  const listed = picks.length > 1 ? `${picks.slice(0, -1).join(", ")} or ${picks.at(-1)}` : (picks[0] ?? "");
-  if (!listed) return `Your turn: take a coin.${final}`;
-  return `Your turn: pick ${listed}${legal.coin ? ", or take a coin" : ""}.${final}`;
-}
-
-function tileButton(
-  content: SVGElement,
-  attrs: { label: string; testId: string; legal: boolean; selected: boolean; onClick?: () => void },
-): HTMLElement {
-  const classes = ["tile", attrs.legal ? "choice" : "", attrs.selected ? "selected" : ""].filter(Boolean).join(" ");
-  if (!attrs.legal) return h("span", { class: classes, title: attrs.label, "data-testid": attrs.testId }, content);
-  return h(
-    "button",
-    {
-      type: "button",
-      class: classes,
-      title: attrs.label,
-      "aria-pressed": attrs.selected,
-      "data-testid": attrs.testId,
-      onclick: attrs.onClick,
-    },
-    content,
-  );
-}
-
-function yourHand(current: Game, view: MercadoView, legal: Options, yourTurn: boolean): HTMLElement {
-  const seat = current.state.yourSeat ?? 0;
-  const me = view.players[seat];
-  const main = yourTurn && view.phase === Phase.MAIN && !current.busy;
-  const goods = (me?.standHand ?? []).map((good, i) => {
-    const piece: Selection = { kind: "good", good };
-    const playable = main && legal.stands.some((stand) => fits(stand, piece));
-    const selected = sameSelection(current.selection, piece);
-    return tileButton(
-      icon(46, s("rect", { x: -21, y: -21, width: 42, height: 42, rx: 8, class: "hand-bg" }), goodIcon(good, 0, 0, 30)),
-      {
-        label: `${goodName(good)}: open a stand`,
-        testId: `hand-${i}`,
-        legal: playable,
-        selected,
-        onClick: () => select(piece),
-      },
-    );
-  });
-  const restaurants = (me?.restaurantHand ?? []).map((restaurant, i) => {
-    const piece: Selection = { kind: "restaurant", restaurant };
-    const playable = main && legal.restaurants.some((action) => fits(action, piece));
-    const selected = sameSelection(current.selection, piece);
-    return tileButton(icon(46, restaurantIcon(restaurant, 0, 0, 44)), {
-      label: `${restaurantName(restaurant)}: open it on the market`,
-      testId: `restaurant-${i}`,
-      legal: playable,
-      selected,
-      onClick: () => select(piece),
-    });
-  });
-  const action = (label: string, testId: string, move: Action | undefined, enabled: boolean): HTMLElement =>
-    h(
-      "button",
-      {
-        type: "button",
-        class: move && enabled ? "action choice" : "action",
-        disabled: !move || !enabled,
-        "data-testid": testId,
-        onclick: () => move && void submit(move),
-      },
-      label,
-    );
-  return h(
-    "div",
-    { class: "hand card", style: `--seat:${seatColour(seat)}` },
-    h(
-      "div",
-      { class: "hand-group" },
-      h("h3", {}, "Your stand tiles"),
-      h("div", { class: "tiles" }, goods.length ? goods : h("span", { class: "muted" }, "none")),
-    ),
-    h(
-      "div",
-      { class: "hand-group" },
-      h("h3", {}, "Your restaurants"),
-      h("div", { class: "tiles" }, restaurants.length ? restaurants : h("span", { class: "muted" }, "none")),
-    ),
-    h(
-      "div",
-      { class: "hand-group actions" },
-      action("Take a coin", "take-coin", legal.coin, main),
-      action("Redraw hand", "redraw-hand", legal.redraw, main),
-      action("Refresh offer", "refresh-offer", legal.refresh, yourTurn && !current.busy),
-    ),
-  );
-}
-
-function playersCard(state: MatchState, view: MercadoView): HTMLElement {
-  const money = view.options?.money === Money.PUBLIC ? "public" : "hidden";
-  const rows = view.players.map((player, seat) => {
-    const info = state.match?.seats[seat];
-    const turn = state.match?.status === MatchStatus.PLAYING && state.toMove === seat;
-    const level = info?.bot ? (botLevelName(info.botLevel) ?? "") : "";
-    return h(
-      "li",
-      {
-        class: `player ${turn ? "to-move" : ""}`,
-        style: `--seat:${seatColour(seat)}`,
-        "data-testid": `player-${seat}`,
-      },
-      h(
-        "div",
-        { class: "player-head" },
-        h("span", { class: "chip" }),
-        h("strong", {}, playerName(state, seat)),
-        level ? h("span", { class: "muted" }, ` ${level} AI`) : null,
-        turn ? h("span", { class: "turn-tag" }, "to move") : null,
-        h(
-          "span",
-          { class: "coins", title: player.coins === undefined ? "coins are hidden" : "coins" },
-          icon(16, s("circle", { r: 7, class: "coin" }), s("circle", { r: 4.5, class: "coin-inner" })),
-          player.coins === undefined ? "hidden" : String(player.coins),
-        ),
-      ),
-      h(
-        "div",
-        { class: "player-body" },
-        h(
-          "span",
-          { class: "stands-left", title: "wooden stands left" },
-          `${player.woodenStands}`,
-          h("small", {}, " stands left"),
-        ),
-        h(
-          "span",
-          { class: "mini-tiles", title: "stand tiles in hand" },
-          player.standHand.map((good) => icon(20, goodIcon(good, 0, 0, 17))),
-        ),
-        player.restaurantHand.length
-          ? h(
-              "span",
-              {
-                class: "mini-tiles",
-                title: `restaurants in hand: ${player.restaurantHand.map(restaurantName).join(", ")}`,
-              },
-              player.restaurantHand.map((r) => icon(22, restaurantIcon(r, 0, 0, 21, true))),
-            )
-          : null,
-      ),
-    );
-  });
-  return h(
-    "section",
-    { class: "card" },
-    h("h2", {}, "Players", h("span", { class: "muted small" }, ` · money ${money}`)),
-    h("ul", { class: "players" }, rows),
-  );
-}
-
-function offerCard(current: Game, view: MercadoView, legal: Options, yourTurn: boolean): HTMLElement {
-  const taking = yourTurn && view.phase === Phase.TAKE_OFFER && !current.busy;
-  const tiles = view.offer.map((good, i) => {
-    const move = legal.offers.find((offer) => offer.move.value.good === good)?.action;
-    return tileButton(
-      icon(40, s("rect", { x: -18, y: -18, width: 36, height: 36, rx: 7, class: "hand-bg" }), goodIcon(good, 0, 0, 26)),
-      {
-        label: `take ${goodName(good)}`,
-        testId: `offer-${i}`,
-        legal: taking && !!move,
-        selected: false,
-        onClick: () => move && void submit(move),
-      },
-    );
-  });
-  return h(
-    "section",
-    { class: `card ${taking ? "attention" : ""}` },
-    h("h2", {}, "Stand offer", h("span", { class: "muted small" }, ` · bag ${view.bagSize}`)),
-    h("div", { class: "tiles" }, tiles.length ? tiles : h("span", { class: "muted" }, "empty")),
-  );
-}
-
-function customersCard(current: Game, view: MercadoView, legal: Options, yourTurn: boolean): HTMLElement {
-  const main = yourTurn && view.phase === Phase.MAIN && !current.busy;
-  const levels = view.customers.map((level) =>
-    h(
-      "div",
-      { class: "customer-level" },
-      h("span", { class: "level-label" }, `Level ${level.level}`),
-      h(
-        "div",
-        { class: "tiles" },
-        level.display.map((tile, i) => {
-          const piece: Selection = { kind: "customer", tile };
-          const playable = main && legal.customers.some((customer) => fits(customer, piece));
-          const selected = sameSelection(current.selection, piece);
-          const svg = s(
-            "svg",
-            { width: 58, height: 50, viewBox: "0 0 58 50", class: "icon" },
-            customerTile(tile, 0, 0, 58, 50),
-          );
-          return tileButton(svg, {
-            label: tileName(tile),
-            testId: `customer-${level.level}-${i}`,
-            legal: playable,
-            selected,
-            onClick: () => select(piece),
-          });
-        }),
-      ),
-      h("span", { class: "muted small deck" }, `deck ${level.deckSize}`),
-    ),
-  );
-  return h("section", { class: "card" }, h("h2", {}, "Customers"), levels);
-}
-
-function logCard(current: Game): HTMLElement {
-  const entries = [...current.log]
-    .reverse()
-    .map((entry) =>
       h(
         "li",
-        { style: `--seat:${seatColour(entry.seat)}` },
-        h("span", { class: "version" }, `#${entry.version}`),
-        h("span", {}, entry.lines.length ? sentence(entry.lines) : `${playerName(current.state, entry.seat)} moved`),
-      ),
-    );
-  return h(
-    "section",
-    { class: "card log" },
-    h("h2", {}, "Log"),
-    h("ol", { "data-testid": "log" }, entries.length ? entries : h("li", { class: "muted" }, "No moves yet.")),
-  );
-}
-
-function resultCard(current: Game, view: MercadoView): HTMLElement | null {
-  const state = current.state;
-  const result = view.result;
-  if (!result) return null;
-  const order = view.players.map((_, seat) => seat).sort((a, b) => (result.ranks[a] ?? 9) - (result.ranks[b] ?? 9));
-  const winner = order[0];
-  const youWon = winner !== undefined && winner === state.yourSeat && result.ranks[winner] === 1;
-  return h(
-    "div",
-    { class: "result card", "data-testid": "result" },
-    h("h2", {}, youWon ? "You win!" : `${playerName(state, winner ?? 0)} wins`),
-    h(
-      "table",
-      {},
-      h(
-        "thead",
         {},
-        h("tr", {}, h("th", {}, "Rank"), h("th", {}, "Player"), h("th", {}, "Score"), h("th", {}, "Stands")),
+        "With a clock, a turn that runs over its time draws on your reserve; when both run out the AI plays your turns until you take your seat back.",
       ),
-      h(
-        "tbody",
-        {},
-        order.map((seat) =>
-          h(
-            "tr",
-            { style: `--seat:${seatColour(seat)}` },
-            h("td", {}, String(result.ranks[seat] ?? "")),
-            h("td", {}, h("span", { class: "chip" }), playerName(state, seat)),
-            h("td", {}, String(result.scores[seat] ?? "")),
-            h("td", {}, String(result.standsOnMarket[seat] ?? "")),
-          ),
-        ),
-      ),
-    ),
-    h("p", { class: "muted small" }, "Scores count restaurants left in hand as −1 each; ties go to the most stands."),
-    h(
-      "div",
-      { class: "result-buttons" },
-      h(
-        "button",
-        {
-          class: "secondary",
-          onclick: () => {
-            current.resultHidden = true;
-            render();
-          },
-        },
-        "See the board",
-      ),
-      h("button", { class: "primary", onclick: newMatch }, "Play again"),
     ),
   );
 }
 
-/** Leave the match on screen (it goes on without us if it is not over) and show the start panel. */
-function newMatch(): void {
-  game?.stop.abort();
-  game = null;
-  sessionStorage.removeItem(SESSION_KEY);
-  renderStart();
+// ---------------------------------------------------------------------------------------------
+// Words
+
+function moneyName(match: MatchSummary | undefined): string {
+  const options = match?.options.case === "mercado" ? match.options.value : undefined;
+  return options?.money === Money.PUBLIC ? "public" : "hidden";
 }
 
-/** The lines of one move as one sentence: "You opened…; you earned…". */
-function sentence(lines: readonly string[]): string {
-  const text = lines.map((line, i) => (i > 0 && line.startsWith("You ") ? `you ${line.slice(4)}` : line)).join("; ");
-  return text.startsWith("the ") ? `The ${text.slice(4)}` : text; // names keep their case
+function clockName(match: MatchSummary | undefined): string {
+  const clock = clockOf(match);
+  if (!clock) return "no clock";
+  return `${clock.turnSeconds} s a turn${clock.reserveSeconds ? ` + ${formatClock(clock.reserveSeconds * 1000)}` : ""}`;
 }
 
-function ordinal(rank: number): string {
-  return rank === 1 ? "1st" : rank === 2 ? "2nd" : rank === 3 ? "3rd" : `${rank}th`;
+function ago(createdMs: bigint | undefined): string {
+  if (createdMs === undefined) return "";
+  const minutes = Math.floor((Date.now() - Number(createdMs)) / 60_000);
+  if (minutes < 1) return "just now";
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours} h ago`;
+  return `${Math.floor(hours / 24)} days ago`;
 }
 
-/**
- * The reason of a failure to show: for a ConnectError, the server's one-line reason (also for a
- * fair-use refusal, which the client repeats after its retry-after until that would take too long).
- */
-function message(failure: unknown): string {
-  if (failure instanceof ConnectError) return failure.rawMessage;
-  if (failure instanceof Error) return failure.message;
-  return String(failure);
-}
-
-void resume().then((resumed) => {
-  if (resumed !== true) renderStart(resumed);
-});
+setRouter(route);
+route();

@@ -1,7 +1,7 @@
 // A bot that plays Mercado de Lisboa with random legal moves.
 //
 //   npx tsx src/examples/random-bot.ts --server 127.0.0.1:50051 --vs-ai easy
-//   npx tsx src/examples/random-bot.ts --server 127.0.0.1:50051 --match <id> [--seat 1]
+//   npx tsx src/examples/random-bot.ts --server 127.0.0.1:50051 --match <id> [--seat 2]
 //   npx tsx src/examples/random-bot.ts --server mercado.example:50051 --tls [--ca-file ca.pem] --vs-ai easy
 //   node dist/examples/random-bot.js ...   (after npm run build)
 //
@@ -11,7 +11,7 @@
 
 import { parseArgs } from "node:util";
 
-import { BOT_LEVELS, type BotLevelName, matchResult, mercadoView } from "../client.js";
+import { BOT_LEVELS, type BotLevelName, matchResult, mercadoView, seatLabel } from "../client.js";
 import { connectNode } from "../node.js";
 import { playRandomly } from "./random-player.js";
 
@@ -50,14 +50,20 @@ async function main(): Promise<number> {
       console.log(`created match ${matchId} against the ${level} AI`);
     }
     if (!matchId) return 2;
-    const seat = await client.join(matchId, values.name, values.seat === undefined ? undefined : Number(values.seat));
-    console.log(`playing seat ${seat.seat} of match ${matchId}`);
+    // People count seats from 1 (`--seat 1` is the API's seat 0).
+    const seatNumber = values.seat === undefined ? undefined : Number(values.seat);
+    if (seatNumber !== undefined && !(Number.isInteger(seatNumber) && seatNumber >= 1)) {
+      console.error(`--seat takes a seat number from 1, not ${values.seat}`);
+      return 2;
+    }
+    const seat = await client.join(matchId, values.name, seatNumber === undefined ? undefined : seatNumber - 1);
+    console.log(`playing ${seatLabel(seat.seat)} of match ${matchId}`);
 
     const final = await playRandomly(seat, {
       onUpdate: (update) => {
         const game = update.action?.game;
         if (!values.quiet && game?.case === "mercado") {
-          console.log(`version ${update.version}: seat ${update.seat} ${game.value.action.case ?? "?"}`);
+          console.log(`version ${update.version}: ${seatLabel(update.seat ?? 0)} ${game.value.action.case ?? "?"}`);
         }
       },
     });
@@ -72,7 +78,7 @@ async function main(): Promise<number> {
       const who = index === seat.seat ? " (this bot)" : "";
       const name = final.match?.seats[index]?.displayName ?? "";
       console.log(
-        `  seat ${index}${who} ${name}: rank ${result.ranks[index]}, ${score} points, ${result.standsOnMarket[index]} stands on the market, ${players[index]?.coins ?? "?"} coins`,
+        `  ${seatLabel(index)}${who} ${name}: rank ${final.match?.ranks[index] ?? result.ranks[index]}, ${score} points, ${result.standsOnMarket[index]} stands on the market, ${players[index]?.coins ?? "?"} coins`,
       );
     });
     return 0;

@@ -1,0 +1,1150 @@
+// The game screen: a match as one seat sees it (or a spectator), played by clicking.
+//
+// Seat.watch gives the current view, then every change: actions (with their events, for the
+// log) and changes of seats, clocks or status. Each move is sent with the version on screen as
+// `expected_version` and a fresh request id; a refusal is shown with the server's reason. What a
+// move costs and pays comes from the server's previews: the page has no rules code.
+
+import { Code } from "@connectrpc/connect";
+import {
+  type Action,
+  clockOf,
+  codeOf,
+  type CustomerTile,
+  deadlineMs,
+  type Good,
+  isMyTurn,
+  isOver,
+  legalMoves,
+  type MatchState,
+  MatchStatus,
+  type MatchUpdate,
+  type MercadoAction,
+  type MercadoPreview,
+  type MercadoView,
+  matchResult,
+  mercadoView,
+  Money,
+  newRequestId,
+  openSeats,
+  Phase,
+  type Restaurant,
+  type Seat,
+  seatLabel,
+} from "@mercado/client";
+import { BOARD_SIZE, type BadgePart, customerTile, type Recent, renderBoard, type Target } from "./board.js";
+import { type Child, h, icon, s } from "./dom.js";
+import {
+  describeEvent,
+  entranceName,
+  goodIcon,
+  goodName,
+  restaurantIcon,
+  restaurantName,
+  seatColour,
+  squareName,
+  tileName,
+} from "./labels.js";
+import { forgetSeat, markOver } from "./storage.js";
+import {
+  app,
+  confirmDialog,
+  countdown,
+  enterScreen,
+  formatClock,
+  goHome,
+  guardHome,
+  header,
+  message,
+  navigate,
+  paymentText,
+  playerName,
+  seatRole,
+  tickClocks,
+} from "./ui.js";
+
+const LOG_LENGTH = 15;
+
+type Selection =
+  | { kind: "good"; good: Good }
+  | { kind: "customer"; tile: CustomerTile }
+  | { kind: "restaurant"; restaurant: Restaurant };
+
+interface LogEntry {
+  version: bigint;
+  seat: number;
+  lines: string[];
+}
+
+/** A match on screen. */
+export interface Game {
+  matchId: string;
+  /** The seat this page plays; undefined while watching as a spectator. */
+  seat: Seat | undefined;
+  resultHidden: boolean;
+  /** The state on screen; changed only by setState, which keeps `legal` with it. */
+  state: MatchState;
+  /** What the state's legal actions allow. */
+  legal: Options;
+  log: LogEntry[];
+  selection: Selection | null;
+  busy: boolean;
+  refusal: string;
+  /** A short note that is no failure ("Link copied"). */
+  note: string;
+  /** The square or entrance of the last move, and who made it. */
+  recent: Recent[];
+  stop: AbortController;
+  streamError: string;
+  /** Bring the board into view after the next drawing (a piece was picked below it). */
+  showBoard: boolean;
+}
+
+let game: Game | null = null;
+
+/**
+ * Show a match: played with `seat`, or watched as a spectator without one. The current view
+ * first, then every update of Seat.watch. Throws (before anything is drawn) when the view fails.
+ */
+export async function openGame(matchId: string, seat: Seat | undefined, client: Seat["client"]): Promise<void> {
+  const stop = new AbortController();
+  const updates = seat ? seat.watch({ signal: stop.signal }) : client.watch(matchId, undefined, { signal: stop.signal });
+  let first: IteratorResult<MatchUpdate, void>;
+  try {
+    first = await updates.next(); // the current view
+  } catch (failure) {
+    stop.abort();
+    throw failure;
+  }
+  const state = first.done ? undefined : first.value.state;
+  if (!state) throw new Error("the server sent no view of the match");
+  const current: Game = {
+    matchId,
+    seat,
+    resultHidden: false,
+    state,
+    legal: options(state),
+    log: [],
+    selection: null,
+    busy: false,
+    refusal: "",
+    note: "",
+    recent: [],
+    stop,
+    streamError: "",
+    showBoard: false,
+  };
+  enterScreen(() => {
+    stop.abort();
+    if (game === current) game = null;
+    guardHome(undefined);
+  });
+  game = current;
+  guardHome(() => confirmLeaving(current));
+  tickClocks();
+  if (isOver(state) && seat) markOver(matchId);
+  render();
+  void follow(current, updates);
+}
+
+/** Before leaving a match in play for the start page: it goes on without us, so ask. */
+async function confirmLeaving(current: Game): Promise<boolean> {
+  const mine = current.seat && current.state.match?.seats[current.seat.seat];
+  if (current.state.match?.status !== MatchStatus.PLAYING || !mine || mine.left || mine.forfeited) return true;
+  const clock = clockOf(current.state.match);
+  return confirmDialog(
+    "Start a new match?",
+    clock
+      ? "This match goes on without you: your clock keeps running, and when it runs out the AI plays your turns. It stays in Your games, so you can come back to it."
+      : "This match waits for you: it stays in Your games, so you can come back to it.",
+    "New match",
+    "Stay",
+  );
+}
+
+/** Every update after the first view redraws; the log keeps the last moves. */
+async function follow(current: Game, updates: AsyncIterable<MatchUpdate>): Promise<void> {
+  try {
+    for await (const update of updates) {
+      if (game !== current) return;
+      current.streamError = "";
+      accept(current, update);
+    }
+  } catch (failure) {
+    if (current.stop.signal.aborted || game !== current) return;
+    // A fair-use refusal the client could not wait out (see retryAfterMs) says why in one line.
+    current.streamError =
+      codeOf(failure) === Code.ResourceExhausted
+        ? `The server refused to send updates: ${message(failure)}. Reload the page to try again.`
+        : `Lost the connection to the server: ${message(failure)}. Reload the page to reconnect.`;
+    render();
+  }
+}
+
+function accept(current: Game, update: MatchUpdate): void {
+  const seat = update.seat;
+  if (update.action && seat !== undefined) {
+    const match = current.state.match;
+    const you = current.state.yourSeat;
+    const name = (other: number): string => playerName(match, other, you);
+    const lines = update.events.flatMap((event) => {
+      const line = event.game.case === "mercado" ? describeEvent(event.game.value, name) : undefined;
+      return line ? [line] : [];
+    });
+    current.log.push({ version: update.version, seat, lines });
+    current.log.splice(0, Math.max(0, current.log.length - LOG_LENGTH));
+    current.recent = recentPlaces(update.action, seat);
+  }
+  // Not back to an older state: our own move's state may be on screen already (from submit).
+  if (update.state && update.version >= current.state.version) setState(current, update.state);
+}
+
+function setState(current: Game, state: MatchState): void {
+  current.state = state;
+  current.legal = options(state);
+  if (current.selection && !selectionStillLegal(current.selection, current.legal)) current.selection = null;
+  if (isOver(state) && current.seat) markOver(current.matchId);
+  render();
+}
+
+export function recentPlaces(action: Action | undefined, seat: number): Recent[] {
+  const move = action?.game.case === "mercado" ? action.game.value.action : undefined;
+  if (move?.case === "openStand" || move?.case === "openRestaurant") {
+    const square = move.value.square;
+    if (square) return [{ place: { square }, seat }];
+  } else if (move?.case === "bringCustomer") {
+    const entrance = move.value.entrance;
+    if (entrance) return [{ place: { entrance }, seat }];
+  }
+  return [];
+}
+
+/** Submit one legal action at the version on screen, with a fresh request id; a refusal shows in a line. */
+async function submit(action: Action): Promise<void> {
+  const current = game;
+  if (!current?.seat || current.busy) return;
+  current.busy = true;
+  current.refusal = "";
+  current.selection = null;
+  render();
+  try {
+    const response = await current.seat.submit(action, current.state.version, newRequestId());
+    // Show the outcome at once; the update of the move (with its log line) follows on the stream.
+    if (response.state && response.version > current.state.version) setState(current, response.state);
+  } catch (failure) {
+    current.refusal =
+      codeOf(failure) === Code.Aborted
+        ? "The match moved on before your action arrived: look again and retry."
+        : `Refused: ${message(failure)}`;
+  } finally {
+    current.busy = false;
+    if (game === current) render();
+  }
+}
+
+/** Take the seat back from the AI that plays it since its time ran out. */
+async function reclaim(current: Game): Promise<void> {
+  if (!current.seat || current.busy) return;
+  current.busy = true;
+  current.refusal = "";
+  render();
+  try {
+    const state = await current.seat.reclaim();
+    if (state.version >= current.state.version) setState(current, state);
+  } catch (failure) {
+    current.refusal = `Could not take your seat back: ${message(failure)}`;
+  } finally {
+    current.busy = false;
+    if (game === current) render();
+  }
+}
+
+/** Leave a waiting match (the seat opens again) or resign one in play (the AI plays on, or it forfeits). */
+async function leave(current: Game): Promise<void> {
+  const seat = current.seat;
+  const match = current.state.match;
+  if (!seat || current.busy || !match) return;
+  const waiting = match.status === MatchStatus.WAITING;
+  const forfeits = clockOf(match)?.onTimeout === "forfeit";
+  const sure = await confirmDialog(
+    waiting ? "Leave this match?" : "Resign this match?",
+    waiting
+      ? "Your seat opens again for someone else, and this match leaves Your games."
+      : forfeits
+        ? "You forfeit: you are ranked last, whatever your score. The AI plays your remaining turns, and you cannot come back."
+        : "The AI plays your seat to the end, and you cannot take it back.",
+    waiting ? "Leave" : "Resign",
+    waiting ? "Stay" : "Play on",
+  );
+  if (!sure || game !== current) return;
+  current.busy = true;
+  current.refusal = "";
+  render();
+  try {
+    await seat.leave();
+    if (waiting) {
+      forgetSeat(current.matchId);
+      guardHome(undefined);
+      navigate("/");
+      return;
+    }
+    current.note = forfeits ? "You resigned: you forfeit the match." : "You resigned: the AI plays your seat now.";
+  } catch (failure) {
+    current.refusal = `Could not leave: ${message(failure)}`;
+  } finally {
+    current.busy = false;
+    if (game === current) render();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the player may do now
+
+type Move = MercadoAction["action"];
+
+/** A legal action, kept as the server listed it (it is submitted as is), its move of case K and its preview. */
+interface Legal<K extends Move["case"]> {
+  action: Action;
+  move: Extract<Move, { case: K }>;
+  preview: MercadoPreview | undefined;
+}
+
+export interface Options {
+  stands: Legal<"openStand">[];
+  customers: Legal<"bringCustomer">[];
+  restaurants: Legal<"openRestaurant">[];
+  offers: Legal<"takeOffer">[];
+  coin: Legal<"takeCoin"> | undefined;
+  redraw: Action | undefined;
+  refresh: Action | undefined;
+}
+
+function options(state: MatchState): Options {
+  const result: Options = {
+    stands: [],
+    customers: [],
+    restaurants: [],
+    offers: [],
+    coin: undefined,
+    redraw: undefined,
+    refresh: undefined,
+  };
+  for (const { action, preview } of legalMoves(state)) {
+    if (action.game.case !== "mercado") continue;
+    const move = action.game.value.action;
+    switch (move.case) {
+      case "openStand":
+        result.stands.push({ action, move, preview });
+        break;
+      case "bringCustomer":
+        result.customers.push({ action, move, preview });
+        break;
+      case "openRestaurant":
+        result.restaurants.push({ action, move, preview });
+        break;
+      case "takeOffer":
+        result.offers.push({ action, move, preview });
+        break;
+      case "takeCoin":
+        result.coin = { action, move, preview };
+        break;
+      case "redrawHand":
+        result.redraw = action;
+        break;
+      case "refreshOffer":
+        result.refresh = action;
+        break;
+    }
+  }
+  return result;
+}
+
+const sameTile = (a: CustomerTile | undefined, b: CustomerTile | undefined): boolean =>
+  !!a &&
+  !!b &&
+  a.level === b.level &&
+  a.goods.length === b.goods.length &&
+  a.goods.every((good, i) => b.goods[i] === good);
+
+/** Whether two selections pick the same piece: one good, one restaurant or one customer tile. */
+function sameSelection(a: Selection | null | undefined, b: Selection): boolean {
+  switch (a?.kind) {
+    case "good":
+      return b.kind === "good" && a.good === b.good;
+    case "restaurant":
+      return b.kind === "restaurant" && a.restaurant === b.restaurant;
+    case "customer":
+      return b.kind === "customer" && sameTile(a.tile, b.tile);
+    default:
+      return false;
+  }
+}
+
+/** The piece a move plays, as the player selects it before choosing where. */
+function pieceOf(move: Move): Selection | undefined {
+  switch (move.case) {
+    case "openStand":
+      return { kind: "good", good: move.value.good };
+    case "openRestaurant":
+      return { kind: "restaurant", restaurant: move.value.restaurant };
+    case "bringCustomer":
+      return move.value.tile && { kind: "customer", tile: move.value.tile };
+    default:
+      return undefined;
+  }
+}
+
+/** Whether a legal action plays the selected piece. */
+const fits = (legal: { move: Move }, choice: Selection): boolean => sameSelection(pieceOf(legal.move), choice);
+
+function selectionStillLegal(choice: Selection, legal: Options): boolean {
+  return [...legal.stands, ...legal.restaurants, ...legal.customers].some((action) => fits(action, choice));
+}
+
+function select(choice: Selection): void {
+  if (!game || game.busy) return;
+  game.selection = sameSelection(game.selection, choice) ? null : choice;
+  game.refusal = "";
+  game.showBoard = game.selection !== null;
+  render();
+}
+
+/** A preview as badge parts: the cost (dark), then each seat's earnings in its colour. */
+function badgeOf(preview: MercadoPreview | undefined): BadgePart[] {
+  const parts: BadgePart[] = [];
+  if (preview?.cost) parts.push({ text: `-${preview.cost}` });
+  for (const earning of preview?.earnings ?? []) {
+    parts.push({ text: `+${earning.amount ?? "?"}`, colour: seatColour(earning.seat) });
+  }
+  return parts.length ? parts : [{ text: "0" }];
+}
+
+interface Choice extends Target {
+  /** The place's name: "c3", "top-a". */
+  name: string;
+  /** What it costs and pays, in words. */
+  pays: string;
+}
+
+function targets(current: Game): Choice[] {
+  const result: Choice[] = [];
+  const { selection: choice, legal } = current;
+  const you = current.state.yourSeat;
+  if (!choice || current.busy) return result;
+  if (choice.kind === "good") {
+    for (const stand of legal.stands) {
+      const square = stand.move.value.square;
+      if (!square || !fits(stand, choice)) continue;
+      const pays = paymentText(stand.preview, you);
+      result.push({
+        place: { square },
+        name: squareName(square),
+        pays,
+        badge: badgeOf(stand.preview),
+        title: `Open a ${goodName(choice.good)} stand on ${squareName(square)}: ${pays}`,
+        onClick: () => void submit(stand.action),
+      });
+    }
+  } else if (choice.kind === "restaurant") {
+    for (const restaurant of legal.restaurants) {
+      const square = restaurant.move.value.square;
+      if (!square || !fits(restaurant, choice)) continue;
+      const pays = paymentText(restaurant.preview, you);
+      result.push({
+        place: { square },
+        name: squareName(square),
+        pays,
+        badge: badgeOf(restaurant.preview),
+        title: `Open the ${restaurantName(choice.restaurant)} on ${squareName(square)}: ${pays}`,
+        onClick: () => void submit(restaurant.action),
+      });
+    }
+  } else {
+    for (const customer of legal.customers) {
+      const entrance = customer.move.value.entrance;
+      if (!entrance || !fits(customer, choice)) continue;
+      const pays = paymentText(customer.preview, you);
+      result.push({
+        place: { entrance },
+        name: entranceName(entrance),
+        pays,
+        badge: badgeOf(customer.preview),
+        title: `Bring the ${tileName(choice.tile)} to ${entranceName(entrance)}: ${pays}`,
+        onClick: () => void submit(customer.action),
+      });
+    }
+  }
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Drawing
+
+function render(): void {
+  const current = game;
+  if (!current) return;
+  const { state, legal } = current;
+  const match = state.match;
+  const view = mercadoView(state);
+  const over = isOver(state);
+  const yourTurn = isMyTurn(state) && !!current.seat;
+  document.body.dataset.turn =
+    match?.status === MatchStatus.FINISHED
+      ? "over"
+      : match?.status === MatchStatus.CANCELLED
+        ? "cancelled"
+        : match?.status === MatchStatus.WAITING
+          ? "waiting"
+          : yourTurn
+            ? "you"
+            : "other";
+  document.body.dataset.version = String(state.version);
+  document.body.dataset.busy = String(current.busy);
+  document.body.dataset.match = current.matchId;
+
+  const deadline = deadlineMs(match);
+  const mover = state.toMove === undefined ? undefined : match?.seats[state.toMove];
+  const statusLine = h(
+    "div",
+    { class: `status ${yourTurn ? "your-turn" : ""}`, "data-testid": "status", role: "status" },
+    deadline !== undefined && mover
+      ? countdown(deadline, Number(mover.reserveMs), { "data-testid": "clock", title: "time left for this turn" })
+      : null,
+    h("span", { class: "status-text" }, statusText(current, view, yourTurn)),
+  );
+  const top = header(
+    statusLine,
+    h("button", { class: "ghost", "data-testid": "new-match", onclick: () => void goHome() }, "New match"),
+  );
+
+  if (!view) {
+    app.replaceChildren(top, h("main", { class: "game" }, h("p", { class: "card" }, "Loading the market…")));
+    return;
+  }
+
+  const choices = yourTurn ? targets(current) : [];
+  const board = renderBoard({
+    view,
+    targets: choices,
+    recent: current.recent,
+    name: (seat) => playerName(match, seat, state.yourSeat),
+  });
+  board.setAttribute("width", String(BOARD_SIZE));
+
+  const finished = match?.status === MatchStatus.FINISHED;
+  const boardArea = h(
+    "section",
+    { class: "board-area" },
+    notices(current),
+    h("div", { class: "board-frame" }, board, finished && !current.resultHidden ? resultCard(current, view) : null),
+    choices.length ? choicesCard(current, choices) : null,
+    finished && current.resultHidden
+      ? h(
+          "button",
+          {
+            class: "secondary",
+            onclick: () => {
+              current.resultHidden = false;
+              render();
+            },
+          },
+          "Show the final scores",
+        )
+      : current.seat && !over
+        ? yourHand(current, view, legal, yourTurn)
+        : null,
+    current.refusal ? h("p", { class: "refusal", role: "alert", "data-testid": "refusal" }, current.refusal) : null,
+    current.streamError ? h("p", { class: "refusal", role: "alert" }, current.streamError) : null,
+    current.note ? h("p", { class: "note", role: "status", "data-testid": "note" }, current.note) : null,
+    matchButtons(current),
+  );
+
+  const side = h(
+    "aside",
+    { class: "side" },
+    playersCard(state, view),
+    offerCard(current, view, legal, yourTurn),
+    customersCard(current, view, legal, yourTurn),
+    logCard(current),
+  );
+  app.replaceChildren(top, h("main", { class: "game" }, boardArea, side));
+  if (current.showBoard) {
+    current.showBoard = false;
+    bringIntoView(board);
+  }
+}
+
+/** Scroll so that `element` shows whole, just under the (sticky) header, if it does not already. */
+function bringIntoView(element: Element): void {
+  const head = document.querySelector("header.top");
+  const below = head ? head.getBoundingClientRect().bottom : 0;
+  const box = element.getBoundingClientRect();
+  if (box.top >= below && box.bottom <= window.innerHeight) return;
+  window.scrollTo({ top: Math.max(0, window.scrollY + box.top - below - 6), behavior: "smooth" });
+}
+
+/** What the match needs from the player now, above the board: an invite, a seat to take back, a note. */
+function notices(current: Game): HTMLElement | null {
+  const { state } = current;
+  const match = state.match;
+  if (!match) return null;
+  const you = state.yourSeat;
+  const mine = you === undefined ? undefined : match.seats[you];
+  if (match.status === MatchStatus.CANCELLED) {
+    return h(
+      "div",
+      { class: "notice card", "data-testid": "cancelled" },
+      h("strong", {}, "This match was cancelled"),
+      " before it started: ",
+      match.seats.some((seat) => seat.bot && !seat.taken)
+        ? "no AI agent took its seat in time."
+        : "its open seats waited too long for players.",
+    );
+  }
+  if (match.status === MatchStatus.WAITING) {
+    const open = openSeats(match);
+    if (!open.length || !current.seat) return null;
+    const link = `${window.location.origin}/?join=${match.matchId}`;
+    const field = h("input", {
+      class: "invite-link",
+      readonly: true,
+      value: link,
+      "data-testid": "invite-link",
+      "aria-label": "invite link",
+      onfocus: (event: Event) => (event.target as HTMLInputElement).select(),
+    });
+    return h(
+      "div",
+      { class: "notice invite card", "data-testid": "invite" },
+      h("strong", {}, "Invite a friend"),
+      h(
+        "p",
+        {},
+        `${open.map(seatLabel).join(", ")} ${open.length === 1 ? "is" : "are"} open. Send this link; the match starts once every seat is taken.`,
+      ),
+      h(
+        "div",
+        { class: "invite-row" },
+        field,
+        h(
+          "button",
+          {
+            type: "button",
+            class: "secondary",
+            "data-testid": "copy-invite",
+            onclick: () => {
+              field.select();
+              // The clipboard API needs a secure origin (https or localhost); else the old way.
+              const copied: Promise<boolean> = navigator.clipboard
+                ? navigator.clipboard.writeText(link).then(
+                    () => true,
+                    () => false,
+                  )
+                : Promise.resolve(document.execCommand("copy"));
+              void copied.then((done) => {
+                current.note = done ? "Link copied: paste it to your friend." : "Select the link and copy it.";
+                if (game === current) render();
+              });
+            },
+          },
+          "Copy",
+        ),
+      ),
+    );
+  }
+  if (!current.seat) {
+    return h("div", { class: "notice card", "data-testid": "watching" }, "You are watching this match.");
+  }
+  if (mine?.playedByAi && !mine.left && !mine.forfeited && match.status === MatchStatus.PLAYING) {
+    return h(
+      "div",
+      { class: "notice attention card", "data-testid": "ai-plays-you" },
+      h("span", {}, h("strong", {}, "Your time ran out: "), "the AI is playing your turns."),
+      h(
+        "button",
+        {
+          type: "button",
+          class: "primary",
+          "data-testid": "reclaim",
+          disabled: current.busy,
+          onclick: () => void reclaim(current),
+        },
+        "Take my seat back",
+      ),
+    );
+  }
+  if (mine?.left || mine?.forfeited) {
+    return h(
+      "div",
+      { class: "notice card", "data-testid": "you-left" },
+      mine.forfeited ? "You forfeited this match: " : "You left this match: ",
+      "the AI plays your seat.",
+    );
+  }
+  return null;
+}
+
+/** Below the board: leave or resign, and the replay of a finished match. */
+function matchButtons(current: Game): HTMLElement | null {
+  const match = current.state.match;
+  const mine = current.seat && match?.seats[current.seat.seat];
+  const buttons: Child[] = [];
+  if (match?.status === MatchStatus.FINISHED) {
+    buttons.push(
+      h(
+        "button",
+        { type: "button", class: "secondary", onclick: () => navigate(`/?replay=${current.matchId}`) },
+        "Watch the replay",
+      ),
+    );
+  } else if (mine && !mine.left && !mine.forfeited && !isOver(current.state)) {
+    const waiting = match?.status === MatchStatus.WAITING;
+    buttons.push(
+      h(
+        "button",
+        {
+          type: "button",
+          class: "secondary danger",
+          "data-testid": "leave",
+          disabled: current.busy,
+          onclick: () => void leave(current),
+        },
+        waiting ? "Leave this match" : "Leave / resign",
+      ),
+    );
+  }
+  return buttons.length ? h("div", { class: "match-buttons" }, buttons) : null;
+}
+
+/**
+ * The places the picked piece may go, grouped by what they cost and pay: the board's targets as
+ * a list ("costs 1: a1 b1 c1", "+3 you, +2 Seat 2: top-a").
+ */
+function choicesCard(current: Game, choices: readonly Choice[]): HTMLElement {
+  const what =
+    current.selection?.kind === "customer"
+      ? "Bring the customers to"
+      : current.selection?.kind === "restaurant"
+        ? "Open the restaurant on"
+        : "Open the stand on";
+  const groups = new Map<string, Choice[]>();
+  for (const choice of choices) groups.set(choice.pays, [...(groups.get(choice.pays) ?? []), choice]);
+  return h(
+    "section",
+    { class: "card choices", "data-testid": "choices" },
+    h("h2", {}, what),
+    [...groups].map(([pays, places]) =>
+      h(
+        "div",
+        { class: "option-group" },
+        h("span", { class: "pays", "data-testid": "pays" }, pays),
+        h(
+          "span",
+          { class: "options" },
+          places.map((choice) =>
+            h(
+              "button",
+              {
+                type: "button",
+                class: "option",
+                title: choice.title,
+                "data-testid": `option-${choice.name}`,
+                onclick: () => choice.onClick(),
+              },
+              choice.name,
+            ),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+function statusText(current: Game, view: MercadoView | undefined, yourTurn: boolean): string {
+  const { state, legal } = current;
+  const match = state.match;
+  const you = state.yourSeat;
+  if (match?.status === MatchStatus.CANCELLED) return "This match was cancelled.";
+  if (match?.status === MatchStatus.WAITING) {
+    const bots = match.seats.filter((seat) => seat.bot && !seat.taken).length;
+    const open = openSeats(match).length;
+    if (open && bots) return "Waiting for players and for the AI to take their seats…";
+    if (open) return `Waiting for ${open === 1 ? "a player" : `${open} players`} to join…`;
+    return "Waiting for the AI to take its seat…";
+  }
+  if (match?.status === MatchStatus.FINISHED) {
+    const ranks = match.ranks.length ? match.ranks : (matchResult(state)?.ranks ?? []);
+    const rank = you !== undefined ? ranks[you] : undefined;
+    const score = you !== undefined ? matchResult(state)?.scores[you] : undefined;
+    return rank === undefined
+      ? "The match is over."
+      : `The match is over: you finished ${ordinal(rank)}${score === undefined ? "" : ` with ${score} points`}.`;
+  }
+  const final =
+    view?.finalTurnsLeft !== undefined
+      ? ` · final round: ${view.finalTurnsLeft} turn${view.finalTurnsLeft === 1 ? "" : "s"} left`
+      : "";
+  if (current.busy) return `Sending…${final}`;
+  const mine = you === undefined ? undefined : match?.seats[you];
+  if (!yourTurn) {
+    const mover = state.toMove;
+    if (mover === undefined) return `Waiting…${final}`;
+    if (mover === you && mine?.playedByAi) return `The AI is playing your turn…${final}`;
+    return `${playerName(match, mover, you)} ${mover === you ? "are" : "is"} thinking…${final}`;
+  }
+  if (view?.phase === Phase.TAKE_OFFER)
+    return `Your turn: take a tile from the stand offer${legal.refresh ? " (or refresh it)" : ""}.${final}`;
+  const choice = current.selection;
+  if (choice?.kind === "good")
+    return `Your turn: choose a highlighted square for your ${goodName(choice.good)} stand.${final}`;
+  if (choice?.kind === "restaurant")
+    return `Your turn: choose a highlighted square for the ${restaurantName(choice.restaurant)}.${final}`;
+  if (choice?.kind === "customer") return `Your turn: choose a highlighted entrance for the customers.${final}`;
+  const picks = [
+    legal.stands.length ? "a tile from your hand" : "",
+    legal.customers.length ? "a customer" : "",
+    legal.restaurants.length ? "a restaurant" : "",
+  ].filter(Boolean);
+  const listed = picks.length > 1 ? `${picks.slice(0, -1).join(", ")} or ${picks.at(-1)}` : (picks[0] ?? "");
+  if (!listed) return `Your turn: take a coin.${final}`;
+  return `Your turn: pick ${listed}${legal.coin ? ", or take a coin" : ""}.${final}`;
+}
+
+function tileButton(
+  content: SVGElement,
+  attrs: { label: string; testId: string; legal: boolean; selected: boolean; onClick?: () => void },
+): HTMLElement {
+  const classes = ["tile", attrs.legal ? "choice" : "", attrs.selected ? "selected" : ""].filter(Boolean).join(" ");
+  if (!attrs.legal) return h("span", { class: classes, title: attrs.label, "data-testid": attrs.testId }, content);
+  return h(
+    "button",
+    {
+      type: "button",
+      class: classes,
+      title: attrs.label,
+      "aria-pressed": attrs.selected,
+      "data-testid": attrs.testId,
+      onclick: attrs.onClick,
+    },
+    content,
+  );
+}
+
+function yourHand(current: Game, view: MercadoView, legal: Options, yourTurn: boolean): HTMLElement {
+  const seat = current.state.yourSeat ?? 0;
+  const me = view.players[seat];
+  const main = yourTurn && view.phase === Phase.MAIN && !current.busy;
+  const goods = (me?.standHand ?? []).map((good, i) => {
+    const piece: Selection = { kind: "good", good };
+    const playable = main && legal.stands.some((stand) => fits(stand, piece));
+    const selected = sameSelection(current.selection, piece);
+    return tileButton(
+      icon(46, s("rect", { x: -21, y: -21, width: 42, height: 42, rx: 8, class: "hand-bg" }), goodIcon(good, 0, 0, 30)),
+      {
+        label: `${goodName(good)}: open a stand`,
+        testId: `hand-${i}`,
+        legal: playable,
+        selected,
+        onClick: () => select(piece),
+      },
+    );
+  });
+  const restaurants = (me?.restaurantHand ?? []).map((restaurant, i) => {
+    const piece: Selection = { kind: "restaurant", restaurant };
+    const playable = main && legal.restaurants.some((action) => fits(action, piece));
+    const selected = sameSelection(current.selection, piece);
+    return tileButton(icon(46, restaurantIcon(restaurant, 0, 0, 44)), {
+      label: `${restaurantName(restaurant)}: open it on the market`,
+      testId: `restaurant-${i}`,
+      legal: playable,
+      selected,
+      onClick: () => select(piece),
+    });
+  });
+  const action = (label: string, testId: string, move: Action | undefined, enabled: boolean, title = ""): HTMLElement =>
+    h(
+      "button",
+      {
+        type: "button",
+        class: move && enabled ? "action choice" : "action",
+        disabled: !move || !enabled,
+        "data-testid": testId,
+        title: title || null,
+        onclick: () => move && void submit(move),
+      },
+      label,
+    );
+  const coinPays = legal.coin ? paymentText(legal.coin.preview, current.state.yourSeat) : "";
+  return h(
+    "div",
+    { class: "hand card", style: `--seat:${seatColour(seat)}` },
+    h(
+      "div",
+      { class: "hand-group" },
+      h("h3", {}, "Your stand tiles"),
+      h("div", { class: "tiles" }, goods.length ? goods : h("span", { class: "muted" }, "none")),
+    ),
+    h(
+      "div",
+      { class: "hand-group" },
+      h("h3", {}, "Your restaurants"),
+      h("div", { class: "tiles" }, restaurants.length ? restaurants : h("span", { class: "muted" }, "none")),
+    ),
+    h(
+      "div",
+      { class: "hand-group actions" },
+      action(
+        legal.coin ? `Take a coin (${coinPays})` : "Take a coin",
+        "take-coin",
+        legal.coin?.action,
+        main,
+        coinPays,
+      ),
+      action("Redraw hand", "redraw-hand", legal.redraw, main),
+      action("Refresh offer", "refresh-offer", legal.refresh, yourTurn && !current.busy),
+    ),
+  );
+}
+
+/** Every player: name, what plays the seat, coins, stands and hands; with `clocks`, the turn's time and reserves. */
+export function playersCard(state: MatchState, view: MercadoView, clocks = true): HTMLElement {
+  const match = state.match;
+  const money = view.options?.money === Money.PUBLIC ? "public" : "hidden";
+  const clock = clocks ? clockOf(match) : undefined;
+  const deadline = clocks ? deadlineMs(match) : undefined;
+  const rows = view.players.map((player, seat) => {
+    const info = match?.seats[seat];
+    const turn = match?.status === MatchStatus.PLAYING && state.toMove === seat;
+    const role = seatRole(match, seat);
+    const reserve = Number(info?.reserveMs ?? 0n);
+    const timed = clock && info && !info.bot && !info.playedByAi && match?.status === MatchStatus.PLAYING;
+    return h(
+      "li",
+      {
+        class: `player ${turn ? "to-move" : ""} ${info?.playedByAi ? "ai-played" : ""}`,
+        style: `--seat:${seatColour(seat)}`,
+        "data-testid": `player-${seat}`,
+      },
+      h(
+        "div",
+        { class: "player-head" },
+        h("span", { class: "chip" }),
+        h("span", { class: "seat-number" }, seatLabel(seat)),
+        h("strong", { class: "player-name" }, playerName(match, seat, state.yourSeat)),
+        role ? h("span", { class: "role", "data-testid": `role-${seat}` }, role) : null,
+        h(
+          "span",
+          { class: "coins", title: player.coins === undefined ? "coins are hidden" : "coins" },
+          icon(16, s("circle", { r: 7, class: "coin" }), s("circle", { r: 4.5, class: "coin-inner" })),
+          player.coins === undefined ? "hidden" : String(player.coins),
+        ),
+      ),
+      h(
+        "div",
+        { class: "player-body" },
+        turn ? h("span", { class: "turn-tag" }, "to move") : null,
+        turn && deadline !== undefined && timed
+          ? countdown(deadline, reserve, { title: "time left for this turn" })
+          : timed && clock.reserveSeconds > 0
+            ? h("span", { class: "reserve", title: "time in reserve" }, `reserve ${formatClock(reserve)}`)
+            : null,
+        h(
+          "span",
+          { class: "stands-left", title: "wooden stands left" },
+          `${player.woodenStands}`,
+          h("small", {}, " stands left"),
+        ),
+        h(
+          "span",
+          { class: "mini-tiles", title: "stand tiles in hand" },
+          player.standHand.map((good) => icon(20, goodIcon(good, 0, 0, 17))),
+        ),
+        player.restaurantHand.length
+          ? h(
+              "span",
+              {
+                class: "mini-tiles",
+                title: `restaurants in hand: ${player.restaurantHand.map(restaurantName).join(", ")}`,
+              },
+              player.restaurantHand.map((r) => icon(22, restaurantIcon(r, 0, 0, 21, true))),
+            )
+          : null,
+      ),
+    );
+  });
+  const clockNote = !clocks
+    ? ""
+    : clock
+      ? ` · ${clock.turnSeconds} s a turn${clock.reserveSeconds ? ` + ${formatClock(clock.reserveSeconds * 1000)} reserve` : ""}`
+      : " · no clock";
+  return h(
+    "section",
+    { class: "card" },
+    h("h2", {}, "Players", h("span", { class: "muted small" }, ` · money ${money}${clockNote}`)),
+    h("ul", { class: "players" }, rows),
+  );
+}
+
+export function offerCard(current: Game | null, view: MercadoView, legal: Options | null, yourTurn: boolean): HTMLElement {
+  const taking = !!current && yourTurn && view.phase === Phase.TAKE_OFFER && !current.busy;
+  const tiles = view.offer.map((good, i) => {
+    const move = legal?.offers.find((offer) => offer.move.value.good === good)?.action;
+    return tileButton(
+      icon(40, s("rect", { x: -18, y: -18, width: 36, height: 36, rx: 7, class: "hand-bg" }), goodIcon(good, 0, 0, 26)),
+      {
+        label: `take ${goodName(good)}`,
+        testId: `offer-${i}`,
+        legal: taking && !!move,
+        selected: false,
+        onClick: () => move && void submit(move),
+      },
+    );
+  });
+  return h(
+    "section",
+    { class: `card ${taking ? "attention" : ""}` },
+    h("h2", {}, "Stand offer", h("span", { class: "muted small" }, ` · bag ${view.bagSize}`)),
+    h("div", { class: "tiles" }, tiles.length ? tiles : h("span", { class: "muted" }, "empty")),
+  );
+}
+
+export function customersCard(
+  current: Game | null,
+  view: MercadoView,
+  legal: Options | null,
+  yourTurn: boolean,
+): HTMLElement {
+  const main = !!current && yourTurn && view.phase === Phase.MAIN && !current.busy;
+  const levels = view.customers.map((level) =>
+    h(
+      "div",
+      { class: "customer-level" },
+      h("span", { class: "level-label" }, `Level ${level.level}`),
+      h(
+        "div",
+        { class: "tiles" },
+        level.display.map((tile, i) => {
+          const piece: Selection = { kind: "customer", tile };
+          const playable = main && !!legal?.customers.some((customer) => fits(customer, piece));
+          const selected = sameSelection(current?.selection, piece);
+          const svg = s(
+            "svg",
+            { width: 58, height: 50, viewBox: "0 0 58 50", class: "icon" },
+            customerTile(tile, 0, 0, 58, 50),
+          );
+          return tileButton(svg, {
+            label: tileName(tile),
+            testId: `customer-${level.level}-${i}`,
+            legal: playable,
+            selected,
+            onClick: () => select(piece),
+          });
+        }),
+      ),
+      h("span", { class: "muted small deck" }, `deck ${level.deckSize}`),
+    ),
+  );
+  return h("section", { class: "card" }, h("h2", {}, "Customers"), levels);
+}
+
+function logCard(current: Game): HTMLElement {
+  const match = current.state.match;
+  const entries = [...current.log]
+    .reverse()
+    .map((entry) =>
+      h(
+        "li",
+        { style: `--seat:${seatColour(entry.seat)}` },
+        h("span", { class: "version" }, `#${entry.version}`),
+        h(
+          "span",
+          {},
+          entry.lines.length ? sentence(entry.lines) : `${playerName(match, entry.seat, current.state.yourSeat)} moved`,
+        ),
+      ),
+    );
+  return h(
+    "section",
+    { class: "card log" },
+    h("h2", {}, "Log"),
+    h("ol", { "data-testid": "log" }, entries.length ? entries : h("li", { class: "muted" }, "No moves yet.")),
+  );
+}
+
+function resultCard(current: Game, view: MercadoView): HTMLElement | null {
+  const state = current.state;
+  const match = state.match;
+  const result = view.result;
+  if (!result) return null;
+  // The match's ranks put forfeited seats last; the game's own are by score alone.
+  const ranks = match?.ranks.length ? match.ranks : result.ranks;
+  const order = view.players.map((_, seat) => seat).sort((a, b) => (ranks[a] ?? 9) - (ranks[b] ?? 9));
+  const winner = order[0];
+  const youWon = winner !== undefined && winner === state.yourSeat && ranks[winner] === 1;
+  return h(
+    "div",
+    { class: "result card", "data-testid": "result" },
+    h("h2", {}, youWon ? "You win!" : `${playerName(match, winner ?? 0, state.yourSeat)} ${winner === state.yourSeat ? "win" : "wins"}`),
+    h(
+      "table",
+      {},
+      h(
+        "thead",
+        {},
+        h("tr", {}, h("th", {}, "Rank"), h("th", {}, "Player"), h("th", {}, "Score"), h("th", {}, "Stands")),
+      ),
+      h(
+        "tbody",
+        {},
+        order.map((seat) =>
+          h(
+            "tr",
+            { style: `--seat:${seatColour(seat)}` },
+            h("td", {}, String(ranks[seat] ?? "")),
+            h(
+              "td",
+              {},
+              h("span", { class: "chip" }),
+              playerName(match, seat, state.yourSeat),
+              match?.seats[seat]?.forfeited ? h("span", { class: "muted small" }, " (forfeited)") : null,
+            ),
+            h("td", {}, String(result.scores[seat] ?? "")),
+            h("td", {}, String(result.standsOnMarket[seat] ?? "")),
+          ),
+        ),
+      ),
+    ),
+    h("p", { class: "muted small" }, "Scores count restaurants left in hand as −1 each; ties go to the most stands."),
+    h(
+      "div",
+      { class: "result-buttons" },
+      h(
+        "button",
+        {
+          class: "secondary",
+          onclick: () => {
+            current.resultHidden = true;
+            render();
+          },
+        },
+        "See the board",
+      ),
+      h(
+        "button",
+        { class: "secondary", "data-testid": "replay", onclick: () => navigate(`/?replay=${current.matchId}`) },
+        "Replay",
+      ),
+      h("button", { class: "primary", onclick: () => void goHome() }, "Play again"),
+    ),
+  );
+}
+
+/** The lines of one move as one sentence: "You opened…; you earned…". */
+export function sentence(lines: readonly string[]): string {
+  const text = lines.map((line, i) => (i > 0 && line.startsWith("You ") ? `you ${line.slice(4)}` : line)).join("; ");
+  return text.startsWith("the ") ? `The ${text.slice(4)}` : text; // names keep their case
+}
+
+export function ordinal(rank: number): string {
+  return rank === 1 ? "1st" : rank === 2 ? "2nd" : rank === 3 ? "3rd" : `${rank}th`;
+}

@@ -1,0 +1,225 @@
+// What every screen of the page shares: the client, navigation, the header, a confirmation
+// dialog, names of seats and players, clocks and what an action pays.
+
+import { ConnectError } from "@connectrpc/connect";
+import { createGrpcWebTransport } from "@connectrpc/connect-web";
+import {
+  botLevelName,
+  Good,
+  type MatchSummary,
+  MercadoClient,
+  type MercadoPreview,
+  seatLabel,
+} from "@mercado/client";
+import { h, icon, type Child } from "./dom.js";
+import { goodIcon } from "./labels.js";
+
+export const client = new MercadoClient(createGrpcWebTransport({ baseUrl: window.location.origin }));
+export const app = document.getElementById("app") as HTMLElement;
+
+// ---------------------------------------------------------------------------------------------
+// Screens and navigation
+
+let leaveScreen: (() => void) | undefined;
+
+/** A new screen takes over: the one before stops its streams and timers. */
+export function enterScreen(leave: () => void = () => undefined): void {
+  const previous = leaveScreen;
+  leaveScreen = leave;
+  previous?.();
+}
+
+let router: () => void = () => undefined;
+
+export function setRouter(route: () => void): void {
+  router = route;
+  window.addEventListener("popstate", () => router());
+}
+
+/** Go to a page address ("/", "/?match=ID", "/?join=ID", "/?replay=ID"), as a new history entry unless `replace`. */
+export function navigate(address: string, replace = false): void {
+  if (replace) history.replaceState(null, "", address);
+  else history.pushState(null, "", address);
+  router();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Failures
+
+/**
+ * The reason of a failure to show: for a ConnectError, the server's one-line reason (also for a
+ * fair-use refusal, which the client repeats after its retry-after until that would take too long).
+ */
+export function message(failure: unknown): string {
+  if (failure instanceof ConnectError) return failure.rawMessage;
+  if (failure instanceof Error) return failure.message;
+  return String(failure);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The header
+
+export function header(status?: HTMLElement | null, ...buttons: Child[]): HTMLElement {
+  return h(
+    "header",
+    { class: "top" },
+    h(
+      "a",
+      {
+        class: "brand",
+        href: "/",
+        title: "The start page",
+        onclick: (event: Event) => {
+          event.preventDefault();
+          goHome();
+        },
+      },
+      icon(30, goodIcon(Good.FISH, -6, -4, 16), goodIcon(Good.GRAPES, 6, 5, 14)),
+      h("h1", {}, "Mercado de Lisboa"),
+    ),
+    h("div", { class: "header-buttons" }, ...buttons),
+    status ?? null,
+  );
+}
+
+let homeGuard: (() => Promise<boolean>) | undefined;
+
+/** Ask `guard` before leaving the current screen for the start page (none: leave at once). */
+export function guardHome(guard: (() => Promise<boolean>) | undefined): void {
+  homeGuard = guard;
+}
+
+/** To the start page, after the current screen's guard agreed. */
+export async function goHome(): Promise<void> {
+  if (homeGuard && !(await homeGuard())) return;
+  homeGuard = undefined;
+  navigate("/");
+}
+
+// ---------------------------------------------------------------------------------------------
+// A confirmation dialog
+
+/** Ask a yes/no question in a modal dialog; resolves true for `yes`. */
+export function confirmDialog(question: string, detail: string, yes: string, no = "Cancel"): Promise<boolean> {
+  return new Promise((resolve) => {
+    const dialog = h("dialog", { class: "confirm card", "data-testid": "confirm" });
+    const close = (answer: boolean): void => {
+      dialog.close();
+      dialog.remove();
+      resolve(answer);
+    };
+    dialog.append(
+      h("h2", {}, question),
+      h("p", {}, detail),
+      h(
+        "div",
+        { class: "confirm-buttons" },
+        h("button", { type: "button", class: "secondary", "data-testid": "confirm-no", onclick: () => close(false) }, no),
+        h("button", { type: "button", class: "primary", "data-testid": "confirm-yes", onclick: () => close(true) }, yes),
+      ),
+    );
+    dialog.addEventListener("cancel", (event) => {
+      event.preventDefault();
+      close(false);
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Seats and players: people count seats from 1 ("Seat 1" is the API's seat 0)
+
+/** How a seat's player is named: "You", their display name, or "Seat N"; "(Seat N)" is added when names repeat. */
+export function playerName(match: MatchSummary | undefined, seat: number, you?: number): string {
+  if (seat === you) return "You";
+  const seats = match?.seats ?? [];
+  const name = seats[seat]?.displayName;
+  if (!name) return seatLabel(seat);
+  // Several seats of one AI agent share its name: tell them apart by seat.
+  const shared = seats.some((other) => other.seat !== seat && other.displayName === name);
+  return shared ? `${name} (${seatLabel(seat)})` : name;
+}
+
+/** What plays a seat, in a few words: "easy AI", "AI (time ran out)", "left", "forfeited", or "". */
+export function seatRole(match: MatchSummary | undefined, seat: number): string {
+  const info = match?.seats[seat];
+  if (!info) return "";
+  if (info.forfeited) return "forfeited · AI plays";
+  if (info.left) return "left · AI plays";
+  if (info.playedByAi) return "time ran out · AI plays";
+  if (info.bot) return `${botLevelName(info.botLevel) ?? ""} AI`.trim();
+  return "";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Clocks
+
+/** m:ss (or h:mm:ss), rounding up: "0:01" until the time is out. */
+export function formatClock(ms: number): string {
+  const total = Math.max(0, Math.ceil(ms / 1000));
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = String(total % 60).padStart(2, "0");
+  return hours > 0 ? `${hours}:${String(minutes).padStart(2, "0")}:${seconds}` : `${minutes}:${seconds}`;
+}
+
+/**
+ * A clock that counts down to a deadline: the turn's own time first, then the mover's reserve
+ * ("reserve 2:59"). The page's ticker updates it every quarter second (see tickClocks).
+ */
+export function countdown(deadline: number, reserveMs: number, attrs: Record<string, string> = {}): HTMLElement {
+  const element = h("span", {
+    class: "clock",
+    "data-deadline": deadline,
+    "data-reserve": reserveMs,
+    ...attrs,
+  });
+  updateCountdown(element, Date.now());
+  return element;
+}
+
+function updateCountdown(element: HTMLElement, now: number): void {
+  const deadline = Number(element.dataset.deadline);
+  const reserve = Number(element.dataset.reserve ?? 0);
+  const left = Math.max(0, deadline - now);
+  const turn = left - reserve;
+  const text = turn > 0 || reserve <= 0 ? formatClock(Math.max(0, turn)) : `reserve ${formatClock(left)}`;
+  if (element.textContent !== text) element.textContent = text;
+  element.classList.toggle("in-reserve", turn <= 0 && reserve > 0);
+  element.classList.toggle("low", left < 10_000);
+}
+
+let ticker: ReturnType<typeof setInterval> | undefined;
+
+/** Keep every countdown on the page current (started once). */
+export function tickClocks(): void {
+  ticker ??= setInterval(() => {
+    const now = Date.now();
+    for (const element of document.querySelectorAll<HTMLElement>("[data-deadline]")) updateCountdown(element, now);
+  }, 250);
+}
+
+// ---------------------------------------------------------------------------------------------
+// What an action pays, from the server's preview
+
+/** "+3 you, +2 Seat 2" (an amount the viewer may not see is "+?"); "" when it pays nobody. */
+export function earningsText(preview: MercadoPreview | undefined, you: number | undefined): string {
+  return (preview?.earnings ?? [])
+    .map((earning) => {
+      const amount = earning.amount === undefined ? "?" : String(earning.amount);
+      return `+${amount} ${earning.seat === you ? "you" : seatLabel(earning.seat)}`;
+    })
+    .join(", ");
+}
+
+/** The whole preview in words: "costs 2 · +3 you, +2 Seat 2", "costs 1", "+1 you" or "pays nothing". */
+export function paymentText(preview: MercadoPreview | undefined, you: number | undefined): string {
+  const parts = [preview?.cost ? `costs ${preview.cost}` : "", earningsText(preview, you)].filter(Boolean);
+  return parts.length ? parts.join(" · ") : "pays nothing";
+}
+
+/** What `you` earn from a preview; undefined when nothing. */
+export function yourEarning(preview: MercadoPreview | undefined, you: number | undefined): number | undefined {
+  return preview?.earnings.find((earning) => earning.seat === you)?.amount;
+}

@@ -1,0 +1,218 @@
+// What the browser tests share: real `mercado serve` (gRPC-Web and the built page on its web
+// port) and `mercado ai` processes from the project venv, Debian's Chromium driven by
+// playwright-core, and ways to play by clicking. No fixed sleeps: every wait is for a condition.
+
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { type Browser, chromium, type Page } from "playwright-core";
+
+export const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
+const HERE = dirname(fileURLToPath(import.meta.url));
+const PACKAGE = resolve(HERE, "..");
+const REPO = resolve(PACKAGE, "../..");
+const MERCADO = join(REPO, ".venv/bin/mercado");
+export const DIST = join(PACKAGE, "dist");
+export const RESULTS = join(PACKAGE, "test-results");
+export const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+/** Why the browser tests cannot run here, or false. */
+export const skip = existsSync(CHROMIUM)
+  ? false
+  : "Chromium not found: install it with `apt-get install -y chromium` to run the browser test";
+
+export interface Running {
+  child: ChildProcess;
+  log: string[];
+}
+
+/** Run `mercado args` (with MERCADO_AGENT_KEY `agentKey`) until `until` accepts one of its log records. */
+export function start(
+  args: string[],
+  agentKey: string,
+  until?: (record: Record<string, unknown>) => boolean,
+): Promise<[Running, Record<string, unknown>]> {
+  const child = spawn(MERCADO, args, {
+    cwd: REPO,
+    stdio: ["ignore", "ignore", "pipe"],
+    // The agent key by environment, not on the command line (where `ps` would show it).
+    env: { ...process.env, PYTHONUNBUFFERED: "1", MERCADO_AGENT_KEY: agentKey },
+  });
+  const running: Running = { child, log: [] };
+  return new Promise((done, fail) => {
+    const timer = setTimeout(() => fail(new Error(`${args[0]} did not start:\n${running.log.join("\n")}`)), 30_000);
+    createInterface({ input: child.stderr! }).on("line", (line) => {
+      running.log.push(line);
+      let record: Record<string, unknown> = {};
+      try {
+        record = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        return; // not a log record (a traceback): kept in the log
+      }
+      if (!until || until(record)) {
+        clearTimeout(timer);
+        done([running, record]);
+      }
+    });
+    child.once("error", fail);
+    child.once("exit", (code) => fail(new Error(`${args[0]} exited (${code}):\n${running.log.join("\n")}`)));
+  });
+}
+
+export async function stop(running: Running | undefined): Promise<void> {
+  if (!running || running.child.exitCode !== null || running.child.signalCode !== null) return;
+  const exited = new Promise((done) => running.child.once("exit", done));
+  running.child.kill("SIGTERM");
+  await exited;
+}
+
+/** A fresh agent key for one server and its agent: the server's bot seats need one. */
+export const newAgentKey = (): string => randomBytes(32).toString("hex");
+
+export interface Server {
+  server: Running;
+  port: number;
+  webPort: number;
+  agentKey: string;
+  url: string;
+}
+
+/** `mercado serve` on free ports, serving the built page (and gRPC-Web) from DIST; `args` adds options. */
+export async function startServer(scratch: string, args: string[] = []): Promise<Server> {
+  assert.ok(existsSync(join(DIST, "index.html")), "the page is not built: run `npm run build` first");
+  assert.ok(existsSync(MERCADO), `${MERCADO} is missing: run \`make setup\` first`);
+  const agentKey = newAgentKey();
+  const [server, listening] = await start(
+    ["serve", "--port", "0", "--web-port", "0", "--web-root", DIST, "--db", join(scratch, "mercado.db"), ...args],
+    agentKey,
+    (record) => record.message === "listening",
+  );
+  const port = Number(listening.port);
+  const webPort = Number(listening.web_port);
+  if (!(webPort > 0)) {
+    await stop(server);
+    assert.fail(`no web port in ${JSON.stringify(listening)}`);
+  }
+  return { server, port, webPort, agentKey, url: `http://127.0.0.1:${webPort}/` };
+}
+
+/**
+ * `mercado ai` for a server, with a state file of its own. Resolves once it logged "agent
+ * started", which it does after its first heartbeat: from then on the server accepts bot seats.
+ */
+export async function startAgent(scratch: string, server: Server, levels: string[] = ["easy"]): Promise<Running> {
+  const [agent] = await start(
+    [
+      "ai",
+      "--server",
+      `127.0.0.1:${server.port}`,
+      "--state-file",
+      join(scratch, `ai-state-${randomBytes(4).toString("hex")}.json`),
+      "--max-matches",
+      "4",
+      "--workers",
+      "1",
+      "--log-level",
+      "info",
+      ...levels.flatMap((level) => ["--level", level]),
+    ],
+    server.agentKey,
+    (record) => record.message === "agent started",
+  );
+  return agent;
+}
+
+export function scratchDir(): { path: string; remove(): void } {
+  const path = mkdtempSync(join(tmpdir(), "mercado-web-"));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+}
+
+/** A page that records uncaught errors (checked with assertNoErrors). */
+export async function newPage(browser: Browser, viewport = { width: 1440, height: 1000 }): Promise<Page> {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on("pageerror", (error) => errors.push(String(error)));
+  (page as Page & { errors?: string[] }).errors = errors;
+  return page;
+}
+
+export function assertNoErrors(page: Page): void {
+  assert.deepEqual((page as Page & { errors?: string[] }).errors ?? [], [], "the page threw");
+}
+
+/** Start a match from the start page: seat 2.. as `others` ("easy", "medium", "hard" or "open"). */
+export async function startMatch(page: Page, others: string[], options: { clock?: string; name?: string } = {}): Promise<void> {
+  if (options.name) await page.locator("#name").fill(options.name);
+  await page.getByTestId("players").selectOption(String(others.length + 1));
+  for (const [i, kind] of others.entries()) await page.getByTestId(`level-${i + 1}`).selectOption(kind);
+  if (options.clock) await page.getByTestId("clock-choice").selectOption(options.clock);
+  await page.getByTestId("start").click();
+}
+
+export const READY = 'body[data-turn="you"][data-busy="false"], body[data-turn="over"]';
+// The first highlighted legal option, most specific first: a board target after a pick,
+// an offer tile when one must be taken, a tile of the hand, then any other choice (a coin).
+const CHOICES = ["g.target", '[data-testid^="offer-"].choice', '[data-testid^="hand-"].choice', ".choice"];
+
+export async function clickFirstChoice(page: Page, prefer: string[] = []): Promise<string> {
+  for (const selector of [...prefer, ...CHOICES]) {
+    const choice = page.locator(selector).first();
+    if ((await choice.count()) > 0) {
+      const name = (await choice.getAttribute("data-testid")) ?? selector;
+      await choice.click();
+      return name;
+    }
+  }
+  throw new Error("it is our turn but nothing is highlighted");
+}
+
+export const version = async (page: Page): Promise<number> => Number(await page.getAttribute("body", "data-version"));
+export const turn = async (page: Page): Promise<string | null> => page.getAttribute("body", "data-turn");
+
+/**
+ * One click of the player whose turn it is on `page`: either it submits an action (the version
+ * moves on), or it picks a tile (targets appear). A refusal fails the test. Returns whether an
+ * action was sent, and what was clicked.
+ */
+export async function clickOnce(page: Page, prefer: string[] = []): Promise<{ acted: boolean; clicked: string }> {
+  const before = await version(page);
+  const clicked = await clickFirstChoice(page, prefer);
+  await page.waitForFunction(
+    (seen) =>
+      Number(document.body.dataset.version) > seen ||
+      document.querySelector("g.target") !== null ||
+      document.querySelector('[data-testid="refusal"]') !== null,
+    before,
+    { timeout: 30_000 },
+  );
+  const refusal = page.getByTestId("refusal");
+  if ((await refusal.count()) > 0) assert.fail(`refused after ${clicked}: ${await refusal.first().textContent()}`);
+  return { acted: (await version(page)) > before, clicked };
+}
+
+/** Whether the page shows no horizontal overflow: nothing wider than the window. */
+export function noHorizontalOverflow(page: Page): Promise<{ scrollWidth: number; clientWidth: number }> {
+  return page.evaluate(() => ({
+    scrollWidth: document.documentElement.scrollWidth,
+    clientWidth: document.documentElement.clientWidth,
+  }));
+}
