@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import grpc
-from grpc_health.v1 import health_pb2
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 from matchplay import assert_reason, mover, refusal, seated_match
 from mercado.v1 import match_pb2 as api
 from mercado_client import MercadoClient
@@ -129,9 +129,10 @@ async def test_a_full_disk_refuses_writes_until_there_is_room_again(start: Start
     seen: set[int] = set()
 
     async def watch_health() -> None:
-        while True:
-            seen.add(await health(server.target))
-            await asyncio.sleep(0.02)
+        """Every status the health service goes through (its Watch stream sends each change)."""
+        async with grpc.aio.insecure_channel(server.target) as channel:
+            async for answer in health_pb2_grpc.HealthStub(channel).Watch(health_pb2.HealthCheckRequest()):
+                seen.add(answer.status)
 
     watcher = asyncio.create_task(watch_health())
     created, refused = await _flood_creates(server.target, seconds=20, stop_on_refusal=True)
