@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 BOT_LEVELS = ("easy", "medium", "hard")
 CORES = os.cpu_count() or 1
 # A seat needs a search only on its turn, and people take far longer over theirs (docs/ai.md).
-MATCHES_PER_CORE = 8
+MATCHES_PER_CORE = 4
 
 
 @click.command(name="ai")
