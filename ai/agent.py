@@ -19,8 +19,7 @@ import random
 import time
 import uuid
 import zlib
-from concurrent.futures import Executor, ProcessPoolExecutor
-from multiprocessing import get_context
+from concurrent.futures import Executor
 
 import grpc
 from mercado.v1 import match_pb2 as api
@@ -34,6 +33,7 @@ from .determinize import View
 from .levels import decide
 from .observation import CoinTracker
 from .seats import HeldSeat, SeatFile
+from .workers import search_pool
 
 log = logging.getLogger("mercado.ai")
 # Patience with a server that is down (restarting) before a match is given up.
@@ -64,7 +64,7 @@ class Agent:
         self.seats = seats
         self.name = name
         self.poll_seconds = poll_seconds
-        self.executor = executor or ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn"))
+        self.executor = executor or search_pool(1)
         self.seed = random.getrandbits(32) if seed is None else seed
         self.id = f"{name}-{uuid.uuid4().hex[:12]}"
         self.playing: set[asyncio.Task[None]] = set()

@@ -79,13 +79,11 @@ def ai_command(
     log_level: str,
 ) -> None:
     """Claim bot seats on a server and play them, until SIGTERM or Ctrl-C; started again, resume them."""
-    from concurrent.futures import ProcessPoolExecutor
-    from multiprocessing import get_context
-
     import platformdirs
 
     from ai.agent import Agent
     from ai.seats import SeatFile
+    from ai.workers import search_pool
 
     from .serve import configure_logging
 
@@ -96,8 +94,7 @@ def ai_command(
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
-        # Worker processes are spawned, not forked: forking a process that runs gRPC threads is unsafe.
-        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as executor:
+        with search_pool(workers) as executor:
             path = state_file or platformdirs.user_state_path("mercado") / f"agent-{name}.json"
             seats = SeatFile(path)
             agent = Agent(server, agent_key, list(levels), max_matches, seats, name=name, executor=executor)

@@ -18,9 +18,9 @@ import zlib
 from collections.abc import Callable, Coroutine
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
-from multiprocessing import get_context
 from typing import Any
 
+from ai.workers import search_pool
 from server.engine import Action, action_by_id, player_view
 
 from .match import Match
@@ -117,8 +117,7 @@ class Timekeeper:
 
     def _pool(self) -> ProcessPoolExecutor:
         if self.pool is None:
-            # Spawned, not forked: forking a process that runs gRPC threads is unsafe.
-            self.pool = ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn"))
+            self.pool = search_pool(1)
         return self.pool
 
     async def close(self) -> None:

@@ -6,10 +6,10 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from authorities import AGENT_KEY, authority, close
 
 from server.engine import Options, legal_actions
 from server.match import (
@@ -24,41 +24,12 @@ from server.match import (
     Limits,
     Match,
     MatchService,
-    Policy,
     TimeControl,
 )
 from server.match.errors import NotAllowedNow, Unauthenticated
-from server.store.sqlite import SqliteStore
 
-AGENT_KEY = "agent-key-0123456789"
 SHORT = TimeControl(turn_seconds=1, reserve_seconds=0)
 WAIT_SECONDS = 20.0  # for the AI's first move (its worker process starts) and the like
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "mercado.db"
-
-
-async def authority(db: Path, limits: Limits | None = None, agents: bool = True) -> MatchService:
-    service = MatchService(SqliteStore(db), limits, Policy(agent_key=AGENT_KEY, allow_chosen_seeds=True))
-    await service.start()
-    if agents:
-        service.agent_heartbeat(AGENT_KEY, "test-agent", [], 100)
-    return service
-
-
-async def close(service: MatchService) -> None:
-    service.close_streams()
-    await service.close()
-    service.store.close()
-
-
-@pytest.fixture
-async def service(db: Path) -> AsyncIterator[MatchService]:
-    running = await authority(db)
-    yield running
-    await close(running)
 
 
 async def seated(

@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from authorities import AGENT_KEY, authority, close
 
 from server.engine import Action, Options, apply, legal_actions, new_game, parse_action, replay
 from server.match import FINISHED, PLAYING, WAITING, Limits, Match, MatchService, Policy, Seated, Update
@@ -27,40 +28,9 @@ from server.match.errors import (
     Unauthenticated,
 )
 from server.match.service import hash_token
-from server.store.sqlite import SqliteStore
 
-AGENT_KEY = "agent-key-0123456789"
-POLICY = Policy(agent_key=AGENT_KEY, allow_chosen_seeds=True)
 NO_CLOCK = Policy(agent_key=AGENT_KEY, allow_chosen_seeds=True, default_clock=None)  # nothing pins a match
 UNKNOWN = "0" * 32  # a well-formed match id of no match
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "mercado.db"
-
-
-async def authority(db: Path, limits: Limits | None = None, policy: Policy = POLICY) -> MatchService:
-    """An authority on ``db``: a new one, or as after a restart when the file holds matches. An agent
-    with room for many seats has said hello, as ``mercado ai`` does."""
-    running = MatchService(SqliteStore(db), limits, policy)
-    await running.start()
-    if policy.agent_key:
-        running.agent_heartbeat(policy.agent_key, "test-agent", [], 100)
-    return running
-
-
-async def close(service: MatchService) -> None:
-    service.close_streams()
-    await service.close()
-    service.store.close()
-
-
-@pytest.fixture
-async def service(db: Path) -> AsyncIterator[MatchService]:
-    running = await authority(db)
-    yield running
-    await close(running)
 
 
 async def seated(service: MatchService, players: int = 2, seed: int = 1) -> tuple[Match, list[str]]:
