@@ -19,6 +19,7 @@ export MERCADO_AGENT_KEY=${MERCADO_AGENT_KEY:-$("$BIN/python" -c 'import secrets
 
 "$BIN/mercado" serve --host "$HOST" --port "$PORT" --web-port "$WEB_PORT" &
 server=$!
+agent=
 trap 'kill $agent $server 2>/dev/null; wait' EXIT INT TERM
 # The agent retries until the server answers.
 "$BIN/mercado" ai --server "$SERVER" --log-level warning &
@@ -43,6 +44,9 @@ cat <<TEXT
   Or play a friend: one creates the match, the other joins with the id it shows:
     $BIN/mercado play --server $SERVER --players 2
     $BIN/mercado play --server $SERVER --match MATCH_ID
+
+  Left a game? Go back into it:
+    $BIN/mercado play --server $SERVER --resume
 
 TEXT
 wait $server
