@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import threading
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing.connection import wait
@@ -11,13 +12,15 @@ from multiprocessing.connection import wait
 
 def search_pool(workers: int) -> ProcessPoolExecutor:
     """A pool of ``workers`` processes. They are spawned, not forked (forking a process that runs
-    gRPC threads is unsafe), and each exits when its parent does, even when the parent is killed."""
+    gRPC threads is unsafe), leave Ctrl-C to their parent (which shuts the pool down) and exit when
+    it does, even when it is killed."""
     return ProcessPoolExecutor(
         max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=_exit_with_parent
     )
 
 
 def _exit_with_parent() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     parent = multiprocessing.parent_process()
     if parent is None:
         return

@@ -20,7 +20,15 @@ export MERCADO_AGENT_KEY=${MERCADO_AGENT_KEY:-$("$BIN/python" -c 'import secrets
 "$BIN/mercado" serve --host "$HOST" --port "$PORT" --web-port "$WEB_PORT" &
 server=$!
 agent=
-trap 'kill $agent $server 2>/dev/null; wait' EXIT INT TERM
+# Ctrl-C (or SIGTERM) stops both and is a clean exit; a server that stops by itself is not.
+stop() {
+  trap - INT TERM EXIT
+  kill $agent $server 2>/dev/null || true
+  wait
+  exit 0
+}
+trap stop INT TERM
+trap 'kill $agent $server 2>/dev/null || true' EXIT
 # The agent retries until the server answers.
 "$BIN/mercado" ai --server "$SERVER" --log-level warning &
 agent=$!
