@@ -4,6 +4,7 @@ import {
   type CustomerTile,
   type Entrance,
   Good,
+  type MatchUpdate,
   type MercadoEvent,
   Restaurant,
   Side,
@@ -53,9 +54,6 @@ export const RESTAURANT_GOOD: Partial<Record<Restaurant, Good>> = {
   [Restaurant.BURGER_BAR]: Good.MEAT,
   [Restaurant.WINE_BAR]: Good.GRAPES,
 };
-
-export const improves = (restaurant: Restaurant, good: Good): boolean =>
-  restaurant === Restaurant.PUB || RESTAURANT_GOOD[restaurant] === good;
 
 export const COLUMNS = "abcde";
 export const squareName = (square: Pick<Square, "column" | "row"> | undefined): string =>
@@ -227,4 +225,19 @@ export function describeEvent(event: MercadoEvent, name: (seat: number) => strin
     case undefined:
       return undefined; // visible on the board; not worth a line
   }
+}
+
+/** The lines of one move as one sentence: "You opened…; you earned…". */
+function sentence(lines: readonly string[]): string {
+  const text = lines.map((line, i) => (i > 0 && line.startsWith("You ") ? `you ${line.slice(4)}` : line)).join("; ");
+  return text.startsWith("the ") ? `The ${text.slice(4)}` : text; // names keep their case
+}
+
+/** One move by `seat` in words, from its events: "You opened…; you earned…", or "Ana moved". */
+export function describeMove(events: MatchUpdate["events"], seat: number, name: (seat: number) => string): string {
+  const lines = events.flatMap((event) => {
+    const line = event.game.case === "mercado" ? describeEvent(event.game.value, name) : undefined;
+    return line ? [line] : [];
+  });
+  return lines.length ? sentence(lines) : `${name(seat)} moved`;
 }

@@ -73,18 +73,22 @@ async function openMatch(matchId: string): Promise<void> {
   enterScreen();
   loading("Opening your match…");
   try {
-    await openGame(matchId, new Seat(client, matchId, saved.seat, saved.token), client);
+    await openGame(matchId, new Seat(client, matchId, saved.seat, saved.token));
   } catch (failure) {
-    const code = codeOf(failure);
-    // The seat is gone (given up, or the match no longer exists): forget it.
-    if (code === Code.NotFound || code === Code.Unauthenticated || code === Code.PermissionDenied) forgetSeat(matchId);
+    if (seatGone(failure)) forgetSeat(matchId);
     history.replaceState(null, "", "/");
     renderStart(
-      code === Code.ResourceExhausted
+      codeOf(failure) === Code.ResourceExhausted
         ? `Could not open your match: ${message(failure)}. Reload the page to try again.`
         : `Could not open your match: ${message(failure)}`,
     );
   }
+}
+
+/** Whether a call failed because this browser's seat is gone (given up, or the match no longer exists). */
+function seatGone(failure: unknown): boolean {
+  const code = codeOf(failure);
+  return code === Code.NotFound || code === Code.Unauthenticated || code === Code.PermissionDenied;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -111,8 +115,9 @@ async function openJoin(matchId: string): Promise<void> {
   const seatsList = h(
     "ul",
     { class: "seat-list" },
-    (match?.seats ?? []).map((seat) =>
-      h(
+    (match?.seats ?? []).map((seat) => {
+      const role = seat.taken ? seatRole(match, seat.seat) : "";
+      return h(
         "li",
         { style: `--seat:${seatColour(seat.seat)}` },
         h("span", { class: "chip" }),
@@ -122,9 +127,9 @@ async function openJoin(matchId: string): Promise<void> {
           : seat.bot
             ? h("span", { class: "muted" }, "the AI's, not taken yet")
             : h("span", { class: "open-seat" }, "open"),
-        seat.taken && seatRole(match, seat.seat) ? h("span", { class: "muted small" }, ` · ${seatRole(match, seat.seat)}`) : null,
-      ),
-    ),
+        role ? h("span", { class: "muted small" }, ` · ${role}`) : null,
+      );
+    }),
   );
   const body: Child[] = [];
   if (open.length) {
@@ -209,7 +214,7 @@ async function watch(matchId: string): Promise<void> {
   enterScreen();
   loading("Opening the match…");
   try {
-    await openGame(matchId, undefined, client);
+    await openGame(matchId, undefined);
   } catch (failure) {
     renderStart(`Could not watch that match: ${message(failure)}`);
   }
@@ -394,8 +399,7 @@ function yourGamesCard(signal: AbortSignal): HTMLElement | null {
       },
       (failure: unknown) => {
         if (signal.aborted) return;
-        const code = codeOf(failure);
-        if (code === Code.NotFound || code === Code.Unauthenticated || code === Code.PermissionDenied) {
+        if (seatGone(failure)) {
           forgetSeat(saved.matchId);
           item.remove();
           if (!list.childElementCount) card.remove();
@@ -486,7 +490,8 @@ function lobbyCard(signal: AbortSignal): HTMLElement {
     try {
       const response = await client.listMatches({ status: "waiting", pageSize: 50 });
       if (signal.aborted) return;
-      const open = response.matches.filter((match) => openSeats(match).length > 0 && !savedSeat(match.matchId));
+      const yours = new Set(savedSeats().map((saved) => saved.matchId));
+      const open = response.matches.filter((match) => openSeats(match).length > 0 && !yours.has(match.matchId));
       list.replaceChildren(
         ...(open.length
           ? open.map(lobbyItem)

@@ -15,12 +15,15 @@ import {
   type Good,
   isMyTurn,
   isOver,
+  type LegalMove,
   legalMoves,
   type MatchState,
   MatchStatus,
+  type MatchSummary,
   type MatchUpdate,
   type MercadoAction,
   type MercadoPreview,
+  type MercadoResult,
   type MercadoView,
   matchResult,
   mercadoView,
@@ -32,10 +35,10 @@ import {
   type Seat,
   seatLabel,
 } from "@mercado/client";
-import { BOARD_SIZE, type BadgePart, customerTile, type Recent, renderBoard, type Target } from "./board.js";
+import { BOARD_SIZE, type BadgePart, customerTile, type Place, type Recent, renderBoard, type Target } from "./board.js";
 import { type Child, h, icon, s } from "./dom.js";
 import {
-  describeEvent,
+  describeMove,
   entranceName,
   goodIcon,
   goodName,
@@ -48,15 +51,16 @@ import {
 import { forgetSeat, markOver } from "./storage.js";
 import {
   app,
+  client,
   confirmDialog,
   countdown,
   enterScreen,
   formatClock,
   goHome,
-  guardHome,
   header,
   message,
   navigate,
+  newMatchButton,
   paymentText,
   playerName,
   seatRole,
@@ -73,11 +77,11 @@ type Selection =
 interface LogEntry {
   version: bigint;
   seat: number;
-  lines: string[];
+  text: string;
 }
 
 /** A match on screen. */
-export interface Game {
+interface Game {
   matchId: string;
   /** The seat this page plays; undefined while watching as a spectator. */
   seat: Seat | undefined;
@@ -106,7 +110,7 @@ let game: Game | null = null;
  * Show a match: played with `seat`, or watched as a spectator without one. The current view
  * first, then every update of Seat.watch. Throws (before anything is drawn) when the view fails.
  */
-export async function openGame(matchId: string, seat: Seat | undefined, client: Seat["client"]): Promise<void> {
+export async function openGame(matchId: string, seat: Seat | undefined): Promise<void> {
   const stop = new AbortController();
   const updates = seat ? seat.watch({ signal: stop.signal }) : client.watch(matchId, undefined, { signal: stop.signal });
   let first: IteratorResult<MatchUpdate, void>;
@@ -134,13 +138,14 @@ export async function openGame(matchId: string, seat: Seat | undefined, client: 
     streamError: "",
     showBoard: false,
   };
-  enterScreen(() => {
-    stop.abort();
-    if (game === current) game = null;
-    guardHome(undefined);
-  });
+  enterScreen(
+    () => {
+      stop.abort();
+      if (game === current) game = null;
+    },
+    () => confirmLeaving(current),
+  );
   game = current;
-  guardHome(() => confirmLeaving(current));
   tickClocks();
   if (isOver(state) && seat) markOver(matchId);
   render();
@@ -184,14 +189,9 @@ async function follow(current: Game, updates: AsyncIterable<MatchUpdate>): Promi
 function accept(current: Game, update: MatchUpdate): void {
   const seat = update.seat;
   if (update.action && seat !== undefined) {
-    const match = current.state.match;
-    const you = current.state.yourSeat;
-    const name = (other: number): string => playerName(match, other, you);
-    const lines = update.events.flatMap((event) => {
-      const line = event.game.case === "mercado" ? describeEvent(event.game.value, name) : undefined;
-      return line ? [line] : [];
-    });
-    current.log.push({ version: update.version, seat, lines });
+    const { match, yourSeat } = current.state;
+    const text = describeMove(update.events, seat, (other) => playerName(match, other, yourSeat));
+    current.log.push({ version: update.version, seat, text });
     current.log.splice(0, Math.max(0, current.log.length - LOG_LENGTH));
     current.recent = recentPlaces(update.action, seat);
   }
@@ -284,7 +284,6 @@ async function leave(current: Game): Promise<void> {
     await seat.leave();
     if (waiting) {
       forgetSeat(current.matchId);
-      guardHome(undefined);
       navigate("/");
       return;
     }
@@ -302,14 +301,12 @@ async function leave(current: Game): Promise<void> {
 
 type Move = MercadoAction["action"];
 
-/** A legal action, kept as the server listed it (it is submitted as is), its move of case K and its preview. */
-interface Legal<K extends Move["case"]> {
-  action: Action;
+/** A legal move (its action is submitted as the server listed it) and its move of case K. */
+interface Legal<K extends Move["case"]> extends LegalMove {
   move: Extract<Move, { case: K }>;
-  preview: MercadoPreview | undefined;
 }
 
-export interface Options {
+interface Options {
   stands: Legal<"openStand">[];
   customers: Legal<"bringCustomer">[];
   restaurants: Legal<"openRestaurant">[];
@@ -427,51 +424,36 @@ interface Choice extends Target {
 }
 
 function targets(current: Game): Choice[] {
-  const result: Choice[] = [];
   const { selection: choice, legal } = current;
+  if (!choice || current.busy) return [];
   const you = current.state.yourSeat;
-  if (!choice || current.busy) return result;
-  if (choice.kind === "good") {
-    for (const stand of legal.stands) {
-      const square = stand.move.value.square;
-      if (!square || !fits(stand, choice)) continue;
-      const pays = paymentText(stand.preview, you);
-      result.push({
-        place: { square },
-        name: squareName(square),
-        pays,
-        badge: badgeOf(stand.preview),
-        title: `Open a ${goodName(choice.good)} stand on ${squareName(square)}: ${pays}`,
-        onClick: () => void submit(stand.action),
-      });
-    }
-  } else if (choice.kind === "restaurant") {
-    for (const restaurant of legal.restaurants) {
-      const square = restaurant.move.value.square;
-      if (!square || !fits(restaurant, choice)) continue;
-      const pays = paymentText(restaurant.preview, you);
-      result.push({
-        place: { square },
-        name: squareName(square),
-        pays,
-        badge: badgeOf(restaurant.preview),
-        title: `Open the ${restaurantName(choice.restaurant)} on ${squareName(square)}: ${pays}`,
-        onClick: () => void submit(restaurant.action),
-      });
-    }
-  } else {
+  const result: Choice[] = [];
+  const add = (move: LegalMove, place: Place, name: string, doing: string): void => {
+    const pays = paymentText(move.preview, you);
+    result.push({
+      place,
+      name,
+      pays,
+      badge: badgeOf(move.preview),
+      title: `${doing} ${name}: ${pays}`,
+      onClick: () => void submit(move.action),
+    });
+  };
+  if (choice.kind === "customer") {
+    const doing = `Bring the ${tileName(choice.tile)} to`;
     for (const customer of legal.customers) {
       const entrance = customer.move.value.entrance;
-      if (!entrance || !fits(customer, choice)) continue;
-      const pays = paymentText(customer.preview, you);
-      result.push({
-        place: { entrance },
-        name: entranceName(entrance),
-        pays,
-        badge: badgeOf(customer.preview),
-        title: `Bring the ${tileName(choice.tile)} to ${entranceName(entrance)}: ${pays}`,
-        onClick: () => void submit(customer.action),
-      });
+      if (entrance && fits(customer, choice)) add(customer, { entrance }, entranceName(entrance), doing);
+    }
+  } else {
+    // Stands and restaurants both go on a square; only those of the picked piece fit.
+    const doing =
+      choice.kind === "good"
+        ? `Open a ${goodName(choice.good)} stand on`
+        : `Open the ${restaurantName(choice.restaurant)} on`;
+    for (const opening of [...legal.stands, ...legal.restaurants]) {
+      const square = opening.move.value.square;
+      if (square && fits(opening, choice)) add(opening, { square }, squareName(square), doing);
     }
   }
   return result;
@@ -483,7 +465,7 @@ function targets(current: Game): Choice[] {
 function render(): void {
   const current = game;
   if (!current) return;
-  const { state, legal } = current;
+  const { state } = current;
   const match = state.match;
   const view = mercadoView(state);
   const over = isOver(state);
@@ -512,10 +494,7 @@ function render(): void {
       : null,
     h("span", { class: "status-text" }, statusText(current, view, yourTurn)),
   );
-  const top = header(
-    statusLine,
-    h("button", { class: "ghost", "data-testid": "new-match", onclick: () => void goHome() }, "New match"),
-  );
+  const top = header(statusLine, newMatchButton());
 
   if (!view) {
     app.replaceChildren(top, h("main", { class: "game" }, h("p", { class: "card" }, "Loading the market…")));
@@ -551,7 +530,7 @@ function render(): void {
           "Show the final scores",
         )
       : current.seat && !over
-        ? yourHand(current, view, legal, yourTurn)
+        ? yourHand(current, view)
         : null,
     current.refusal ? h("p", { class: "refusal", role: "alert", "data-testid": "refusal" }, current.refusal) : null,
     current.streamError ? h("p", { class: "refusal", role: "alert" }, current.streamError) : null,
@@ -563,8 +542,8 @@ function render(): void {
     "aside",
     { class: "side" },
     playersCard(state, view),
-    offerCard(current, view, legal, yourTurn),
-    customersCard(current, view, legal, yourTurn),
+    offerCard(current, view),
+    customersCard(current, view),
     logCard(current),
   );
   app.replaceChildren(top, h("main", { class: "game" }, boardArea, side));
@@ -773,9 +752,9 @@ function statusText(current: Game, view: MercadoView | undefined, yourTurn: bool
     return "Waiting for the AI to take its seat…";
   }
   if (match?.status === MatchStatus.FINISHED) {
-    const ranks = match.ranks.length ? match.ranks : (matchResult(state)?.ranks ?? []);
-    const rank = you !== undefined ? ranks[you] : undefined;
-    const score = you !== undefined ? matchResult(state)?.scores[you] : undefined;
+    const result = matchResult(state);
+    const rank = you !== undefined ? finalRanks(match, result)[you] : undefined;
+    const score = you !== undefined ? result?.scores[you] : undefined;
     return rank === undefined
       ? "The match is over."
       : `The match is over: you finished ${ordinal(rank)}${score === undefined ? "" : ` with ${score} points`}.`;
@@ -830,10 +809,16 @@ function tileButton(
   );
 }
 
-function yourHand(current: Game, view: MercadoView, legal: Options, yourTurn: boolean): HTMLElement {
+/** Whether the page may act now (in `phase`, when given): it plays the seat to move and sends nothing. */
+function mayAct(current: Game | null, view: MercadoView, phase?: Phase): boolean {
+  return !!current?.seat && isMyTurn(current.state) && !current.busy && (phase === undefined || view.phase === phase);
+}
+
+function yourHand(current: Game, view: MercadoView): HTMLElement {
+  const { legal } = current;
   const seat = current.state.yourSeat ?? 0;
   const me = view.players[seat];
-  const main = yourTurn && view.phase === Phase.MAIN && !current.busy;
+  const main = mayAct(current, view, Phase.MAIN);
   const goods = (me?.standHand ?? []).map((good, i) => {
     const piece: Selection = { kind: "good", good };
     const playable = main && legal.stands.some((stand) => fits(stand, piece));
@@ -901,7 +886,7 @@ function yourHand(current: Game, view: MercadoView, legal: Options, yourTurn: bo
         coinPays,
       ),
       action("Redraw hand", "redraw-hand", legal.redraw, main),
-      action("Refresh offer", "refresh-offer", legal.refresh, yourTurn && !current.busy),
+      action("Refresh offer", "refresh-offer", legal.refresh, mayAct(current, view)),
     ),
   );
 }
@@ -985,10 +970,11 @@ export function playersCard(state: MatchState, view: MercadoView, clocks = true)
   );
 }
 
-export function offerCard(current: Game | null, view: MercadoView, legal: Options | null, yourTurn: boolean): HTMLElement {
-  const taking = !!current && yourTurn && view.phase === Phase.TAKE_OFFER && !current.busy;
+/** The stand offer; `current` null: only shown (the replay). */
+export function offerCard(current: Game | null, view: MercadoView): HTMLElement {
+  const taking = mayAct(current, view, Phase.TAKE_OFFER);
   const tiles = view.offer.map((good, i) => {
-    const move = legal?.offers.find((offer) => offer.move.value.good === good)?.action;
+    const move = current?.legal.offers.find((offer) => offer.move.value.good === good)?.action;
     return tileButton(
       icon(40, s("rect", { x: -18, y: -18, width: 36, height: 36, rx: 7, class: "hand-bg" }), goodIcon(good, 0, 0, 26)),
       {
@@ -1008,13 +994,9 @@ export function offerCard(current: Game | null, view: MercadoView, legal: Option
   );
 }
 
-export function customersCard(
-  current: Game | null,
-  view: MercadoView,
-  legal: Options | null,
-  yourTurn: boolean,
-): HTMLElement {
-  const main = !!current && yourTurn && view.phase === Phase.MAIN && !current.busy;
+/** The customer display; `current` null: only shown (the replay). */
+export function customersCard(current: Game | null, view: MercadoView): HTMLElement {
+  const main = mayAct(current, view, Phase.MAIN);
   const levels = view.customers.map((level) =>
     h(
       "div",
@@ -1025,7 +1007,7 @@ export function customersCard(
         { class: "tiles" },
         level.display.map((tile, i) => {
           const piece: Selection = { kind: "customer", tile };
-          const playable = main && !!legal?.customers.some((customer) => fits(customer, piece));
+          const playable = main && !!current?.legal.customers.some((customer) => fits(customer, piece));
           const selected = sameSelection(current?.selection, piece);
           const svg = s(
             "svg",
@@ -1048,7 +1030,6 @@ export function customersCard(
 }
 
 function logCard(current: Game): HTMLElement {
-  const match = current.state.match;
   const entries = [...current.log]
     .reverse()
     .map((entry) =>
@@ -1056,11 +1037,7 @@ function logCard(current: Game): HTMLElement {
         "li",
         { style: `--seat:${seatColour(entry.seat)}` },
         h("span", { class: "version" }, `#${entry.version}`),
-        h(
-          "span",
-          {},
-          entry.lines.length ? sentence(entry.lines) : `${playerName(match, entry.seat, current.state.yourSeat)} moved`,
-        ),
+        h("span", {}, entry.text),
       ),
     );
   return h(
@@ -1071,13 +1048,17 @@ function logCard(current: Game): HTMLElement {
   );
 }
 
+/** The final ranks: the match's, which put forfeited seats last, else the game's own (by score alone). */
+function finalRanks(match: MatchSummary | undefined, result: MercadoResult | undefined): readonly number[] {
+  return match?.ranks.length ? match.ranks : (result?.ranks ?? []);
+}
+
 function resultCard(current: Game, view: MercadoView): HTMLElement | null {
   const state = current.state;
   const match = state.match;
   const result = view.result;
   if (!result) return null;
-  // The match's ranks put forfeited seats last; the game's own are by score alone.
-  const ranks = match?.ranks.length ? match.ranks : result.ranks;
+  const ranks = finalRanks(match, result);
   const order = view.players.map((_, seat) => seat).sort((a, b) => (ranks[a] ?? 9) - (ranks[b] ?? 9));
   const winner = order[0];
   const youWon = winner !== undefined && winner === state.yourSeat && ranks[winner] === 1;
@@ -1137,12 +1118,6 @@ function resultCard(current: Game, view: MercadoView): HTMLElement | null {
       h("button", { class: "primary", onclick: () => void goHome() }, "Play again"),
     ),
   );
-}
-
-/** The lines of one move as one sentence: "You opened…; you earned…". */
-export function sentence(lines: readonly string[]): string {
-  const text = lines.map((line, i) => (i > 0 && line.startsWith("You ") ? `you ${line.slice(4)}` : line)).join("; ");
-  return text.startsWith("the ") ? `The ${text.slice(4)}` : text; // names keep their case
 }
 
 export function ordinal(rank: number): string {

@@ -17,9 +17,9 @@ import {
 } from "@mercado/client";
 import { BOARD_SIZE, renderBoard } from "./board.js";
 import { h } from "./dom.js";
-import { describeEvent, seatColour } from "./labels.js";
-import { customersCard, offerCard, playersCard, recentPlaces, sentence } from "./play.js";
-import { app, client, enterScreen, goHome, header, message, navigate, playerName } from "./ui.js";
+import { describeMove, seatColour } from "./labels.js";
+import { customersCard, offerCard, playersCard, recentPlaces } from "./play.js";
+import { app, client, enterScreen, header, message, navigate, newMatchButton, playerName } from "./ui.js";
 
 interface Replay {
   matchId: string;
@@ -29,6 +29,8 @@ interface Replay {
   steps: MatchUpdate[];
   /** The step on screen, 0-based. */
   index: number;
+  /** The list of every move, one item per step (drawn once; the current one is marked). */
+  moves: HTMLOListElement;
 }
 
 let replay: Replay | null = null;
@@ -51,7 +53,7 @@ export async function openReplay(matchId: string): Promise<void> {
   document.addEventListener("keydown", onKey);
   document.body.dataset.turn = "loading";
   const progress = h("p", { class: "card", "data-testid": "replay-loading" }, "Loading the replay…");
-  app.replaceChildren(header(null, homeButton()), h("main", { class: "start-page" }, progress));
+  app.replaceChildren(header(null, newMatchButton()), h("main", { class: "start-page" }, progress));
 
   let final: MatchState | undefined;
   const steps: MatchUpdate[] = [];
@@ -85,18 +87,14 @@ export async function openReplay(matchId: string): Promise<void> {
     showProblem(`The server sent ${steps.length} of the match's ${final.version} moves; reload to try again.`);
     return;
   }
-  replay = { matchId, final, steps, index: steps.length - 1 };
+  replay = { matchId, final, steps, index: steps.length - 1, moves: movesList(steps) };
   render();
-}
-
-function homeButton(): HTMLElement {
-  return h("button", { class: "ghost", "data-testid": "new-match", onclick: () => void goHome() }, "New match");
 }
 
 function showProblem(text: string, watchId?: string): void {
   document.body.dataset.turn = "problem";
   app.replaceChildren(
-    header(null, homeButton()),
+    header(null, newMatchButton()),
     h(
       "main",
       { class: "start-page" },
@@ -114,23 +112,21 @@ function showProblem(text: string, watchId?: string): void {
 
 /** Move by `by` steps (±Infinity: to the first or last), within the match. */
 function step(by: number): void {
-  if (!replay) return;
-  const index = Math.max(0, Math.min(replay.steps.length - 1, replay.index + by));
-  if (index === replay.index) return;
-  replay.index = index;
-  render();
+  if (replay) goTo(replay.index + by);
 }
 
 function goTo(index: number): void {
   if (!replay) return;
-  replay.index = Math.max(0, Math.min(replay.steps.length - 1, index));
+  const within = Math.max(0, Math.min(replay.steps.length - 1, index));
+  if (within === replay.index) return;
+  replay.index = within;
   render();
 }
 
 function render(): void {
   const current = replay;
   if (!current) return;
-  const { steps, index, final } = current;
+  const { steps, index, final, moves } = current;
   const update = steps[index]!;
   const count = steps.length;
   // The step's state with the final names and seats; the clocks of a past turn do not run.
@@ -150,7 +146,7 @@ function render(): void {
     { class: "status", "data-testid": "status", role: "status" },
     h("span", { class: "status-text", "data-testid": "replay-step" }, `Replay · move ${index + 1} of ${count}`),
   );
-  const top = header(status, homeButton());
+  const top = header(status, newMatchButton());
   if (!view) {
     app.replaceChildren(top, h("main", { class: "game" }, h("p", { class: "card" }, "This move has no view.")));
     return;
@@ -182,16 +178,11 @@ function render(): void {
   );
 
   const mover = update.seat ?? 0;
-  const lines = update.events.flatMap((event) => {
-    const line =
-      event.game.case === "mercado" ? describeEvent(event.game.value, (seat) => playerName(match, seat)) : undefined;
-    return line ? [line] : [];
-  });
   const moveCard = h(
     "div",
     { class: "card replay-move", style: `--seat:${seatColour(mover)}`, "data-testid": "replay-move" },
     h("span", { class: "version" }, `#${update.version}`),
-    h("span", {}, lines.length ? sentence(lines) : `${playerName(match, mover)} moved`),
+    h("span", {}, describeMove(update.events, mover, (seat) => playerName(match, seat))),
   );
   const result = isFinished(state) ? resultLine(final) : null;
 
@@ -210,13 +201,29 @@ function render(): void {
     h("div", { class: "board-frame" }, board),
     result,
   );
-  const moves = h(
+  for (const [i, item] of [...moves.children].entries()) item.classList.toggle("current", i === index);
+  const side = h(
+    "aside",
+    { class: "side" },
+    playersCard(state, view, false),
+    offerCard(null, view),
+    customersCard(null, view),
+    h("section", { class: "card log" }, h("h2", {}, "Moves"), moves),
+  );
+  app.replaceChildren(top, h("main", { class: "game" }, boardArea, side));
+  // Keep the current move in sight within the list (not by scrolling the page).
+  const currentItem = moves.querySelector<HTMLElement>("li.current");
+  if (currentItem) moves.scrollTop = Math.max(0, currentItem.offsetTop - moves.clientHeight / 2);
+}
+
+function movesList(steps: readonly MatchUpdate[]): HTMLOListElement {
+  return h(
     "ol",
     { class: "replay-list", "data-testid": "replay-list" },
     steps.map((item, i) =>
       h(
         "li",
-        { style: `--seat:${seatColour(item.seat ?? 0)}`, class: i === index ? "current" : "" },
+        { style: `--seat:${seatColour(item.seat ?? 0)}` },
         h(
           "button",
           { type: "button", onclick: () => goTo(i) },
@@ -226,18 +233,6 @@ function render(): void {
       ),
     ),
   );
-  const side = h(
-    "aside",
-    { class: "side" },
-    playersCard(state, view, false),
-    offerCard(null, view, null, false),
-    customersCard(null, view, null, false),
-    h("section", { class: "card log" }, h("h2", {}, "Moves"), moves),
-  );
-  app.replaceChildren(top, h("main", { class: "game" }, boardArea, side));
-  // Keep the current move in sight within the list (not by scrolling the page).
-  const currentItem = moves.querySelector<HTMLElement>("li.current");
-  if (currentItem) moves.scrollTop = Math.max(0, currentItem.offsetTop - moves.clientHeight / 2);
 }
 
 const MOVE_NAMES: Record<string, string> = {

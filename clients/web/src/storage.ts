@@ -23,22 +23,24 @@ const MATCH_ID = /^[0-9a-f]{32}$/;
 
 export const isMatchId = (value: string | null | undefined): value is string => !!value && MATCH_ID.test(value);
 
-function parse(text: string | null): SavedSeat[] {
-  if (!text) return [];
+function isSavedSeat(item: unknown): item is SavedSeat {
+  return (
+    typeof item === "object" &&
+    item !== null &&
+    isMatchId((item as SavedSeat).matchId) &&
+    Number.isInteger((item as SavedSeat).seat) &&
+    typeof (item as SavedSeat).token === "string" &&
+    typeof (item as SavedSeat).savedMs === "number"
+  );
+}
+
+/** JSON as stored: undefined when it is missing or no JSON. */
+function parse(text: string | null): unknown {
+  if (!text) return undefined;
   try {
-    const value = JSON.parse(text) as unknown;
-    if (!Array.isArray(value)) return [];
-    return value.filter(
-      (item): item is SavedSeat =>
-        typeof item === "object" &&
-        item !== null &&
-        isMatchId((item as SavedSeat).matchId) &&
-        Number.isInteger((item as SavedSeat).seat) &&
-        typeof (item as SavedSeat).token === "string" &&
-        typeof (item as SavedSeat).savedMs === "number",
-    );
+    return JSON.parse(text) as unknown;
   } catch {
-    return [];
+    return undefined;
   }
 }
 
@@ -54,19 +56,14 @@ function write(seats: readonly SavedSeat[]): void {
 export function savedSeats(): SavedSeat[] {
   let seats: SavedSeat[] = [];
   try {
-    seats = parse(localStorage.getItem(SEATS_KEY));
+    const stored = parse(localStorage.getItem(SEATS_KEY));
+    seats = Array.isArray(stored) ? stored.filter(isSavedSeat) : [];
     // A match of the page's earlier version (one per tab, in sessionStorage): keep it.
     const old = sessionStorage.getItem(OLD_SESSION_KEY);
     if (old) {
       sessionStorage.removeItem(OLD_SESSION_KEY);
-      let previous: unknown;
-      try {
-        previous = JSON.parse(old);
-      } catch {
-        previous = undefined;
-      }
-      const [item] = parse(JSON.stringify([{ ...(previous as object), savedMs: Date.now() }]));
-      if (item && !seats.some((seat) => seat.matchId === item.matchId)) {
+      const item: unknown = { ...(parse(old) as object), savedMs: Date.now() };
+      if (isSavedSeat(item) && !seats.some((seat) => seat.matchId === item.matchId)) {
         seats.push(item);
         write(seats);
       }

@@ -21,11 +21,16 @@ export const app = document.getElementById("app") as HTMLElement;
 // Screens and navigation
 
 let leaveScreen: (() => void) | undefined;
+let homeGuard: (() => Promise<boolean>) | undefined;
 
-/** A new screen takes over: the one before stops its streams and timers. */
-export function enterScreen(leave: () => void = () => undefined): void {
+/**
+ * A new screen takes over: the one before stops its streams and timers. `guard` is asked before
+ * this screen is left for the start page (none: it is left at once).
+ */
+export function enterScreen(leave: () => void = () => undefined, guard?: () => Promise<boolean>): void {
   const previous = leaveScreen;
   leaveScreen = leave;
+  homeGuard = guard;
   previous?.();
 }
 
@@ -71,7 +76,7 @@ export function header(status?: HTMLElement | null, ...buttons: Child[]): HTMLEl
         title: "The start page",
         onclick: (event: Event) => {
           event.preventDefault();
-          goHome();
+          void goHome();
         },
       },
       icon(30, goodIcon(Good.FISH, -6, -4, 16), goodIcon(Good.GRAPES, 6, 5, 14)),
@@ -82,18 +87,15 @@ export function header(status?: HTMLElement | null, ...buttons: Child[]): HTMLEl
   );
 }
 
-let homeGuard: (() => Promise<boolean>) | undefined;
-
-/** Ask `guard` before leaving the current screen for the start page (none: leave at once). */
-export function guardHome(guard: (() => Promise<boolean>) | undefined): void {
-  homeGuard = guard;
-}
-
 /** To the start page, after the current screen's guard agreed. */
 export async function goHome(): Promise<void> {
   if (homeGuard && !(await homeGuard())) return;
-  homeGuard = undefined;
   navigate("/");
+}
+
+/** The header's way to the start page. */
+export function newMatchButton(): HTMLElement {
+  return h("button", { class: "ghost", "data-testid": "new-match", onclick: () => void goHome() }, "New match");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -204,7 +206,7 @@ export function tickClocks(): void {
 // What an action pays, from the server's preview
 
 /** "+3 you, +2 Seat 2" (an amount the viewer may not see is "+?"); "" when it pays nobody. */
-export function earningsText(preview: MercadoPreview | undefined, you: number | undefined): string {
+function earningsText(preview: MercadoPreview | undefined, you: number | undefined): string {
   return (preview?.earnings ?? [])
     .map((earning) => {
       const amount = earning.amount === undefined ? "?" : String(earning.amount);
@@ -217,9 +219,4 @@ export function earningsText(preview: MercadoPreview | undefined, you: number | 
 export function paymentText(preview: MercadoPreview | undefined, you: number | undefined): string {
   const parts = [preview?.cost ? `costs ${preview.cost}` : "", earningsText(preview, you)].filter(Boolean);
   return parts.length ? parts.join(" · ") : "pays nothing";
-}
-
-/** What `you` earn from a preview; undefined when nothing. */
-export function yourEarning(preview: MercadoPreview | undefined, you: number | undefined): number | undefined {
-  return preview?.earnings.find((earning) => earning.seat === you)?.amount;
 }

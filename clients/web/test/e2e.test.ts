@@ -14,6 +14,7 @@ import {
   CHROMIUM,
   CHROMIUM_ARGS,
   clickOnce,
+  IN_PLAY,
   launchBrowser,
   newPage,
   READY,
@@ -30,7 +31,6 @@ import {
 } from "./support.js";
 
 const ACTIONS = 5;
-const IN_PLAY = 'body[data-turn="you"], body[data-turn="other"]';
 
 describe("against the AI", { skip }, () => {
   const scratch = scratchDir();
@@ -207,13 +207,13 @@ test(
     try {
       const page = await newPage(browser);
       // Every CreateMatch the page sends, passed on as is, with the status of its trailer frame.
-      const creates: Outcome[] = [];
+      const outcomes: Outcome[] = [];
       await page.route("**/mercado.v1.MatchService/CreateMatch", async (route) => {
         const response = await route.fetch();
         const trailer = (await response.body()).toString("latin1");
         const status = /grpc-status:\s*(\d+)/i.exec(trailer)?.[1];
         const retryAfter = /retry-after:\s*(\d+)/i.exec(trailer)?.[1];
-        creates.push({ status: Number(status ?? -1), retryAfter: retryAfter === undefined ? undefined : Number(retryAfter) });
+        outcomes.push({ status: Number(status ?? -1), retryAfter: retryAfter === undefined ? undefined : Number(retryAfter) });
         await route.fulfill({ response });
       });
       await page.goto(server.url);
@@ -233,7 +233,6 @@ test(
       await alert.waitFor({ timeout: 30_000 });
       assert.equal(await alert.textContent(), "Could not start a match: you have 2 matches waiting for players already");
 
-      const outcomes = creates;
       const RESOURCE_EXHAUSTED = 8;
       assert.deepEqual(
         outcomes.slice(0, 3).map((outcome) => outcome.status),

@@ -11,6 +11,7 @@ import type { Page } from "playwright-core";
 import {
   assertNoErrors,
   clickOnce,
+  IN_PLAY,
   launchBrowser,
   newPage,
   READY,
@@ -24,7 +25,6 @@ import {
   version,
 } from "./support.js";
 
-const IN_PLAY = 'body[data-turn="you"], body[data-turn="other"]';
 /** After this many actions both players take coins: four in a row end a 2-player match. */
 const VARIED_ACTIONS = 30;
 
@@ -70,8 +70,8 @@ test("a friend joins through the invite link; they play to the end; the replay s
   const server = await startServer(scratch.path);
   const browser = await launchBrowser();
   try {
-    const ana = await newPage(browser, { width: 1280, height: 900 });
-    const bea = await newPage(browser, { width: 1280, height: 900 });
+    const ana = await newPage(browser, { viewport: { width: 1280, height: 900 } });
+    const bea = await newPage(browser, { viewport: { width: 1280, height: 900 } });
     const matchId = await invite(ana, bea, server.url);
     // Seats by number, and names: each sees itself as "You".
     assert.match((await ana.getByTestId("player-1").textContent()) ?? "", /Seat 2\s*Bea/);
@@ -149,8 +149,8 @@ test("clocks: a seat whose time runs out is played by the AI until taken back; a
   const server = await startServer(scratch.path, ["--turn-seconds", "3", "--reserve-seconds", "0"]);
   const browser = await launchBrowser();
   try {
-    const ana = await newPage(browser, { width: 1280, height: 900 });
-    const bea = await newPage(browser, { width: 1280, height: 900 });
+    const ana = await newPage(browser, { viewport: { width: 1280, height: 900 } });
+    const bea = await newPage(browser, { viewport: { width: 1280, height: 900 } });
     await invite(ana, bea, server.url);
     // The mover's time counts down in the status.
     const clock = (await firstWith([ana, bea], '[data-testid="clock"]')).getByTestId("clock");

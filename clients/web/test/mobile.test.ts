@@ -8,9 +8,10 @@ import { join } from "node:path";
 import { test } from "node:test";
 import type { Page } from "playwright-core";
 import {
+  assertNoErrors,
   clickOnce,
   launchBrowser,
-  noHorizontalOverflow,
+  newPage,
   READY,
   RESULTS,
   type Running,
@@ -26,8 +27,12 @@ import {
 const WIDTH = 390;
 const HEIGHT = 844;
 
+/** That nothing is wider than the window: the page does not scroll sideways. */
 async function assertFits(page: Page, where: string): Promise<void> {
-  const { scrollWidth, clientWidth } = await noHorizontalOverflow(page);
+  const { scrollWidth, clientWidth } = await page.evaluate(() => ({
+    scrollWidth: document.documentElement.scrollWidth,
+    clientWidth: document.documentElement.clientWidth,
+  }));
   assert.ok(scrollWidth <= clientWidth, `${where}: the page is ${scrollWidth} px wide in a ${clientWidth} px window`);
 }
 
@@ -54,15 +59,12 @@ test("the page at 390 px: no sideways scrolling, and the places to tap stay in v
   const browser = await launchBrowser();
   try {
     agent = await startAgent(scratch.path, server);
-    const context = await browser.newContext({
+    const page = await newPage(browser, {
       viewport: { width: WIDTH, height: HEIGHT },
       deviceScaleFactor: 2,
       isMobile: true,
       hasTouch: true,
     });
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on("pageerror", (error) => errors.push(String(error)));
     await page.goto(server.url);
     await page.getByTestId("start").waitFor();
     await assertFits(page, "the start page");
@@ -123,7 +125,7 @@ test("the page at 390 px: no sideways scrolling, and the places to tap stay in v
     await page.locator("g.target").first().tap();
     await page.waitForFunction((seen) => Number(document.body.dataset.version) > seen, before, { timeout: 30_000 });
     await assertFits(page, "after the move");
-    assert.deepEqual(errors, [], "the page threw");
+    assertNoErrors(page);
   } finally {
     await browser.close();
     await stop(agent);

@@ -10,14 +10,14 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { type Browser, chromium, type Page } from "playwright-core";
+import { type Browser, type BrowserContextOptions, chromium, type Page } from "playwright-core";
 
 export const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const HERE = dirname(fileURLToPath(import.meta.url));
 const PACKAGE = resolve(HERE, "..");
 const REPO = resolve(PACKAGE, "../..");
 const MERCADO = join(REPO, ".venv/bin/mercado");
-export const DIST = join(PACKAGE, "dist");
+const DIST = join(PACKAGE, "dist");
 export const RESULTS = join(PACKAGE, "test-results");
 export const CHROMIUM_ARGS = [
   "--headless",
@@ -41,7 +41,7 @@ export interface Running {
 }
 
 /** Run `mercado args` (with MERCADO_AGENT_KEY `agentKey`) until `until` accepts one of its log records. */
-export function start(
+function start(
   args: string[],
   agentKey: string,
   until?: (record: Record<string, unknown>) => boolean,
@@ -81,7 +81,7 @@ export async function stop(running: Running | undefined): Promise<void> {
 }
 
 /** A fresh agent key for one server and its agent: the server's bot seats need one. */
-export const newAgentKey = (): string => randomBytes(32).toString("hex");
+const newAgentKey = (): string => randomBytes(32).toString("hex");
 
 export interface Server {
   server: Running;
@@ -145,18 +145,24 @@ export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
 }
 
-/** A page that records uncaught errors (checked with assertNoErrors). */
-export async function newPage(browser: Browser, viewport = { width: 1440, height: 1000 }): Promise<Page> {
-  const context = await browser.newContext({ viewport });
+/** The uncaught errors of each page made by newPage. */
+const pageErrors = new WeakMap<Page, string[]>();
+
+/** A page in a context of its own that records uncaught errors (checked with assertNoErrors). */
+export async function newPage(
+  browser: Browser,
+  options: BrowserContextOptions = { viewport: { width: 1440, height: 1000 } },
+): Promise<Page> {
+  const context = await browser.newContext(options);
   const page = await context.newPage();
   const errors: string[] = [];
   page.on("pageerror", (error) => errors.push(String(error)));
-  (page as Page & { errors?: string[] }).errors = errors;
+  pageErrors.set(page, errors);
   return page;
 }
 
 export function assertNoErrors(page: Page): void {
-  assert.deepEqual((page as Page & { errors?: string[] }).errors ?? [], [], "the page threw");
+  assert.deepEqual(pageErrors.get(page) ?? [], [], "the page threw");
 }
 
 /** Start a match from the start page: seat 2.. as `others` ("easy", "medium", "hard" or "open"). */
@@ -168,12 +174,13 @@ export async function startMatch(page: Page, others: string[], options: { clock?
   await page.getByTestId("start").click();
 }
 
+export const IN_PLAY = 'body[data-turn="you"], body[data-turn="other"]';
 export const READY = 'body[data-turn="you"][data-busy="false"], body[data-turn="over"]';
 // The first highlighted legal option, most specific first: a board target after a pick,
 // an offer tile when one must be taken, a tile of the hand, then any other choice (a coin).
 const CHOICES = ["g.target", '[data-testid^="offer-"].choice', '[data-testid^="hand-"].choice', ".choice"];
 
-export async function clickFirstChoice(page: Page, prefer: string[] = []): Promise<string> {
+async function clickFirstChoice(page: Page, prefer: string[] = []): Promise<string> {
   for (const selector of [...prefer, ...CHOICES]) {
     const choice = page.locator(selector).first();
     if ((await choice.count()) > 0) {
@@ -207,12 +214,4 @@ export async function clickOnce(page: Page, prefer: string[] = []): Promise<{ ac
   const refusal = page.getByTestId("refusal");
   if ((await refusal.count()) > 0) assert.fail(`refused after ${clicked}: ${await refusal.first().textContent()}`);
   return { acted: (await version(page)) > before, clicked };
-}
-
-/** Whether the page shows no horizontal overflow: nothing wider than the window. */
-export function noHorizontalOverflow(page: Page): Promise<{ scrollWidth: number; clientWidth: number }> {
-  return page.evaluate(() => ({
-    scrollWidth: document.documentElement.scrollWidth,
-    clientWidth: document.documentElement.clientWidth,
-  }));
 }
