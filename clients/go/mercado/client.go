@@ -356,12 +356,7 @@ func (c *Client) Follow(ctx context.Context, matchID, token string, afterVersion
 			if failingSince.IsZero() {
 				failingSince = time.Now()
 			}
-			pause, ok := again(err, trailer, alsoUnavailable, wait)
-			if !ok || !c.within(ctx, failingSince, pause) {
-				yield(nil, err)
-				return
-			}
-			if err := sleep(ctx, pause); err != nil {
+			if err := c.pauseBeforeRepeat(ctx, err, trailer, alsoUnavailable, wait, failingSince); err != nil {
 				yield(nil, err)
 				return
 			}
@@ -398,29 +393,32 @@ const (
 	alsoUnavailable repeat = true
 )
 
-// again tells how long to wait before repeating a call that failed with err
-// and trailer: the retry-after of a fair-use refusal (which resets the
-// backoff), or the next backoff when the server is unavailable and the call
-// may be repeated then; false when it must not be repeated.
-func again(err error, trailer metadata.MD, r repeat, wait *backoff.ExponentialBackOff) (time.Duration, bool) {
-	if pause, ok := RetryAfter(err, trailer); ok {
+// pauseBeforeRepeat waits before a failed call is repeated: the retry-after of
+// a fair-use refusal (read from err and trailer; the backoff starts over), or
+// the next backoff when the server is unavailable and r allows repeating then.
+// It returns nil once it has waited; err itself when the call must not be
+// repeated, or when the next attempt would start past ctx's deadline or more
+// than the client's reconnect timeout after since; ctx's error when ctx ends
+// meanwhile.
+func (c *Client) pauseBeforeRepeat(ctx context.Context, err error, trailer metadata.MD, r repeat,
+	wait *backoff.ExponentialBackOff, since time.Time) error {
+	pause, ok := RetryAfter(err, trailer)
+	switch {
+	case ok:
 		wait.Reset()
-		return pause, true
+	case r == alsoUnavailable && status.Code(err) == codes.Unavailable:
+		pause = wait.NextBackOff()
+	default:
+		return err
 	}
-	if r == alsoUnavailable && status.Code(err) == codes.Unavailable {
-		return wait.NextBackOff(), true
-	}
-	return 0, false
-}
-
-// within tells whether a call failing since since may still be repeated after
-// pause: within the client's reconnect timeout and before ctx's deadline.
-func (c *Client) within(ctx context.Context, since time.Time, pause time.Duration) bool {
 	next := time.Now().Add(pause)
 	if deadline, ok := ctx.Deadline(); ok && next.After(deadline) {
-		return false
+		return err
 	}
-	return next.Sub(since) <= c.reconnectTimeout
+	if next.Sub(since) > c.reconnectTimeout {
+		return err
+	}
+	return sleep(ctx, pause)
 }
 
 // sleep waits d, or until ctx ends (returning its error).
@@ -442,10 +440,10 @@ func newBackOff() *backoff.ExponentialBackOff {
 	return b
 }
 
-// retry makes a unary call, repeating it as r allows (see again) until it
-// succeeds, fails for good, ctx ends or the next attempt would start after the
-// client's reconnect timeout. It returns the last failure as it is, or ctx's
-// error when ctx ends while it waits.
+// retry makes a unary call, repeating it as r allows (see pauseBeforeRepeat)
+// until it succeeds, fails for good, ctx ends or the next attempt would start
+// after the client's reconnect timeout. It returns the last failure as it is,
+// or ctx's error when ctx ends while it waits.
 func retry[Req, Resp any](ctx context.Context, c *Client, r repeat,
 	call func(context.Context, Req, ...grpc.CallOption) (Resp, error), request Req) (Resp, error) {
 	wait := newBackOff()
@@ -456,11 +454,7 @@ func retry[Req, Resp any](ctx context.Context, c *Client, r repeat,
 		if err == nil {
 			return response, nil
 		}
-		pause, ok := again(err, trailer, r, wait)
-		if !ok || !c.within(ctx, start, pause) {
-			return response, err
-		}
-		if err := sleep(ctx, pause); err != nil {
+		if err := c.pauseBeforeRepeat(ctx, err, trailer, r, wait, start); err != nil {
 			return response, err
 		}
 	}

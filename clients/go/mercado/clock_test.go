@@ -15,25 +15,6 @@ import (
 	"github.com/mercado-game/mercado/clients/go/mercado"
 )
 
-// joinedMatch creates a match with opts and joins its two open seats; seats[i] is seat i.
-func joinedMatch(t *testing.T, ctx context.Context, client *mercado.Client, opts mercado.MatchOptions) []*mercado.Seat {
-	t.Helper()
-	opts.Players = 2
-	match, err := client.CreateMatch(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var seats []*mercado.Seat
-	for i := range 2 {
-		seat, err := client.JoinSeat(ctx, match.GetMatchId(), uint32(i), testserver.SeatName(t, i))
-		if err != nil {
-			t.Fatal(err)
-		}
-		seats = append(seats, seat)
-	}
-	return seats
-}
-
 func seatInfo(t *testing.T, summary *mercadov1.MatchSummary, seat uint32) *mercadov1.SeatInfo {
 	t.Helper()
 	for _, info := range summary.GetSeats() {
@@ -52,7 +33,7 @@ func TestTimeControlsAndPreviews(t *testing.T) {
 	client := testserver.Dial(t, srv)
 	ctx := testserver.Context(t)
 
-	seats := joinedMatch(t, ctx, client, mercado.MatchOptions{})
+	seats := playingMatch(t, ctx, client)
 	mover, state, other := toMove(t, ctx, seats)
 	clock := state.GetMatch().GetTimeControl()
 	if clock.GetTurnSeconds() != 60 || clock.GetReserveSeconds() != 180 {
@@ -81,7 +62,7 @@ func TestTimeControlsAndPreviews(t *testing.T) {
 		t.Errorf("the other seat's view has %d previews (%v), want none", len(view.GetPreviews()), err)
 	}
 
-	seats = joinedMatch(t, ctx, client, mercado.MatchOptions{TimeControl: mercado.NoClock()})
+	seats = playingMatchWith(t, ctx, client, mercado.MatchOptions{TimeControl: mercado.NoClock()})
 	state, err := seats[0].View(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +82,7 @@ func TestTimeoutReclaimAndLeave(t *testing.T) {
 	client := testserver.Dial(t, srv)
 	ctx := testserver.Context(t)
 
-	seats := joinedMatch(t, ctx, client, mercado.MatchOptions{
+	seats := playingMatchWith(t, ctx, client, mercado.MatchOptions{
 		TimeControl: mercado.Clock(time.Second, 0, mercadov1.OnTimeout_ON_TIMEOUT_AI)})
 	mover, _, other := toMove(t, ctx, seats)
 
@@ -165,7 +146,7 @@ func TestLeaveForfeits(t *testing.T) {
 	client := testserver.Dial(t, srv)
 	ctx := testserver.Context(t)
 
-	seats := joinedMatch(t, ctx, client, mercado.MatchOptions{
+	seats := playingMatchWith(t, ctx, client, mercado.MatchOptions{
 		TimeControl: mercado.Clock(time.Minute, 0, mercadov1.OnTimeout_ON_TIMEOUT_FORFEIT)})
 	summary, err := seats[1].Leave(ctx)
 	if err != nil {

@@ -92,7 +92,14 @@ func TestConformance(t *testing.T) {
 // playingMatch creates a 2-player match with open seats and joins both; seats[i] is seat i.
 func playingMatch(t *testing.T, ctx context.Context, client *mercado.Client) []*mercado.Seat {
 	t.Helper()
-	match, err := client.CreateMatch(ctx, mercado.MatchOptions{Players: 2})
+	return playingMatchWith(t, ctx, client, mercado.MatchOptions{})
+}
+
+// playingMatchWith is playingMatch for a match with opts (of 2 players).
+func playingMatchWith(t *testing.T, ctx context.Context, client *mercado.Client, opts mercado.MatchOptions) []*mercado.Seat {
+	t.Helper()
+	opts.Players = 2
+	match, err := client.CreateMatch(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

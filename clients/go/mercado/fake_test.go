@@ -28,10 +28,10 @@ type fakeServer struct {
 
 	mu      sync.Mutex
 	submits []*mercadov1.SubmitActionRequest
+	creates []*mercadov1.CreateMatchRequest
 	streams []uint64 // after_version of each StreamEvents call
 	tokens  []string // the authorization metadata of each call
-	creates int
-	claims  int
+	claims  []*mercadov1.ClaimBotSeatRequest
 	views   int
 	other   []string // the other calls: LeaveMatch, ReclaimSeat, AgentHeartbeat
 	beats   []*mercadov1.AgentHeartbeatRequest
@@ -40,9 +40,7 @@ type fakeServer struct {
 	view   func(n int) (*mercadov1.MatchState, error)
 	stream func(n int, request *mercadov1.StreamEventsRequest, send func(*mercadov1.MatchUpdate) error) error
 	create func(n int) (*mercadov1.CreateMatchResponse, error)
-	// onCreate, when set, sees every CreateMatch request.
-	onCreate func(*mercadov1.CreateMatchRequest)
-	claim    func(n int) (*mercadov1.ClaimBotSeatResponse, error)
+	claim  func(n int) (*mercadov1.ClaimBotSeatResponse, error)
 }
 
 // fairUse is what a scripted function returns for a fair-use refusal: the fake
@@ -61,120 +59,90 @@ func refusal(err error, setTrailer func(metadata.MD)) error {
 	return status.Error(codes.ResourceExhausted, "too many calls")
 }
 
-func unaryRefusal(ctx context.Context, err error) error {
-	return refusal(err, func(md metadata.MD) { _ = grpc.SetTrailer(ctx, md) })
-}
-
-func (f *fakeServer) record(ctx context.Context) {
+// receive records a call's authorization metadata and, with note, the call
+// itself (under the lock); note returns the call's number for the script.
+func (f *fakeServer) receive(ctx context.Context, note func() int) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	md, _ := metadata.FromIncomingContext(ctx)
 	f.tokens = append(f.tokens, md.Get("authorization")...)
+	return note()
+}
+
+// answer is the scripted answer of a unary call, a fairUse error as the refusal.
+func answer[Resp any](ctx context.Context, response Resp, err error) (Resp, error) {
+	return response, refusal(err, func(md metadata.MD) { _ = grpc.SetTrailer(ctx, md) })
 }
 
 func (f *fakeServer) SubmitAction(ctx context.Context, request *mercadov1.SubmitActionRequest) (*mercadov1.SubmitActionResponse, error) {
-	f.mu.Lock()
-	f.record(ctx)
-	f.submits = append(f.submits, request)
-	n := len(f.submits)
-	f.mu.Unlock()
+	n := f.receive(ctx, func() int { f.submits = append(f.submits, request); return len(f.submits) })
 	response, err := f.submit(n, request)
-	return response, unaryRefusal(ctx, err)
+	return answer(ctx, response, err)
 }
 
-func (f *fakeServer) GetView(ctx context.Context, request *mercadov1.GetViewRequest) (*mercadov1.MatchState, error) {
-	f.mu.Lock()
-	f.record(ctx)
-	f.views++
-	n := f.views
-	f.mu.Unlock()
-	return f.view(n)
+func (f *fakeServer) GetView(ctx context.Context, _ *mercadov1.GetViewRequest) (*mercadov1.MatchState, error) {
+	n := f.receive(ctx, func() int { f.views++; return f.views })
+	response, err := f.view(n)
+	return answer(ctx, response, err)
+}
+
+func (f *fakeServer) CreateMatch(ctx context.Context, request *mercadov1.CreateMatchRequest) (*mercadov1.CreateMatchResponse, error) {
+	n := f.receive(ctx, func() int { f.creates = append(f.creates, request); return len(f.creates) })
+	response, err := f.create(n)
+	return answer(ctx, response, err)
+}
+
+func (f *fakeServer) ClaimBotSeat(ctx context.Context, request *mercadov1.ClaimBotSeatRequest) (*mercadov1.ClaimBotSeatResponse, error) {
+	n := f.receive(ctx, func() int { f.claims = append(f.claims, request); return len(f.claims) })
+	response, err := f.claim(n)
+	return answer(ctx, response, err)
+}
+
+func (f *fakeServer) StreamEvents(request *mercadov1.StreamEventsRequest, stream grpc.ServerStreamingServer[mercadov1.MatchUpdate]) error {
+	n := f.receive(stream.Context(), func() int {
+		f.streams = append(f.streams, request.GetAfterVersion())
+		return len(f.streams)
+	})
+	return refusal(f.stream(n, request, stream.Send), stream.SetTrailer)
+}
+
+// noteOther records one of the calls without a script.
+func (f *fakeServer) noteOther(ctx context.Context, call string) {
+	f.receive(ctx, func() int { f.other = append(f.other, call); return len(f.other) })
 }
 
 func (f *fakeServer) LeaveMatch(ctx context.Context, request *mercadov1.LeaveMatchRequest) (*mercadov1.LeaveMatchResponse, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.record(ctx)
-	f.other = append(f.other, "LeaveMatch "+request.GetMatchId())
+	f.noteOther(ctx, "LeaveMatch "+request.GetMatchId())
 	return &mercadov1.LeaveMatchResponse{Match: &mercadov1.MatchSummary{MatchId: request.GetMatchId()}}, nil
 }
 
 func (f *fakeServer) ReclaimSeat(ctx context.Context, request *mercadov1.ReclaimSeatRequest) (*mercadov1.MatchState, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.record(ctx)
-	f.other = append(f.other, "ReclaimSeat "+request.GetMatchId())
+	f.noteOther(ctx, "ReclaimSeat "+request.GetMatchId())
 	return playingState(3), nil
 }
 
 func (f *fakeServer) AgentHeartbeat(ctx context.Context, request *mercadov1.AgentHeartbeatRequest) (*mercadov1.AgentHeartbeatResponse, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.record(ctx)
-	f.other = append(f.other, "AgentHeartbeat")
-	f.beats = append(f.beats, request)
+	f.receive(ctx, func() int {
+		f.other = append(f.other, "AgentHeartbeat")
+		f.beats = append(f.beats, request)
+		return len(f.beats)
+	})
 	return &mercadov1.AgentHeartbeatResponse{IntervalSeconds: 10}, nil
 }
 
-func (f *fakeServer) otherCalls() []string {
+// recorded returns a copy of one of f's records, taken under its lock.
+func recorded[T any](f *fakeServer, record *[]T) []T {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return slices.Clone(f.other)
+	return slices.Clone(*record)
 }
 
-func (f *fakeServer) StreamEvents(request *mercadov1.StreamEventsRequest, stream grpc.ServerStreamingServer[mercadov1.MatchUpdate]) error {
-	f.mu.Lock()
-	f.record(stream.Context())
-	f.streams = append(f.streams, request.GetAfterVersion())
-	n := len(f.streams)
-	f.mu.Unlock()
-	return refusal(f.stream(n, request, stream.Send), stream.SetTrailer)
-}
-
-func (f *fakeServer) CreateMatch(ctx context.Context, request *mercadov1.CreateMatchRequest) (*mercadov1.CreateMatchResponse, error) {
-	if f.onCreate != nil {
-		f.onCreate(request)
-	}
-	f.mu.Lock()
-	f.record(ctx)
-	f.creates++
-	n := f.creates
-	f.mu.Unlock()
-	response, err := f.create(n)
-	return response, unaryRefusal(ctx, err)
-}
-
-func (f *fakeServer) ClaimBotSeat(ctx context.Context, _ *mercadov1.ClaimBotSeatRequest) (*mercadov1.ClaimBotSeatResponse, error) {
-	f.mu.Lock()
-	f.record(ctx)
-	f.claims++
-	n := f.claims
-	f.mu.Unlock()
-	response, err := f.claim(n)
-	return response, unaryRefusal(ctx, err)
-}
-
-func (f *fakeServer) calls() (creates, claims int) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.creates, f.claims
-}
-
-func (f *fakeServer) submitted() []*mercadov1.SubmitActionRequest {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.submits)
-}
-
-func (f *fakeServer) streamed() []uint64 {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.streams)
-}
-
-func (f *fakeServer) tokensSeen() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.tokens)
-}
+func (f *fakeServer) submitted() []*mercadov1.SubmitActionRequest { return recorded(f, &f.submits) }
+func (f *fakeServer) created() []*mercadov1.CreateMatchRequest    { return recorded(f, &f.creates) }
+func (f *fakeServer) claimed() []*mercadov1.ClaimBotSeatRequest   { return recorded(f, &f.claims) }
+func (f *fakeServer) streamed() []uint64                          { return recorded(f, &f.streams) }
+func (f *fakeServer) tokensSeen() []string                        { return recorded(f, &f.tokens) }
+func (f *fakeServer) otherCalls() []string                        { return recorded(f, &f.other) }
 
 // startFake serves f in-process and returns a seat "m"/0 with token "tok" on it.
 func startFake(t *testing.T, f *fakeServer) *mercado.Seat {
@@ -214,9 +182,7 @@ func playingState(version uint64, legal ...*mercadov1.Action) *mercadov1.MatchSt
 }
 
 func finishedState(version uint64) *mercadov1.MatchState {
-	state := playingState(version)
-	state.Match.Status = mercadov1.MatchStatus_MATCH_STATUS_FINISHED
-	return state
+	return withStatus(playingState(version), mercadov1.MatchStatus_MATCH_STATUS_FINISHED)
 }
 
 func withStatus(state *mercadov1.MatchState, status mercadov1.MatchStatus) *mercadov1.MatchState {
@@ -584,16 +550,9 @@ func TestLeaveReclaimAndHeartbeatSendTheirTokens(t *testing.T) {
 
 // CreateMatch sends the time control it is given, and none (the server's default) without.
 func TestCreateMatchSendsTheTimeControl(t *testing.T) {
-	var got []*mercadov1.TimeControl
-	var mu sync.Mutex
 	f := &fakeServer{create: func(int) (*mercadov1.CreateMatchResponse, error) {
 		return &mercadov1.CreateMatchResponse{Match: &mercadov1.MatchSummary{MatchId: "m"}}, nil
 	}}
-	f.onCreate = func(request *mercadov1.CreateMatchRequest) {
-		mu.Lock()
-		defer mu.Unlock()
-		got = append(got, request.TimeControl)
-	}
 	client := startFake(t, f).Client()
 	clock := mercado.Clock(90*time.Second, 5*time.Minute, mercadov1.OnTimeout_ON_TIMEOUT_FORFEIT)
 	for _, tc := range []*mercadov1.TimeControl{nil, mercado.NoClock(), clock} {
@@ -601,8 +560,10 @@ func TestCreateMatchSendsTheTimeControl(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	var got []*mercadov1.TimeControl
+	for _, request := range f.created() {
+		got = append(got, request.TimeControl)
+	}
 	if len(got) != 3 || got[0] != nil || got[1] == nil || got[1].GetTurnSeconds() != 0 ||
 		got[2].GetTurnSeconds() != 90 || got[2].GetReserveSeconds() != 300 || got[2].GetOnTimeout() != mercadov1.OnTimeout_ON_TIMEOUT_FORFEIT {
 		t.Fatalf("time controls sent: %v", got)
@@ -644,7 +605,7 @@ func TestFairUseRefusalsAreRepeatedAfterRetryAfter(t *testing.T) {
 		client := startFake(t, f).Client()
 		start := time.Now()
 		match, err := client.CreateMatch(context.Background(), mercado.MatchOptions{})
-		if creates, _ := f.calls(); err != nil || match.GetMatchId() != "m" || creates != 2 {
+		if creates := len(f.created()); err != nil || match.GetMatchId() != "m" || creates != 2 {
 			t.Fatalf("CreateMatch = %v, %v after %d calls; want match m after 2", match, err, creates)
 		}
 		if elapsed := time.Since(start); elapsed < time.Second {
@@ -692,7 +653,7 @@ func TestClaimBotSeatSendsTheAgentKeyAndIsNotRetriedWithoutRetryAfter(t *testing
 	client := startFake(t, f).Client()
 	for i, want := range []codes.Code{codes.ResourceExhausted, codes.Unavailable} {
 		_, _, err := client.ClaimBotSeat(context.Background(), "agent-key", "bot")
-		if _, claims := f.calls(); status.Code(err) != want || claims != i+1 {
+		if claims := len(f.claimed()); status.Code(err) != want || claims != i+1 {
 			t.Fatalf("claim %d: got %v after %d calls; want %v, not retried", i+1, err, claims, want)
 		}
 	}
@@ -706,7 +667,7 @@ func TestCreateMatchIsNotRetriedWhenUnavailable(t *testing.T) {
 		return nil, status.Error(codes.Unavailable, "restarting")
 	}}
 	_, err := startFake(t, f).Client().CreateMatch(context.Background(), mercado.MatchOptions{})
-	if creates, _ := f.calls(); status.Code(err) != codes.Unavailable || creates != 1 {
+	if creates := len(f.created()); status.Code(err) != codes.Unavailable || creates != 1 {
 		t.Fatalf("got %v after %d calls; want UNAVAILABLE after 1", err, creates)
 	}
 }

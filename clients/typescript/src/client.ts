@@ -427,6 +427,11 @@ export class MercadoClient {
     }
   }
 
+  /** `retrying` for a call not to repeat after a transient failure (it may have gone through): retry-after only. */
+  private retryingAfterFairUse<T>(call: () => Promise<T>): Promise<T> {
+    return this.retrying(call, undefined, { transient: false });
+  }
+
   /**
    * Create a match. Repeated after a fair-use refusal's retry-after, but not on a transient
    * failure: the first call may have created the match, and a repeat would create a second.
@@ -449,7 +454,7 @@ export class MercadoClient {
         },
       },
     });
-    return this.retrying(() => this.service.createMatch(request), undefined, { transient: false });
+    return this.retryingAfterFairUse(() => this.service.createMatch(request));
   }
 
   /**
@@ -458,7 +463,7 @@ export class MercadoClient {
    */
   async join(matchId: string, displayName: string, seat?: number): Promise<Seat> {
     const request = { matchId, displayName, ...(seat === undefined ? {} : { seat }) };
-    const response = await this.retrying(() => this.service.joinMatch(request), undefined, { transient: false });
+    const response = await this.retryingAfterFairUse(() => this.service.joinMatch(request));
     return new Seat(this, matchId, response.seat, response.seatToken);
   }
 
@@ -475,10 +480,8 @@ export class MercadoClient {
     levels: readonly BotLevelName[] = [],
   ): Promise<{ seat: Seat; level: BotLevelName | undefined }> {
     const request = { agentName, levels: levels.map((level) => BOT_LEVELS[level]) };
-    const response = await this.retrying(
-      () => this.service.claimBotSeat(request, this.callOptions(agentKey)),
-      undefined,
-      { transient: false },
+    const response = await this.retryingAfterFairUse(() =>
+      this.service.claimBotSeat(request, this.callOptions(agentKey)),
     );
     const seat = new Seat(this, response.matchId, response.seat, response.seatToken);
     return { seat, level: botLevelName(response.level) };
@@ -491,10 +494,8 @@ export class MercadoClient {
    * retry-after only: a repeat after a lost reply would be refused (the seat was given up).
    */
   async leave(matchId: string, token: string): Promise<MatchSummary | undefined> {
-    const response = await this.retrying(
-      () => this.service.leaveMatch({ matchId }, this.callOptions(token)),
-      undefined,
-      { transient: false },
+    const response = await this.retryingAfterFairUse(() =>
+      this.service.leaveMatch({ matchId }, this.callOptions(token)),
     );
     return response.match;
   }
@@ -505,9 +506,7 @@ export class MercadoClient {
    * Repeated after a fair-use refusal's retry-after only.
    */
   async reclaim(matchId: string, token: string): Promise<MatchState> {
-    return this.retrying(() => this.service.reclaimSeat({ matchId }, this.callOptions(token)), undefined, {
-      transient: false,
-    });
+    return this.retryingAfterFairUse(() => this.service.reclaimSeat({ matchId }, this.callOptions(token)));
   }
 
   /**
@@ -580,10 +579,8 @@ export class MercadoClient {
           yield update;
         }
         if (over) return;
-        // Ended without the final update: over already, or the server is shutting down.
-        // One call: a failure is retried by this loop, within the same deadline.
-        const state = await this.service.getView({ matchId }, this.callOptions(token, signal));
-        if (isOver(state) && state.version <= last) return;
+        // Ended before the match was over as far as it showed (the server ends streams when it
+        // shuts down): reconnect, and the new stream's first message shows where the match stands.
         failure = new ConnectError("the event stream ended before the match was over", Code.Unavailable);
       } catch (error) {
         // A refusal with retry-after (too many streams): wait as asked; transient: back off.

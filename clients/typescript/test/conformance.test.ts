@@ -106,7 +106,6 @@ function recorder(): { outcomes: string[]; interceptor: Interceptor } {
   return { outcomes, interceptor };
 }
 
-/** TLS errors of a certificate chain the client does not trust (node:tls codes). */
 /** A loopback port nothing listens on (it was free a moment ago). */
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -119,6 +118,7 @@ function freePort(): Promise<number> {
   });
 }
 
+/** TLS errors of a certificate chain the client does not trust (node:tls codes). */
 const UNTRUSTED_CERTIFICATE = new Set([
   "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
   "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",

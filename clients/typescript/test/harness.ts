@@ -114,7 +114,7 @@ export interface ServerOptions {
   agentKey?: string;
 }
 
-/** A running `mercado serve`; restart() keeps its database, port, options and agent key. */
+/** A running `mercado serve`; start() after stop() or crash() keeps its database, port, options and agent key. */
 export class ServerProcess {
   private child: Child | undefined;
   port = 0;
