@@ -24,15 +24,14 @@ from concurrent.futures import Executor
 import grpc
 from mercado.v1 import match_pb2 as api
 from mercado_client import Endpoint, MercadoClient, Seat, action_json, action_message
+from mercado_client.held import HeldSeat, SeatFile
 from mercado_client.views import view_json
-from mercado_client.wire import BOT_LEVELS
 
 from server.engine import action_by_id, action_from_json
 
 from .determinize import View
 from .levels import decide
 from .observation import CoinTracker
-from .seats import HeldSeat, SeatFile
 from .workers import search_pool
 
 log = logging.getLogger("mercado.ai")
@@ -74,8 +73,9 @@ class Agent:
         """Resume the seats held before, then claim and play seats until ``stop`` is set."""
         stop = stop or asyncio.Event()
         async with self.server.connect(RECONNECT_SECONDS) as client:
-            for held in self.seats.load(self.server.target):
-                self._start(Seat(client, held.match_id, held.seat, held.token), held)
+            for held in self.seats.held(self.server.target):
+                if held.level:  # the seats this agent plays (each with its level)
+                    self._start(Seat(client, held.match_id, held.seat, held.token), held)
             await self._heartbeat(client)
             log.info("agent started", extra={"server": self.server.target, "levels": self.levels})
             while not stop.is_set():
@@ -91,19 +91,13 @@ class Agent:
 
     async def _heartbeat(self, client: MercadoClient) -> None:
         """Tell the server what this agent plays and how many more seats it can take."""
-        request = api.AgentHeartbeatRequest(
-            agent_id=self.id,
-            levels=[BOT_LEVELS[level] for level in self.levels],
-            free_slots=max(0, self.max_matches - len(self.playing)),
-        )
-        response = await client.call(
-            client.stub.AgentHeartbeat, request, metadata=(("authorization", f"Bearer {self.agent_key}"),)
-        )
+        free = max(0, self.max_matches - len(self.playing))
+        interval = await client.agent_heartbeat(self.id, self.levels, free, agent_key=self.agent_key)
         # Well within the interval: a heartbeat late by a claim or a slow reply still counts.
-        self.next_heartbeat = time.monotonic() + response.interval_seconds / 2
+        self.next_heartbeat = time.monotonic() + interval / 2
 
     def _start(self, seat: Seat, held: HeldSeat) -> None:
-        task = asyncio.create_task(self.play(seat, held.level))
+        task = asyncio.create_task(self.play(seat, held))
         self.playing.add(task)
         task.add_done_callback(self.playing.discard)
 
@@ -123,19 +117,20 @@ class Agent:
                 log.warning("claim refused", extra={"code": error.code().name, "reason": error.details()})
             return False
         log.info("seat claimed", extra={"match_id": seat.match_id, "seat": seat.seat, "level": level})
-        held = HeldSeat(self.server.target, seat.match_id, seat.seat, seat.token, level)
+        held = HeldSeat(self.server.target, seat.match_id, seat.seat, seat.token, self.name, level)
         self.seats.add(held)
         self._start(seat, held)
         return True
 
-    async def play(self, seat: Seat, level: str) -> None:
-        """Follow the match from version 0 and act on every turn of ours until it ends.
+    async def play(self, seat: Seat, held: HeldSeat) -> None:
+        """Follow the match from version 0 and act on every turn of ours until it ends; then forget
+        the seat (``held``, its entry in the seat file).
 
         The stream's first message is the match as it stands; the actions before it follow, and
         each is observed (to know every seat's coins). A turn is played once the history is
         caught up with, at most once per version.
         """
-        held = HeldSeat(self.server.target, seat.match_id, seat.seat, seat.token, level)
+        level = held.level
         tracker: CoinTracker | None = None
         observed, acted = 0, -1
         try:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -10,7 +10,7 @@ import pytest
 # The shared helper modules (on the pythonpath, pyproject.toml) report failed assertions in full.
 pytest.register_assert_rewrite("matchplay", "positions", "server_process")
 
-from server_process import ServerProcess  # noqa: E402 (after the rewrite is registered)
+from server_process import ServerProcess, Start  # noqa: E402 (after the rewrite is registered)
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +30,7 @@ def own_server(tmp_path: Path) -> Iterator[ServerProcess]:
 
 
 @pytest.fixture
-def start(tmp_path: Path) -> Iterator[Callable[..., ServerProcess]]:
+def start(tmp_path: Path) -> Iterator[Start]:
     """Start servers of the test's own: ``start(*flags, db=..., preexec=..., chosen_seeds=...)``."""
     started: list[ServerProcess] = []
 

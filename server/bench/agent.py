@@ -21,15 +21,15 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from .process import ServerProcess, latency_ms
+from .process import AGENT_KEY, ServerProcess, latency_ms
 
-AGENT_KEY = "bench-agent-key-0123456789"
 THINK_SECONDS = 10.0  # a person's turn, for the capacity figure
 
 
 async def _human(target: str, level: str, deadline: float, rng: random.Random, replies: list[float]) -> None:
     """Matches against the bot, one after another, until ``deadline``; times each of the bot's replies."""
     import grpc
+    from mercado.v1 import match_pb2 as api
     from mercado_client import MercadoClient
 
     async with MercadoClient(target) as client:
@@ -45,7 +45,7 @@ async def _human(target: str, level: str, deadline: float, rng: random.Random, r
                 if update.HasField("action") and update.seat != seat.seat and moved_at is not None:
                     replies.append(now - moved_at)
                     moved_at = None
-                if state.match.status != 2 or not state.legal_actions:  # playing, and our turn
+                if state.match.status != api.MATCH_STATUS_PLAYING or not state.legal_actions:  # our turn
                     continue
                 try:
                     await seat.submit(rng.choice(list(state.legal_actions)), state.version, uuid.uuid4().hex)

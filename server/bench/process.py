@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+AGENT_KEY = "bench-agent-key-0123456789"  # of the servers the benchmarks start
 STARTUP_SECONDS = 120.0  # for the server to log 'listening' (a large database is opened first)
 STOP_SECONDS = 30.0  # for the server's graceful shutdown
 

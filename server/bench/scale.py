@@ -24,9 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from .filled import fill
-from .process import ServerProcess, cpu_seconds, latency_ms, memory_mib
+from .process import AGENT_KEY, ServerProcess, cpu_seconds, latency_ms, memory_mib
 
-AGENT_KEY = "bench-agent-key-0123456789"
 CALL_SECONDS = 30.0
 
 

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from .ai import BOT_LEVELS
+
 
 @click.group()
 def bench() -> None:
@@ -126,7 +128,7 @@ def scale(sizes: tuple[int, ...], calls: int, touch: int) -> None:
 
 
 @bench.command()
-@click.option("--level", type=click.Choice(["easy", "medium", "hard"]), default="easy", show_default=True)
+@click.option("--level", type=click.Choice(BOT_LEVELS), default="easy", show_default=True)
 @click.option("--matches", type=click.IntRange(min=1), default=8, show_default=True, help="Matches at once.")
 @click.option("--duration", type=click.FloatRange(min=1), default=30.0, show_default=True, help="Seconds.")
 def agent(level: str, matches: int, duration: float) -> None:

@@ -24,15 +24,19 @@ from ai.workers import search_pool
 from server.engine import Action, action_by_id, player_view
 
 from .match import Match
-from .records import PLAYING, SeatRecord
+from .records import DEFAULT_FALLBACK_LEVEL, PLAYING, SeatRecord, TimeControl
 
 log = logging.getLogger("mercado.clock")
 BOT_TURN_SECONDS = 300  # a bot seat whose agent has not moved for this long is played by the stand-in
-DEFAULT_FALLBACK_LEVEL = "easy"
 
 
 def now_ms() -> int:
     return int(time.time() * 1000)
+
+
+def starting_reserve_ms(clock: TimeControl | None) -> int:
+    """A seat's reserve before its first turn."""
+    return clock.reserve_ms if clock else 0
 
 
 def charged(match: Match, seat: int, at_ms: int) -> SeatRecord:

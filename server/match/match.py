@@ -152,5 +152,4 @@ def restore(record: MatchRecord, actions: Iterable[StoredAction]) -> Match:
     # Only the last update outlives the restore, so one state is advanced in place.
     for seat, action, request_id in actions:
         match.record_action(seat, action, request_id, state, apply(state, action))
-    match._snapshot = None
     return match

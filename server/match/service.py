@@ -35,7 +35,7 @@ from server.store import Conflict, MatchListing, Store
 
 from .agents import Agents
 from .cache import MatchCache
-from .clocks import Timekeeper, charged, now_ms
+from .clocks import Timekeeper, charged, now_ms, starting_reserve_ms
 from .errors import (
     InvalidRequest,
     NoSeatLeft,
@@ -226,18 +226,17 @@ class MatchService:
         if len(seats) > options.players:
             raise InvalidRequest(f"{len(seats)} seat specs for {options.players} players")
         levels = seats + [None] * (options.players - len(seats))
-        for level in levels:
-            if level is not None and level not in BOT_LEVELS:
-                raise InvalidRequest("unknown bot level")
+        bots = [level for level in levels if level is not None]
+        _check_levels(bots)
         if seed is not None and not self.policy.allow_chosen_seeds:
             raise PermissionDenied("this server draws every seed itself (chosen seeds are off)")
-        self._check_bots([level for level in levels if level is not None])
+        self._check_bots(bots)
         self._check_waiting(creator)
         if clock is None and default_clock:
             clock = self.policy.default_clock
         if clock is not None and not clock.turn_seconds:
             clock = None
-        reserve = clock.reserve_seconds * 1000 if clock else 0
+        reserve = starting_reserve_ms(clock)
         record = MatchRecord(
             match_id=uuid.uuid4().hex,
             options=options,
@@ -332,9 +331,7 @@ class MatchService:
         ``agent_id`` is the id of the agent's heartbeats."""
         self._check_agent(agent_key)
         name = check_name(agent_name or "bot")
-        for level in levels:
-            if level not in BOT_LEVELS:
-                raise InvalidRequest("unknown bot level")
+        _check_levels(levels)
         async with self.claiming:
             for _ in range(CLAIM_ATTEMPTS):
                 found = await self.store.find_bot_seat(levels or list(BOT_LEVELS))
@@ -357,9 +354,7 @@ class MatchService:
         self._check_agent(agent_key)
         if not 1 <= len(agent_id) <= 64 or not agent_id.isprintable():
             raise InvalidRequest("agent_id must be 1 to 64 printable characters")
-        for level in levels:
-            if level not in BOT_LEVELS:
-                raise InvalidRequest("unknown bot level")
+        _check_levels(levels)
         self.agents.beat(agent_id, levels, free_slots)
         return int(self.agents.interval)
 
@@ -411,9 +406,7 @@ class MatchService:
         raise Unauthenticated("unknown seat token")
 
     async def _owner(self, match: Match, token: str | None) -> int:
-        if not token:
-            raise Unauthenticated("a seat token is required: send 'authorization: Bearer <token>'")
-        return await self._seat_of(match, token)
+        return await self._seat_of(match, _required(token))
 
     # --- leaving and coming back ---------------------------------------------
 
@@ -426,7 +419,8 @@ class MatchService:
                 status = match.status
                 if status == WAITING:
                     await _uncancelled(self.store.release_seat(match_id, seat))
-                    match.record.seats[seat] = SeatRecord(seat, record.bot_level, reserve_ms=_reserve(match))
+                    reserve = starting_reserve_ms(match.record.clock)
+                    match.record.seats[seat] = SeatRecord(seat, record.bot_level, reserve_ms=reserve)
                     if record.bot_level:
                         self.open_bot_seats[record.bot_level] += 1
                 elif status == PLAYING:
@@ -533,8 +527,7 @@ class MatchService:
         self, match_id: str, token: str | None, expected_version: int, request_id: str, action: Action
     ) -> tuple[Match, int, Update]:
         """Apply the caller's action exactly once; returns (the match, seat, the update it made)."""
-        if not token:
-            raise Unauthenticated("a seat token is required: send 'authorization: Bearer <token>'")
+        token = _required(token)
         check_request_id(request_id)
         async with self._using(match_id) as match:
             seat = await self._seat_of(match, token)
@@ -648,9 +641,15 @@ class MatchService:
                 queue.put_nowait(None)
 
 
-def _reserve(match: Match) -> int:
-    clock = match.record.clock
-    return clock.reserve_seconds * 1000 if clock else 0
+def _check_levels(levels: Iterable[str]) -> None:
+    if any(level not in BOT_LEVELS for level in levels):
+        raise InvalidRequest("unknown bot level")
+
+
+def _required(token: str | None) -> str:
+    if not token:
+        raise Unauthenticated("a seat token is required: send 'authorization: Bearer <token>'")
+    return token
 
 
 async def _uncancelled(work: Coroutine[Any, Any, T]) -> T:

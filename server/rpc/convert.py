@@ -26,7 +26,16 @@ from mercado_client.wire import (
 
 from server.engine import Action, Event, Money, Options, action_from_json, events_for
 from server.match import Match
-from server.match.records import AI, AI_PLAYED, DEFAULT_BOT_LEVEL, FORFEITED, LEFT, MatchRecord, TimeControl
+from server.match.records import (
+    AI,
+    AI_PLAYED,
+    DEFAULT_BOT_LEVEL,
+    DEFAULT_FALLBACK_LEVEL,
+    FORFEITED,
+    LEFT,
+    MatchRecord,
+    TimeControl,
+)
 
 MAX_CLOCK_SECONDS = 7 * 24 * 3600  # a week: correspondence play has no clock at all
 PHASE = {"main": pb.PHASE_MAIN, "take_offer": pb.PHASE_TAKE_OFFER}
@@ -99,7 +108,7 @@ def time_control(message: api.TimeControl) -> TimeControl | None:
         turn_seconds=message.turn_seconds,
         reserve_seconds=message.reserve_seconds,
         on_timeout=ON_TIMEOUT_NAMES.get(message.on_timeout, AI),
-        fallback_level=BOT_LEVEL_NAMES.get(level, "easy"),
+        fallback_level=BOT_LEVEL_NAMES.get(level, DEFAULT_FALLBACK_LEVEL),
     )
 
 

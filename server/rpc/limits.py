@@ -19,6 +19,7 @@ from server.match.errors import Throttled
 
 MAX_CLIENTS = 100_000  # buckets kept at most; full ones go first, as they are the same as new ones
 EXEMPT = ""  # the client key of a trusted network: no per-client limit applies
+STREAM_RETRY_SECONDS = 5
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,6 @@ class RateLimiter:
     def __init__(self, rates: Mapping[str, Rate | None]) -> None:
         self.rates = {method: rate for method, rate in rates.items() if rate is not None}
         self.buckets: dict[tuple[str, str], list[float]] = {}  # -> [tokens, when counted]
-        self.refused = 0
 
     def take(self, method: str, client: str) -> None:
         """Spend one call of ``client``'s bucket for ``method``; Throttled when it is empty."""
@@ -147,7 +147,12 @@ class StreamSlots:
             del self.open_by[client]
 
 
-STREAM_RETRY_SECONDS = 5
+def grpc_peer(client: tuple[str, int] | None) -> str:
+    """A socket's (host, port) as gRPC names peers: ``ipv4:1.2.3.4:5678``, ``ipv6:[::1]:5678``."""
+    if client is None:
+        return "unknown"
+    host, port = client
+    return f"ipv6:[{host}]:{port}" if ":" in host else f"ipv4:{host}:{port}"
 
 
 class Clients:

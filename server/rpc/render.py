@@ -111,7 +111,12 @@ def _preview_fragment(cost: int, earnings: tuple[tuple[int, int | None], ...]) -
 
 
 def state_bytes(match: Match, update: Update, seat: int | None) -> bytes:
-    """The serialized MatchState ``seat`` (None: a spectator) sees as of ``update``."""
+    """The serialized MatchState ``seat`` (None: a spectator) sees as of ``update``: built once, for
+    its stream and every GetView alike (the mover's legal actions and previews are the costly part)."""
+    key = ("state", seat)
+    cached: bytes | None = update.rendered.get(key)
+    if cached is not None:
+        return cached
     parts = [_shared(match, update), _players(update, seat)]
     state = update.state
     if seat is not None:
@@ -121,7 +126,8 @@ def state_bytes(match: Match, update: Update, seat: int | None) -> bytes:
             actions = legal_actions(state)
             parts += [_LEGAL_FRAGMENTS[a.id] for a in actions]
             parts.append(_previews(update, seat, actions))
-    return b"".join(parts)
+    cached = update.rendered[key] = b"".join(parts)
+    return cached
 
 
 def match_state(match: Match, update: Update, seat: int | None) -> api.MatchState:

@@ -14,7 +14,7 @@ import base64
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from functools import wraps
 from typing import Any, TypeVar
 
@@ -73,6 +73,10 @@ def _known(value: int, names: Mapping[Any, str], what: str) -> str:
     if name is None:
         raise InvalidRequest(f"unknown {what} {value}")
     return name
+
+
+def _bot_levels(levels: Iterable[int]) -> list[str]:
+    return [_known(level, BOT_LEVEL_NAMES, "bot level") for level in levels]
 
 
 def gated(
@@ -195,7 +199,7 @@ class MatchServicer(api_grpc.MatchServiceServicer):
     async def ClaimBotSeat(
         self, request: api.ClaimBotSeatRequest, context: grpc.aio.ServicerContext
     ) -> api.ClaimBotSeatResponse:
-        levels = [_known(level, BOT_LEVEL_NAMES, "bot level") for level in request.levels]
+        levels = _bot_levels(request.levels)
         seated = await self.service.claim_bot_seat(
             levels, request.agent_name, bearer_token(context), request.agent_id[:64]
         )
@@ -280,7 +284,7 @@ class MatchServicer(api_grpc.MatchServiceServicer):
     async def AgentHeartbeat(
         self, request: api.AgentHeartbeatRequest, context: grpc.aio.ServicerContext
     ) -> api.AgentHeartbeatResponse:
-        levels = [_known(level, BOT_LEVEL_NAMES, "bot level") for level in request.levels]
+        levels = _bot_levels(request.levels)
         interval = self.service.agent_heartbeat(
             bearer_token(context), request.agent_id, levels, request.free_slots
         )

@@ -35,6 +35,7 @@ import uvicorn
 
 from .errors import CallEnded
 from .handlers import method_handlers
+from .limits import grpc_peer
 from .metrics import Metrics
 from .servicer import MatchServicer
 from .web_guard import WebGuard, guarded_protocol
@@ -142,13 +143,6 @@ def trailer_frame(code: grpc.StatusCode, message: str, metadata: Sequence[tuple[
         lines += f"grpc-message: {percent_encode(message)}\r\n"
     lines += "".join(f"{key}: {value}\r\n" for key, value in metadata)
     return frame(TRAILER_FLAG, lines.encode("ascii"))
-
-
-def grpc_peer(client: tuple[str, int] | None) -> str:
-    if client is None:
-        return "unknown"
-    host, port = client
-    return f"ipv6:[{host}]:{port}" if ":" in host else f"ipv4:{host}:{port}"
 
 
 def percent_encode(message: str) -> str:

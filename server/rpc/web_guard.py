@@ -16,7 +16,7 @@ from typing import Any
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from .limits import EXEMPT, Clients
+from .limits import EXEMPT, Clients, grpc_peer
 
 log = logging.getLogger("mercado.web")
 
@@ -44,8 +44,7 @@ def guarded_protocol(guard: WebGuard) -> type[H11Protocol]:
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
-            host = self.client[0] if self.client else "unknown"
-            key = guard.clients.key(f"ipv6:[{host}]:0" if ":" in host else f"ipv4:{host}:0")
+            key = guard.clients.key(grpc_peer(self.client))
             held = open_by.get(key, 0)
             if state["open"] >= guard.connections or (key != EXEMPT and held >= guard.connections_per_client):
                 state["refused"] += 1

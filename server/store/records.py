@@ -16,6 +16,7 @@ CLOSED = "closed"  # an open seat of a cancelled match: nobody will take it
 AI_PLAYED = (AI, LEFT, FORFEITED)
 # What becomes of a seat whose time runs out, or whose player leaves.
 ON_TIMEOUT = (AI, FORFEITED)
+DEFAULT_FALLBACK_LEVEL = "easy"  # the AI that plays such a seat, unless the match names another
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,11 @@ class TimeControl:
     turn_seconds: int = 60
     reserve_seconds: int = 180
     on_timeout: str = AI  # AI or FORFEITED
-    fallback_level: str = "easy"  # the AI that plays a seat that ran out or left
+    fallback_level: str = DEFAULT_FALLBACK_LEVEL  # the AI that plays a seat that ran out or left
+
+    @property
+    def reserve_ms(self) -> int:
+        return self.reserve_seconds * 1000
 
     def to_json(self) -> dict[str, object]:
         return {

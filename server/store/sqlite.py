@@ -130,7 +130,7 @@ class SqliteStore:
         if not in_memory:
             self.read_db = _connect(self.path)
             self.read_db.execute("PRAGMA query_only=ON")
-        self.wal = Checkpointer(self.path, self.db) if mode == "wal" else None
+        self.wal = Checkpointer(self.path, self.db, _connect) if mode == "wal" else None
         self.pending: list[tuple[list[Op], asyncio.Future[None]]] = []
         self.flusher: asyncio.Task[None] | None = None
         self.prober: asyncio.Task[None] | None = None
@@ -329,15 +329,15 @@ class SqliteStore:
 
     def _run(self, ops: list[Op]) -> None:
         # Runs of one statement (a group commit's actions) go to SQLite at once.
-        for sql, group in itertools.groupby(ops, key=lambda op: (op.sql, op.one_row)):
+        for (sql, one_row), group in itertools.groupby(ops, key=lambda op: (op.sql, op.one_row)):
             rows = list(group)
-            if sql[1] or len(rows) == 1:
+            if one_row or len(rows) == 1:
                 for op in rows:
                     cursor = self.db.execute(op.sql, op.params)
                     if op.one_row and cursor.rowcount != 1:
                         raise _RowMissing
             else:
-                self.db.executemany(sql[0], [op.params for op in rows])
+                self.db.executemany(sql, [op.params for op in rows])
 
     def _isolated(self, ops: list[Op]) -> Exception | None:
         self.db.execute("SAVEPOINT write")

@@ -23,6 +23,7 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 
 CHECKPOINT_SECONDS = 1.0
 CHECKPOINT_BYTES = 8 << 20
@@ -35,8 +36,11 @@ log = logging.getLogger("mercado.store")
 class Checkpointer:
     """The checkpoints of one database's WAL; ``after_commit`` is called by its only writer."""
 
-    def __init__(self, path: str, writer: sqlite3.Connection) -> None:
+    def __init__(
+        self, path: str, writer: sqlite3.Connection, connect: Callable[[str], sqlite3.Connection]
+    ) -> None:
         self.path = path
+        self.connect = connect  # a connection of the checkpoint thread's own, as the store opens them
         self.wal_path = path + "-wal"
         self.writer = writer
         writer.execute("PRAGMA wal_autocheckpoint=0")
@@ -80,8 +84,7 @@ class Checkpointer:
             self.wake.set()
 
     def _run(self) -> None:
-        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        db.execute("PRAGMA busy_timeout=10000")
+        db = self.connect(self.path)
         seen, last_write = 0, time.monotonic()
         try:
             while True:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Callable
 
 import grpc
 from matchplay import announce_agent, assert_reason, bearer, play_random_match, refusal, seated_match
@@ -13,9 +12,8 @@ from mercado.v1 import match_pb2 as api
 from mercado_client import MercadoClient, seed_commitment
 from mercado_client.verify import verify_replay
 from positions import ROOT
-from server_process import AGENT_KEY, ServerProcess
+from server_process import AGENT_KEY, Start
 
-Start = Callable[..., ServerProcess]
 Code = grpc.StatusCode
 
 

@@ -7,7 +7,6 @@ import asyncio
 import resource
 import socket
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import grpc
@@ -15,9 +14,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from matchplay import refusal
 from mercado.v1 import match_pb2 as api
 from mercado_client import MercadoClient
-from server_process import ServerProcess, health, open_files
+from processes import open_files
+from server_process import Start, health
 
-Start = Callable[..., ServerProcess]
 SERVING = health_pb2.HealthCheckResponse.SERVING
 
 

@@ -13,9 +13,8 @@ import pytest
 from matchplay import assert_reason, bearer, refusal
 from mercado.v1 import match_pb2 as api
 from mercado_client import MercadoClient, retry_after
-from server_process import AGENT_KEY, ServerProcess
+from server_process import AGENT_KEY, Start
 
-Start = Callable[..., ServerProcess]
 Code = grpc.StatusCode
 
 

@@ -12,13 +12,12 @@ from pathlib import Path
 import pytest
 from mercado.v1 import match_pb2 as api
 from mercado_client import MercadoClient
-from server_process import AGENT_KEY, ServerProcess
+from server_process import AGENT_KEY, ServerProcess, Start
 
 from server.bench.filled import Filled, fill
 from server.bench.process import cpu_seconds, memory_mib
 from server.match.cache import RESIDENT_SECONDS
 
-Start = Callable[..., ServerProcess]
 LONG, SHORT = 20_000, 500
 LIST_CALLS = 150
 CLAIMS = 40  # of the short history's 50 bot seats

@@ -7,7 +7,6 @@ from __future__ import annotations
 import http.client
 import json
 import struct
-from collections.abc import Callable
 
 import grpc
 import pytest
@@ -17,9 +16,8 @@ from mercado.v1 import mercado_pb2 as pb
 from mercado_client import MercadoClient
 from mercado_client.board import render_match
 from rich.console import Console
-from server_process import AGENT_KEY, ServerProcess
+from server_process import AGENT_KEY, ServerProcess, Start
 
-Start = Callable[..., ServerProcess]
 Code = grpc.StatusCode
 HUGE = "x" * ((1 << 20) - 64)  # a 1 MB id, inside the message size limit
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import http.client
 import ssl
 import struct
-from collections.abc import Callable
 from pathlib import Path
 
 import grpc
@@ -13,10 +12,8 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from matchplay import refusal
 from mercado.v1 import match_pb2 as api
 from mercado_client import MercadoClient
-from server_process import ServerProcess
+from server_process import ServerProcess, Start
 from tls_cert import make_certificates
-
-Start = Callable[..., ServerProcess]
 
 
 def _get(server: ServerProcess, path: str) -> tuple[int, str]:

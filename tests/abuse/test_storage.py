@@ -8,7 +8,6 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 
 import grpc
@@ -17,9 +16,8 @@ from matchplay import assert_reason, mover, refusal, seated_match
 from mercado.v1 import match_pb2 as api
 from mercado_client import MercadoClient
 from positions import ROOT
-from server_process import ServerProcess, health
+from server_process import Start, health
 
-Start = Callable[..., ServerProcess]
 UNLIMITED_CREATES = ["--rate-limit", "CreateMatch=off", "--max-waiting-per-client", "1000000"]
 UNLIMITED_CREATES += ["--max-waiting", "1000000"]
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING

@@ -6,7 +6,8 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
+
+from processes import children, running
 
 # Starts a pool of two workers, has them work, says so and waits to be killed.
 PARENT = """
@@ -19,26 +20,6 @@ if __name__ == "__main__":
     print("ready", flush=True)
     time.sleep(600)
 """
-
-
-def children(pid: int) -> list[int]:
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:  # gone meanwhile
-            continue
-        if int(fields[1]) == pid:
-            found.append(int(stat.parent.name))
-    return found
-
-
-def running(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 def test_workers_exit_when_their_parent_is_killed() -> None:

@@ -17,6 +17,7 @@ import grpc
 import pytest
 from mercado_client import MercadoClient
 from positions import ROOT
+from processes import in_session
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -26,19 +27,6 @@ def free_port() -> int:
         probe.bind(("127.0.0.1", 0))
         port: int = probe.getsockname()[1]
         return port
-
-
-def in_session(session: int) -> list[int]:
-    """The live processes of a session (the script's and all it started)."""
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:  # gone meanwhile
-            continue
-        if fields[0] != "Z" and int(fields[3]) == session:
-            found.append(int(stat.parent.name))
-    return found
 
 
 async def play_against_the_agent(target: str) -> None:

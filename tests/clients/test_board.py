@@ -156,7 +156,6 @@ def test_final_round_and_result() -> None:
 
 def test_the_log_narrates_an_action_as_the_viewer_may_see_it() -> None:
     state = played(players=2, steps=0, seed=1)
-    before = match_state(state, seat=1)
     action = next(a for a in legal_actions(state) if a.type == "open_stand")
     actor = state.current_player
     events = apply(state, action)
@@ -164,7 +163,7 @@ def test_the_log_narrates_an_action_as_the_viewer_may_see_it() -> None:
     update = api.MatchUpdate(version=1, seat=actor, state=match_state(state, seat=viewer))
     update.action.CopyFrom(action_message(action.to_json()))
     update.events.extend(events_message(events, state.options, viewer))
-    lines = [line.plain for line in update_lines(update, NAMES, before)]
+    lines = [line.plain for line in update_lines(update, NAMES)]
     square = SQUARE_NAMES[action.square]
     assert lines[0].startswith(
         f"{NAMES[actor]} (seat {actor + 1}) opened a {GOODS[action.good]} stand on {square} (cost 1)"

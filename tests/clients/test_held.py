@@ -61,6 +61,17 @@ def test_two_terminals_adding_at_once_lose_nothing(tmp_path: Path) -> None:
     assert len(SeatFile(path).held("127.0.0.1:50051")) == 100
 
 
+def test_an_agents_seats_keep_their_level_and_an_earlier_agents_file_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "agent.json"
+    # As agents wrote it before they shared this file's format: a level, no name.
+    earlier = {"server": "s:1", "match_id": f"{7:032x}", "seat": 1, "token": "t", "level": "hard"}
+    path.write_text(json.dumps({"seats": [earlier]}))
+    seats = SeatFile(path)
+    assert seats.held("s:1") == [HeldSeat("s:1", f"{7:032x}", 1, "t", "", "hard")]
+    seats.add(HeldSeat("s:1", f"{8:032x}", 0, "u", "mercado-ai", "easy"))
+    assert [held.level for held in SeatFile(path).held("s:1")] == ["hard", "easy"]
+
+
 def test_a_damaged_file_is_reported_not_overwritten(tmp_path: Path) -> None:
     path = tmp_path / "seats.json"
     path.write_text("{not json")

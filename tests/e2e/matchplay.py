@@ -179,5 +179,4 @@ async def announce_agent(client: MercadoClient, free_slots: int = 100) -> None:
     """Tell the server, as an AI agent would, that bot seats can be taken (the test takes them itself)."""
     from server_process import AGENT_KEY
 
-    request = api.AgentHeartbeatRequest(agent_id="test-agent", free_slots=free_slots)
-    await client.stub.AgentHeartbeat(request, metadata=bearer(AGENT_KEY))
+    await client.agent_heartbeat("test-agent", [], free_slots, agent_key=AGENT_KEY)

@@ -113,14 +113,12 @@ class ServerProcess:
         return self.start()
 
 
+Start = Callable[..., ServerProcess]  # the ``start`` fixture (tests/conftest.py)
+
+
 async def health(target: str, timeout: float = 5.0) -> int:
     """The health service's status for the whole server (an error if it does not answer in time)."""
     async with grpc.aio.insecure_channel(target) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
         response = await stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=timeout)
         return int(response.status)
-
-
-def open_files(pid: int) -> int:
-    """The file descriptors a process holds (Linux)."""
-    return len(os.listdir(f"/proc/{pid}/fd"))

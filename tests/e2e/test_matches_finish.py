@@ -14,9 +14,8 @@ import grpc
 from matchplay import assert_reason, refusal
 from mercado.v1 import match_pb2 as api
 from mercado_client import MercadoClient, Seat
-from server_process import ServerProcess
+from server_process import Start
 
-Start = Callable[..., ServerProcess]
 SHORT = ["--turn-seconds", "1", "--reserve-seconds", "0"]
 MATCH_SECONDS = 120.0
 

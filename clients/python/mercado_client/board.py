@@ -111,6 +111,11 @@ def seat_info(state: api.MatchState, seat: int) -> api.SeatInfo | None:
     return next((info for info in state.match.seats if info.seat == seat), None)
 
 
+def bot_text(info: api.SeatInfo) -> str:
+    """A bot seat with its level: 'bot, hard'."""
+    return f"bot, {BOT_LEVEL_NAMES.get(info.bot_level, 'medium')}"
+
+
 def seat_marks(state: api.MatchState, seat: int) -> list[Text]:
     """What a seat is beyond its player: a bot, played by the AI (timed out, left), forfeited."""
     info = seat_info(state, seat)
@@ -118,7 +123,7 @@ def seat_marks(state: api.MatchState, seat: int) -> list[Text]:
         return []
     marks: list[Text] = []
     if info.bot:
-        marks.append(Text(f"bot, {BOT_LEVEL_NAMES.get(info.bot_level, 'medium')}", "bold magenta"))
+        marks.append(Text(bot_text(info), "bold magenta"))
     if info.forfeited:
         marks.append(Text("forfeited: the AI plays it", "bold red"))
     elif info.left:

@@ -194,6 +194,19 @@ class MercadoClient:
         level = BOT_LEVEL_NAMES[response.level]
         return Seat(self, response.match_id, response.seat, response.seat_token), level
 
+    async def agent_heartbeat(
+        self, agent_id: str, levels: Sequence[str], free_slots: int, *, agent_key: str
+    ) -> int:
+        """An AI agent tells the server which levels it plays (all when empty) and how many more
+        seats it can take; returns the seconds within which the next heartbeat is due."""
+        request = api.AgentHeartbeatRequest(
+            agent_id=agent_id, levels=[BOT_LEVELS[lv] for lv in levels], free_slots=free_slots
+        )
+        response: api.AgentHeartbeatResponse = await self.call(
+            self.stub.AgentHeartbeat, request, metadata=_bearer(agent_key)
+        )
+        return response.interval_seconds
+
     async def list_matches(
         self, status: str | None = None, page_size: int = 20, page_token: str = ""
     ) -> api.ListMatchesResponse:

@@ -1,4 +1,5 @@
-"""The seats ``mercado play`` holds, kept in a file so that a game can be resumed (``--resume``).
+"""The seats a player (``mercado play``) or an AI agent (``mercado ai``) holds, kept in a file so that
+a game can be resumed (``mercado play --resume``, an agent started again).
 
 Each entry is a seat's secret token, so the file is readable by its owner only
 (mode 0600). It is rewritten whole at every change, atomically (a temporary
@@ -42,6 +43,7 @@ class HeldSeat:
     seat: int  # the API's (0-based) seat
     token: str  # secret
     name: str  # the display name it joined with
+    level: str = ""  # an AI agent's: the bot level it plays the seat at (a person's: none)
 
     def same_seat(self, other: HeldSeat) -> bool:
         return (self.server, self.match_id, self.seat) == (other.server, other.match_id, other.seat)
@@ -97,7 +99,12 @@ class SeatFile:
             items = json.loads(text)["seats"]
             return [
                 HeldSeat(
-                    str(i["server"]), str(i["match_id"]), int(i["seat"]), str(i["token"]), str(i["name"])
+                    str(i["server"]),
+                    str(i["match_id"]),
+                    int(i["seat"]),
+                    str(i["token"]),
+                    str(i.get("name", "")),  # absent from files written by agents of v0.1
+                    str(i.get("level", "")),
                 )
                 for i in items
             ]
@@ -105,7 +112,9 @@ class SeatFile:
             raise SeatFileError(f"the seat file {self.path} is damaged ({error}); move it away") from None
 
     def _write(self, seats: list[HeldSeat]) -> None:
-        text = json.dumps({"seats": [asdict(seat) for seat in seats]}, indent=1) + "\n"
+        # A person's seat has no level: its entry has none either.
+        items = [{k: v for k, v in asdict(seat).items() if k != "level" or v} for seat in seats]
+        text = json.dumps({"seats": items}, indent=1) + "\n"
         handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.")
         try:
             os.fchmod(handle, 0o600)

@@ -126,15 +126,10 @@ def menu_choices(state: api.MatchState) -> list[Choice]:
     face_down = {
         square_name(c.square) for c in state.view.mercado.market if c.WhichOneof("content") == "face_down"
     }
-    previews = list(state.previews)
-    choices = [
-        _choice(
-            action,
-            previews[i].mercado if len(previews) == len(state.legal_actions) else pb.MercadoPreview(),
-            face_down,
-        )
-        for i, action in enumerate(state.legal_actions)
-    ]
+    previews = [p.mercado for p in state.previews]
+    if len(previews) != len(state.legal_actions):  # a server that sends no previews: no hints
+        previews = [pb.MercadoPreview()] * len(state.legal_actions)
+    choices = [_choice(a, p, face_down) for a, p in zip(state.legal_actions, previews, strict=True)]
     return sorted(choices, key=lambda c: (_ORDER.get(c.kind, len(_ORDER)), c.key, _target_order(c.target)))
 
 

@@ -69,9 +69,9 @@ def event_text(event: pb.MercadoEvent, names: Sequence[str], quiet: int | None =
     return None
 
 
-def seat_changes(state: api.MatchState, names: Sequence[str], previous: api.MatchState | None) -> list[Text]:
+def seat_changes(state: api.MatchState, names: Sequence[str], previous: api.MatchState) -> list[Text]:
     """Lines for what changed in the seats: taken, timed out, left, forfeited, taken back, cancelled."""
-    before = {s.seat: s for s in previous.match.seats} if previous is not None else {}
+    before = {s.seat: s for s in previous.match.seats}
     lines: list[Text] = []
     for info in state.match.seats:
         old = before.get(info.seat)
@@ -90,19 +90,14 @@ def seat_changes(state: api.MatchState, names: Sequence[str], previous: api.Matc
             lines.append(Text.assemble(tag, (" ran out of time: the AI plays their turns", "bold red")))
         elif old.played_by_ai and not info.played_by_ai:
             lines.append(Text.assemble(tag, " is back and plays their own turns"))
-    if state.match.status == api.MATCH_STATUS_CANCELLED and (
-        previous is None or previous.match.status != api.MATCH_STATUS_CANCELLED
-    ):
+    cancelled = api.MATCH_STATUS_CANCELLED
+    if state.match.status == cancelled and previous.match.status != cancelled:
         lines.append(Text("the match was cancelled: not every seat was taken in time", "bold red"))
     return lines
 
 
-def update_lines(
-    update: api.MatchUpdate, names: Sequence[str], previous: api.MatchState | None
-) -> list[Text]:
-    """Log lines for an update: the action with its events and income, then any end notice."""
-    if not update.HasField("seat"):
-        return seat_changes(update.state, names, previous)
+def update_lines(update: api.MatchUpdate, names: Sequence[str]) -> list[Text]:
+    """Log lines for an action's update: the action with its events and income, then any end notice."""
     parts: list[Text] = []
     income: list[Text] = []
     notices: list[Text] = []

@@ -30,6 +30,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from .board import (
+    bot_text,
     clock_line,
     clock_time,
     final_ranks,
@@ -132,12 +133,12 @@ class LineReader:
     hold at exit), keeping what it read beyond the line for the next one.
     """
 
-    def __init__(self, fd: int | None = None) -> None:
-        if fd is None:
-            try:
-                fd = sys.stdin.fileno()
-            except (AttributeError, ValueError, OSError):  # io.UnsupportedOperation is an OSError
-                fd = None  # a stand-in for standard input (click's test runner): read it as text
+    def __init__(self) -> None:
+        fd: int | None
+        try:
+            fd = sys.stdin.fileno()
+        except (AttributeError, ValueError, OSError):  # io.UnsupportedOperation is an OSError
+            fd = None  # a stand-in for standard input (click's test runner): read it as text
         self.fd = fd
         self.interactive = fd is not None and os.isatty(fd)
         self.buffer = b""
@@ -218,6 +219,12 @@ def command_hint(server: Endpoint, *arguments: str, seats_file: Path | None = No
 # --- one seat's game ----------------------------------------------------------------------------------
 
 
+def reclaimable(info: api.SeatInfo | None) -> bool:
+    """The AI plays the seat because its time ran out (not because it left or forfeited): its player
+    may take it back."""
+    return info is not None and info.played_by_ai and not (info.left or info.forfeited)
+
+
 class Session:
     """One seat's game: the latest state, the move log, the menu and the prompts."""
 
@@ -228,7 +235,7 @@ class Session:
         state: api.MatchState,
         options: PlayOptions,
         reader: LineReader,
-        held: SeatFile | None = None,
+        held: SeatFile,
     ) -> None:
         self.console = console
         self.seat = seat
@@ -286,8 +293,7 @@ class Session:
         """'move' (our turn), 'reclaim' (the AI plays our seat after a timeout) or 'watch'."""
         if self.state.match.status != PLAYING:
             return "watch"
-        info = seat_info(self.state, self.seat.seat)
-        if info is not None and info.played_by_ai and not (info.left or info.forfeited):
+        if reclaimable(seat_info(self.state, self.seat.seat)):
             return "reclaim"
         return "move" if self.my_turn else "watch"
 
@@ -308,7 +314,7 @@ class Session:
         changed = False
         action = update.HasField("action")
         if action and update.version > self.narrated:
-            self.log.extend(update_lines(update, seat_names(update.state), None))
+            self.log.extend(update_lines(update, seat_names(update.state)))
             self.narrated = update.version
             changed = True
         if update.version > self.state.version or (not action and update.version == self.state.version):
@@ -345,7 +351,7 @@ class Session:
                 )
             elif info is not None and info.left:
                 console.print(Text("you left this match: the AI plays your seat", "bold red"))
-            elif self.mode() == "reclaim":
+            elif reclaimable(info):
                 level = BOT_LEVEL_NAMES.get(state.match.time_control.fallback_level, "easy")
                 console.print(
                     Text.assemble(
@@ -366,11 +372,7 @@ class Session:
     def waiting_line(self) -> Text:
         """Which seats are still open, and how others (or an AI agent for bot seats) can join."""
         untaken = [info for info in self.state.match.seats if not info.taken]
-        kinds = [
-            f"bot, {BOT_LEVEL_NAMES.get(info.bot_level, 'medium')}" if info.bot else "open"
-            for info in untaken
-        ]
-        seats = [f"seat {info.seat + 1} ({kind})" for info, kind in zip(untaken, kinds, strict=True)]
+        seats = [f"seat {info.seat + 1} ({bot_text(info) if info.bot else 'open'})" for info in untaken]
         text = Text.assemble(("waiting for players: ", "bold yellow"), ", ".join(seats))
         join = command_hint(self.options.server, "--match", self.seat.match_id)
         text.append(f"\nmatch {self.state.match.match_id}: others can join with `{join}`")
@@ -591,9 +593,8 @@ class Session:
 
     def forget(self) -> None:
         """Drop the seat from the seat file: its match is over for it."""
-        if self.held is not None:
-            with suppress(SeatFileError, OSError):
-                self.held.remove(self.entry)
+        with suppress(SeatFileError, OSError):
+            self.held.remove(self.entry)
 
     def finish(self) -> int:
         self.forget()
@@ -657,7 +658,7 @@ def opponents(state: api.MatchState, seat: int) -> str:
             continue
         label = seat_label(info.seat, names) if info.taken else f"seat {info.seat + 1} (open)"
         if info.bot:
-            label += f" [bot, {BOT_LEVEL_NAMES.get(info.bot_level, 'medium')}]"
+            label += f" [{bot_text(info)}]"
         others.append(label)
     return ", ".join(others)
 
@@ -690,7 +691,7 @@ async def held_games(
             what = {FINISHED: "it finished", CANCELLED: "it was cancelled"}.get(status, "you left it")
             console.print(f"[dim]dropped match {escape(entry.match_id)}: {what}[/]")
             held.remove(entry)
-            if options.resume and state.match.status == FINISHED:
+            if options.resume and status == FINISHED:
                 games.append((entry, state))  # asked for by its id: show how it ended
             continue
         games.append((entry, state))
@@ -746,8 +747,7 @@ async def resume(
         return seat, state
     you = seat_label(entry.seat, seat_names(state))
     console.print(Text.assemble("resuming match ", (entry.match_id, "bold"), f" as {you}"))
-    info = seat_info(state, entry.seat)
-    if info is not None and info.played_by_ai and not (info.left or info.forfeited):
+    if reclaimable(seat_info(state, entry.seat)):
         try:
             state = await seat.reclaim()
             console.print("took your seat back from the AI that played it since your time ran out")
@@ -781,9 +781,9 @@ async def start(
     return seat, await seat.view()
 
 
-async def play(options: PlayOptions, console: Console, reader: LineReader | None = None) -> int:
+async def play(options: PlayOptions, console: Console) -> int:
     """Create, join or resume a match and play it to the end; returns the exit status."""
-    reader = reader or LineReader()
+    reader = LineReader()
     held = SeatFile(options.seats_file or default_path())
     async with options.server.connect() as client:
         try:
