@@ -1,11 +1,25 @@
 // The mercado match service: authoritative online matches.
 //
-// Authentication: JoinMatch and ClaimBotSeat return a secret seat token. Every
-// later call for that seat sends it as gRPC metadata
-// `authorization: Bearer <token>`. Without a token a caller is a spectator: it
-// may read views and events (with everything hidden that a spectator may not
-// see) but not act. ClaimBotSeat is for AI agents: it takes the server's agent
-// key as the bearer token instead.
+// Authentication: every credential is sent as gRPC metadata
+// `authorization: Bearer <credential>`. There are three kinds:
+//
+// - A player credential names a player (CreatePlayer, GetPlayer), who then acts in each of its
+//   matches with it, from any device. It is either a guest token that CreatePlayer returns
+//   (secret; it does not expire), or a JWT that a frontend signs for its own user, which the
+//   server verifies with the keys its operator configured (`mercado serve --jwt-…`): HS256
+//   with a shared secret, or RS256 / EdDSA with public keys from a JWKS file; `iss` and `aud`
+//   must be the configured ones, `exp` and `nbf` are honoured, `sub` is the user's id in the
+//   frontend and `name` their display name. A credential that fails any check is
+//   UNAUTHENTICATED with the reason (expired, not yet valid, wrong issuer, wrong audience,
+//   bad signature, unsupported algorithm).
+// - A seat token, returned by JoinMatch, ClaimBotSeat and FindMatch: it acts for that one seat.
+//   Without a player it is anonymous play, which a server allows only when it runs with
+//   --allow-anonymous (JoinMatch and CreateMatch are otherwise UNAUTHENTICATED).
+// - The server's agent key, for AI agents (ClaimBotSeat, AgentHeartbeat).
+//
+// Without a credential a caller is a spectator: it may read views and events (with
+// everything hidden that a spectator may not see) but not act; so is a player in a match
+// where it holds no seat.
 //
 // Versions: a match's version is the number of actions it has accepted. It
 // starts at 0 and grows by one with every accepted action. SubmitAction names
@@ -438,7 +452,11 @@ type CreateMatchRequest struct {
 	Options isCreateMatchRequest_Options `protobuf_oneof:"options"`
 	// Absent: live play, 60 s per turn and 180 s of reserve, the AI (easy) taking over a seat
 	// that runs out. With turn_seconds 0: no clock.
-	TimeControl   *TimeControl `protobuf:"bytes,5,opt,name=time_control,json=timeControl,proto3,oneof" json:"time_control,omitempty"`
+	TimeControl *TimeControl `protobuf:"bytes,5,opt,name=time_control,json=timeControl,proto3,oneof" json:"time_control,omitempty"`
+	// One player may hold several seats (several people at one device). Such a match is unrated.
+	HotSeat bool `protobuf:"varint,6,opt,name=hot_seat,json=hotSeat,proto3" json:"hot_seat,omitempty"`
+	// Never rated, whoever plays (a friendly match).
+	Unrated       bool `protobuf:"varint,7,opt,name=unrated,proto3" json:"unrated,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -524,6 +542,20 @@ func (x *CreateMatchRequest) GetTimeControl() *TimeControl {
 	return nil
 }
 
+func (x *CreateMatchRequest) GetHotSeat() bool {
+	if x != nil {
+		return x.HotSeat
+	}
+	return false
+}
+
+func (x *CreateMatchRequest) GetUnrated() bool {
+	if x != nil {
+		return x.Unrated
+	}
+	return false
+}
+
 type isCreateMatchRequest_Options interface {
 	isCreateMatchRequest_Options()
 }
@@ -591,6 +623,7 @@ type JoinMatchRequest struct {
 	MatchId string                 `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
 	Seat    *uint32                `protobuf:"varint,2,opt,name=seat,proto3,oneof" json:"seat,omitempty"` // the first open seat when absent
 	// 1..40 printable characters (NFC); no control, bidi-override or zero-width characters.
+	// A player may leave it empty: its own display name is used.
 	DisplayName   string `protobuf:"bytes,3,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -648,10 +681,12 @@ func (x *JoinMatchRequest) GetDisplayName() string {
 }
 
 type JoinMatchResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Seat          uint32                 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
-	SeatToken     string                 `protobuf:"bytes,2,opt,name=seat_token,json=seatToken,proto3" json:"seat_token,omitempty"` // secret; send as `authorization: Bearer <token>`
-	Match         *MatchSummary          `protobuf:"bytes,3,opt,name=match,proto3" json:"match,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Seat  uint32                 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	// Secret; send as `authorization: Bearer <token>`. A player may use its player credential
+	// instead: the seat is bound to it.
+	SeatToken     string        `protobuf:"bytes,2,opt,name=seat_token,json=seatToken,proto3" json:"seat_token,omitempty"`
+	Match         *MatchSummary `protobuf:"bytes,3,opt,name=match,proto3" json:"match,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -708,10 +743,13 @@ func (x *JoinMatchResponse) GetMatch() *MatchSummary {
 }
 
 type ListMatchesRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Status        MatchStatus            `protobuf:"varint,1,opt,name=status,proto3,enum=mercado.v1.MatchStatus" json:"status,omitempty"` // unspecified: all
-	PageSize      uint32                 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`         // 1..100; 0 means 20
-	PageToken     string                 `protobuf:"bytes,3,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`       // from a previous response
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Status    MatchStatus            `protobuf:"varint,1,opt,name=status,proto3,enum=mercado.v1.MatchStatus" json:"status,omitempty"` // unspecified: all
+	PageSize  uint32                 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`         // 1..100; 0 means 20
+	PageToken string                 `protobuf:"bytes,3,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`       // from a previous response
+	// Only the matches where this player holds a seat ("my games": the caller's own id, from
+	// GetPlayer); a bot level's player id (`bot:easy`) lists that level's matches.
+	PlayerId      string `protobuf:"bytes,4,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -763,6 +801,13 @@ func (x *ListMatchesRequest) GetPageSize() uint32 {
 func (x *ListMatchesRequest) GetPageToken() string {
 	if x != nil {
 		return x.PageToken
+	}
+	return ""
+}
+
+func (x *ListMatchesRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
 	}
 	return ""
 }
@@ -820,16 +865,19 @@ func (x *ListMatchesResponse) GetNextPageToken() string {
 }
 
 type SeatInfo struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Seat          uint32                 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
-	Bot           bool                   `protobuf:"varint,2,opt,name=bot,proto3" json:"bot,omitempty"` // reserved for a bot
-	BotLevel      BotLevel               `protobuf:"varint,3,opt,name=bot_level,json=botLevel,proto3,enum=mercado.v1.BotLevel" json:"bot_level,omitempty"`
-	Taken         bool                   `protobuf:"varint,4,opt,name=taken,proto3" json:"taken,omitempty"`
-	DisplayName   string                 `protobuf:"bytes,5,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
-	ReserveMs     int64                  `protobuf:"varint,6,opt,name=reserve_ms,json=reserveMs,proto3" json:"reserve_ms,omitempty"`      // with a clock: the reserve left
-	PlayedByAi    bool                   `protobuf:"varint,7,opt,name=played_by_ai,json=playedByAi,proto3" json:"played_by_ai,omitempty"` // the AI plays for this seat: its time ran out, or its player left
-	Left          bool                   `protobuf:"varint,8,opt,name=left,proto3" json:"left,omitempty"`                                 // its player left (LeaveMatch): it cannot be taken back
-	Forfeited     bool                   `protobuf:"varint,9,opt,name=forfeited,proto3" json:"forfeited,omitempty"`                       // ranked last whatever its score
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Seat        uint32                 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	Bot         bool                   `protobuf:"varint,2,opt,name=bot,proto3" json:"bot,omitempty"` // reserved for a bot
+	BotLevel    BotLevel               `protobuf:"varint,3,opt,name=bot_level,json=botLevel,proto3,enum=mercado.v1.BotLevel" json:"bot_level,omitempty"`
+	Taken       bool                   `protobuf:"varint,4,opt,name=taken,proto3" json:"taken,omitempty"`
+	DisplayName string                 `protobuf:"bytes,5,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
+	ReserveMs   int64                  `protobuf:"varint,6,opt,name=reserve_ms,json=reserveMs,proto3" json:"reserve_ms,omitempty"`      // with a clock: the reserve left
+	PlayedByAi  bool                   `protobuf:"varint,7,opt,name=played_by_ai,json=playedByAi,proto3" json:"played_by_ai,omitempty"` // the AI plays for this seat: its time ran out, or its player left
+	Left        bool                   `protobuf:"varint,8,opt,name=left,proto3" json:"left,omitempty"`                                 // its player left (LeaveMatch): it cannot be taken back
+	Forfeited   bool                   `protobuf:"varint,9,opt,name=forfeited,proto3" json:"forfeited,omitempty"`                       // ranked last whatever its score
+	// The player the seat is bound to: a player id, `bot:<level>` for a bot seat taken by an
+	// agent; empty for an open seat or anonymous play (a seat token alone).
+	PlayerId      string `protobuf:"bytes,10,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -927,6 +975,13 @@ func (x *SeatInfo) GetForfeited() bool {
 	return false
 }
 
+func (x *SeatInfo) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
 type MatchSummary struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	MatchId       string                 `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
@@ -949,7 +1004,14 @@ type MatchSummary struct {
 	// reserve) runs out, as a Unix time in milliseconds.
 	DeadlineUnixMs *int64 `protobuf:"varint,12,opt,name=deadline_unix_ms,json=deadlineUnixMs,proto3,oneof" json:"deadline_unix_ms,omitempty"`
 	// Once finished: each seat's rank (1-based, ties shared), forfeited seats last.
-	Ranks         []uint32 `protobuf:"varint,13,rep,packed,name=ranks,proto3" json:"ranks,omitempty"`
+	Ranks   []uint32 `protobuf:"varint,13,rep,packed,name=ranks,proto3" json:"ranks,omitempty"`
+	HotSeat bool     `protobuf:"varint,14,opt,name=hot_seat,json=hotSeat,proto3" json:"hot_seat,omitempty"` // one player may hold several seats
+	// Whether the match counts for the ratings: once finished, whether it did; before, whether
+	// it still can. A match is rated when it was not created unrated or hot-seat, its seed was
+	// drawn by the server, every seat is bound to a different player (a bot level is one
+	// player), and no seat had more than half of its turns played by the AI after its time ran
+	// out. A seat that left or forfeited does not make a match unrated: it is ranked last.
+	Rated         bool `protobuf:"varint,15,opt,name=rated,proto3" json:"rated,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1082,6 +1144,20 @@ func (x *MatchSummary) GetRanks() []uint32 {
 		return x.Ranks
 	}
 	return nil
+}
+
+func (x *MatchSummary) GetHotSeat() bool {
+	if x != nil {
+		return x.HotSeat
+	}
+	return false
+}
+
+func (x *MatchSummary) GetRated() bool {
+	if x != nil {
+		return x.Rated
+	}
+	return false
 }
 
 type isMatchSummary_Options interface {
@@ -2139,6 +2215,282 @@ func (x *AgentHeartbeatResponse) GetIntervalSeconds() uint32 {
 	return 0
 }
 
+type FindMatchRequest struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Game    Game                   `protobuf:"varint,1,opt,name=game,proto3,enum=mercado.v1.Game" json:"game,omitempty"`
+	Players uint32                 `protobuf:"varint,2,opt,name=players,proto3" json:"players,omitempty"` // 2..4; 0 means 2
+	// Fill the seats no queued player takes, after a wait the server sets, with bots of a rating
+	// close to the player's.
+	AllowAi       bool `protobuf:"varint,3,opt,name=allow_ai,json=allowAi,proto3" json:"allow_ai,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FindMatchRequest) Reset() {
+	*x = FindMatchRequest{}
+	mi := &file_mercado_v1_match_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FindMatchRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FindMatchRequest) ProtoMessage() {}
+
+func (x *FindMatchRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mercado_v1_match_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FindMatchRequest.ProtoReflect.Descriptor instead.
+func (*FindMatchRequest) Descriptor() ([]byte, []int) {
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *FindMatchRequest) GetGame() Game {
+	if x != nil {
+		return x.Game
+	}
+	return Game_GAME_UNSPECIFIED
+}
+
+func (x *FindMatchRequest) GetPlayers() uint32 {
+	if x != nil {
+		return x.Players
+	}
+	return 0
+}
+
+func (x *FindMatchRequest) GetAllowAi() bool {
+	if x != nil {
+		return x.AllowAi
+	}
+	return false
+}
+
+type FindMatchUpdate struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Kind:
+	//
+	//	*FindMatchUpdate_Queued
+	//	*FindMatchUpdate_Found
+	Kind          isFindMatchUpdate_Kind `protobuf_oneof:"kind"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FindMatchUpdate) Reset() {
+	*x = FindMatchUpdate{}
+	mi := &file_mercado_v1_match_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FindMatchUpdate) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FindMatchUpdate) ProtoMessage() {}
+
+func (x *FindMatchUpdate) ProtoReflect() protoreflect.Message {
+	mi := &file_mercado_v1_match_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FindMatchUpdate.ProtoReflect.Descriptor instead.
+func (*FindMatchUpdate) Descriptor() ([]byte, []int) {
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *FindMatchUpdate) GetKind() isFindMatchUpdate_Kind {
+	if x != nil {
+		return x.Kind
+	}
+	return nil
+}
+
+func (x *FindMatchUpdate) GetQueued() *Queued {
+	if x != nil {
+		if x, ok := x.Kind.(*FindMatchUpdate_Queued); ok {
+			return x.Queued
+		}
+	}
+	return nil
+}
+
+func (x *FindMatchUpdate) GetFound() *MatchFound {
+	if x != nil {
+		if x, ok := x.Kind.(*FindMatchUpdate_Found); ok {
+			return x.Found
+		}
+	}
+	return nil
+}
+
+type isFindMatchUpdate_Kind interface {
+	isFindMatchUpdate_Kind()
+}
+
+type FindMatchUpdate_Queued struct {
+	Queued *Queued `protobuf:"bytes,1,opt,name=queued,proto3,oneof"`
+}
+
+type FindMatchUpdate_Found struct {
+	Found *MatchFound `protobuf:"bytes,2,opt,name=found,proto3,oneof"`
+}
+
+func (*FindMatchUpdate_Queued) isFindMatchUpdate_Kind() {}
+
+func (*FindMatchUpdate_Found) isFindMatchUpdate_Kind() {}
+
+// Still looking.
+type Queued struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	WaitedMs      uint64                 `protobuf:"varint,1,opt,name=waited_ms,json=waitedMs,proto3" json:"waited_ms,omitempty"`
+	QueuedPlayers uint32                 `protobuf:"varint,2,opt,name=queued_players,json=queuedPlayers,proto3" json:"queued_players,omitempty"` // players queued for the same count, the caller included
+	RatingWindow  float64                `protobuf:"fixed64,3,opt,name=rating_window,json=ratingWindow,proto3" json:"rating_window,omitempty"`   // how far apart (in rating mean, mu) the grouped players may be now
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Queued) Reset() {
+	*x = Queued{}
+	mi := &file_mercado_v1_match_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Queued) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Queued) ProtoMessage() {}
+
+func (x *Queued) ProtoReflect() protoreflect.Message {
+	mi := &file_mercado_v1_match_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Queued.ProtoReflect.Descriptor instead.
+func (*Queued) Descriptor() ([]byte, []int) {
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *Queued) GetWaitedMs() uint64 {
+	if x != nil {
+		return x.WaitedMs
+	}
+	return 0
+}
+
+func (x *Queued) GetQueuedPlayers() uint32 {
+	if x != nil {
+		return x.QueuedPlayers
+	}
+	return 0
+}
+
+func (x *Queued) GetRatingWindow() float64 {
+	if x != nil {
+		return x.RatingWindow
+	}
+	return 0
+}
+
+// The match, created with every queued player of the group seated, and the caller's seat in
+// it. Its bot seats, if any, are taken by an AI agent moments later: the match is playing from
+// then.
+type MatchFound struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	MatchId       string                 `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	Seat          uint32                 `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
+	SeatToken     string                 `protobuf:"bytes,3,opt,name=seat_token,json=seatToken,proto3" json:"seat_token,omitempty"` // as JoinMatch's; the player credential works as well
+	Match         *MatchSummary          `protobuf:"bytes,4,opt,name=match,proto3" json:"match,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MatchFound) Reset() {
+	*x = MatchFound{}
+	mi := &file_mercado_v1_match_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MatchFound) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MatchFound) ProtoMessage() {}
+
+func (x *MatchFound) ProtoReflect() protoreflect.Message {
+	mi := &file_mercado_v1_match_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MatchFound.ProtoReflect.Descriptor instead.
+func (*MatchFound) Descriptor() ([]byte, []int) {
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *MatchFound) GetMatchId() string {
+	if x != nil {
+		return x.MatchId
+	}
+	return ""
+}
+
+func (x *MatchFound) GetSeat() uint32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *MatchFound) GetSeatToken() string {
+	if x != nil {
+		return x.SeatToken
+	}
+	return ""
+}
+
+func (x *MatchFound) GetMatch() *MatchSummary {
+	if x != nil {
+		return x.Match
+	}
+	return nil
+}
+
 type GetReplayRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	MatchId       string                 `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
@@ -2148,7 +2500,7 @@ type GetReplayRequest struct {
 
 func (x *GetReplayRequest) Reset() {
 	*x = GetReplayRequest{}
-	mi := &file_mercado_v1_match_proto_msgTypes[27]
+	mi := &file_mercado_v1_match_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2160,7 +2512,7 @@ func (x *GetReplayRequest) String() string {
 func (*GetReplayRequest) ProtoMessage() {}
 
 func (x *GetReplayRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_match_proto_msgTypes[27]
+	mi := &file_mercado_v1_match_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2173,7 +2525,7 @@ func (x *GetReplayRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReplayRequest.ProtoReflect.Descriptor instead.
 func (*GetReplayRequest) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_match_proto_rawDescGZIP(), []int{27}
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *GetReplayRequest) GetMatchId() string {
@@ -2205,7 +2557,7 @@ type Replay struct {
 
 func (x *Replay) Reset() {
 	*x = Replay{}
-	mi := &file_mercado_v1_match_proto_msgTypes[28]
+	mi := &file_mercado_v1_match_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2217,7 +2569,7 @@ func (x *Replay) String() string {
 func (*Replay) ProtoMessage() {}
 
 func (x *Replay) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_match_proto_msgTypes[28]
+	mi := &file_mercado_v1_match_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2230,7 +2582,7 @@ func (x *Replay) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Replay.ProtoReflect.Descriptor instead.
 func (*Replay) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_match_proto_rawDescGZIP(), []int{28}
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *Replay) GetMatchId() string {
@@ -2326,7 +2678,7 @@ type ReplayStep struct {
 
 func (x *ReplayStep) Reset() {
 	*x = ReplayStep{}
-	mi := &file_mercado_v1_match_proto_msgTypes[29]
+	mi := &file_mercado_v1_match_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2338,7 +2690,7 @@ func (x *ReplayStep) String() string {
 func (*ReplayStep) ProtoMessage() {}
 
 func (x *ReplayStep) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_match_proto_msgTypes[29]
+	mi := &file_mercado_v1_match_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2351,7 +2703,7 @@ func (x *ReplayStep) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplayStep.ProtoReflect.Descriptor instead.
 func (*ReplayStep) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_match_proto_rawDescGZIP(), []int{29}
+	return file_mercado_v1_match_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ReplayStep) GetVersion() uint64 {
@@ -2384,7 +2736,7 @@ type SeatSpec_Open struct {
 
 func (x *SeatSpec_Open) Reset() {
 	*x = SeatSpec_Open{}
-	mi := &file_mercado_v1_match_proto_msgTypes[30]
+	mi := &file_mercado_v1_match_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2396,7 +2748,7 @@ func (x *SeatSpec_Open) String() string {
 func (*SeatSpec_Open) ProtoMessage() {}
 
 func (x *SeatSpec_Open) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_match_proto_msgTypes[30]
+	mi := &file_mercado_v1_match_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2422,7 +2774,7 @@ type SeatSpec_Bot struct {
 
 func (x *SeatSpec_Bot) Reset() {
 	*x = SeatSpec_Bot{}
-	mi := &file_mercado_v1_match_proto_msgTypes[31]
+	mi := &file_mercado_v1_match_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2434,7 +2786,7 @@ func (x *SeatSpec_Bot) String() string {
 func (*SeatSpec_Bot) ProtoMessage() {}
 
 func (x *SeatSpec_Bot) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_match_proto_msgTypes[31]
+	mi := &file_mercado_v1_match_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2462,7 +2814,7 @@ var File_mercado_v1_match_proto protoreflect.FileDescriptor
 const file_mercado_v1_match_proto_rawDesc = "" +
 	"\n" +
 	"\x16mercado/v1/match.proto\x12\n" +
-	"mercado.v1\x1a\x18mercado/v1/mercado.proto\"\xcc\x01\n" +
+	"mercado.v1\x1a\x18mercado/v1/mercado.proto\x1a\x18mercado/v1/players.proto\"\xcc\x01\n" +
 	"\vTimeControl\x12!\n" +
 	"\fturn_seconds\x18\x01 \x01(\rR\vturnSeconds\x12'\n" +
 	"\x0freserve_seconds\x18\x02 \x01(\rR\x0ereserveSeconds\x124\n" +
@@ -2475,7 +2827,7 @@ const file_mercado_v1_match_proto_rawDesc = "" +
 	"\x04Open\x1a1\n" +
 	"\x03Bot\x12*\n" +
 	"\x05level\x18\x01 \x01(\x0e2\x14.mercado.v1.BotLevelR\x05levelB\x06\n" +
-	"\x04kind\"\xb7\x02\n" +
+	"\x04kind\"\xec\x02\n" +
 	"\x12CreateMatchRequest\x12$\n" +
 	"\x04game\x18\x01 \x01(\x0e2\x10.mercado.v1.GameR\x04game\x12\x18\n" +
 	"\aplayers\x18\x02 \x01(\rR\aplayers\x12*\n" +
@@ -2483,7 +2835,9 @@ const file_mercado_v1_match_proto_rawDesc = "" +
 	"\x04seed\x18\x04 \x01(\x04H\x01R\x04seed\x88\x01\x01\x126\n" +
 	"\amercado\x18\n" +
 	" \x01(\v2\x1a.mercado.v1.MercadoOptionsH\x00R\amercado\x12?\n" +
-	"\ftime_control\x18\x05 \x01(\v2\x17.mercado.v1.TimeControlH\x02R\vtimeControl\x88\x01\x01B\t\n" +
+	"\ftime_control\x18\x05 \x01(\v2\x17.mercado.v1.TimeControlH\x02R\vtimeControl\x88\x01\x01\x12\x19\n" +
+	"\bhot_seat\x18\x06 \x01(\bR\ahotSeat\x12\x18\n" +
+	"\aunrated\x18\a \x01(\bR\aunratedB\t\n" +
 	"\aoptionsB\a\n" +
 	"\x05_seedB\x0f\n" +
 	"\r_time_control\"`\n" +
@@ -2499,15 +2853,16 @@ const file_mercado_v1_match_proto_rawDesc = "" +
 	"\x04seat\x18\x01 \x01(\rR\x04seat\x12\x1d\n" +
 	"\n" +
 	"seat_token\x18\x02 \x01(\tR\tseatToken\x12.\n" +
-	"\x05match\x18\x03 \x01(\v2\x18.mercado.v1.MatchSummaryR\x05match\"\x81\x01\n" +
+	"\x05match\x18\x03 \x01(\v2\x18.mercado.v1.MatchSummaryR\x05match\"\x9e\x01\n" +
 	"\x12ListMatchesRequest\x12/\n" +
 	"\x06status\x18\x01 \x01(\x0e2\x17.mercado.v1.MatchStatusR\x06status\x12\x1b\n" +
 	"\tpage_size\x18\x02 \x01(\rR\bpageSize\x12\x1d\n" +
 	"\n" +
-	"page_token\x18\x03 \x01(\tR\tpageToken\"q\n" +
+	"page_token\x18\x03 \x01(\tR\tpageToken\x12\x1b\n" +
+	"\tplayer_id\x18\x04 \x01(\tR\bplayerId\"q\n" +
 	"\x13ListMatchesResponse\x122\n" +
 	"\amatches\x18\x01 \x03(\v2\x18.mercado.v1.MatchSummaryR\amatches\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\x8f\x02\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xac\x02\n" +
 	"\bSeatInfo\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\rR\x04seat\x12\x10\n" +
 	"\x03bot\x18\x02 \x01(\bR\x03bot\x121\n" +
@@ -2519,7 +2874,9 @@ const file_mercado_v1_match_proto_rawDesc = "" +
 	"\fplayed_by_ai\x18\a \x01(\bR\n" +
 	"playedByAi\x12\x12\n" +
 	"\x04left\x18\b \x01(\bR\x04left\x12\x1c\n" +
-	"\tforfeited\x18\t \x01(\bR\tforfeited\"\xab\x04\n" +
+	"\tforfeited\x18\t \x01(\bR\tforfeited\x12\x1b\n" +
+	"\tplayer_id\x18\n" +
+	" \x01(\tR\bplayerId\"\xdc\x04\n" +
 	"\fMatchSummary\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12$\n" +
 	"\x04game\x18\x02 \x01(\x0e2\x10.mercado.v1.GameR\x04game\x12/\n" +
@@ -2535,7 +2892,9 @@ const file_mercado_v1_match_proto_rawDesc = "" +
 	"seedChosen\x12:\n" +
 	"\ftime_control\x18\v \x01(\v2\x17.mercado.v1.TimeControlR\vtimeControl\x12-\n" +
 	"\x10deadline_unix_ms\x18\f \x01(\x03H\x01R\x0edeadlineUnixMs\x88\x01\x01\x12\x14\n" +
-	"\x05ranks\x18\r \x03(\rR\x05ranksB\t\n" +
+	"\x05ranks\x18\r \x03(\rR\x05ranks\x12\x19\n" +
+	"\bhot_seat\x18\x0e \x01(\bR\ahotSeat\x12\x14\n" +
+	"\x05rated\x18\x0f \x01(\bR\x05ratedB\t\n" +
 	"\aoptionsB\x13\n" +
 	"\x11_deadline_unix_ms\"+\n" +
 	"\x0eGetViewRequest\x12\x19\n" +
@@ -2613,7 +2972,26 @@ const file_mercado_v1_match_proto_rawDesc = "" +
 	"\n" +
 	"free_slots\x18\x03 \x01(\rR\tfreeSlots\"C\n" +
 	"\x16AgentHeartbeatResponse\x12)\n" +
-	"\x10interval_seconds\x18\x01 \x01(\rR\x0fintervalSeconds\"-\n" +
+	"\x10interval_seconds\x18\x01 \x01(\rR\x0fintervalSeconds\"m\n" +
+	"\x10FindMatchRequest\x12$\n" +
+	"\x04game\x18\x01 \x01(\x0e2\x10.mercado.v1.GameR\x04game\x12\x18\n" +
+	"\aplayers\x18\x02 \x01(\rR\aplayers\x12\x19\n" +
+	"\ballow_ai\x18\x03 \x01(\bR\aallowAi\"w\n" +
+	"\x0fFindMatchUpdate\x12,\n" +
+	"\x06queued\x18\x01 \x01(\v2\x12.mercado.v1.QueuedH\x00R\x06queued\x12.\n" +
+	"\x05found\x18\x02 \x01(\v2\x16.mercado.v1.MatchFoundH\x00R\x05foundB\x06\n" +
+	"\x04kind\"q\n" +
+	"\x06Queued\x12\x1b\n" +
+	"\twaited_ms\x18\x01 \x01(\x04R\bwaitedMs\x12%\n" +
+	"\x0equeued_players\x18\x02 \x01(\rR\rqueuedPlayers\x12#\n" +
+	"\rrating_window\x18\x03 \x01(\x01R\fratingWindow\"\x8a\x01\n" +
+	"\n" +
+	"MatchFound\x12\x19\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x12\n" +
+	"\x04seat\x18\x02 \x01(\rR\x04seat\x12\x1d\n" +
+	"\n" +
+	"seat_token\x18\x03 \x01(\tR\tseatToken\x12.\n" +
+	"\x05match\x18\x04 \x01(\v2\x18.mercado.v1.MatchSummaryR\x05match\"-\n" +
 	"\x10GetReplayRequest\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\"\xcf\x02\n" +
 	"\x06Replay\x12\x19\n" +
@@ -2651,7 +3029,7 @@ const file_mercado_v1_match_proto_rawDesc = "" +
 	"\x15BOT_LEVEL_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eBOT_LEVEL_EASY\x10\x01\x12\x14\n" +
 	"\x10BOT_LEVEL_MEDIUM\x10\x02\x12\x12\n" +
-	"\x0eBOT_LEVEL_HARD\x10\x032\xd5\x06\n" +
+	"\x0eBOT_LEVEL_HARD\x10\x032\x8a\t\n" +
 	"\fMatchService\x12N\n" +
 	"\vCreateMatch\x12\x1e.mercado.v1.CreateMatchRequest\x1a\x1f.mercado.v1.CreateMatchResponse\x12H\n" +
 	"\tJoinMatch\x12\x1c.mercado.v1.JoinMatchRequest\x1a\x1d.mercado.v1.JoinMatchResponse\x12N\n" +
@@ -2664,7 +3042,11 @@ const file_mercado_v1_match_proto_rawDesc = "" +
 	"\n" +
 	"LeaveMatch\x12\x1d.mercado.v1.LeaveMatchRequest\x1a\x1e.mercado.v1.LeaveMatchResponse\x12E\n" +
 	"\vReclaimSeat\x12\x1e.mercado.v1.ReclaimSeatRequest\x1a\x16.mercado.v1.MatchState\x12W\n" +
-	"\x0eAgentHeartbeat\x12!.mercado.v1.AgentHeartbeatRequest\x1a\".mercado.v1.AgentHeartbeatResponseBEZCgithub.com/mercado-game/mercado/clients/go/gen/mercado/v1;mercadov1b\x06proto3"
+	"\x0eAgentHeartbeat\x12!.mercado.v1.AgentHeartbeatRequest\x1a\".mercado.v1.AgentHeartbeatResponse\x12Q\n" +
+	"\fCreatePlayer\x12\x1f.mercado.v1.CreatePlayerRequest\x1a .mercado.v1.CreatePlayerResponse\x12=\n" +
+	"\tGetPlayer\x12\x1c.mercado.v1.GetPlayerRequest\x1a\x12.mercado.v1.Player\x12W\n" +
+	"\x0eGetLeaderboard\x12!.mercado.v1.GetLeaderboardRequest\x1a\".mercado.v1.GetLeaderboardResponse\x12H\n" +
+	"\tFindMatch\x12\x1c.mercado.v1.FindMatchRequest\x1a\x1b.mercado.v1.FindMatchUpdate0\x01BEZCgithub.com/mercado-game/mercado/clients/go/gen/mercado/v1;mercadov1b\x06proto3"
 
 var (
 	file_mercado_v1_match_proto_rawDescOnce sync.Once
@@ -2679,7 +3061,7 @@ func file_mercado_v1_match_proto_rawDescGZIP() []byte {
 }
 
 var file_mercado_v1_match_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_mercado_v1_match_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
+var file_mercado_v1_match_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
 var file_mercado_v1_match_proto_goTypes = []any{
 	(Game)(0),                      // 0: mercado.v1.Game
 	(MatchStatus)(0),               // 1: mercado.v1.MatchStatus
@@ -2712,25 +3094,35 @@ var file_mercado_v1_match_proto_goTypes = []any{
 	(*ReclaimSeatRequest)(nil),     // 28: mercado.v1.ReclaimSeatRequest
 	(*AgentHeartbeatRequest)(nil),  // 29: mercado.v1.AgentHeartbeatRequest
 	(*AgentHeartbeatResponse)(nil), // 30: mercado.v1.AgentHeartbeatResponse
-	(*GetReplayRequest)(nil),       // 31: mercado.v1.GetReplayRequest
-	(*Replay)(nil),                 // 32: mercado.v1.Replay
-	(*ReplayStep)(nil),             // 33: mercado.v1.ReplayStep
-	(*SeatSpec_Open)(nil),          // 34: mercado.v1.SeatSpec.Open
-	(*SeatSpec_Bot)(nil),           // 35: mercado.v1.SeatSpec.Bot
-	(*MercadoOptions)(nil),         // 36: mercado.v1.MercadoOptions
-	(*MercadoAction)(nil),          // 37: mercado.v1.MercadoAction
-	(*MercadoEvent)(nil),           // 38: mercado.v1.MercadoEvent
-	(*MercadoView)(nil),            // 39: mercado.v1.MercadoView
-	(*MercadoPreview)(nil),         // 40: mercado.v1.MercadoPreview
+	(*FindMatchRequest)(nil),       // 31: mercado.v1.FindMatchRequest
+	(*FindMatchUpdate)(nil),        // 32: mercado.v1.FindMatchUpdate
+	(*Queued)(nil),                 // 33: mercado.v1.Queued
+	(*MatchFound)(nil),             // 34: mercado.v1.MatchFound
+	(*GetReplayRequest)(nil),       // 35: mercado.v1.GetReplayRequest
+	(*Replay)(nil),                 // 36: mercado.v1.Replay
+	(*ReplayStep)(nil),             // 37: mercado.v1.ReplayStep
+	(*SeatSpec_Open)(nil),          // 38: mercado.v1.SeatSpec.Open
+	(*SeatSpec_Bot)(nil),           // 39: mercado.v1.SeatSpec.Bot
+	(*MercadoOptions)(nil),         // 40: mercado.v1.MercadoOptions
+	(*MercadoAction)(nil),          // 41: mercado.v1.MercadoAction
+	(*MercadoEvent)(nil),           // 42: mercado.v1.MercadoEvent
+	(*MercadoView)(nil),            // 43: mercado.v1.MercadoView
+	(*MercadoPreview)(nil),         // 44: mercado.v1.MercadoPreview
+	(*CreatePlayerRequest)(nil),    // 45: mercado.v1.CreatePlayerRequest
+	(*GetPlayerRequest)(nil),       // 46: mercado.v1.GetPlayerRequest
+	(*GetLeaderboardRequest)(nil),  // 47: mercado.v1.GetLeaderboardRequest
+	(*CreatePlayerResponse)(nil),   // 48: mercado.v1.CreatePlayerResponse
+	(*Player)(nil),                 // 49: mercado.v1.Player
+	(*GetLeaderboardResponse)(nil), // 50: mercado.v1.GetLeaderboardResponse
 }
 var file_mercado_v1_match_proto_depIdxs = []int32{
 	2,  // 0: mercado.v1.TimeControl.on_timeout:type_name -> mercado.v1.OnTimeout
 	3,  // 1: mercado.v1.TimeControl.fallback_level:type_name -> mercado.v1.BotLevel
-	34, // 2: mercado.v1.SeatSpec.open:type_name -> mercado.v1.SeatSpec.Open
-	35, // 3: mercado.v1.SeatSpec.bot:type_name -> mercado.v1.SeatSpec.Bot
+	38, // 2: mercado.v1.SeatSpec.open:type_name -> mercado.v1.SeatSpec.Open
+	39, // 3: mercado.v1.SeatSpec.bot:type_name -> mercado.v1.SeatSpec.Bot
 	0,  // 4: mercado.v1.CreateMatchRequest.game:type_name -> mercado.v1.Game
 	5,  // 5: mercado.v1.CreateMatchRequest.seats:type_name -> mercado.v1.SeatSpec
-	36, // 6: mercado.v1.CreateMatchRequest.mercado:type_name -> mercado.v1.MercadoOptions
+	40, // 6: mercado.v1.CreateMatchRequest.mercado:type_name -> mercado.v1.MercadoOptions
 	4,  // 7: mercado.v1.CreateMatchRequest.time_control:type_name -> mercado.v1.TimeControl
 	13, // 8: mercado.v1.CreateMatchResponse.match:type_name -> mercado.v1.MatchSummary
 	13, // 9: mercado.v1.JoinMatchResponse.match:type_name -> mercado.v1.MatchSummary
@@ -2740,12 +3132,12 @@ var file_mercado_v1_match_proto_depIdxs = []int32{
 	0,  // 13: mercado.v1.MatchSummary.game:type_name -> mercado.v1.Game
 	1,  // 14: mercado.v1.MatchSummary.status:type_name -> mercado.v1.MatchStatus
 	12, // 15: mercado.v1.MatchSummary.seats:type_name -> mercado.v1.SeatInfo
-	36, // 16: mercado.v1.MatchSummary.mercado:type_name -> mercado.v1.MercadoOptions
+	40, // 16: mercado.v1.MatchSummary.mercado:type_name -> mercado.v1.MercadoOptions
 	4,  // 17: mercado.v1.MatchSummary.time_control:type_name -> mercado.v1.TimeControl
-	37, // 18: mercado.v1.Action.mercado:type_name -> mercado.v1.MercadoAction
-	38, // 19: mercado.v1.Event.mercado:type_name -> mercado.v1.MercadoEvent
-	39, // 20: mercado.v1.View.mercado:type_name -> mercado.v1.MercadoView
-	40, // 21: mercado.v1.ActionPreview.mercado:type_name -> mercado.v1.MercadoPreview
+	41, // 18: mercado.v1.Action.mercado:type_name -> mercado.v1.MercadoAction
+	42, // 19: mercado.v1.Event.mercado:type_name -> mercado.v1.MercadoEvent
+	43, // 20: mercado.v1.View.mercado:type_name -> mercado.v1.MercadoView
+	44, // 21: mercado.v1.ActionPreview.mercado:type_name -> mercado.v1.MercadoPreview
 	13, // 22: mercado.v1.MatchState.match:type_name -> mercado.v1.MatchSummary
 	17, // 23: mercado.v1.MatchState.view:type_name -> mercado.v1.View
 	15, // 24: mercado.v1.MatchState.legal_actions:type_name -> mercado.v1.Action
@@ -2761,38 +3153,50 @@ var file_mercado_v1_match_proto_depIdxs = []int32{
 	13, // 34: mercado.v1.ClaimBotSeatResponse.match:type_name -> mercado.v1.MatchSummary
 	13, // 35: mercado.v1.LeaveMatchResponse.match:type_name -> mercado.v1.MatchSummary
 	3,  // 36: mercado.v1.AgentHeartbeatRequest.levels:type_name -> mercado.v1.BotLevel
-	0,  // 37: mercado.v1.Replay.game:type_name -> mercado.v1.Game
-	36, // 38: mercado.v1.Replay.mercado:type_name -> mercado.v1.MercadoOptions
-	33, // 39: mercado.v1.Replay.steps:type_name -> mercado.v1.ReplayStep
-	15, // 40: mercado.v1.ReplayStep.action:type_name -> mercado.v1.Action
-	3,  // 41: mercado.v1.SeatSpec.Bot.level:type_name -> mercado.v1.BotLevel
-	6,  // 42: mercado.v1.MatchService.CreateMatch:input_type -> mercado.v1.CreateMatchRequest
-	8,  // 43: mercado.v1.MatchService.JoinMatch:input_type -> mercado.v1.JoinMatchRequest
-	10, // 44: mercado.v1.MatchService.ListMatches:input_type -> mercado.v1.ListMatchesRequest
-	14, // 45: mercado.v1.MatchService.GetView:input_type -> mercado.v1.GetViewRequest
-	20, // 46: mercado.v1.MatchService.SubmitAction:input_type -> mercado.v1.SubmitActionRequest
-	22, // 47: mercado.v1.MatchService.StreamEvents:input_type -> mercado.v1.StreamEventsRequest
-	24, // 48: mercado.v1.MatchService.ClaimBotSeat:input_type -> mercado.v1.ClaimBotSeatRequest
-	31, // 49: mercado.v1.MatchService.GetReplay:input_type -> mercado.v1.GetReplayRequest
-	26, // 50: mercado.v1.MatchService.LeaveMatch:input_type -> mercado.v1.LeaveMatchRequest
-	28, // 51: mercado.v1.MatchService.ReclaimSeat:input_type -> mercado.v1.ReclaimSeatRequest
-	29, // 52: mercado.v1.MatchService.AgentHeartbeat:input_type -> mercado.v1.AgentHeartbeatRequest
-	7,  // 53: mercado.v1.MatchService.CreateMatch:output_type -> mercado.v1.CreateMatchResponse
-	9,  // 54: mercado.v1.MatchService.JoinMatch:output_type -> mercado.v1.JoinMatchResponse
-	11, // 55: mercado.v1.MatchService.ListMatches:output_type -> mercado.v1.ListMatchesResponse
-	19, // 56: mercado.v1.MatchService.GetView:output_type -> mercado.v1.MatchState
-	21, // 57: mercado.v1.MatchService.SubmitAction:output_type -> mercado.v1.SubmitActionResponse
-	23, // 58: mercado.v1.MatchService.StreamEvents:output_type -> mercado.v1.MatchUpdate
-	25, // 59: mercado.v1.MatchService.ClaimBotSeat:output_type -> mercado.v1.ClaimBotSeatResponse
-	32, // 60: mercado.v1.MatchService.GetReplay:output_type -> mercado.v1.Replay
-	27, // 61: mercado.v1.MatchService.LeaveMatch:output_type -> mercado.v1.LeaveMatchResponse
-	19, // 62: mercado.v1.MatchService.ReclaimSeat:output_type -> mercado.v1.MatchState
-	30, // 63: mercado.v1.MatchService.AgentHeartbeat:output_type -> mercado.v1.AgentHeartbeatResponse
-	53, // [53:64] is the sub-list for method output_type
-	42, // [42:53] is the sub-list for method input_type
-	42, // [42:42] is the sub-list for extension type_name
-	42, // [42:42] is the sub-list for extension extendee
-	0,  // [0:42] is the sub-list for field type_name
+	0,  // 37: mercado.v1.FindMatchRequest.game:type_name -> mercado.v1.Game
+	33, // 38: mercado.v1.FindMatchUpdate.queued:type_name -> mercado.v1.Queued
+	34, // 39: mercado.v1.FindMatchUpdate.found:type_name -> mercado.v1.MatchFound
+	13, // 40: mercado.v1.MatchFound.match:type_name -> mercado.v1.MatchSummary
+	0,  // 41: mercado.v1.Replay.game:type_name -> mercado.v1.Game
+	40, // 42: mercado.v1.Replay.mercado:type_name -> mercado.v1.MercadoOptions
+	37, // 43: mercado.v1.Replay.steps:type_name -> mercado.v1.ReplayStep
+	15, // 44: mercado.v1.ReplayStep.action:type_name -> mercado.v1.Action
+	3,  // 45: mercado.v1.SeatSpec.Bot.level:type_name -> mercado.v1.BotLevel
+	6,  // 46: mercado.v1.MatchService.CreateMatch:input_type -> mercado.v1.CreateMatchRequest
+	8,  // 47: mercado.v1.MatchService.JoinMatch:input_type -> mercado.v1.JoinMatchRequest
+	10, // 48: mercado.v1.MatchService.ListMatches:input_type -> mercado.v1.ListMatchesRequest
+	14, // 49: mercado.v1.MatchService.GetView:input_type -> mercado.v1.GetViewRequest
+	20, // 50: mercado.v1.MatchService.SubmitAction:input_type -> mercado.v1.SubmitActionRequest
+	22, // 51: mercado.v1.MatchService.StreamEvents:input_type -> mercado.v1.StreamEventsRequest
+	24, // 52: mercado.v1.MatchService.ClaimBotSeat:input_type -> mercado.v1.ClaimBotSeatRequest
+	35, // 53: mercado.v1.MatchService.GetReplay:input_type -> mercado.v1.GetReplayRequest
+	26, // 54: mercado.v1.MatchService.LeaveMatch:input_type -> mercado.v1.LeaveMatchRequest
+	28, // 55: mercado.v1.MatchService.ReclaimSeat:input_type -> mercado.v1.ReclaimSeatRequest
+	29, // 56: mercado.v1.MatchService.AgentHeartbeat:input_type -> mercado.v1.AgentHeartbeatRequest
+	45, // 57: mercado.v1.MatchService.CreatePlayer:input_type -> mercado.v1.CreatePlayerRequest
+	46, // 58: mercado.v1.MatchService.GetPlayer:input_type -> mercado.v1.GetPlayerRequest
+	47, // 59: mercado.v1.MatchService.GetLeaderboard:input_type -> mercado.v1.GetLeaderboardRequest
+	31, // 60: mercado.v1.MatchService.FindMatch:input_type -> mercado.v1.FindMatchRequest
+	7,  // 61: mercado.v1.MatchService.CreateMatch:output_type -> mercado.v1.CreateMatchResponse
+	9,  // 62: mercado.v1.MatchService.JoinMatch:output_type -> mercado.v1.JoinMatchResponse
+	11, // 63: mercado.v1.MatchService.ListMatches:output_type -> mercado.v1.ListMatchesResponse
+	19, // 64: mercado.v1.MatchService.GetView:output_type -> mercado.v1.MatchState
+	21, // 65: mercado.v1.MatchService.SubmitAction:output_type -> mercado.v1.SubmitActionResponse
+	23, // 66: mercado.v1.MatchService.StreamEvents:output_type -> mercado.v1.MatchUpdate
+	25, // 67: mercado.v1.MatchService.ClaimBotSeat:output_type -> mercado.v1.ClaimBotSeatResponse
+	36, // 68: mercado.v1.MatchService.GetReplay:output_type -> mercado.v1.Replay
+	27, // 69: mercado.v1.MatchService.LeaveMatch:output_type -> mercado.v1.LeaveMatchResponse
+	19, // 70: mercado.v1.MatchService.ReclaimSeat:output_type -> mercado.v1.MatchState
+	30, // 71: mercado.v1.MatchService.AgentHeartbeat:output_type -> mercado.v1.AgentHeartbeatResponse
+	48, // 72: mercado.v1.MatchService.CreatePlayer:output_type -> mercado.v1.CreatePlayerResponse
+	49, // 73: mercado.v1.MatchService.GetPlayer:output_type -> mercado.v1.Player
+	50, // 74: mercado.v1.MatchService.GetLeaderboard:output_type -> mercado.v1.GetLeaderboardResponse
+	32, // 75: mercado.v1.MatchService.FindMatch:output_type -> mercado.v1.FindMatchUpdate
+	61, // [61:76] is the sub-list for method output_type
+	46, // [46:61] is the sub-list for method input_type
+	46, // [46:46] is the sub-list for extension type_name
+	46, // [46:46] is the sub-list for extension extendee
+	0,  // [0:46] is the sub-list for field type_name
 }
 
 func init() { file_mercado_v1_match_proto_init() }
@@ -2801,6 +3205,7 @@ func file_mercado_v1_match_proto_init() {
 		return
 	}
 	file_mercado_v1_mercado_proto_init()
+	file_mercado_v1_players_proto_init()
 	file_mercado_v1_match_proto_msgTypes[1].OneofWrappers = []any{
 		(*SeatSpec_Open_)(nil),
 		(*SeatSpec_Bot_)(nil),
@@ -2827,6 +3232,10 @@ func file_mercado_v1_match_proto_init() {
 	file_mercado_v1_match_proto_msgTypes[15].OneofWrappers = []any{}
 	file_mercado_v1_match_proto_msgTypes[19].OneofWrappers = []any{}
 	file_mercado_v1_match_proto_msgTypes[28].OneofWrappers = []any{
+		(*FindMatchUpdate_Queued)(nil),
+		(*FindMatchUpdate_Found)(nil),
+	}
+	file_mercado_v1_match_proto_msgTypes[32].OneofWrappers = []any{
 		(*Replay_Mercado)(nil),
 	}
 	type x struct{}
@@ -2835,7 +3244,7 @@ func file_mercado_v1_match_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mercado_v1_match_proto_rawDesc), len(file_mercado_v1_match_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   32,
+			NumMessages:   36,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

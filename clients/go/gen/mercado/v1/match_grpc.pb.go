@@ -1,11 +1,25 @@
 // The mercado match service: authoritative online matches.
 //
-// Authentication: JoinMatch and ClaimBotSeat return a secret seat token. Every
-// later call for that seat sends it as gRPC metadata
-// `authorization: Bearer <token>`. Without a token a caller is a spectator: it
-// may read views and events (with everything hidden that a spectator may not
-// see) but not act. ClaimBotSeat is for AI agents: it takes the server's agent
-// key as the bearer token instead.
+// Authentication: every credential is sent as gRPC metadata
+// `authorization: Bearer <credential>`. There are three kinds:
+//
+// - A player credential names a player (CreatePlayer, GetPlayer), who then acts in each of its
+//   matches with it, from any device. It is either a guest token that CreatePlayer returns
+//   (secret; it does not expire), or a JWT that a frontend signs for its own user, which the
+//   server verifies with the keys its operator configured (`mercado serve --jwt-…`): HS256
+//   with a shared secret, or RS256 / EdDSA with public keys from a JWKS file; `iss` and `aud`
+//   must be the configured ones, `exp` and `nbf` are honoured, `sub` is the user's id in the
+//   frontend and `name` their display name. A credential that fails any check is
+//   UNAUTHENTICATED with the reason (expired, not yet valid, wrong issuer, wrong audience,
+//   bad signature, unsupported algorithm).
+// - A seat token, returned by JoinMatch, ClaimBotSeat and FindMatch: it acts for that one seat.
+//   Without a player it is anonymous play, which a server allows only when it runs with
+//   --allow-anonymous (JoinMatch and CreateMatch are otherwise UNAUTHENTICATED).
+// - The server's agent key, for AI agents (ClaimBotSeat, AgentHeartbeat).
+//
+// Without a credential a caller is a spectator: it may read views and events (with
+// everything hidden that a spectator may not see) but not act; so is a player in a match
+// where it holds no seat.
 //
 // Versions: a match's version is the number of actions it has accepted. It
 // starts at 0 and grows by one with every accepted action. SubmitAction names
@@ -74,6 +88,10 @@ const (
 	MatchService_LeaveMatch_FullMethodName     = "/mercado.v1.MatchService/LeaveMatch"
 	MatchService_ReclaimSeat_FullMethodName    = "/mercado.v1.MatchService/ReclaimSeat"
 	MatchService_AgentHeartbeat_FullMethodName = "/mercado.v1.MatchService/AgentHeartbeat"
+	MatchService_CreatePlayer_FullMethodName   = "/mercado.v1.MatchService/CreatePlayer"
+	MatchService_GetPlayer_FullMethodName      = "/mercado.v1.MatchService/GetPlayer"
+	MatchService_GetLeaderboard_FullMethodName = "/mercado.v1.MatchService/GetLeaderboard"
+	MatchService_FindMatch_FullMethodName      = "/mercado.v1.MatchService/FindMatch"
 )
 
 // MatchServiceClient is the client API for MatchService service.
@@ -109,6 +127,18 @@ type MatchServiceClient interface {
 	// seats it can take; again within `interval_seconds`. Bot seats are refused when no agent
 	// can take them.
 	AgentHeartbeat(ctx context.Context, in *AgentHeartbeatRequest, opts ...grpc.CallOption) (*AgentHeartbeatResponse, error)
+	// A new guest player and its secret player token. No credential is needed.
+	CreatePlayer(ctx context.Context, in *CreatePlayerRequest, opts ...grpc.CallOption) (*CreatePlayerResponse, error)
+	// A player's profile and rating; the caller's own when player_id is empty.
+	GetPlayer(ctx context.Context, in *GetPlayerRequest, opts ...grpc.CallOption) (*Player, error)
+	// Rated players (bots included), best display rating first.
+	GetLeaderboard(ctx context.Context, in *GetLeaderboardRequest, opts ...grpc.CallOption) (*GetLeaderboardResponse, error)
+	// Matchmaking, for a player (a player credential is required): queue for a match of
+	// `players`; the server groups queued players of close ratings (the window widens the
+	// longer they wait), creates the match, seats them, and sends each a MatchFound, then ends
+	// the stream. While queued, a Queued message now and then. Closing the stream leaves the
+	// queue. A player queues once at a time (ALREADY_EXISTS otherwise).
+	FindMatch(ctx context.Context, in *FindMatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[FindMatchUpdate], error)
 }
 
 type matchServiceClient struct {
@@ -238,6 +268,55 @@ func (c *matchServiceClient) AgentHeartbeat(ctx context.Context, in *AgentHeartb
 	return out, nil
 }
 
+func (c *matchServiceClient) CreatePlayer(ctx context.Context, in *CreatePlayerRequest, opts ...grpc.CallOption) (*CreatePlayerResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreatePlayerResponse)
+	err := c.cc.Invoke(ctx, MatchService_CreatePlayer_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *matchServiceClient) GetPlayer(ctx context.Context, in *GetPlayerRequest, opts ...grpc.CallOption) (*Player, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Player)
+	err := c.cc.Invoke(ctx, MatchService_GetPlayer_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *matchServiceClient) GetLeaderboard(ctx context.Context, in *GetLeaderboardRequest, opts ...grpc.CallOption) (*GetLeaderboardResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetLeaderboardResponse)
+	err := c.cc.Invoke(ctx, MatchService_GetLeaderboard_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *matchServiceClient) FindMatch(ctx context.Context, in *FindMatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[FindMatchUpdate], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &MatchService_ServiceDesc.Streams[1], MatchService_FindMatch_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[FindMatchRequest, FindMatchUpdate]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type MatchService_FindMatchClient = grpc.ServerStreamingClient[FindMatchUpdate]
+
 // MatchServiceServer is the server API for MatchService service.
 // All implementations must embed UnimplementedMatchServiceServer
 // for forward compatibility.
@@ -271,6 +350,18 @@ type MatchServiceServer interface {
 	// seats it can take; again within `interval_seconds`. Bot seats are refused when no agent
 	// can take them.
 	AgentHeartbeat(context.Context, *AgentHeartbeatRequest) (*AgentHeartbeatResponse, error)
+	// A new guest player and its secret player token. No credential is needed.
+	CreatePlayer(context.Context, *CreatePlayerRequest) (*CreatePlayerResponse, error)
+	// A player's profile and rating; the caller's own when player_id is empty.
+	GetPlayer(context.Context, *GetPlayerRequest) (*Player, error)
+	// Rated players (bots included), best display rating first.
+	GetLeaderboard(context.Context, *GetLeaderboardRequest) (*GetLeaderboardResponse, error)
+	// Matchmaking, for a player (a player credential is required): queue for a match of
+	// `players`; the server groups queued players of close ratings (the window widens the
+	// longer they wait), creates the match, seats them, and sends each a MatchFound, then ends
+	// the stream. While queued, a Queued message now and then. Closing the stream leaves the
+	// queue. A player queues once at a time (ALREADY_EXISTS otherwise).
+	FindMatch(*FindMatchRequest, grpc.ServerStreamingServer[FindMatchUpdate]) error
 	mustEmbedUnimplementedMatchServiceServer()
 }
 
@@ -313,6 +404,18 @@ func (UnimplementedMatchServiceServer) ReclaimSeat(context.Context, *ReclaimSeat
 }
 func (UnimplementedMatchServiceServer) AgentHeartbeat(context.Context, *AgentHeartbeatRequest) (*AgentHeartbeatResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method AgentHeartbeat not implemented")
+}
+func (UnimplementedMatchServiceServer) CreatePlayer(context.Context, *CreatePlayerRequest) (*CreatePlayerResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreatePlayer not implemented")
+}
+func (UnimplementedMatchServiceServer) GetPlayer(context.Context, *GetPlayerRequest) (*Player, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetPlayer not implemented")
+}
+func (UnimplementedMatchServiceServer) GetLeaderboard(context.Context, *GetLeaderboardRequest) (*GetLeaderboardResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetLeaderboard not implemented")
+}
+func (UnimplementedMatchServiceServer) FindMatch(*FindMatchRequest, grpc.ServerStreamingServer[FindMatchUpdate]) error {
+	return status.Error(codes.Unimplemented, "method FindMatch not implemented")
 }
 func (UnimplementedMatchServiceServer) mustEmbedUnimplementedMatchServiceServer() {}
 func (UnimplementedMatchServiceServer) testEmbeddedByValue()                      {}
@@ -526,6 +629,71 @@ func _MatchService_AgentHeartbeat_Handler(srv interface{}, ctx context.Context, 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _MatchService_CreatePlayer_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreatePlayerRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MatchServiceServer).CreatePlayer(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MatchService_CreatePlayer_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MatchServiceServer).CreatePlayer(ctx, req.(*CreatePlayerRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MatchService_GetPlayer_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetPlayerRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MatchServiceServer).GetPlayer(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MatchService_GetPlayer_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MatchServiceServer).GetPlayer(ctx, req.(*GetPlayerRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MatchService_GetLeaderboard_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetLeaderboardRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MatchServiceServer).GetLeaderboard(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MatchService_GetLeaderboard_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MatchServiceServer).GetLeaderboard(ctx, req.(*GetLeaderboardRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MatchService_FindMatch_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(FindMatchRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(MatchServiceServer).FindMatch(m, &grpc.GenericServerStream[FindMatchRequest, FindMatchUpdate]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type MatchService_FindMatchServer = grpc.ServerStreamingServer[FindMatchUpdate]
+
 // MatchService_ServiceDesc is the grpc.ServiceDesc for MatchService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -573,11 +741,28 @@ var MatchService_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "AgentHeartbeat",
 			Handler:    _MatchService_AgentHeartbeat_Handler,
 		},
+		{
+			MethodName: "CreatePlayer",
+			Handler:    _MatchService_CreatePlayer_Handler,
+		},
+		{
+			MethodName: "GetPlayer",
+			Handler:    _MatchService_GetPlayer_Handler,
+		},
+		{
+			MethodName: "GetLeaderboard",
+			Handler:    _MatchService_GetLeaderboard_Handler,
+		},
 	},
 	Streams: []grpc.StreamDesc{
 		{
 			StreamName:    "StreamEvents",
 			Handler:       _MatchService_StreamEvents_Handler,
+			ServerStreams: true,
+		},
+		{
+			StreamName:    "FindMatch",
+			Handler:       _MatchService_FindMatch_Handler,
 			ServerStreams: true,
 		},
 	},

@@ -3,12 +3,26 @@
 isort:skip_file
 The mercado match service: authoritative online matches.
 
-Authentication: JoinMatch and ClaimBotSeat return a secret seat token. Every
-later call for that seat sends it as gRPC metadata
-`authorization: Bearer <token>`. Without a token a caller is a spectator: it
-may read views and events (with everything hidden that a spectator may not
-see) but not act. ClaimBotSeat is for AI agents: it takes the server's agent
-key as the bearer token instead.
+Authentication: every credential is sent as gRPC metadata
+`authorization: Bearer <credential>`. There are three kinds:
+
+- A player credential names a player (CreatePlayer, GetPlayer), who then acts in each of its
+  matches with it, from any device. It is either a guest token that CreatePlayer returns
+  (secret; it does not expire), or a JWT that a frontend signs for its own user, which the
+  server verifies with the keys its operator configured (`mercado serve --jwt-…`): HS256
+  with a shared secret, or RS256 / EdDSA with public keys from a JWKS file; `iss` and `aud`
+  must be the configured ones, `exp` and `nbf` are honoured, `sub` is the user's id in the
+  frontend and `name` their display name. A credential that fails any check is
+  UNAUTHENTICATED with the reason (expired, not yet valid, wrong issuer, wrong audience,
+  bad signature, unsupported algorithm).
+- A seat token, returned by JoinMatch, ClaimBotSeat and FindMatch: it acts for that one seat.
+  Without a player it is anonymous play, which a server allows only when it runs with
+  --allow-anonymous (JoinMatch and CreateMatch are otherwise UNAUTHENTICATED).
+- The server's agent key, for AI agents (ClaimBotSeat, AgentHeartbeat).
+
+Without a credential a caller is a spectator: it may read views and events (with
+everything hidden that a spectator may not see) but not act; so is a player in a match
+where it holds no seat.
 
 Versions: a match's version is the number of actions it has accepted. It
 starts at 0 and grows by one with every accepted action. SubmitAction names
@@ -242,6 +256,8 @@ class CreateMatchRequest(google.protobuf.message.Message):
     SEED_FIELD_NUMBER: builtins.int
     MERCADO_FIELD_NUMBER: builtins.int
     TIME_CONTROL_FIELD_NUMBER: builtins.int
+    HOT_SEAT_FIELD_NUMBER: builtins.int
+    UNRATED_FIELD_NUMBER: builtins.int
     game: global___Game.ValueType
     players: builtins.int
     """2..4; 0 means 2"""
@@ -249,6 +265,10 @@ class CreateMatchRequest(google.protobuf.message.Message):
     """The set-up seed; drawn by the server when absent. A server refuses a chosen seed
     (PERMISSION_DENIED) unless it runs with --allow-chosen-seeds (tests, research).
     """
+    hot_seat: builtins.bool
+    """One player may hold several seats (several people at one device). Such a match is unrated."""
+    unrated: builtins.bool
+    """Never rated, whoever plays (a friendly match)."""
     @property
     def seats(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___SeatSpec]:
         """One per seat, in seat order; missing seats are open. Seat order is not turn order:
@@ -272,9 +292,11 @@ class CreateMatchRequest(google.protobuf.message.Message):
         seed: builtins.int | None = ...,
         mercado: mercado.v1.mercado_pb2.MercadoOptions | None = ...,
         time_control: global___TimeControl | None = ...,
+        hot_seat: builtins.bool = ...,
+        unrated: builtins.bool = ...,
     ) -> None: ...
     def HasField(self, field_name: typing.Literal["_seed", b"_seed", "_time_control", b"_time_control", "mercado", b"mercado", "options", b"options", "seed", b"seed", "time_control", b"time_control"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["_seed", b"_seed", "_time_control", b"_time_control", "game", b"game", "mercado", b"mercado", "options", b"options", "players", b"players", "seats", b"seats", "seed", b"seed", "time_control", b"time_control"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["_seed", b"_seed", "_time_control", b"_time_control", "game", b"game", "hot_seat", b"hot_seat", "mercado", b"mercado", "options", b"options", "players", b"players", "seats", b"seats", "seed", b"seed", "time_control", b"time_control", "unrated", b"unrated"]) -> None: ...
     @typing.overload
     def WhichOneof(self, oneof_group: typing.Literal["_seed", b"_seed"]) -> typing.Literal["seed"] | None: ...
     @typing.overload
@@ -315,7 +337,9 @@ class JoinMatchRequest(google.protobuf.message.Message):
     seat: builtins.int
     """the first open seat when absent"""
     display_name: builtins.str
-    """1..40 printable characters (NFC); no control, bidi-override or zero-width characters."""
+    """1..40 printable characters (NFC); no control, bidi-override or zero-width characters.
+    A player may leave it empty: its own display name is used.
+    """
     def __init__(
         self,
         *,
@@ -338,7 +362,9 @@ class JoinMatchResponse(google.protobuf.message.Message):
     MATCH_FIELD_NUMBER: builtins.int
     seat: builtins.int
     seat_token: builtins.str
-    """secret; send as `authorization: Bearer <token>`"""
+    """Secret; send as `authorization: Bearer <token>`. A player may use its player credential
+    instead: the seat is bound to it.
+    """
     @property
     def match(self) -> global___MatchSummary: ...
     def __init__(
@@ -360,20 +386,26 @@ class ListMatchesRequest(google.protobuf.message.Message):
     STATUS_FIELD_NUMBER: builtins.int
     PAGE_SIZE_FIELD_NUMBER: builtins.int
     PAGE_TOKEN_FIELD_NUMBER: builtins.int
+    PLAYER_ID_FIELD_NUMBER: builtins.int
     status: global___MatchStatus.ValueType
     """unspecified: all"""
     page_size: builtins.int
     """1..100; 0 means 20"""
     page_token: builtins.str
     """from a previous response"""
+    player_id: builtins.str
+    """Only the matches where this player holds a seat ("my games": the caller's own id, from
+    GetPlayer); a bot level's player id (`bot:easy`) lists that level's matches.
+    """
     def __init__(
         self,
         *,
         status: global___MatchStatus.ValueType = ...,
         page_size: builtins.int = ...,
         page_token: builtins.str = ...,
+        player_id: builtins.str = ...,
     ) -> None: ...
-    def ClearField(self, field_name: typing.Literal["page_size", b"page_size", "page_token", b"page_token", "status", b"status"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["page_size", b"page_size", "page_token", b"page_token", "player_id", b"player_id", "status", b"status"]) -> None: ...
 
 global___ListMatchesRequest = ListMatchesRequest
 
@@ -410,6 +442,7 @@ class SeatInfo(google.protobuf.message.Message):
     PLAYED_BY_AI_FIELD_NUMBER: builtins.int
     LEFT_FIELD_NUMBER: builtins.int
     FORFEITED_FIELD_NUMBER: builtins.int
+    PLAYER_ID_FIELD_NUMBER: builtins.int
     seat: builtins.int
     bot: builtins.bool
     """reserved for a bot"""
@@ -424,6 +457,10 @@ class SeatInfo(google.protobuf.message.Message):
     """its player left (LeaveMatch): it cannot be taken back"""
     forfeited: builtins.bool
     """ranked last whatever its score"""
+    player_id: builtins.str
+    """The player the seat is bound to: a player id, `bot:<level>` for a bot seat taken by an
+    agent; empty for an open seat or anonymous play (a seat token alone).
+    """
     def __init__(
         self,
         *,
@@ -436,8 +473,9 @@ class SeatInfo(google.protobuf.message.Message):
         played_by_ai: builtins.bool = ...,
         left: builtins.bool = ...,
         forfeited: builtins.bool = ...,
+        player_id: builtins.str = ...,
     ) -> None: ...
-    def ClearField(self, field_name: typing.Literal["bot", b"bot", "bot_level", b"bot_level", "display_name", b"display_name", "forfeited", b"forfeited", "left", b"left", "played_by_ai", b"played_by_ai", "reserve_ms", b"reserve_ms", "seat", b"seat", "taken", b"taken"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["bot", b"bot", "bot_level", b"bot_level", "display_name", b"display_name", "forfeited", b"forfeited", "left", b"left", "played_by_ai", b"played_by_ai", "player_id", b"player_id", "reserve_ms", b"reserve_ms", "seat", b"seat", "taken", b"taken"]) -> None: ...
 
 global___SeatInfo = SeatInfo
 
@@ -458,6 +496,8 @@ class MatchSummary(google.protobuf.message.Message):
     TIME_CONTROL_FIELD_NUMBER: builtins.int
     DEADLINE_UNIX_MS_FIELD_NUMBER: builtins.int
     RANKS_FIELD_NUMBER: builtins.int
+    HOT_SEAT_FIELD_NUMBER: builtins.int
+    RATED_FIELD_NUMBER: builtins.int
     match_id: builtins.str
     game: global___Game.ValueType
     status: global___MatchStatus.ValueType
@@ -473,6 +513,15 @@ class MatchSummary(google.protobuf.message.Message):
     deadline_unix_ms: builtins.int
     """With a clock, while the match is playing: when the current turn's time (and the mover's
     reserve) runs out, as a Unix time in milliseconds.
+    """
+    hot_seat: builtins.bool
+    """one player may hold several seats"""
+    rated: builtins.bool
+    """Whether the match counts for the ratings: once finished, whether it did; before, whether
+    it still can. A match is rated when it was not created unrated or hot-seat, its seed was
+    drawn by the server, every seat is bound to a different player (a bot level is one
+    player), and no seat had more than half of its turns played by the AI after its time ran
+    out. A seat that left or forfeited does not make a match unrated: it is ranked last.
     """
     @property
     def seats(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___SeatInfo]: ...
@@ -502,9 +551,11 @@ class MatchSummary(google.protobuf.message.Message):
         time_control: global___TimeControl | None = ...,
         deadline_unix_ms: builtins.int | None = ...,
         ranks: collections.abc.Iterable[builtins.int] | None = ...,
+        hot_seat: builtins.bool = ...,
+        rated: builtins.bool = ...,
     ) -> None: ...
     def HasField(self, field_name: typing.Literal["_deadline_unix_ms", b"_deadline_unix_ms", "deadline_unix_ms", b"deadline_unix_ms", "mercado", b"mercado", "options", b"options", "time_control", b"time_control"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["_deadline_unix_ms", b"_deadline_unix_ms", "created_unix_ms", b"created_unix_ms", "deadline_unix_ms", b"deadline_unix_ms", "game", b"game", "match_id", b"match_id", "mercado", b"mercado", "options", b"options", "players", b"players", "ranks", b"ranks", "seats", b"seats", "seed_chosen", b"seed_chosen", "seed_commitment", b"seed_commitment", "status", b"status", "time_control", b"time_control", "version", b"version"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["_deadline_unix_ms", b"_deadline_unix_ms", "created_unix_ms", b"created_unix_ms", "deadline_unix_ms", b"deadline_unix_ms", "game", b"game", "hot_seat", b"hot_seat", "match_id", b"match_id", "mercado", b"mercado", "options", b"options", "players", b"players", "ranks", b"ranks", "rated", b"rated", "seats", b"seats", "seed_chosen", b"seed_chosen", "seed_commitment", b"seed_commitment", "status", b"status", "time_control", b"time_control", "version", b"version"]) -> None: ...
     @typing.overload
     def WhichOneof(self, oneof_group: typing.Literal["_deadline_unix_ms", b"_deadline_unix_ms"]) -> typing.Literal["deadline_unix_ms"] | None: ...
     @typing.overload
@@ -924,6 +975,110 @@ class AgentHeartbeatResponse(google.protobuf.message.Message):
     def ClearField(self, field_name: typing.Literal["interval_seconds", b"interval_seconds"]) -> None: ...
 
 global___AgentHeartbeatResponse = AgentHeartbeatResponse
+
+@typing.final
+class FindMatchRequest(google.protobuf.message.Message):
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: builtins.int
+    PLAYERS_FIELD_NUMBER: builtins.int
+    ALLOW_AI_FIELD_NUMBER: builtins.int
+    game: global___Game.ValueType
+    players: builtins.int
+    """2..4; 0 means 2"""
+    allow_ai: builtins.bool
+    """Fill the seats no queued player takes, after a wait the server sets, with bots of a rating
+    close to the player's.
+    """
+    def __init__(
+        self,
+        *,
+        game: global___Game.ValueType = ...,
+        players: builtins.int = ...,
+        allow_ai: builtins.bool = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["allow_ai", b"allow_ai", "game", b"game", "players", b"players"]) -> None: ...
+
+global___FindMatchRequest = FindMatchRequest
+
+@typing.final
+class FindMatchUpdate(google.protobuf.message.Message):
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    QUEUED_FIELD_NUMBER: builtins.int
+    FOUND_FIELD_NUMBER: builtins.int
+    @property
+    def queued(self) -> global___Queued: ...
+    @property
+    def found(self) -> global___MatchFound: ...
+    def __init__(
+        self,
+        *,
+        queued: global___Queued | None = ...,
+        found: global___MatchFound | None = ...,
+    ) -> None: ...
+    def HasField(self, field_name: typing.Literal["found", b"found", "kind", b"kind", "queued", b"queued"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["found", b"found", "kind", b"kind", "queued", b"queued"]) -> None: ...
+    def WhichOneof(self, oneof_group: typing.Literal["kind", b"kind"]) -> typing.Literal["queued", "found"] | None: ...
+
+global___FindMatchUpdate = FindMatchUpdate
+
+@typing.final
+class Queued(google.protobuf.message.Message):
+    """Still looking."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    WAITED_MS_FIELD_NUMBER: builtins.int
+    QUEUED_PLAYERS_FIELD_NUMBER: builtins.int
+    RATING_WINDOW_FIELD_NUMBER: builtins.int
+    waited_ms: builtins.int
+    queued_players: builtins.int
+    """players queued for the same count, the caller included"""
+    rating_window: builtins.float
+    """how far apart (in rating mean, mu) the grouped players may be now"""
+    def __init__(
+        self,
+        *,
+        waited_ms: builtins.int = ...,
+        queued_players: builtins.int = ...,
+        rating_window: builtins.float = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["queued_players", b"queued_players", "rating_window", b"rating_window", "waited_ms", b"waited_ms"]) -> None: ...
+
+global___Queued = Queued
+
+@typing.final
+class MatchFound(google.protobuf.message.Message):
+    """The match, created with every queued player of the group seated, and the caller's seat in
+    it. Its bot seats, if any, are taken by an AI agent moments later: the match is playing from
+    then.
+    """
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: builtins.int
+    SEAT_FIELD_NUMBER: builtins.int
+    SEAT_TOKEN_FIELD_NUMBER: builtins.int
+    MATCH_FIELD_NUMBER: builtins.int
+    match_id: builtins.str
+    seat: builtins.int
+    seat_token: builtins.str
+    """as JoinMatch's; the player credential works as well"""
+    @property
+    def match(self) -> global___MatchSummary: ...
+    def __init__(
+        self,
+        *,
+        match_id: builtins.str = ...,
+        seat: builtins.int = ...,
+        seat_token: builtins.str = ...,
+        match: global___MatchSummary | None = ...,
+    ) -> None: ...
+    def HasField(self, field_name: typing.Literal["match", b"match"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["match", b"match", "match_id", b"match_id", "seat", b"seat", "seat_token", b"seat_token"]) -> None: ...
+
+global___MatchFound = MatchFound
 
 @typing.final
 class GetReplayRequest(google.protobuf.message.Message):

@@ -4,6 +4,7 @@ import grpc
 import warnings
 
 from mercado.v1 import match_pb2 as mercado_dot_v1_dot_match__pb2
+from mercado.v1 import players_pb2 as mercado_dot_v1_dot_players__pb2
 
 GRPC_GENERATED_VERSION = '1.71.0'
 GRPC_VERSION = grpc.__version__
@@ -88,6 +89,26 @@ class MatchServiceStub(object):
                 '/mercado.v1.MatchService/AgentHeartbeat',
                 request_serializer=mercado_dot_v1_dot_match__pb2.AgentHeartbeatRequest.SerializeToString,
                 response_deserializer=mercado_dot_v1_dot_match__pb2.AgentHeartbeatResponse.FromString,
+                _registered_method=True)
+        self.CreatePlayer = channel.unary_unary(
+                '/mercado.v1.MatchService/CreatePlayer',
+                request_serializer=mercado_dot_v1_dot_players__pb2.CreatePlayerRequest.SerializeToString,
+                response_deserializer=mercado_dot_v1_dot_players__pb2.CreatePlayerResponse.FromString,
+                _registered_method=True)
+        self.GetPlayer = channel.unary_unary(
+                '/mercado.v1.MatchService/GetPlayer',
+                request_serializer=mercado_dot_v1_dot_players__pb2.GetPlayerRequest.SerializeToString,
+                response_deserializer=mercado_dot_v1_dot_players__pb2.Player.FromString,
+                _registered_method=True)
+        self.GetLeaderboard = channel.unary_unary(
+                '/mercado.v1.MatchService/GetLeaderboard',
+                request_serializer=mercado_dot_v1_dot_players__pb2.GetLeaderboardRequest.SerializeToString,
+                response_deserializer=mercado_dot_v1_dot_players__pb2.GetLeaderboardResponse.FromString,
+                _registered_method=True)
+        self.FindMatch = channel.unary_stream(
+                '/mercado.v1.MatchService/FindMatch',
+                request_serializer=mercado_dot_v1_dot_match__pb2.FindMatchRequest.SerializeToString,
+                response_deserializer=mercado_dot_v1_dot_match__pb2.FindMatchUpdate.FromString,
                 _registered_method=True)
 
 
@@ -178,6 +199,40 @@ class MatchServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CreatePlayer(self, request, context):
+        """Players and ratings (see players.proto).
+
+        A new guest player and its secret player token. No credential is needed.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetPlayer(self, request, context):
+        """A player's profile and rating; the caller's own when player_id is empty.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetLeaderboard(self, request, context):
+        """Rated players (bots included), best display rating first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def FindMatch(self, request, context):
+        """Matchmaking, for a player (a player credential is required): queue for a match of
+        `players`; the server groups queued players of close ratings (the window widens the
+        longer they wait), creates the match, seats them, and sends each a MatchFound, then ends
+        the stream. While queued, a Queued message now and then. Closing the stream leaves the
+        queue. A player queues once at a time (ALREADY_EXISTS otherwise).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MatchServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -235,6 +290,26 @@ def add_MatchServiceServicer_to_server(servicer, server):
                     servicer.AgentHeartbeat,
                     request_deserializer=mercado_dot_v1_dot_match__pb2.AgentHeartbeatRequest.FromString,
                     response_serializer=mercado_dot_v1_dot_match__pb2.AgentHeartbeatResponse.SerializeToString,
+            ),
+            'CreatePlayer': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreatePlayer,
+                    request_deserializer=mercado_dot_v1_dot_players__pb2.CreatePlayerRequest.FromString,
+                    response_serializer=mercado_dot_v1_dot_players__pb2.CreatePlayerResponse.SerializeToString,
+            ),
+            'GetPlayer': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetPlayer,
+                    request_deserializer=mercado_dot_v1_dot_players__pb2.GetPlayerRequest.FromString,
+                    response_serializer=mercado_dot_v1_dot_players__pb2.Player.SerializeToString,
+            ),
+            'GetLeaderboard': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetLeaderboard,
+                    request_deserializer=mercado_dot_v1_dot_players__pb2.GetLeaderboardRequest.FromString,
+                    response_serializer=mercado_dot_v1_dot_players__pb2.GetLeaderboardResponse.SerializeToString,
+            ),
+            'FindMatch': grpc.unary_stream_rpc_method_handler(
+                    servicer.FindMatch,
+                    request_deserializer=mercado_dot_v1_dot_match__pb2.FindMatchRequest.FromString,
+                    response_serializer=mercado_dot_v1_dot_match__pb2.FindMatchUpdate.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -534,6 +609,114 @@ class MatchService(object):
             '/mercado.v1.MatchService/AgentHeartbeat',
             mercado_dot_v1_dot_match__pb2.AgentHeartbeatRequest.SerializeToString,
             mercado_dot_v1_dot_match__pb2.AgentHeartbeatResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreatePlayer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mercado.v1.MatchService/CreatePlayer',
+            mercado_dot_v1_dot_players__pb2.CreatePlayerRequest.SerializeToString,
+            mercado_dot_v1_dot_players__pb2.CreatePlayerResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetPlayer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mercado.v1.MatchService/GetPlayer',
+            mercado_dot_v1_dot_players__pb2.GetPlayerRequest.SerializeToString,
+            mercado_dot_v1_dot_players__pb2.Player.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetLeaderboard(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mercado.v1.MatchService/GetLeaderboard',
+            mercado_dot_v1_dot_players__pb2.GetLeaderboardRequest.SerializeToString,
+            mercado_dot_v1_dot_players__pb2.GetLeaderboardResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def FindMatch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/mercado.v1.MatchService/FindMatch',
+            mercado_dot_v1_dot_match__pb2.FindMatchRequest.SerializeToString,
+            mercado_dot_v1_dot_match__pb2.FindMatchUpdate.FromString,
             options,
             channel_credentials,
             insecure,

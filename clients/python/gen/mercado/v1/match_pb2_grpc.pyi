@@ -3,12 +3,26 @@
 isort:skip_file
 The mercado match service: authoritative online matches.
 
-Authentication: JoinMatch and ClaimBotSeat return a secret seat token. Every
-later call for that seat sends it as gRPC metadata
-`authorization: Bearer <token>`. Without a token a caller is a spectator: it
-may read views and events (with everything hidden that a spectator may not
-see) but not act. ClaimBotSeat is for AI agents: it takes the server's agent
-key as the bearer token instead.
+Authentication: every credential is sent as gRPC metadata
+`authorization: Bearer <credential>`. There are three kinds:
+
+- A player credential names a player (CreatePlayer, GetPlayer), who then acts in each of its
+  matches with it, from any device. It is either a guest token that CreatePlayer returns
+  (secret; it does not expire), or a JWT that a frontend signs for its own user, which the
+  server verifies with the keys its operator configured (`mercado serve --jwt-…`): HS256
+  with a shared secret, or RS256 / EdDSA with public keys from a JWKS file; `iss` and `aud`
+  must be the configured ones, `exp` and `nbf` are honoured, `sub` is the user's id in the
+  frontend and `name` their display name. A credential that fails any check is
+  UNAUTHENTICATED with the reason (expired, not yet valid, wrong issuer, wrong audience,
+  bad signature, unsupported algorithm).
+- A seat token, returned by JoinMatch, ClaimBotSeat and FindMatch: it acts for that one seat.
+  Without a player it is anonymous play, which a server allows only when it runs with
+  --allow-anonymous (JoinMatch and CreateMatch are otherwise UNAUTHENTICATED).
+- The server's agent key, for AI agents (ClaimBotSeat, AgentHeartbeat).
+
+Without a credential a caller is a spectator: it may read views and events (with
+everything hidden that a spectator may not see) but not act; so is a player in a match
+where it holds no seat.
 
 Versions: a match's version is the number of actions it has accepted. It
 starts at 0 and grows by one with every accepted action. SubmitAction names
@@ -51,6 +65,7 @@ import collections.abc
 import grpc
 import grpc.aio
 import mercado.v1.match_pb2
+import mercado.v1.players_pb2
 import typing
 
 _T = typing.TypeVar("_T")
@@ -138,6 +153,38 @@ class MatchServiceStub:
     can take them.
     """
 
+    CreatePlayer: grpc.UnaryUnaryMultiCallable[
+        mercado.v1.players_pb2.CreatePlayerRequest,
+        mercado.v1.players_pb2.CreatePlayerResponse,
+    ]
+    """Players and ratings (see players.proto).
+
+    A new guest player and its secret player token. No credential is needed.
+    """
+
+    GetPlayer: grpc.UnaryUnaryMultiCallable[
+        mercado.v1.players_pb2.GetPlayerRequest,
+        mercado.v1.players_pb2.Player,
+    ]
+    """A player's profile and rating; the caller's own when player_id is empty."""
+
+    GetLeaderboard: grpc.UnaryUnaryMultiCallable[
+        mercado.v1.players_pb2.GetLeaderboardRequest,
+        mercado.v1.players_pb2.GetLeaderboardResponse,
+    ]
+    """Rated players (bots included), best display rating first."""
+
+    FindMatch: grpc.UnaryStreamMultiCallable[
+        mercado.v1.match_pb2.FindMatchRequest,
+        mercado.v1.match_pb2.FindMatchUpdate,
+    ]
+    """Matchmaking, for a player (a player credential is required): queue for a match of
+    `players`; the server groups queued players of close ratings (the window widens the
+    longer they wait), creates the match, seats them, and sends each a MatchFound, then ends
+    the stream. While queued, a Queued message now and then. Closing the stream leaves the
+    queue. A player queues once at a time (ALREADY_EXISTS otherwise).
+    """
+
 class MatchServiceAsyncStub:
     CreateMatch: grpc.aio.UnaryUnaryMultiCallable[
         mercado.v1.match_pb2.CreateMatchRequest,
@@ -213,6 +260,38 @@ class MatchServiceAsyncStub:
     """For AI agents (with the agent key): say which levels the agent plays and how many more
     seats it can take; again within `interval_seconds`. Bot seats are refused when no agent
     can take them.
+    """
+
+    CreatePlayer: grpc.aio.UnaryUnaryMultiCallable[
+        mercado.v1.players_pb2.CreatePlayerRequest,
+        mercado.v1.players_pb2.CreatePlayerResponse,
+    ]
+    """Players and ratings (see players.proto).
+
+    A new guest player and its secret player token. No credential is needed.
+    """
+
+    GetPlayer: grpc.aio.UnaryUnaryMultiCallable[
+        mercado.v1.players_pb2.GetPlayerRequest,
+        mercado.v1.players_pb2.Player,
+    ]
+    """A player's profile and rating; the caller's own when player_id is empty."""
+
+    GetLeaderboard: grpc.aio.UnaryUnaryMultiCallable[
+        mercado.v1.players_pb2.GetLeaderboardRequest,
+        mercado.v1.players_pb2.GetLeaderboardResponse,
+    ]
+    """Rated players (bots included), best display rating first."""
+
+    FindMatch: grpc.aio.UnaryStreamMultiCallable[
+        mercado.v1.match_pb2.FindMatchRequest,
+        mercado.v1.match_pb2.FindMatchUpdate,
+    ]
+    """Matchmaking, for a player (a player credential is required): queue for a match of
+    `players`; the server groups queued players of close ratings (the window widens the
+    longer they wait), creates the match, seats them, and sends each a MatchFound, then ends
+    the stream. While queued, a Queued message now and then. Closing the stream leaves the
+    queue. A player queues once at a time (ALREADY_EXISTS otherwise).
     """
 
 class MatchServiceServicer(metaclass=abc.ABCMeta):
@@ -312,6 +391,46 @@ class MatchServiceServicer(metaclass=abc.ABCMeta):
         """For AI agents (with the agent key): say which levels the agent plays and how many more
         seats it can take; again within `interval_seconds`. Bot seats are refused when no agent
         can take them.
+        """
+
+    @abc.abstractmethod
+    def CreatePlayer(
+        self,
+        request: mercado.v1.players_pb2.CreatePlayerRequest,
+        context: _ServicerContext,
+    ) -> typing.Union[mercado.v1.players_pb2.CreatePlayerResponse, collections.abc.Awaitable[mercado.v1.players_pb2.CreatePlayerResponse]]:
+        """Players and ratings (see players.proto).
+
+        A new guest player and its secret player token. No credential is needed.
+        """
+
+    @abc.abstractmethod
+    def GetPlayer(
+        self,
+        request: mercado.v1.players_pb2.GetPlayerRequest,
+        context: _ServicerContext,
+    ) -> typing.Union[mercado.v1.players_pb2.Player, collections.abc.Awaitable[mercado.v1.players_pb2.Player]]:
+        """A player's profile and rating; the caller's own when player_id is empty."""
+
+    @abc.abstractmethod
+    def GetLeaderboard(
+        self,
+        request: mercado.v1.players_pb2.GetLeaderboardRequest,
+        context: _ServicerContext,
+    ) -> typing.Union[mercado.v1.players_pb2.GetLeaderboardResponse, collections.abc.Awaitable[mercado.v1.players_pb2.GetLeaderboardResponse]]:
+        """Rated players (bots included), best display rating first."""
+
+    @abc.abstractmethod
+    def FindMatch(
+        self,
+        request: mercado.v1.match_pb2.FindMatchRequest,
+        context: _ServicerContext,
+    ) -> typing.Union[collections.abc.Iterator[mercado.v1.match_pb2.FindMatchUpdate], collections.abc.AsyncIterator[mercado.v1.match_pb2.FindMatchUpdate]]:
+        """Matchmaking, for a player (a player credential is required): queue for a match of
+        `players`; the server groups queued players of close ratings (the window widens the
+        longer they wait), creates the match, seats them, and sends each a MatchFound, then ends
+        the stream. While queued, a Queued message now and then. Closing the stream leaves the
+        queue. A player queues once at a time (ALREADY_EXISTS otherwise).
         """
 
 def add_MatchServiceServicer_to_server(servicer: MatchServiceServicer, server: typing.Union[grpc.Server, grpc.aio.Server]) -> None: ...

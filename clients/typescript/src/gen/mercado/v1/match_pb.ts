@@ -1,11 +1,25 @@
 // The mercado match service: authoritative online matches.
 //
-// Authentication: JoinMatch and ClaimBotSeat return a secret seat token. Every
-// later call for that seat sends it as gRPC metadata
-// `authorization: Bearer <token>`. Without a token a caller is a spectator: it
-// may read views and events (with everything hidden that a spectator may not
-// see) but not act. ClaimBotSeat is for AI agents: it takes the server's agent
-// key as the bearer token instead.
+// Authentication: every credential is sent as gRPC metadata
+// `authorization: Bearer <credential>`. There are three kinds:
+//
+// - A player credential names a player (CreatePlayer, GetPlayer), who then acts in each of its
+//   matches with it, from any device. It is either a guest token that CreatePlayer returns
+//   (secret; it does not expire), or a JWT that a frontend signs for its own user, which the
+//   server verifies with the keys its operator configured (`mercado serve --jwt-…`): HS256
+//   with a shared secret, or RS256 / EdDSA with public keys from a JWKS file; `iss` and `aud`
+//   must be the configured ones, `exp` and `nbf` are honoured, `sub` is the user's id in the
+//   frontend and `name` their display name. A credential that fails any check is
+//   UNAUTHENTICATED with the reason (expired, not yet valid, wrong issuer, wrong audience,
+//   bad signature, unsupported algorithm).
+// - A seat token, returned by JoinMatch, ClaimBotSeat and FindMatch: it acts for that one seat.
+//   Without a player it is anonymous play, which a server allows only when it runs with
+//   --allow-anonymous (JoinMatch and CreateMatch are otherwise UNAUTHENTICATED).
+// - The server's agent key, for AI agents (ClaimBotSeat, AgentHeartbeat).
+//
+// Without a credential a caller is a spectator: it may read views and events (with
+// everything hidden that a spectator may not see) but not act; so is a player in a match
+// where it holds no seat.
 //
 // Versions: a match's version is the number of actions it has accepted. It
 // starts at 0 and grows by one with every accepted action. SubmitAction names
@@ -50,13 +64,15 @@ import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobu
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { MercadoAction, MercadoEvent, MercadoOptions, MercadoPreview, MercadoView } from "./mercado_pb.js";
 import { file_mercado_v1_mercado } from "./mercado_pb.js";
+import type { CreatePlayerRequestSchema, CreatePlayerResponseSchema, GetLeaderboardRequestSchema, GetLeaderboardResponseSchema, GetPlayerRequestSchema, PlayerSchema } from "./players_pb.js";
+import { file_mercado_v1_players } from "./players_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file mercado/v1/match.proto.
  */
 export const file_mercado_v1_match: GenFile = /*@__PURE__*/
-  fileDesc("ChZtZXJjYWRvL3YxL21hdGNoLnByb3RvEgptZXJjYWRvLnYxIpUBCgtUaW1lQ29udHJvbBIUCgx0dXJuX3NlY29uZHMYASABKA0SFwoPcmVzZXJ2ZV9zZWNvbmRzGAIgASgNEikKCm9uX3RpbWVvdXQYAyABKA4yFS5tZXJjYWRvLnYxLk9uVGltZW91dBIsCg5mYWxsYmFja19sZXZlbBgEIAEoDjIULm1lcmNhZG8udjEuQm90TGV2ZWwimgEKCFNlYXRTcGVjEikKBG9wZW4YASABKAsyGS5tZXJjYWRvLnYxLlNlYXRTcGVjLk9wZW5IABInCgNib3QYAiABKAsyGC5tZXJjYWRvLnYxLlNlYXRTcGVjLkJvdEgAGgYKBE9wZW4aKgoDQm90EiMKBWxldmVsGAEgASgOMhQubWVyY2Fkby52MS5Cb3RMZXZlbEIGCgRraW5kIoUCChJDcmVhdGVNYXRjaFJlcXVlc3QSHgoEZ2FtZRgBIAEoDjIQLm1lcmNhZG8udjEuR2FtZRIPCgdwbGF5ZXJzGAIgASgNEiMKBXNlYXRzGAMgAygLMhQubWVyY2Fkby52MS5TZWF0U3BlYxIRCgRzZWVkGAQgASgESAGIAQESLQoHbWVyY2FkbxgKIAEoCzIaLm1lcmNhZG8udjEuTWVyY2Fkb09wdGlvbnNIABIyCgx0aW1lX2NvbnRyb2wYBSABKAsyFy5tZXJjYWRvLnYxLlRpbWVDb250cm9sSAKIAQFCCQoHb3B0aW9uc0IHCgVfc2VlZEIPCg1fdGltZV9jb250cm9sIlAKE0NyZWF0ZU1hdGNoUmVzcG9uc2USEAoIbWF0Y2hfaWQYASABKAkSJwoFbWF0Y2gYAiABKAsyGC5tZXJjYWRvLnYxLk1hdGNoU3VtbWFyeSJWChBKb2luTWF0Y2hSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhEKBHNlYXQYAiABKA1IAIgBARIUCgxkaXNwbGF5X25hbWUYAyABKAlCBwoFX3NlYXQiXgoRSm9pbk1hdGNoUmVzcG9uc2USDAoEc2VhdBgBIAEoDRISCgpzZWF0X3Rva2VuGAIgASgJEicKBW1hdGNoGAMgASgLMhgubWVyY2Fkby52MS5NYXRjaFN1bW1hcnkiZAoSTGlzdE1hdGNoZXNSZXF1ZXN0EicKBnN0YXR1cxgBIAEoDjIXLm1lcmNhZG8udjEuTWF0Y2hTdGF0dXMSEQoJcGFnZV9zaXplGAIgASgNEhIKCnBhZ2VfdG9rZW4YAyABKAkiWQoTTGlzdE1hdGNoZXNSZXNwb25zZRIpCgdtYXRjaGVzGAEgAygLMhgubWVyY2Fkby52MS5NYXRjaFN1bW1hcnkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIr4BCghTZWF0SW5mbxIMCgRzZWF0GAEgASgNEgsKA2JvdBgCIAEoCBInCglib3RfbGV2ZWwYAyABKA4yFC5tZXJjYWRvLnYxLkJvdExldmVsEg0KBXRha2VuGAQgASgIEhQKDGRpc3BsYXlfbmFtZRgFIAEoCRISCgpyZXNlcnZlX21zGAYgASgDEhQKDHBsYXllZF9ieV9haRgHIAEoCBIMCgRsZWZ0GAggASgIEhEKCWZvcmZlaXRlZBgJIAEoCCKjAwoMTWF0Y2hTdW1tYXJ5EhAKCG1hdGNoX2lkGAEgASgJEh4KBGdhbWUYAiABKA4yEC5tZXJjYWRvLnYxLkdhbWUSJwoGc3RhdHVzGAMgASgOMhcubWVyY2Fkby52MS5NYXRjaFN0YXR1cxIPCgdwbGF5ZXJzGAQgASgNEiMKBXNlYXRzGAUgAygLMhQubWVyY2Fkby52MS5TZWF0SW5mbxIPCgd2ZXJzaW9uGAYgASgEEhcKD2NyZWF0ZWRfdW5peF9tcxgHIAEoAxItCgdtZXJjYWRvGAogASgLMhoubWVyY2Fkby52MS5NZXJjYWRvT3B0aW9uc0gAEhcKD3NlZWRfY29tbWl0bWVudBgIIAEoCRITCgtzZWVkX2Nob3NlbhgJIAEoCBItCgx0aW1lX2NvbnRyb2wYCyABKAsyFy5tZXJjYWRvLnYxLlRpbWVDb250cm9sEh0KEGRlYWRsaW5lX3VuaXhfbXMYDCABKANIAYgBARINCgVyYW5rcxgNIAMoDUIJCgdvcHRpb25zQhMKEV9kZWFkbGluZV91bml4X21zIiIKDkdldFZpZXdSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJIj4KBkFjdGlvbhIsCgdtZXJjYWRvGAogASgLMhkubWVyY2Fkby52MS5NZXJjYWRvQWN0aW9uSABCBgoEZ2FtZSI8CgVFdmVudBIrCgdtZXJjYWRvGAogASgLMhgubWVyY2Fkby52MS5NZXJjYWRvRXZlbnRIAEIGCgRnYW1lIjoKBFZpZXcSKgoHbWVyY2FkbxgKIAEoCzIXLm1lcmNhZG8udjEuTWVyY2Fkb1ZpZXdIAEIGCgRnYW1lIkYKDUFjdGlvblByZXZpZXcSLQoHbWVyY2FkbxgKIAEoCzIaLm1lcmNhZG8udjEuTWVyY2Fkb1ByZXZpZXdIAEIGCgRnYW1lIoYCCgpNYXRjaFN0YXRlEicKBW1hdGNoGAEgASgLMhgubWVyY2Fkby52MS5NYXRjaFN1bW1hcnkSDwoHdmVyc2lvbhgCIAEoBBIWCgl5b3VyX3NlYXQYAyABKA1IAIgBARIUCgd0b19tb3ZlGAQgASgNSAGIAQESHgoEdmlldxgFIAEoCzIQLm1lcmNhZG8udjEuVmlldxIpCg1sZWdhbF9hY3Rpb25zGAYgAygLMhIubWVyY2Fkby52MS5BY3Rpb24SKwoIcHJldmlld3MYByADKAsyGS5tZXJjYWRvLnYxLkFjdGlvblByZXZpZXdCDAoKX3lvdXJfc2VhdEIKCghfdG9fbW92ZSJ5ChNTdWJtaXRBY3Rpb25SZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhgKEGV4cGVjdGVkX3ZlcnNpb24YAiABKAQSEgoKcmVxdWVzdF9pZBgDIAEoCRIiCgZhY3Rpb24YBCABKAsyEi5tZXJjYWRvLnYxLkFjdGlvbiJxChRTdWJtaXRBY3Rpb25SZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgEEiEKBmV2ZW50cxgCIAMoCzIRLm1lcmNhZG8udjEuRXZlbnQSJQoFc3RhdGUYAyABKAsyFi5tZXJjYWRvLnYxLk1hdGNoU3RhdGUiPgoTU3RyZWFtRXZlbnRzUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCRIVCg1hZnRlcl92ZXJzaW9uGAIgASgEIqgBCgtNYXRjaFVwZGF0ZRIPCgd2ZXJzaW9uGAEgASgEEhEKBHNlYXQYAiABKA1IAIgBARIiCgZhY3Rpb24YAyABKAsyEi5tZXJjYWRvLnYxLkFjdGlvbhIhCgZldmVudHMYBCADKAsyES5tZXJjYWRvLnYxLkV2ZW50EiUKBXN0YXRlGAUgASgLMhYubWVyY2Fkby52MS5NYXRjaFN0YXRlQgcKBV9zZWF0ImEKE0NsYWltQm90U2VhdFJlcXVlc3QSJAoGbGV2ZWxzGAEgAygOMhQubWVyY2Fkby52MS5Cb3RMZXZlbBISCgphZ2VudF9uYW1lGAIgASgJEhAKCGFnZW50X2lkGAMgASgJIpgBChRDbGFpbUJvdFNlYXRSZXNwb25zZRIQCghtYXRjaF9pZBgBIAEoCRIMCgRzZWF0GAIgASgNEhIKCnNlYXRfdG9rZW4YAyABKAkSIwoFbGV2ZWwYBCABKA4yFC5tZXJjYWRvLnYxLkJvdExldmVsEicKBW1hdGNoGAUgASgLMhgubWVyY2Fkby52MS5NYXRjaFN1bW1hcnkiJQoRTGVhdmVNYXRjaFJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkiPQoSTGVhdmVNYXRjaFJlc3BvbnNlEicKBW1hdGNoGAEgASgLMhgubWVyY2Fkby52MS5NYXRjaFN1bW1hcnkiJgoSUmVjbGFpbVNlYXRSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJImMKFUFnZW50SGVhcnRiZWF0UmVxdWVzdBIQCghhZ2VudF9pZBgBIAEoCRIkCgZsZXZlbHMYAiADKA4yFC5tZXJjYWRvLnYxLkJvdExldmVsEhIKCmZyZWVfc2xvdHMYAyABKA0iMgoWQWdlbnRIZWFydGJlYXRSZXNwb25zZRIYChBpbnRlcnZhbF9zZWNvbmRzGAEgASgNIiQKEEdldFJlcGxheVJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAki+wEKBlJlcGxheRIQCghtYXRjaF9pZBgBIAEoCRIeCgRnYW1lGAIgASgOMhAubWVyY2Fkby52MS5HYW1lEg8KB3BsYXllcnMYAyABKA0SDAoEc2VlZBgEIAEoBBItCgdtZXJjYWRvGAogASgLMhoubWVyY2Fkby52MS5NZXJjYWRvT3B0aW9uc0gAEiUKBXN0ZXBzGAUgAygLMhYubWVyY2Fkby52MS5SZXBsYXlTdGVwEhEKCXNlZWRfc2FsdBgGIAEoDBIXCg9zZWVkX2NvbW1pdG1lbnQYByABKAkSEwoLc2VlZF9jaG9zZW4YCCABKAhCCQoHb3B0aW9ucyJPCgpSZXBsYXlTdGVwEg8KB3ZlcnNpb24YASABKAQSDAoEc2VhdBgCIAEoDRIiCgZhY3Rpb24YAyABKAsyEi5tZXJjYWRvLnYxLkFjdGlvbiouCgRHYW1lEhQKEEdBTUVfVU5TUEVDSUZJRUQQABIQCgxHQU1FX01FUkNBRE8QASqWAQoLTWF0Y2hTdGF0dXMSHAoYTUFUQ0hfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGAoUTUFUQ0hfU1RBVFVTX1dBSVRJTkcQARIYChRNQVRDSF9TVEFUVVNfUExBWUlORxACEhkKFU1BVENIX1NUQVRVU19GSU5JU0hFRBADEhoKFk1BVENIX1NUQVRVU19DQU5DRUxMRUQQBCpSCglPblRpbWVvdXQSGgoWT05fVElNRU9VVF9VTlNQRUNJRklFRBAAEhEKDU9OX1RJTUVPVVRfQUkQARIWChJPTl9USU1FT1VUX0ZPUkZFSVQQAipjCghCb3RMZXZlbBIZChVCT1RfTEVWRUxfVU5TUEVDSUZJRUQQABISCg5CT1RfTEVWRUxfRUFTWRABEhQKEEJPVF9MRVZFTF9NRURJVU0QAhISCg5CT1RfTEVWRUxfSEFSRBADMtUGCgxNYXRjaFNlcnZpY2USTgoLQ3JlYXRlTWF0Y2gSHi5tZXJjYWRvLnYxLkNyZWF0ZU1hdGNoUmVxdWVzdBofLm1lcmNhZG8udjEuQ3JlYXRlTWF0Y2hSZXNwb25zZRJICglKb2luTWF0Y2gSHC5tZXJjYWRvLnYxLkpvaW5NYXRjaFJlcXVlc3QaHS5tZXJjYWRvLnYxLkpvaW5NYXRjaFJlc3BvbnNlEk4KC0xpc3RNYXRjaGVzEh4ubWVyY2Fkby52MS5MaXN0TWF0Y2hlc1JlcXVlc3QaHy5tZXJjYWRvLnYxLkxpc3RNYXRjaGVzUmVzcG9uc2USPQoHR2V0VmlldxIaLm1lcmNhZG8udjEuR2V0Vmlld1JlcXVlc3QaFi5tZXJjYWRvLnYxLk1hdGNoU3RhdGUSUQoMU3VibWl0QWN0aW9uEh8ubWVyY2Fkby52MS5TdWJtaXRBY3Rpb25SZXF1ZXN0GiAubWVyY2Fkby52MS5TdWJtaXRBY3Rpb25SZXNwb25zZRJKCgxTdHJlYW1FdmVudHMSHy5tZXJjYWRvLnYxLlN0cmVhbUV2ZW50c1JlcXVlc3QaFy5tZXJjYWRvLnYxLk1hdGNoVXBkYXRlMAESUQoMQ2xhaW1Cb3RTZWF0Eh8ubWVyY2Fkby52MS5DbGFpbUJvdFNlYXRSZXF1ZXN0GiAubWVyY2Fkby52MS5DbGFpbUJvdFNlYXRSZXNwb25zZRI9CglHZXRSZXBsYXkSHC5tZXJjYWRvLnYxLkdldFJlcGxheVJlcXVlc3QaEi5tZXJjYWRvLnYxLlJlcGxheRJLCgpMZWF2ZU1hdGNoEh0ubWVyY2Fkby52MS5MZWF2ZU1hdGNoUmVxdWVzdBoeLm1lcmNhZG8udjEuTGVhdmVNYXRjaFJlc3BvbnNlEkUKC1JlY2xhaW1TZWF0Eh4ubWVyY2Fkby52MS5SZWNsYWltU2VhdFJlcXVlc3QaFi5tZXJjYWRvLnYxLk1hdGNoU3RhdGUSVwoOQWdlbnRIZWFydGJlYXQSIS5tZXJjYWRvLnYxLkFnZW50SGVhcnRiZWF0UmVxdWVzdBoiLm1lcmNhZG8udjEuQWdlbnRIZWFydGJlYXRSZXNwb25zZUJFWkNnaXRodWIuY29tL21lcmNhZG8tZ2FtZS9tZXJjYWRvL2NsaWVudHMvZ28vZ2VuL21lcmNhZG8vdjE7bWVyY2Fkb3YxYgZwcm90bzM", [file_mercado_v1_mercado]);
+  fileDesc("ChZtZXJjYWRvL3YxL21hdGNoLnByb3RvEgptZXJjYWRvLnYxIpUBCgtUaW1lQ29udHJvbBIUCgx0dXJuX3NlY29uZHMYASABKA0SFwoPcmVzZXJ2ZV9zZWNvbmRzGAIgASgNEikKCm9uX3RpbWVvdXQYAyABKA4yFS5tZXJjYWRvLnYxLk9uVGltZW91dBIsCg5mYWxsYmFja19sZXZlbBgEIAEoDjIULm1lcmNhZG8udjEuQm90TGV2ZWwimgEKCFNlYXRTcGVjEikKBG9wZW4YASABKAsyGS5tZXJjYWRvLnYxLlNlYXRTcGVjLk9wZW5IABInCgNib3QYAiABKAsyGC5tZXJjYWRvLnYxLlNlYXRTcGVjLkJvdEgAGgYKBE9wZW4aKgoDQm90EiMKBWxldmVsGAEgASgOMhQubWVyY2Fkby52MS5Cb3RMZXZlbEIGCgRraW5kIqgCChJDcmVhdGVNYXRjaFJlcXVlc3QSHgoEZ2FtZRgBIAEoDjIQLm1lcmNhZG8udjEuR2FtZRIPCgdwbGF5ZXJzGAIgASgNEiMKBXNlYXRzGAMgAygLMhQubWVyY2Fkby52MS5TZWF0U3BlYxIRCgRzZWVkGAQgASgESAGIAQESLQoHbWVyY2FkbxgKIAEoCzIaLm1lcmNhZG8udjEuTWVyY2Fkb09wdGlvbnNIABIyCgx0aW1lX2NvbnRyb2wYBSABKAsyFy5tZXJjYWRvLnYxLlRpbWVDb250cm9sSAKIAQESEAoIaG90X3NlYXQYBiABKAgSDwoHdW5yYXRlZBgHIAEoCEIJCgdvcHRpb25zQgcKBV9zZWVkQg8KDV90aW1lX2NvbnRyb2wiUAoTQ3JlYXRlTWF0Y2hSZXNwb25zZRIQCghtYXRjaF9pZBgBIAEoCRInCgVtYXRjaBgCIAEoCzIYLm1lcmNhZG8udjEuTWF0Y2hTdW1tYXJ5IlYKEEpvaW5NYXRjaFJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSEQoEc2VhdBgCIAEoDUgAiAEBEhQKDGRpc3BsYXlfbmFtZRgDIAEoCUIHCgVfc2VhdCJeChFKb2luTWF0Y2hSZXNwb25zZRIMCgRzZWF0GAEgASgNEhIKCnNlYXRfdG9rZW4YAiABKAkSJwoFbWF0Y2gYAyABKAsyGC5tZXJjYWRvLnYxLk1hdGNoU3VtbWFyeSJ3ChJMaXN0TWF0Y2hlc1JlcXVlc3QSJwoGc3RhdHVzGAEgASgOMhcubWVyY2Fkby52MS5NYXRjaFN0YXR1cxIRCglwYWdlX3NpemUYAiABKA0SEgoKcGFnZV90b2tlbhgDIAEoCRIRCglwbGF5ZXJfaWQYBCABKAkiWQoTTGlzdE1hdGNoZXNSZXNwb25zZRIpCgdtYXRjaGVzGAEgAygLMhgubWVyY2Fkby52MS5NYXRjaFN1bW1hcnkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJItEBCghTZWF0SW5mbxIMCgRzZWF0GAEgASgNEgsKA2JvdBgCIAEoCBInCglib3RfbGV2ZWwYAyABKA4yFC5tZXJjYWRvLnYxLkJvdExldmVsEg0KBXRha2VuGAQgASgIEhQKDGRpc3BsYXlfbmFtZRgFIAEoCRISCgpyZXNlcnZlX21zGAYgASgDEhQKDHBsYXllZF9ieV9haRgHIAEoCBIMCgRsZWZ0GAggASgIEhEKCWZvcmZlaXRlZBgJIAEoCBIRCglwbGF5ZXJfaWQYCiABKAkixAMKDE1hdGNoU3VtbWFyeRIQCghtYXRjaF9pZBgBIAEoCRIeCgRnYW1lGAIgASgOMhAubWVyY2Fkby52MS5HYW1lEicKBnN0YXR1cxgDIAEoDjIXLm1lcmNhZG8udjEuTWF0Y2hTdGF0dXMSDwoHcGxheWVycxgEIAEoDRIjCgVzZWF0cxgFIAMoCzIULm1lcmNhZG8udjEuU2VhdEluZm8SDwoHdmVyc2lvbhgGIAEoBBIXCg9jcmVhdGVkX3VuaXhfbXMYByABKAMSLQoHbWVyY2FkbxgKIAEoCzIaLm1lcmNhZG8udjEuTWVyY2Fkb09wdGlvbnNIABIXCg9zZWVkX2NvbW1pdG1lbnQYCCABKAkSEwoLc2VlZF9jaG9zZW4YCSABKAgSLQoMdGltZV9jb250cm9sGAsgASgLMhcubWVyY2Fkby52MS5UaW1lQ29udHJvbBIdChBkZWFkbGluZV91bml4X21zGAwgASgDSAGIAQESDQoFcmFua3MYDSADKA0SEAoIaG90X3NlYXQYDiABKAgSDQoFcmF0ZWQYDyABKAhCCQoHb3B0aW9uc0ITChFfZGVhZGxpbmVfdW5peF9tcyIiCg5HZXRWaWV3UmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCSI+CgZBY3Rpb24SLAoHbWVyY2FkbxgKIAEoCzIZLm1lcmNhZG8udjEuTWVyY2Fkb0FjdGlvbkgAQgYKBGdhbWUiPAoFRXZlbnQSKwoHbWVyY2FkbxgKIAEoCzIYLm1lcmNhZG8udjEuTWVyY2Fkb0V2ZW50SABCBgoEZ2FtZSI6CgRWaWV3EioKB21lcmNhZG8YCiABKAsyFy5tZXJjYWRvLnYxLk1lcmNhZG9WaWV3SABCBgoEZ2FtZSJGCg1BY3Rpb25QcmV2aWV3Ei0KB21lcmNhZG8YCiABKAsyGi5tZXJjYWRvLnYxLk1lcmNhZG9QcmV2aWV3SABCBgoEZ2FtZSKGAgoKTWF0Y2hTdGF0ZRInCgVtYXRjaBgBIAEoCzIYLm1lcmNhZG8udjEuTWF0Y2hTdW1tYXJ5Eg8KB3ZlcnNpb24YAiABKAQSFgoJeW91cl9zZWF0GAMgASgNSACIAQESFAoHdG9fbW92ZRgEIAEoDUgBiAEBEh4KBHZpZXcYBSABKAsyEC5tZXJjYWRvLnYxLlZpZXcSKQoNbGVnYWxfYWN0aW9ucxgGIAMoCzISLm1lcmNhZG8udjEuQWN0aW9uEisKCHByZXZpZXdzGAcgAygLMhkubWVyY2Fkby52MS5BY3Rpb25QcmV2aWV3QgwKCl95b3VyX3NlYXRCCgoIX3RvX21vdmUieQoTU3VibWl0QWN0aW9uUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCRIYChBleHBlY3RlZF92ZXJzaW9uGAIgASgEEhIKCnJlcXVlc3RfaWQYAyABKAkSIgoGYWN0aW9uGAQgASgLMhIubWVyY2Fkby52MS5BY3Rpb24icQoUU3VibWl0QWN0aW9uUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoBBIhCgZldmVudHMYAiADKAsyES5tZXJjYWRvLnYxLkV2ZW50EiUKBXN0YXRlGAMgASgLMhYubWVyY2Fkby52MS5NYXRjaFN0YXRlIj4KE1N0cmVhbUV2ZW50c1JlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSFQoNYWZ0ZXJfdmVyc2lvbhgCIAEoBCKoAQoLTWF0Y2hVcGRhdGUSDwoHdmVyc2lvbhgBIAEoBBIRCgRzZWF0GAIgASgNSACIAQESIgoGYWN0aW9uGAMgASgLMhIubWVyY2Fkby52MS5BY3Rpb24SIQoGZXZlbnRzGAQgAygLMhEubWVyY2Fkby52MS5FdmVudBIlCgVzdGF0ZRgFIAEoCzIWLm1lcmNhZG8udjEuTWF0Y2hTdGF0ZUIHCgVfc2VhdCJhChNDbGFpbUJvdFNlYXRSZXF1ZXN0EiQKBmxldmVscxgBIAMoDjIULm1lcmNhZG8udjEuQm90TGV2ZWwSEgoKYWdlbnRfbmFtZRgCIAEoCRIQCghhZ2VudF9pZBgDIAEoCSKYAQoUQ2xhaW1Cb3RTZWF0UmVzcG9uc2USEAoIbWF0Y2hfaWQYASABKAkSDAoEc2VhdBgCIAEoDRISCgpzZWF0X3Rva2VuGAMgASgJEiMKBWxldmVsGAQgASgOMhQubWVyY2Fkby52MS5Cb3RMZXZlbBInCgVtYXRjaBgFIAEoCzIYLm1lcmNhZG8udjEuTWF0Y2hTdW1tYXJ5IiUKEUxlYXZlTWF0Y2hSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJIj0KEkxlYXZlTWF0Y2hSZXNwb25zZRInCgVtYXRjaBgBIAEoCzIYLm1lcmNhZG8udjEuTWF0Y2hTdW1tYXJ5IiYKElJlY2xhaW1TZWF0UmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCSJjChVBZ2VudEhlYXJ0YmVhdFJlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkSJAoGbGV2ZWxzGAIgAygOMhQubWVyY2Fkby52MS5Cb3RMZXZlbBISCgpmcmVlX3Nsb3RzGAMgASgNIjIKFkFnZW50SGVhcnRiZWF0UmVzcG9uc2USGAoQaW50ZXJ2YWxfc2Vjb25kcxgBIAEoDSJVChBGaW5kTWF0Y2hSZXF1ZXN0Eh4KBGdhbWUYASABKA4yEC5tZXJjYWRvLnYxLkdhbWUSDwoHcGxheWVycxgCIAEoDRIQCghhbGxvd19haRgDIAEoCCJoCg9GaW5kTWF0Y2hVcGRhdGUSJAoGcXVldWVkGAEgASgLMhIubWVyY2Fkby52MS5RdWV1ZWRIABInCgVmb3VuZBgCIAEoCzIWLm1lcmNhZG8udjEuTWF0Y2hGb3VuZEgAQgYKBGtpbmQiSgoGUXVldWVkEhEKCXdhaXRlZF9tcxgBIAEoBBIWCg5xdWV1ZWRfcGxheWVycxgCIAEoDRIVCg1yYXRpbmdfd2luZG93GAMgASgBImkKCk1hdGNoRm91bmQSEAoIbWF0Y2hfaWQYASABKAkSDAoEc2VhdBgCIAEoDRISCgpzZWF0X3Rva2VuGAMgASgJEicKBW1hdGNoGAQgASgLMhgubWVyY2Fkby52MS5NYXRjaFN1bW1hcnkiJAoQR2V0UmVwbGF5UmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCSL7AQoGUmVwbGF5EhAKCG1hdGNoX2lkGAEgASgJEh4KBGdhbWUYAiABKA4yEC5tZXJjYWRvLnYxLkdhbWUSDwoHcGxheWVycxgDIAEoDRIMCgRzZWVkGAQgASgEEi0KB21lcmNhZG8YCiABKAsyGi5tZXJjYWRvLnYxLk1lcmNhZG9PcHRpb25zSAASJQoFc3RlcHMYBSADKAsyFi5tZXJjYWRvLnYxLlJlcGxheVN0ZXASEQoJc2VlZF9zYWx0GAYgASgMEhcKD3NlZWRfY29tbWl0bWVudBgHIAEoCRITCgtzZWVkX2Nob3NlbhgIIAEoCEIJCgdvcHRpb25zIk8KClJlcGxheVN0ZXASDwoHdmVyc2lvbhgBIAEoBBIMCgRzZWF0GAIgASgNEiIKBmFjdGlvbhgDIAEoCzISLm1lcmNhZG8udjEuQWN0aW9uKi4KBEdhbWUSFAoQR0FNRV9VTlNQRUNJRklFRBAAEhAKDEdBTUVfTUVSQ0FETxABKpYBCgtNYXRjaFN0YXR1cxIcChhNQVRDSF9TVEFUVVNfVU5TUEVDSUZJRUQQABIYChRNQVRDSF9TVEFUVVNfV0FJVElORxABEhgKFE1BVENIX1NUQVRVU19QTEFZSU5HEAISGQoVTUFUQ0hfU1RBVFVTX0ZJTklTSEVEEAMSGgoWTUFUQ0hfU1RBVFVTX0NBTkNFTExFRBAEKlIKCU9uVGltZW91dBIaChZPTl9USU1FT1VUX1VOU1BFQ0lGSUVEEAASEQoNT05fVElNRU9VVF9BSRABEhYKEk9OX1RJTUVPVVRfRk9SRkVJVBACKmMKCEJvdExldmVsEhkKFUJPVF9MRVZFTF9VTlNQRUNJRklFRBAAEhIKDkJPVF9MRVZFTF9FQVNZEAESFAoQQk9UX0xFVkVMX01FRElVTRACEhIKDkJPVF9MRVZFTF9IQVJEEAMyigkKDE1hdGNoU2VydmljZRJOCgtDcmVhdGVNYXRjaBIeLm1lcmNhZG8udjEuQ3JlYXRlTWF0Y2hSZXF1ZXN0Gh8ubWVyY2Fkby52MS5DcmVhdGVNYXRjaFJlc3BvbnNlEkgKCUpvaW5NYXRjaBIcLm1lcmNhZG8udjEuSm9pbk1hdGNoUmVxdWVzdBodLm1lcmNhZG8udjEuSm9pbk1hdGNoUmVzcG9uc2USTgoLTGlzdE1hdGNoZXMSHi5tZXJjYWRvLnYxLkxpc3RNYXRjaGVzUmVxdWVzdBofLm1lcmNhZG8udjEuTGlzdE1hdGNoZXNSZXNwb25zZRI9CgdHZXRWaWV3EhoubWVyY2Fkby52MS5HZXRWaWV3UmVxdWVzdBoWLm1lcmNhZG8udjEuTWF0Y2hTdGF0ZRJRCgxTdWJtaXRBY3Rpb24SHy5tZXJjYWRvLnYxLlN1Ym1pdEFjdGlvblJlcXVlc3QaIC5tZXJjYWRvLnYxLlN1Ym1pdEFjdGlvblJlc3BvbnNlEkoKDFN0cmVhbUV2ZW50cxIfLm1lcmNhZG8udjEuU3RyZWFtRXZlbnRzUmVxdWVzdBoXLm1lcmNhZG8udjEuTWF0Y2hVcGRhdGUwARJRCgxDbGFpbUJvdFNlYXQSHy5tZXJjYWRvLnYxLkNsYWltQm90U2VhdFJlcXVlc3QaIC5tZXJjYWRvLnYxLkNsYWltQm90U2VhdFJlc3BvbnNlEj0KCUdldFJlcGxheRIcLm1lcmNhZG8udjEuR2V0UmVwbGF5UmVxdWVzdBoSLm1lcmNhZG8udjEuUmVwbGF5EksKCkxlYXZlTWF0Y2gSHS5tZXJjYWRvLnYxLkxlYXZlTWF0Y2hSZXF1ZXN0Gh4ubWVyY2Fkby52MS5MZWF2ZU1hdGNoUmVzcG9uc2USRQoLUmVjbGFpbVNlYXQSHi5tZXJjYWRvLnYxLlJlY2xhaW1TZWF0UmVxdWVzdBoWLm1lcmNhZG8udjEuTWF0Y2hTdGF0ZRJXCg5BZ2VudEhlYXJ0YmVhdBIhLm1lcmNhZG8udjEuQWdlbnRIZWFydGJlYXRSZXF1ZXN0GiIubWVyY2Fkby52MS5BZ2VudEhlYXJ0YmVhdFJlc3BvbnNlElEKDENyZWF0ZVBsYXllchIfLm1lcmNhZG8udjEuQ3JlYXRlUGxheWVyUmVxdWVzdBogLm1lcmNhZG8udjEuQ3JlYXRlUGxheWVyUmVzcG9uc2USPQoJR2V0UGxheWVyEhwubWVyY2Fkby52MS5HZXRQbGF5ZXJSZXF1ZXN0GhIubWVyY2Fkby52MS5QbGF5ZXISVwoOR2V0TGVhZGVyYm9hcmQSIS5tZXJjYWRvLnYxLkdldExlYWRlcmJvYXJkUmVxdWVzdBoiLm1lcmNhZG8udjEuR2V0TGVhZGVyYm9hcmRSZXNwb25zZRJICglGaW5kTWF0Y2gSHC5tZXJjYWRvLnYxLkZpbmRNYXRjaFJlcXVlc3QaGy5tZXJjYWRvLnYxLkZpbmRNYXRjaFVwZGF0ZTABQkVaQ2dpdGh1Yi5jb20vbWVyY2Fkby1nYW1lL21lcmNhZG8vY2xpZW50cy9nby9nZW4vbWVyY2Fkby92MTttZXJjYWRvdjFiBnByb3RvMw", [file_mercado_v1_mercado, file_mercado_v1_players]);
 
 /**
  * How long each human seat may take. Bot seats have no clock.
@@ -213,6 +229,20 @@ export type CreateMatchRequest = Message<"mercado.v1.CreateMatchRequest"> & {
    * @generated from field: optional mercado.v1.TimeControl time_control = 5;
    */
   timeControl?: TimeControl | undefined;
+
+  /**
+   * One player may hold several seats (several people at one device). Such a match is unrated.
+   *
+   * @generated from field: bool hot_seat = 6;
+   */
+  hotSeat: boolean;
+
+  /**
+   * Never rated, whoever plays (a friendly match).
+   *
+   * @generated from field: bool unrated = 7;
+   */
+  unrated: boolean;
 };
 
 /**
@@ -262,6 +292,7 @@ export type JoinMatchRequest = Message<"mercado.v1.JoinMatchRequest"> & {
 
   /**
    * 1..40 printable characters (NFC); no control, bidi-override or zero-width characters.
+   * A player may leave it empty: its own display name is used.
    *
    * @generated from field: string display_name = 3;
    */
@@ -285,7 +316,8 @@ export type JoinMatchResponse = Message<"mercado.v1.JoinMatchResponse"> & {
   seat: number;
 
   /**
-   * secret; send as `authorization: Bearer <token>`
+   * Secret; send as `authorization: Bearer <token>`. A player may use its player credential
+   * instead: the seat is bound to it.
    *
    * @generated from field: string seat_token = 2;
    */
@@ -328,6 +360,14 @@ export type ListMatchesRequest = Message<"mercado.v1.ListMatchesRequest"> & {
    * @generated from field: string page_token = 3;
    */
   pageToken: string;
+
+  /**
+   * Only the matches where this player holds a seat ("my games": the caller's own id, from
+   * GetPlayer); a bot level's player id (`bot:easy`) lists that level's matches.
+   *
+   * @generated from field: string player_id = 4;
+   */
+  playerId: string;
 };
 
 /**
@@ -419,6 +459,14 @@ export type SeatInfo = Message<"mercado.v1.SeatInfo"> & {
    * @generated from field: bool forfeited = 9;
    */
   forfeited: boolean;
+
+  /**
+   * The player the seat is bound to: a player id, `bot:<level>` for a bot seat taken by an
+   * agent; empty for an open seat or anonymous play (a seat token alone).
+   *
+   * @generated from field: string player_id = 10;
+   */
+  playerId: string;
 };
 
 /**
@@ -514,6 +562,24 @@ export type MatchSummary = Message<"mercado.v1.MatchSummary"> & {
    * @generated from field: repeated uint32 ranks = 13;
    */
   ranks: number[];
+
+  /**
+   * one player may hold several seats
+   *
+   * @generated from field: bool hot_seat = 14;
+   */
+  hotSeat: boolean;
+
+  /**
+   * Whether the match counts for the ratings: once finished, whether it did; before, whether
+   * it still can. A match is rated when it was not created unrated or hot-seat, its seed was
+   * drawn by the server, every seat is bound to a different player (a bot level is one
+   * player), and no seat had more than half of its turns played by the AI after its time ran
+   * out. A seat that left or forfeited does not make a match unrated: it is ranked last.
+   *
+   * @generated from field: bool rated = 15;
+   */
+  rated: boolean;
 };
 
 /**
@@ -1014,6 +1080,138 @@ export const AgentHeartbeatResponseSchema: GenMessage<AgentHeartbeatResponse> = 
   messageDesc(file_mercado_v1_match, 26);
 
 /**
+ * @generated from message mercado.v1.FindMatchRequest
+ */
+export type FindMatchRequest = Message<"mercado.v1.FindMatchRequest"> & {
+  /**
+   * @generated from field: mercado.v1.Game game = 1;
+   */
+  game: Game;
+
+  /**
+   * 2..4; 0 means 2
+   *
+   * @generated from field: uint32 players = 2;
+   */
+  players: number;
+
+  /**
+   * Fill the seats no queued player takes, after a wait the server sets, with bots of a rating
+   * close to the player's.
+   *
+   * @generated from field: bool allow_ai = 3;
+   */
+  allowAi: boolean;
+};
+
+/**
+ * Describes the message mercado.v1.FindMatchRequest.
+ * Use `create(FindMatchRequestSchema)` to create a new message.
+ */
+export const FindMatchRequestSchema: GenMessage<FindMatchRequest> = /*@__PURE__*/
+  messageDesc(file_mercado_v1_match, 27);
+
+/**
+ * @generated from message mercado.v1.FindMatchUpdate
+ */
+export type FindMatchUpdate = Message<"mercado.v1.FindMatchUpdate"> & {
+  /**
+   * @generated from oneof mercado.v1.FindMatchUpdate.kind
+   */
+  kind: {
+    /**
+     * @generated from field: mercado.v1.Queued queued = 1;
+     */
+    value: Queued;
+    case: "queued";
+  } | {
+    /**
+     * @generated from field: mercado.v1.MatchFound found = 2;
+     */
+    value: MatchFound;
+    case: "found";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message mercado.v1.FindMatchUpdate.
+ * Use `create(FindMatchUpdateSchema)` to create a new message.
+ */
+export const FindMatchUpdateSchema: GenMessage<FindMatchUpdate> = /*@__PURE__*/
+  messageDesc(file_mercado_v1_match, 28);
+
+/**
+ * Still looking.
+ *
+ * @generated from message mercado.v1.Queued
+ */
+export type Queued = Message<"mercado.v1.Queued"> & {
+  /**
+   * @generated from field: uint64 waited_ms = 1;
+   */
+  waitedMs: bigint;
+
+  /**
+   * players queued for the same count, the caller included
+   *
+   * @generated from field: uint32 queued_players = 2;
+   */
+  queuedPlayers: number;
+
+  /**
+   * how far apart (in rating mean, mu) the grouped players may be now
+   *
+   * @generated from field: double rating_window = 3;
+   */
+  ratingWindow: number;
+};
+
+/**
+ * Describes the message mercado.v1.Queued.
+ * Use `create(QueuedSchema)` to create a new message.
+ */
+export const QueuedSchema: GenMessage<Queued> = /*@__PURE__*/
+  messageDesc(file_mercado_v1_match, 29);
+
+/**
+ * The match, created with every queued player of the group seated, and the caller's seat in
+ * it. Its bot seats, if any, are taken by an AI agent moments later: the match is playing from
+ * then.
+ *
+ * @generated from message mercado.v1.MatchFound
+ */
+export type MatchFound = Message<"mercado.v1.MatchFound"> & {
+  /**
+   * @generated from field: string match_id = 1;
+   */
+  matchId: string;
+
+  /**
+   * @generated from field: uint32 seat = 2;
+   */
+  seat: number;
+
+  /**
+   * as JoinMatch's; the player credential works as well
+   *
+   * @generated from field: string seat_token = 3;
+   */
+  seatToken: string;
+
+  /**
+   * @generated from field: mercado.v1.MatchSummary match = 4;
+   */
+  match?: MatchSummary | undefined;
+};
+
+/**
+ * Describes the message mercado.v1.MatchFound.
+ * Use `create(MatchFoundSchema)` to create a new message.
+ */
+export const MatchFoundSchema: GenMessage<MatchFound> = /*@__PURE__*/
+  messageDesc(file_mercado_v1_match, 30);
+
+/**
  * @generated from message mercado.v1.GetReplayRequest
  */
 export type GetReplayRequest = Message<"mercado.v1.GetReplayRequest"> & {
@@ -1028,7 +1226,7 @@ export type GetReplayRequest = Message<"mercado.v1.GetReplayRequest"> & {
  * Use `create(GetReplayRequestSchema)` to create a new message.
  */
 export const GetReplayRequestSchema: GenMessage<GetReplayRequest> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_match, 27);
+  messageDesc(file_mercado_v1_match, 31);
 
 /**
  * Everything needed to reproduce a finished match with `mercado rules`, and to check
@@ -1096,7 +1294,7 @@ export type Replay = Message<"mercado.v1.Replay"> & {
  * Use `create(ReplaySchema)` to create a new message.
  */
 export const ReplaySchema: GenMessage<Replay> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_match, 28);
+  messageDesc(file_mercado_v1_match, 32);
 
 /**
  * @generated from message mercado.v1.ReplayStep
@@ -1123,7 +1321,7 @@ export type ReplayStep = Message<"mercado.v1.ReplayStep"> & {
  * Use `create(ReplayStepSchema)` to create a new message.
  */
 export const ReplayStepSchema: GenMessage<ReplayStep> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_match, 29);
+  messageDesc(file_mercado_v1_match, 33);
 
 /**
  * The games this service hosts. v1 hosts one; more may be added.
@@ -1381,6 +1579,50 @@ export const MatchService: GenService<{
     methodKind: "unary";
     input: typeof AgentHeartbeatRequestSchema;
     output: typeof AgentHeartbeatResponseSchema;
+  },
+  /**
+   * A new guest player and its secret player token. No credential is needed.
+   *
+   * @generated from rpc mercado.v1.MatchService.CreatePlayer
+   */
+  createPlayer: {
+    methodKind: "unary";
+    input: typeof CreatePlayerRequestSchema;
+    output: typeof CreatePlayerResponseSchema;
+  },
+  /**
+   * A player's profile and rating; the caller's own when player_id is empty.
+   *
+   * @generated from rpc mercado.v1.MatchService.GetPlayer
+   */
+  getPlayer: {
+    methodKind: "unary";
+    input: typeof GetPlayerRequestSchema;
+    output: typeof PlayerSchema;
+  },
+  /**
+   * Rated players (bots included), best display rating first.
+   *
+   * @generated from rpc mercado.v1.MatchService.GetLeaderboard
+   */
+  getLeaderboard: {
+    methodKind: "unary";
+    input: typeof GetLeaderboardRequestSchema;
+    output: typeof GetLeaderboardResponseSchema;
+  },
+  /**
+   * Matchmaking, for a player (a player credential is required): queue for a match of
+   * `players`; the server groups queued players of close ratings (the window widens the
+   * longer they wait), creates the match, seats them, and sends each a MatchFound, then ends
+   * the stream. While queued, a Queued message now and then. Closing the stream leaves the
+   * queue. A player queues once at a time (ALREADY_EXISTS otherwise).
+   *
+   * @generated from rpc mercado.v1.MatchService.FindMatch
+   */
+  findMatch: {
+    methodKind: "server_streaming";
+    input: typeof FindMatchRequestSchema;
+    output: typeof FindMatchUpdateSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_mercado_v1_match, 0);
