@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from server.engine import Options, apply, new_game, player_view
 
 from .bots import make_bot
+from .levels import LEVELS
 from .mcts import margins, win_shares
 from .observation import CoinTracker, coin_changes
 
@@ -29,6 +30,7 @@ class GameOutcome:
     scores: tuple[int, ...]
     margins: tuple[int, ...]  # score minus the best other score
     wins: tuple[float, ...]  # 1 for a sole winner, 1/k for a k-way shared first place
+    ranks: tuple[int, ...] = ()  # the game's final ranks: 1-based, ties shared
 
 
 def seating(bots: list[str], players: int, game: int) -> list[str]:
@@ -63,7 +65,20 @@ def play_game(bots: list[str], players: int, seed: int, game: int, money: str = 
         scores=state.result.scores,
         margins=tuple(margins(state.result.scores)),
         wins=tuple(win_shares(state.result.ranks)),
+        ranks=state.result.ranks,
     )
+
+
+def distinct_seats(bots: list[str], players: int) -> bool:
+    """Whether every game seats a different bot in each seat (as a rated match needs), not one bot
+    holding several (seating only rotates the line, so one game tells for all)."""
+    return len(set(seating(bots, players, 0))) == players
+
+
+def mcts_level(bot: str) -> str | None:
+    """The level of an ``mcts:<level>`` bot (the server's bot level of that name), else None."""
+    kind, _, level = bot.partition(":")
+    return level if kind == "mcts" and level in LEVELS else None
 
 
 @dataclass(frozen=True)
@@ -133,3 +148,25 @@ def summarize(outcomes: list[GameOutcome]) -> list[BotSummary]:
             )
         )
     return out
+
+
+@dataclass(frozen=True)
+class RatingRow:
+    """A player's rating after an arena (``mercado arena --rate``), and its games in this arena."""
+
+    player: str
+    mu: float
+    sigma: float
+    display: float  # mu - 3 sigma, what the leaderboard ranks by
+    games: int
+    wins: int
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "player": self.player,
+            "mu": round(self.mu, 4),
+            "sigma": round(self.sigma, 4),
+            "display": round(self.display, 4),
+            "games": self.games,
+            "wins": self.wins,
+        }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,10 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from .arena import BotSummary, GameOutcome, play_game, summarize
+from .arena import BotSummary, GameOutcome, RatingRow, play_game, summarize
+
+# What ``--rate`` does with the games once played: rates them, and gives each player's rating.
+Rater = Callable[[list[GameOutcome]], list[RatingRow]]
 
 
 def _play(bots: list[str], players: int, seed: int, money: str, game: int) -> GameOutcome:
@@ -69,6 +73,23 @@ def results_table(summaries: list[BotSummary]) -> Table:
     return table
 
 
+def ratings_table(rows: list[RatingRow]) -> Table:
+    """The ratings after the arena, best (by display rating) first."""
+    table = Table(title="ratings")
+    for column in ("player", "games", "wins", "mu", "sigma", "display"):
+        table.add_column(column, justify="right")
+    for row in sorted(rows, key=lambda r: (-r.display, r.player)):
+        table.add_row(
+            row.player,
+            str(row.games),
+            str(row.wins),
+            f"{row.mu:.2f}",
+            f"{row.sigma:.2f}",
+            f"{row.display:.2f}",
+        )
+    return table
+
+
 def plot_results(summaries: list[BotSummary], path: Path, title: str) -> None:
     """Win rate and score margin per bot, with 95% intervals, as a PNG."""
     import matplotlib
@@ -102,15 +123,19 @@ def run_arena(
     money: str,
     plot: Path | None,
     console: Console,
+    rate: Rater | None = None,
 ) -> dict[str, Any]:
-    """Play, print the table on ``console``, optionally plot; return the JSON report."""
+    """Play, print the table on ``console``, optionally plot and rate the games; return the JSON report."""
     outcomes = play_games(bots, players, games, jobs, seed, money)
     summaries = summarize(outcomes)
     console.print(results_table(summaries))
+    ratings = rate(outcomes) if rate else None
+    if ratings is not None:
+        console.print(ratings_table(ratings))
     title = f"{players} players, {games} games: {', '.join(bots)}"
     if plot:
         plot_results(summaries, plot, title)
-    return {
+    report: dict[str, Any] = {
         "players": players,
         "games": games,
         "bots": bots,
@@ -118,3 +143,6 @@ def run_arena(
         "money": money,
         "results": [s.to_json() for s in summaries],
     }
+    if ratings is not None:
+        report["ratings"] = [row.to_json() for row in sorted(ratings, key=lambda r: (-r.display, r.player))]
+    return report

@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import signal
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,6 +16,9 @@ from .connect import endpoint_options
 
 if TYPE_CHECKING:
     from mercado_client import Endpoint
+
+    from ai.arena import GameOutcome, RatingRow
+    from server.store.records import PlayerRecord
 
 # The bot levels, as the API names them (kept here so that the command line starts fast).
 BOT_LEVELS = ("easy", "medium", "hard")
@@ -127,6 +131,13 @@ def ai_command(
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON (the table goes to stderr).")
 @click.option("--json-out", type=click.Path(dir_okay=False, path_type=Path), help="Also write the JSON here.")
+@click.option(
+    "--rate",
+    "rate_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also rate the bots by the games (OpenSkill; mcts levels as bot:<level>), from this file's "
+    "ratings if it exists, and write them to it (for mercado serve --bot-ratings).",
+)
 def arena(
     players: int,
     games: int,
@@ -137,10 +148,12 @@ def arena(
     plot: Path | None,
     as_json: bool,
     json_out: Path | None,
+    rate_file: Path | None,
 ) -> None:
     """Play seeded games between bots in this process (no server) and print win rates with 95% intervals."""
     from rich.console import Console
 
+    from ai.arena import distinct_seats
     from ai.arena_report import run_arena
     from ai.bots import make_bot
 
@@ -150,9 +163,74 @@ def arena(
             make_bot(name)
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="--bots") from None
-    report = run_arena(names, players, games, jobs, seed, money, plot, Console(stderr=as_json))
+    rate = None
+    if rate_file is not None:
+        if not distinct_seats(names, players):
+            raise click.BadParameter(
+                f"rating needs {players} different bots, one a seat (no player holds two seats "
+                "of a rated match)",
+                param_hint="--rate",
+            )
+        rate = arena_rater(rate_file)
+    report = run_arena(names, players, games, jobs, seed, money, plot, Console(stderr=as_json), rate)
     text = json.dumps(report, indent=2)
     if as_json:
         click.echo(text)
     if json_out:
         json_out.write_text(text + "\n", encoding="utf-8")
+
+
+def arena_player_id(bot: str) -> str:
+    """The ladder's player an arena bot is: its level's bot for ``mcts:<level>``, else its arena name."""
+    from ai.arena import mcts_level
+    from server.store.records import bot_player_id
+
+    level = mcts_level(bot)
+    return bot_player_id(level) if level is not None else bot
+
+
+def rate_games(
+    outcomes: list[GameOutcome], start: Mapping[str, tuple[float, float]]
+) -> dict[str, PlayerRecord]:
+    """Every player of ``start`` (mu, sigma) and of the games, after rating the games in order; a
+    player not in ``start`` starts at OpenSkill's defaults."""
+    from server.players.ratings import rate
+    from server.store.records import BOT, PlayerRecord
+
+    ladder = {
+        player: PlayerRecord(player, BOT, player, mu=mu, sigma=sigma) for player, (mu, sigma) in start.items()
+    }
+    for outcome in outcomes:
+        seats = [arena_player_id(bot) for bot in outcome.bots]
+        if len(set(seats)) != len(seats):
+            raise ValueError(f"game {outcome.seed} seats a player twice: {', '.join(outcome.bots)}")
+        rated = rate(
+            [ladder.get(player) or PlayerRecord(player, BOT, player) for player in seats], outcome.ranks
+        )
+        ladder.update((player.player_id, player) for player in rated)
+    return ladder
+
+
+def arena_rater(path: Path) -> Callable[[list[GameOutcome]], list[RatingRow]]:
+    """What rates an arena's games from the ratings in ``path`` (if it exists) and writes them back."""
+    from ai.arena import RatingRow
+    from server.players.ratings import load_ratings, save_ratings
+
+    try:
+        start = load_ratings(path) if path.exists() else {}
+        before = json.loads(path.read_text(encoding="utf-8")).get("games") if path.exists() else 0
+    except (ValueError, OSError) as error:
+        raise click.BadParameter(str(error), param_hint="--rate") from None
+    if not path.parent.is_dir():
+        raise click.BadParameter(f"{path.parent} is not a directory", param_hint="--rate")
+
+    def rate(outcomes: list[GameOutcome]) -> list[RatingRow]:
+        ladder = rate_games(outcomes, start)
+        # The file counts every game its ratings come from: those it was read with and these.
+        save_ratings(path, ladder, (before if isinstance(before, int) else 0) + len(outcomes))
+        return [
+            RatingRow(p.player_id, p.mu, p.sigma, p.display_rating, p.rated_matches, p.wins)
+            for p in ladder.values()
+        ]
+
+    return rate

@@ -12,7 +12,7 @@ from .ai import BOT_LEVELS
 
 @click.group()
 def bench() -> None:
-    """Measure the engine, the server and the AI."""
+    """Measure the engine, the server, the AI and matchmaking."""
 
 
 @bench.command()
@@ -153,3 +153,63 @@ def ai_bench(seconds: float, seed: int) -> None:
     from server.bench.ai import run
 
     click.echo(json.dumps(run(seconds, seed), indent=2))
+
+
+@bench.command()
+@click.option(
+    "--players", type=click.IntRange(min=1), default=1000, show_default=True, help="Players who queue."
+)
+@click.option(
+    "--span",
+    type=click.FloatRange(min=0),
+    default=60.0,
+    show_default=True,
+    help="Simulated seconds over which they arrive (a Poisson process).",
+)
+@click.option(
+    "--size",
+    type=click.Choice(["2", "3", "4", "mix"]),
+    default="2",
+    show_default=True,
+    help="The match size they ask for (mix: 2, 3 or 4, drawn for each player).",
+)
+@click.option(
+    "--allow-ai-share",
+    type=click.FloatRange(0, 1),
+    default=0.25,
+    show_default=True,
+    help="The share of players who accept bots in their match.",
+)
+@click.option(
+    "--ai-wait",
+    type=click.FloatRange(min=0),
+    default=15.0,
+    show_default=True,
+    help="Seconds such a player waits before bots fill its match (mercado serve --matchmaking-ai-wait).",
+)
+@click.option(
+    "--bot-ratings",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="The bot levels' ratings (mercado arena --rate); default: a new ladder's.",
+)
+@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
+def matchmaking(
+    players: int,
+    span: float,
+    size: str,
+    allow_ai_share: float,
+    ai_wait: float,
+    bot_ratings: Path | None,
+    seed: int,
+) -> None:
+    """The matchmaker's grouping on a simulated clock (no server): time to a match, rating spread,
+    share matched with bots, and the wall time the grouping took."""
+    from server.bench.matchmaking import bot_means, run
+    from server.players.ratings import load_ratings
+
+    try:
+        means = bot_means(load_ratings(bot_ratings) if bot_ratings else None)
+    except (ValueError, OSError) as error:
+        raise click.BadParameter(str(error), param_hint="--bot-ratings") from None
+    click.echo(json.dumps(run(players, span, size, allow_ai_share, ai_wait, seed, means), indent=2))
