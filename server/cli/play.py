@@ -36,9 +36,15 @@ def parse_bots(value: str | None) -> list[str]:
     type=click.IntRange(1, 4),
     help="With --match: the seat to take, 1 to 4 (default: the first open). With --resume: the seat held.",
 )
-@click.option("--name", default=default_name, help="Your display name (default: $USER).")
 @click.option(
-    "--players", type=click.IntRange(2, 4), help="New match: number of players [default: 2, or 1 + the bots]."
+    "--name",
+    help="Your display name (default: $USER): the name of the guest player created the first time you "
+    "play on a server.",
+)
+@click.option(
+    "--players",
+    type=click.IntRange(2, 4),
+    help="New match or --quick: number of players [default: 2, or 1 + the bots].",
 )
 @click.option("--bots", help="New match: bot levels for the seats after yours, e.g. 'medium,hard'.")
 @click.option(
@@ -48,6 +54,17 @@ def parse_bots(value: str | None) -> list[str]:
     "--seed",
     type=click.IntRange(min=0),
     help="New match: the set-up seed (default random; servers refuse it unless they allow chosen seeds).",
+)
+@click.option("--unrated", is_flag=True, help="New match: never rated, whoever plays.")
+@click.option(
+    "--quick",
+    is_flag=True,
+    help="Matchmaking: queue for a match against players of a close rating and play it.",
+)
+@click.option(
+    "--allow-ai/--no-allow-ai",
+    default=None,
+    help="With --quick: bots may fill the seats nobody takes after a while  [default: allow]",
 )
 @click.option(
     "--resume",
@@ -65,28 +82,61 @@ def parse_bots(value: str | None) -> list[str]:
     show_envvar=True,
     help="Where the seats you hold are kept, to resume them  [default: the user's data directory]",
 )
+@click.option(
+    "--players-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    envvar="MERCADO_PLAYERS_FILE",
+    show_envvar=True,
+    help="Where your guest player of each server is kept  [default: beside the seat file]",
+)
 def play(
     server: Endpoint,
     match_id: str | None,
     seat: int | None,
-    name: str,
+    name: str | None,
     players: int | None,
     bots: str | None,
     money: str,
     seed: int | None,
+    unrated: bool,
+    quick: bool,
+    allow_ai: bool | None,
     resume: str | None,
     seats_file: Path | None,
+    players_file: Path | None,
 ) -> None:
-    """Play Mercado de Lisboa in the terminal: create a match (or join one with --match) and play it.
+    """Play Mercado de Lisboa in the terminal: create a match (or join one with --match, or queue
+    for one with --quick) and play it.
 
-    Every seat you take is kept (with its secret token) until its match ends: after
-    Ctrl-C or a closed terminal, `mercado play --resume` takes the game up again.
+    You play as a guest player of the server, created the first time (named --name) and kept
+    (with its secret token) for the next times, so that your rating follows you. Every seat you
+    take is kept until its match ends: after Ctrl-C or a closed terminal, `mercado play --resume`
+    takes the game up again.
     """
-    from mercado_client.play import PlayOptions
+    from mercado_client.common import PlayOptions
     from mercado_client.play import play as run
     from rich.console import Console
 
     levels = parse_bots(bots)
+    if quick:
+        given = [
+            option
+            for option, value in (
+                ("--match", match_id),
+                ("--seat", seat),
+                ("--bots", bots),
+                ("--seed", seed),
+                ("--resume", resume),
+                ("--unrated", unrated or None),
+            )
+            if value is not None
+        ]
+        if given:
+            raise click.BadParameter(
+                f"--quick queues for a match the server makes: no {', '.join(given)}", param_hint="--quick"
+            )
+    elif allow_ai is not None:
+        raise click.BadParameter("--allow-ai and --no-allow-ai go with --quick", param_hint="--allow-ai")
     if resume is not None:
         given = [
             option
@@ -95,6 +145,7 @@ def play(
                 ("--players", players),
                 ("--bots", bots),
                 ("--seed", seed),
+                ("--unrated", unrated or None),
             )
             if value is not None
         ]
@@ -116,13 +167,18 @@ def play(
         server,
         match_id,
         None if seat is None else seat - 1,  # people count seats from 1, the API from 0
-        name,
+        name or default_name(),
         players,
         levels,
         money,
         seed,
         resume=resume,
         seats_file=seats_file,
+        players_file=players_file,
+        name_given=name is not None,
+        unrated=unrated,
+        quick=quick,
+        allow_ai=allow_ai is not False,
     )
     try:
         status = asyncio.run(run(options, Console()))

@@ -107,6 +107,23 @@ class Terminal:
         self.child.close(force=True)
 
 
+def play_on(terminal: Terminal, answers: int | None = None) -> int:
+    """Answer '1' to the next ``answers`` questions, or (None) until the game ends; the number answered."""
+    done = 0
+    while answers is None or done < answers:
+        if terminal.expect_prompt(timeout=20, or_else="finished rank") is None:
+            break
+        terminal.answer("1")
+        done += 1
+    return done
+
+
+def held(seats_file: Path) -> list[dict[str, object]]:
+    """The seat file's entries."""
+    seats: list[dict[str, object]] = json.loads(seats_file.read_text())["seats"]
+    return seats
+
+
 @contextmanager
 def ai_agent(target: str, state_file: Path) -> Iterator[subprocess.Popen[str]]:
     """A ``mercado ai`` process playing easy bot seats, started once it says so in its log."""

@@ -105,6 +105,12 @@ async def test_end_of_input_leaves_with_an_error(own_server: ServerProcess, tmp_
         (["--match", "0" * 32, "--seat", "0"], "0 is not in the range 1<=x<=4"),
         (["--resume", "--match", "0" * 32], "--resume takes up a held game: no --match"),
         (["--resume", "--bots", "easy", "--seed", "3"], "no --bots, --seed"),
+        (["--resume", "--unrated"], "--resume takes up a held game: no --unrated"),
+        (["--quick", "--match", "0" * 32], "--quick queues for a match the server makes: no --match"),
+        (["--quick", "--bots", "easy", "--unrated"], "no --bots, --unrated"),
+        (["--quick", "--resume"], "no --resume"),
+        (["--no-allow-ai"], "--allow-ai and --no-allow-ai go with --quick"),
+        (["--quick", "--players", "5"], "5 is not in the range 2<=x<=4"),
     ],
 )
 def test_bad_options_are_refused_before_connecting(arguments: list[str], message: str) -> None:

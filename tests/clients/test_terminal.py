@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 import stat
 from collections.abc import Iterator
@@ -16,7 +15,7 @@ from mercado.v1 import match_pb2 as api
 from mercado_client import MercadoClient
 from mercado_client.held import HeldSeat, SeatFile
 from server_process import AGENT_KEY, ServerProcess
-from terminal import Terminal, ai_agent
+from terminal import Terminal, ai_agent, held, play_on
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -30,22 +29,6 @@ def seats_file(tmp_path: Path) -> Path:
 def agent(own_server: ServerProcess, tmp_path: Path) -> Iterator[None]:
     with ai_agent(own_server.target, tmp_path / "agent.json"):
         yield
-
-
-def held(seats_file: Path) -> list[dict[str, object]]:
-    seats: list[dict[str, object]] = json.loads(seats_file.read_text())["seats"]
-    return seats
-
-
-def play_on(terminal: Terminal, answers: int | None = None) -> int:
-    """Answer '1' to the next ``answers`` questions, or (None) until the game ends; the number answered."""
-    done = 0
-    while answers is None or done < answers:
-        if terminal.expect_prompt(timeout=20, or_else="finished rank") is None:
-            break
-        terminal.answer("1")
-        done += 1
-    return done
 
 
 def test_a_killed_terminal_resumes_the_game_and_finishes_it(

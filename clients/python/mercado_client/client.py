@@ -1,8 +1,9 @@
 """An asyncio client for the mercado match service.
 
 async with MercadoClient("127.0.0.1:50051") as client:
-    match_id = await client.create_match(players=2, seats=[None, "medium"])
-    seat = await client.join(match_id, "ada")
+    me = await client.create_player("ada")  # a guest player: keep me.player_token
+    match_id = await client.create_match(players=2, seats=[None, "medium"], token=me.player_token)
+    seat = await client.join(match_id, token=me.player_token)
     async for update in seat.follow():
         if update.state.legal_actions:
             await seat.act(update.state.legal_actions[0])
@@ -13,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -23,6 +24,7 @@ import grpc
 from mercado.v1 import match_pb2 as api
 from mercado.v1 import match_pb2_grpc as api_grpc
 from mercado.v1 import mercado_pb2 as pb
+from mercado.v1 import players_pb2 as players_api
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_before_delay, wait_exponential
 
 from .wire import BOT_LEVEL_NAMES, BOT_LEVELS, MATCH_STATUSES
@@ -150,11 +152,17 @@ class MercadoClient:
         seed: int | None = None,
         face_down_counts_as_available: bool = True,
         clock: api.TimeControl | None = None,
+        *,
+        token: str | None = None,
+        hot_seat: bool = False,
+        unrated: bool = False,
     ) -> str:
         """Create a match; ``seats`` gives per seat None (open) or a bot level. Returns the match id.
 
         ``clock``: the time control (``api.TimeControl(turn_seconds=0)`` for none); the server's
-        default when absent."""
+        default when absent. ``token``: the creator's player credential (a server without
+        --allow-anonymous requires one). ``hot_seat``: one player may take several seats;
+        ``unrated``: the match never counts for the ratings."""
         specs = [
             api.SeatSpec(bot=api.SeatSpec.Bot(level=BOT_LEVELS[level]))
             if level
@@ -165,20 +173,38 @@ class MercadoClient:
             money=pb.MONEY_PUBLIC if money == "public" else pb.MONEY_HIDDEN,
             face_down_counts_as_available=face_down_counts_as_available,
         )
-        request = api.CreateMatchRequest(game=api.GAME_MERCADO, players=players, seats=specs, mercado=options)
+        request = api.CreateMatchRequest(
+            game=api.GAME_MERCADO,
+            players=players,
+            seats=specs,
+            mercado=options,
+            hot_seat=hot_seat,
+            unrated=unrated,
+        )
         if seed is not None:
             request.seed = seed
         if clock is not None:
             request.time_control.CopyFrom(clock)
-        response: api.CreateMatchResponse = await self.call(self.stub.CreateMatch, request, repeatable=False)
+        response: api.CreateMatchResponse = await self.call(
+            self.stub.CreateMatch, request, repeatable=False, metadata=_bearer(token)
+        )
         return response.match_id
 
-    async def join(self, match_id: str, display_name: str, seat: int | None = None) -> Seat:
+    async def join(
+        self, match_id: str, display_name: str = "", seat: int | None = None, *, token: str | None = None
+    ) -> Seat:
+        """Take a seat (the first open one when ``seat`` is None).
+
+        With a player credential (``token``) the seat is bound to that player and the returned Seat
+        acts with the credential (its ``seat_token`` is kept too); ``display_name`` may then be
+        empty, for the player's own. Without one it is anonymous play with the seat's token."""
         request = api.JoinMatchRequest(match_id=match_id, display_name=display_name)
         if seat is not None:
             request.seat = seat
-        response: api.JoinMatchResponse = await self.call(self.stub.JoinMatch, request, repeatable=False)
-        return Seat(self, match_id, response.seat, response.seat_token)
+        response: api.JoinMatchResponse = await self.call(
+            self.stub.JoinMatch, request, repeatable=False, metadata=_bearer(token)
+        )
+        return Seat(self, match_id, response.seat, token or response.seat_token, response.seat_token)
 
     async def claim_bot_seat(
         self, agent_name: str, levels: Sequence[str] = (), *, agent_key: str, agent_id: str = ""
@@ -208,15 +234,86 @@ class MercadoClient:
         return response.interval_seconds
 
     async def list_matches(
-        self, status: str | None = None, page_size: int = 20, page_token: str = ""
+        self, status: str | None = None, page_size: int = 20, page_token: str = "", player_id: str = ""
     ) -> api.ListMatchesResponse:
+        """Matches, newest first: with ``status`` only those; with ``player_id`` only that player's
+        (where it holds a seat; ``bot:<level>`` for a bot level's)."""
         request = api.ListMatchesRequest(
             status=MATCH_STATUSES[status] if status else api.MATCH_STATUS_UNSPECIFIED,
             page_size=page_size,
             page_token=page_token,
+            player_id=player_id,
         )
         response: api.ListMatchesResponse = await self.call(self.stub.ListMatches, request)
         return response
+
+    # --- players, ratings and matchmaking -----------------------------------------------------------
+
+    async def create_player(self, display_name: str) -> players_api.CreatePlayerResponse:
+        """A new guest player, and its secret player token (``player_token``): keep it to be this
+        player again later. Not repeated on a transient failure (that could make two players)."""
+        request = players_api.CreatePlayerRequest(display_name=display_name)
+        response: players_api.CreatePlayerResponse = await self.call(
+            self.stub.CreatePlayer, request, repeatable=False
+        )
+        return response
+
+    async def get_player(self, player_id: str = "", *, token: str | None = None) -> players_api.Player:
+        """A player's profile and rating; with an empty ``player_id``, the player whose credential
+        ``token`` is."""
+        request = players_api.GetPlayerRequest(player_id=player_id)
+        player: players_api.Player = await self.call(self.stub.GetPlayer, request, metadata=_bearer(token))
+        return player
+
+    async def leaderboard(
+        self, page_size: int = 20, page_token: str = ""
+    ) -> players_api.GetLeaderboardResponse:
+        """Rated players (bots included), best display rating first; a page of them."""
+        request = players_api.GetLeaderboardRequest(page_size=page_size, page_token=page_token)
+        response: players_api.GetLeaderboardResponse = await self.call(self.stub.GetLeaderboard, request)
+        return response
+
+    async def find_match(
+        self, players: int = 2, allow_ai: bool = False, *, token: str
+    ) -> AsyncGenerator[api.FindMatchUpdate, None]:
+        """Queue the player whose credential ``token`` is for a match of ``players``: a Queued update
+        about once a second, then one with the MatchFound (``update.found``), and the iteration ends.
+        ``allow_ai``: after a wait, the server fills the seats no queued player takes with bots.
+
+        Closing it (``aclose``, ``contextlib.aclosing``) or cancelling its task closes the stream,
+        which leaves the queue. A fair-use refusal is repeated after its retry-after, and a dropped
+        connection queues again (the wait starts over; a match made just before the drop is among
+        ``list_matches(player_id=...)``), within ``reconnect_seconds``; any other error ends it,
+        e.g. ALREADY_EXISTS when this player is queued already.
+        """
+        request = api.FindMatchRequest(game=api.GAME_MERCADO, players=players, allow_ai=allow_ai)
+        failing_since: float | None = None
+        failures = 0
+        while True:
+            call = self.stub.FindMatch(request, metadata=_bearer(token))
+            try:
+                async for update in call:
+                    failing_since, failures = None, 0
+                    yield update
+                    if update.HasField("found"):
+                        return
+                return  # the server ended the stream without a match: nothing more will come
+            except grpc.aio.AioRpcError as error:
+                now = time.monotonic()
+                failing_since = now if failing_since is None else failing_since
+                asked = retry_after(error)
+                if asked is not None:
+                    pause = asked
+                    if now + pause - failing_since > self.reconnect_seconds:
+                        raise
+                elif _transient(error) and now - failing_since < self.reconnect_seconds:
+                    pause = min(RECONNECT_MAX_WAIT, RECONNECT_FIRST_WAIT * 2**failures)
+                else:
+                    raise
+                await asyncio.sleep(pause)
+                failures += 1
+            finally:
+                call.cancel()  # leaves the queue when the caller stops listening; nothing once ended
 
     async def view(self, match_id: str, token: str | None = None) -> api.MatchState:
         """The view of a seat (with its token) or of a spectator."""
@@ -271,12 +368,15 @@ class MercadoClient:
 
 @dataclass
 class Seat:
-    """A seat taken in a match: acts and follows with its secret token."""
+    """A seat taken in a match: acts and follows with ``token``, the seat's secret token or the
+    credential of the player it is bound to."""
 
     client: MercadoClient
     match_id: str
     seat: int
     token: str
+    # The seat's own token, which acts for it as well: kept when ``token`` is a player's credential.
+    seat_token: str = ""
 
     async def view(self) -> api.MatchState:
         return await self.client.view(self.match_id, self.token)

@@ -1,11 +1,14 @@
 """``mercado play``: play one match in the terminal against people or bots.
 
-Connects, creates or joins a match (or resumes one held in the seat file),
-follows its event stream and redraws the board after every update; on the
-player's turn it shows the legal actions as a two-step numbered menu and
-submits the chosen one. Every seat taken is kept in the seat file
-(``held.py``) until its match ends, so that ``mercado play --resume`` can take
-it up again after the terminal closed.
+Connects and signs in as the guest player this terminal keeps for the server
+(``players.py``; created the first time), creates or joins a match, queues for
+one (``--quick``, matchmaking) or resumes one held in the seat file, follows
+its event stream and redraws the board after every update; on the player's
+turn it shows the legal actions as a two-step numbered menu and submits the
+chosen one. Every seat taken is kept in the seat file (``held.py``) until its
+match ends, so that ``mercado play --resume`` can take it up again after the
+terminal closed. Signing in is in ``signin.py``, queueing in ``quick.py``,
+resuming in ``resume.py``; what they share with this module, in ``common.py``.
 """
 
 from __future__ import annotations
@@ -15,9 +18,9 @@ import os
 import sys
 import threading
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TypeVar
@@ -36,43 +39,36 @@ from .board import (
     final_ranks,
     render_match,
     seat_info,
-    seat_label,
     seat_names,
     seat_tag,
     time_left_ms,
 )
 from .client import Endpoint, MercadoClient, Seat
-from .held import HeldSeat, SeatFile, SeatFileError, default_path
+from .common import (
+    CANCELLED,
+    DEFAULT_SERVER,
+    FINISHED,
+    PLAYING,
+    InputClosed,
+    PlayOptions,
+    error_line,
+    reclaimable,
+)
+from .held import DataFileError, HeldSeat, SeatFile, SeatFileError, default_path
 from .menu import BACK, MenuGroup, menu_groups, parse_number, pick_target, render_groups, render_targets
 from .narrate import seat_changes, update_lines
+from .players import PlayerFile
+from .players import default_path as default_players_path
+from .quick import NoMatch, quick, rating_after
+from .resume import keep_seat, resume
+from .signin import Identity, introduce, rating_text, sign_in
 from .wire import BOT_LEVEL_NAMES
 
 T = TypeVar("T")
 LOG_LINES = 8
-DEFAULT_SERVER = "127.0.0.1:50051"
 SEATS_FILE_ENV = "MERCADO_SEATS_FILE"  # as --seats-file (server/cli/play.py)
+PLAYERS_FILE_ENV = "MERCADO_PLAYERS_FILE"  # as --players-file
 WARN_MS = 15_000  # on your turn, say so when this much time is left
-PLAYING, FINISHED, CANCELLED = api.MATCH_STATUS_PLAYING, api.MATCH_STATUS_FINISHED, api.MATCH_STATUS_CANCELLED
-
-
-@dataclass(frozen=True)
-class PlayOptions:
-    """What ``mercado play`` was asked to do."""
-
-    server: Endpoint = field(default_factory=lambda: Endpoint(DEFAULT_SERVER))
-    match_id: str | None = None
-    seat: int | None = None  # the API's seat (0-based)
-    name: str = "player"
-    players: int | None = None
-    bots: Sequence[str] = ()
-    money: str = "hidden"
-    seed: int | None = None
-    resume: str | None = None  # "": choose among the held games; else the match id to resume
-    seats_file: Path | None = None  # None: the user's data directory's
-
-
-class InputClosed(Exception):
-    """Standard input ended before the game did."""
 
 
 class Resigned(Exception):
@@ -194,13 +190,10 @@ class LineReader:
 _background: set[asyncio.Task[None]] = set()
 
 
-def error_line(error: grpc.aio.AioRpcError) -> str:
-    """The server's one-line reason with its status code, escaped for rich markup."""
-    return escape(f"{error.details()} [{error.code().name.lower()}]")
-
-
-def command_hint(server: Endpoint, *arguments: str, seats_file: Path | None = None) -> str:
-    """A ``mercado play`` command line for the same server (and seat file)."""
+def command_hint(
+    server: Endpoint, *arguments: str, seats_file: Path | None = None, players_file: Path | None = None
+) -> str:
+    """A ``mercado play`` command line for the same server (and seat and player files)."""
     words = ["mercado", "play"]
     if server.target != DEFAULT_SERVER:
         words += ["--server", server.target]
@@ -213,16 +206,15 @@ def command_hint(server: Endpoint, *arguments: str, seats_file: Path | None = No
         Path(os.environ.get(SEATS_FILE_ENV, ".")),
     ):
         words += ["--seats-file", str(seats_file)]
+    if players_file is not None and players_file not in (
+        default_players_path(seats_file),
+        Path(os.environ.get(PLAYERS_FILE_ENV, ".")),
+    ):
+        words += ["--players-file", str(players_file)]
     return " ".join([*words, *arguments])
 
 
 # --- one seat's game ----------------------------------------------------------------------------------
-
-
-def reclaimable(info: api.SeatInfo | None) -> bool:
-    """The AI plays the seat because its time ran out (not because it left or forfeited): its player
-    may take it back."""
-    return info is not None and info.played_by_ai and not (info.left or info.forfeited)
 
 
 class Session:
@@ -236,6 +228,7 @@ class Session:
         options: PlayOptions,
         reader: LineReader,
         held: SeatFile,
+        identity: Identity | None = None,
     ) -> None:
         self.console = console
         self.seat = seat
@@ -243,6 +236,7 @@ class Session:
         self.options = options
         self.reader = reader
         self.held = held
+        self.identity = identity  # the player the seat is bound to; None for anonymous play
         # The set-up's commitment as published before the first move: what `mercado verify` checks.
         self.commitment = state.match.seed_commitment
         self.log: deque[Text] = deque(maxlen=LOG_LINES)
@@ -264,8 +258,9 @@ class Session:
 
     @property
     def entry(self) -> HeldSeat:
+        seat = self.seat
         return HeldSeat(
-            self.options.server.target, self.seat.match_id, self.seat.seat, self.seat.token, self.my_name
+            self.options.server.target, seat.match_id, seat.seat, seat.seat_token or seat.token, self.my_name
         )
 
     @property
@@ -276,7 +271,11 @@ class Session:
     @property
     def resume_hint(self) -> str:
         return command_hint(
-            self.options.server, "--resume", self.seat.match_id, seats_file=self.options.seats_file
+            self.options.server,
+            "--resume",
+            self.seat.match_id,
+            seats_file=self.options.seats_file,
+            players_file=self.options.players_file,
         )
 
     @property
@@ -341,6 +340,8 @@ class Session:
         log = Panel(Group(*self.log), title="last moves", title_align="left", border_style="dim")
         console.print(render_match(self.state, side=log if self.log else None))
         state = self.state
+        if self.identity is not None:
+            console.print(self.you_line())
         if state.match.status == api.MATCH_STATUS_WAITING:
             console.print(self.waiting_line())
         elif state.match.status == PLAYING:
@@ -368,6 +369,19 @@ class Session:
             clock = clock_line(state)
             if clock is not None:
                 console.print(clock)
+
+    def you_line(self) -> Text:
+        """Who the terminal plays as, with the player's rating, and whether the match counts for it."""
+        assert self.identity is not None
+        profile = self.identity.profile
+        rated = "rated match" if self.state.match.rated else "unrated match"
+        return Text.assemble(
+            ("you: ", "dim"),
+            seat_tag(self.seat.seat, self.names),
+            " · rating ",
+            (rating_text(profile), "bold cyan"),
+            (f" · {rated}", "dim"),
+        )
 
     def waiting_line(self) -> Text:
         """Which seats are still open, and how others (or an AI agent for bot seats) can join."""
@@ -626,186 +640,83 @@ class Session:
         return 1
 
 
-# --- starting: create, join or resume ------------------------------------------------------------
-
-
-def status_words(state: api.MatchState, seat: int) -> str:
-    """A held game's status for the resume list."""
-    match = state.match
-    if match.status == api.MATCH_STATUS_WAITING:
-        open_seats = sum(1 for s in match.seats if not s.taken)
-        return f"waiting for {open_seats} more player{'s' if open_seats != 1 else ''}"
-    info = seat_info(state, seat)
-    if info is not None and info.forfeited:
-        return "playing, your seat forfeited"
-    if info is not None and info.played_by_ai:
-        return "playing, the AI plays your seat (time ran out)"
-    names = seat_names(state)
-    words = (
-        "playing, your turn"
-        if state.to_move == seat
-        else f"playing, {seat_label(state.to_move, names)} to move"
-    )
-    left = time_left_ms(state)
-    return words + (f" ({clock_time(left)} left)" if left is not None else "") + f", version {state.version}"
-
-
-def opponents(state: api.MatchState, seat: int) -> str:
-    names = seat_names(state)
-    others = []
-    for info in state.match.seats:
-        if info.seat == seat:
-            continue
-        label = seat_label(info.seat, names) if info.taken else f"seat {info.seat + 1} (open)"
-        if info.bot:
-            label += f" [{bot_text(info)}]"
-        others.append(label)
-    return ", ".join(others)
-
-
-async def held_games(
-    client: MercadoClient, held: SeatFile, options: PlayOptions, console: Console
-) -> list[tuple[HeldSeat, api.MatchState]]:
-    """The held seats of ``options``' server (and match) with their views; drops those whose game is over."""
-    found = held.held(options.server.target, options.resume or None)
-    if options.seat is not None:
-        found = [h for h in found if h.seat == options.seat]
-    games: list[tuple[HeldSeat, api.MatchState]] = []
-    for entry in found:
-        try:
-            state = await client.view(entry.match_id, entry.token)
-        except grpc.aio.AioRpcError as error:
-            gone = (
-                grpc.StatusCode.NOT_FOUND,
-                grpc.StatusCode.UNAUTHENTICATED,
-                grpc.StatusCode.PERMISSION_DENIED,
-            )
-            if error.code() not in gone:
-                raise
-            console.print(f"[dim]dropped match {escape(entry.match_id)}: {error_line(error)}[/]")
-            held.remove(entry)
-            continue
-        info = seat_info(state, entry.seat)
-        status = state.match.status
-        if status in (FINISHED, CANCELLED) or (info is not None and info.left):
-            what = {FINISHED: "it finished", CANCELLED: "it was cancelled"}.get(status, "you left it")
-            console.print(f"[dim]dropped match {escape(entry.match_id)}: {what}[/]")
-            held.remove(entry)
-            if options.resume and status == FINISHED:
-                games.append((entry, state))  # asked for by its id: show how it ended
-            continue
-        games.append((entry, state))
-    return games
-
-
-async def choose_game(
-    client: MercadoClient, held: SeatFile, options: PlayOptions, console: Console, reader: LineReader
-) -> tuple[HeldSeat, api.MatchState] | None:
-    games = await held_games(client, held, options, console)
-    where = f"server {options.server}" + (f", match {options.resume}" if options.resume else "")
-    if not games:
-        console.print(
-            f"[bold red]no unfinished game held[/] on {where} (seat file {held.path})", highlight=False
-        )
-        return None
-    if len(games) == 1:
-        return games[0]
-    console.print(Text(f"unfinished games held on {where}:", "bold"))
-    for number, (entry, state) in enumerate(games, 1):
-        names = seat_names(state)
-        console.print(
-            Text.assemble(
-                (f"{number:>3} ", "bold cyan"),
-                (entry.match_id, "bold"),
-                f"  {status_words(state, entry.seat)}\n      you: {seat_label(entry.seat, names)}",
-                f"; against: {opponents(state, entry.seat) or '-'}",
-            )
-        )
-    while True:
-        console.print(
-            Text.assemble(("resume which game", "bold"), " ", (f"(1-{len(games)})", "cyan"), ": "), end=""
-        )
-        text = await reader.line()
-        if text is None:
-            raise InputClosed
-        picked = parse_number(text, len(games))
-        if picked is not None:
-            return games[picked - 1]
-        console.print(f"[red]type a number from 1 to {len(games)}[/]")
-
-
-async def resume(
-    client: MercadoClient, held: SeatFile, options: PlayOptions, console: Console, reader: LineReader
-) -> tuple[Seat, api.MatchState] | None:
-    """The held seat chosen, taken back from the AI if it timed out; None when there is none."""
-    chosen = await choose_game(client, held, options, console, reader)
-    if chosen is None:
-        return None
-    entry, state = chosen
-    seat = Seat(client, entry.match_id, entry.seat, entry.token)
-    if state.match.status == FINISHED:
-        return seat, state
-    you = seat_label(entry.seat, seat_names(state))
-    console.print(Text.assemble("resuming match ", (entry.match_id, "bold"), f" as {you}"))
-    if reclaimable(seat_info(state, entry.seat)):
-        try:
-            state = await seat.reclaim()
-            console.print("took your seat back from the AI that played it since your time ran out")
-        except grpc.aio.AioRpcError as error:
-            if error.code() != grpc.StatusCode.FAILED_PRECONDITION:
-                raise
-            console.print(f"[bold red]could not take the seat back:[/] {error_line(error)}")
-            state = await seat.view()
-    return seat, state
+# --- starting: create or join (or resume, resume.py) ---------------------------------------------
 
 
 async def start(
-    client: MercadoClient, held: SeatFile, options: PlayOptions, console: Console, reader: LineReader
+    client: MercadoClient,
+    held: SeatFile,
+    options: PlayOptions,
+    console: Console,
+    reader: LineReader,
+    identity: Identity | None = None,
 ) -> tuple[Seat, api.MatchState] | None:
-    """Create or join a match (keeping the seat in the seat file), or resume a held one."""
+    """Create or join a match (keeping the seat in the seat file), or resume a held one. With a
+    player (``identity``), the seat is bound to it and played with its credential."""
     if options.resume is not None:
-        return await resume(client, held, options, console, reader)
+        return await resume(client, held, options, console, reader, identity)
+    token = identity.token if identity is not None else None
     match_id, seat_number = options.match_id, options.seat
     if match_id is None:
         seats: list[str | None] = [None, *options.bots]
         players = options.players or max(2, len(seats))
-        match_id = await client.create_match(players, seats, options.money, options.seed)
+        match_id = await client.create_match(
+            players, seats, options.money, options.seed, token=token, unrated=options.unrated
+        )
         seat_number = 0
         console.print(Text.assemble("created match ", (match_id, "bold")))
-    seat = await client.join(match_id, options.name, seat_number)
-    try:
-        held.add(HeldSeat(options.server.target, match_id, seat.seat, seat.token, options.name))
-    except (SeatFileError, OSError) as error:
-        reason = escape(str(error))
-        console.print(f"[bold red]this game cannot be resumed:[/] keeping its seat failed: {reason}")
+    # A player joins under its own name (an empty display name).
+    seat = await client.join(match_id, "" if identity is not None else options.name, seat_number, token=token)
+    keep_seat(held, options, console, seat, identity.name if identity is not None else options.name, identity)
     return seat, await seat.view()
 
 
+# --- the whole command -----------------------------------------------------------------------------
+
+
 async def play(options: PlayOptions, console: Console) -> int:
-    """Create, join or resume a match and play it to the end; returns the exit status."""
+    """Sign in, create, join, queue for or resume a match and play it to the end; returns the exit status."""
     reader = LineReader()
     held = SeatFile(options.seats_file or default_path())
+    players = PlayerFile(options.players_file or default_players_path(options.seats_file))
     async with options.server.connect() as client:
+        identity: Identity | None = None
         try:
-            started = await start(client, held, options, console, reader)
+            # Resuming needs no player (a seat token resumes its seat): only one already kept.
+            identity = await sign_in(client, players, options, console, create=options.resume is None)
+            if identity is not None:
+                introduce(identity, options, console)
+            if options.quick:
+                if identity is None:
+                    console.print("[bold red]cannot queue:[/] this server has no players (no matchmaking)")
+                    return 1
+                started: tuple[Seat, api.MatchState] | None = await quick(
+                    client, held, options, console, identity
+                )
+            else:
+                started = await start(client, held, options, console, reader, identity)
         except grpc.aio.AioRpcError as error:
             console.print(f"[bold red]cannot start:[/] {error_line(error)} (server {options.server})")
             return 1
-        except SeatFileError as error:
+        except DataFileError as error:
             console.print(f"[bold red]cannot start:[/] {escape(str(error))}")
             return 1
         except InputClosed:
             console.print("[bold red]input closed[/]")
             return 1
+        except NoMatch as error:
+            console.print(f"[bold red]no match:[/] {escape(str(error))}")
+            return 1
         if started is None:
             return 1
         seat, state = started
-        session = Session(console, seat, state, options, reader, held)
+        bound = identity is not None and seat.token == identity.token
+        session = Session(console, seat, state, options, reader, held, identity if bound else None)
         if state.match.status == FINISHED:  # resumed by its id after it ended
             console.print(render_match(state))
             return session.finish()
         try:
-            return await session.run()
+            status = await session.run()
         except InputClosed:
             console.print(
                 f"\n[bold red]input closed before the game ended[/]: resume with `{session.resume_hint}`",
@@ -825,3 +736,6 @@ async def play(options: PlayOptions, console: Console) -> int:
             hint = f"\nleft the game for now: resume it with `{session.resume_hint}`"
             console.print(hint, highlight=False, soft_wrap=True)
             raise
+        if session.identity is not None and session.state.match.status == FINISHED:
+            await rating_after(client, session.identity, session.state, console)
+        return status
