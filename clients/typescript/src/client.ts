@@ -6,8 +6,9 @@
  * `@connectrpc/connect-web` in a browser. Nothing here imports a Node module.
  *
  *     const client = new MercadoClient(transport);
- *     const { matchId } = await client.createMatch({ seats: ["open", "easy"] });
- *     const seat = await client.join(matchId, "ada");
+ *     const { playerToken } = await client.createPlayer("ada"); // a guest player: keep its token
+ *     const { matchId } = await client.createMatch({ seats: ["open", "easy"] }, playerToken);
+ *     const seat = await client.join(matchId, "", 0, playerToken); // the seat is the player's
  *     for await (const { state } of seat.watch()) {
  *       const [action] = state?.legalActions ?? [];
  *       if (action && isMyTurn(state)) await seat.act(action, state!.version);
@@ -24,8 +25,10 @@ import {
   BotLevel,
   CreateMatchRequestSchema,
   type CreateMatchResponse,
+  type FindMatchUpdate,
   Game,
   type ListMatchesResponse,
+  type MatchFound,
   MatchService,
   type MatchState,
   MatchStatus,
@@ -49,6 +52,7 @@ import {
   type MercadoView,
   Money,
 } from "./gen/mercado/v1/mercado_pb.js";
+import type { CreatePlayerResponse, GetLeaderboardResponse, Player } from "./gen/mercado/v1/players_pb.js";
 
 /** How strong a bot seat's AI plays. */
 export type BotLevelName = "easy" | "medium" | "hard";
@@ -104,6 +108,13 @@ export interface CreateMatchOptions {
    * `--turn-seconds`/`--reserve-seconds`; the AI takes over a seat that runs out).
    */
   clock?: ClockOptions | "none";
+  /**
+   * One player may hold several seats (several people at one device): the player joins each
+   * seat with its player token, and plays each with that seat's token. Never rated.
+   */
+  hotSeat?: boolean;
+  /** Never rated, whoever plays (a friendly match). Default: rated when it can be (see MatchSummary.rated). */
+  unrated?: boolean;
 }
 
 /** What becomes of a seat whose clock runs out: the AI plays it until its owner takes it back, or it forfeits. */
@@ -141,6 +152,23 @@ export interface FollowOptions {
 
 export interface WatchOptions {
   /** Stops watching (the iteration then throws a ConnectError with Code.Canceled). */
+  signal?: AbortSignal;
+}
+
+/** What FindMatch looks for. */
+export interface FindMatchOptions {
+  /** 2..4; default 2. */
+  players?: number;
+  /**
+   * Fill the seats no queued player takes with bots of a rating close to the player's, after a
+   * wait the server sets (`mercado serve --matchmaking-ai-wait SECONDS`, 15 s by default). An AI
+   * agent must be running to play them.
+   */
+  allowAi?: boolean;
+}
+
+export interface FindMatchCallOptions {
+  /** Leaves the queue: the stream is closed (the iteration then throws a ConnectError with Code.Canceled). */
   signal?: AbortSignal;
 }
 
@@ -232,6 +260,25 @@ export function isOver(state: MatchState | undefined): boolean {
  */
 export function seatLabel(seat: number): string {
   return `Seat ${seat + 1}`;
+}
+
+/** The MatchFound of a FindMatch update, when it is the last one (the match was made). */
+export function matchFound(update: FindMatchUpdate | undefined): MatchFound | undefined {
+  return update?.kind.case === "found" ? update.kind.value : undefined;
+}
+
+/**
+ * A player's display rating (mu − 3·sigma, what the leaderboard ranks by; 0 for a new player),
+ * rounded to one decimal as people see it.
+ */
+export function displayRating(player: Player | undefined): number {
+  return Math.round((player?.rating?.display ?? 0) * 10) / 10;
+}
+
+/** The seats of a match bound to a player (SeatInfo.player_id); empty when it holds none. */
+export function seatsOf(match: MatchSummary | undefined, playerId: string): number[] {
+  if (!playerId) return [];
+  return (match?.seats ?? []).filter((seat) => seat.playerId === playerId).map((seat) => seat.seat);
 }
 
 /** The seats anyone may join: open (not reserved for a bot) and not taken; empty unless the match waits. */
@@ -402,7 +449,10 @@ export class MercadoClient {
     this.retry = { ...DEFAULT_RETRY, ...retry };
   }
 
-  /** Call options carrying the seat token as `authorization: Bearer <token>` (none for a spectator). */
+  /**
+   * Call options carrying a credential as `authorization: Bearer <token>`: a seat token, a player
+   * token (or a frontend's JWT), or the agent key; none for a spectator.
+   */
   callOptions(token?: string, signal?: AbortSignal): CallOptions {
     const options: CallOptions = {};
     if (token) options.headers = { authorization: `Bearer ${token}` };
@@ -438,14 +488,20 @@ export class MercadoClient {
    * Join a seat to play it. Bot seats need a server with an agent key (`--agent-key`) and an AI
    * agent connected with room for them (it says so in its heartbeats); otherwise the call fails
    * with Code.FailedPrecondition, whose `rawMessage` is the server's reason.
+   *
+   * `token` is the creator's player credential (a player token from createPlayer, or a
+   * frontend's JWT). A server refuses to create a match without one (Code.Unauthenticated)
+   * unless it runs with `--allow-anonymous`.
    */
-  async createMatch(options: CreateMatchOptions = {}): Promise<CreateMatchResponse> {
+  async createMatch(options: CreateMatchOptions = {}, token?: string): Promise<CreateMatchResponse> {
     const request = create(CreateMatchRequestSchema, {
       game: Game.MERCADO,
       players: options.players ?? 2,
       seats: (options.seats ?? []).map(seatSpec),
       ...(options.seed === undefined ? {} : { seed: options.seed }),
       ...(options.clock === undefined ? {} : { timeControl: timeControl(options.clock) }),
+      hotSeat: options.hotSeat ?? false,
+      unrated: options.unrated ?? false,
       options: {
         case: "mercado",
         value: {
@@ -454,17 +510,115 @@ export class MercadoClient {
         },
       },
     });
-    return this.retryingAfterFairUse(() => this.service.createMatch(request));
+    return this.retryingAfterFairUse(() => this.service.createMatch(request, this.callOptions(token)));
   }
 
   /**
    * Take an open seat (the first one when `seat` is absent) and its secret token. Repeated
    * after a fair-use refusal's retry-after only (a repeat after a lost reply could take a second seat).
+   *
+   * With `token`, a player credential (see createPlayer), the seat is bound to that player: its
+   * SeatInfo.playerId is the player's, `displayName` may be "" (the player's own name is used),
+   * and the player token acts for the seat as well as the seat token the returned Seat holds
+   * (see seatOf). Without one the seat is anonymous, which a server allows only with
+   * `--allow-anonymous` (Code.Unauthenticated otherwise).
    */
-  async join(matchId: string, displayName: string, seat?: number): Promise<Seat> {
+  async join(matchId: string, displayName: string, seat?: number, token?: string): Promise<Seat> {
     const request = { matchId, displayName, ...(seat === undefined ? {} : { seat }) };
-    const response = await this.retryingAfterFairUse(() => this.service.joinMatch(request));
+    const response = await this.retryingAfterFairUse(() => this.service.joinMatch(request, this.callOptions(token)));
     return new Seat(this, matchId, response.seat, response.seatToken);
+  }
+
+  /**
+   * The seat `token` holds in a match, with that token (a seat token, or the player token of a
+   * player with a seat in it): undefined when the view shows no seat of the caller. In a match
+   * where one player holds several seats (hot seat), the one the server's view names.
+   */
+  async seatOf(matchId: string, token: string, signal?: AbortSignal): Promise<Seat | undefined> {
+    const state = await this.view(matchId, token, signal);
+    return state.yourSeat === undefined ? undefined : new Seat(this, matchId, state.yourSeat, token);
+  }
+
+  // --- Players, ratings and matchmaking ---------------------------------------------------------
+
+  /**
+   * A new guest player named `displayName` (1..40 printable characters) and its secret player
+   * token (`playerToken`): keep it, and send it as the `token` of createMatch, join, findMatch,
+   * getPlayer and of the seats it takes. It does not expire. Repeated after a fair-use refusal's
+   * retry-after only: a repeat after a lost reply would create a second player.
+   */
+  async createPlayer(displayName: string): Promise<CreatePlayerResponse> {
+    return this.retryingAfterFairUse(() => this.service.createPlayer({ displayName }));
+  }
+
+  /**
+   * A player's profile and rating: the one with `playerId`, or with none (or "") the caller's own,
+   * which needs `token` (its player credential; Code.Unauthenticated without one).
+   */
+  async getPlayer(token?: string, playerId = "", signal?: AbortSignal): Promise<Player> {
+    return this.retrying(() => this.service.getPlayer({ playerId }, this.callOptions(token, signal)), signal);
+  }
+
+  /**
+   * The rated players (bots included), best display rating first, a page at a time: `pageSize`
+   * 1..100 (default 20), `pageToken` the previous page's `nextPageToken` ("" after the last page).
+   */
+  async leaderboard(
+    options: { pageSize?: number; pageToken?: string; signal?: AbortSignal } = {},
+  ): Promise<GetLeaderboardResponse> {
+    const request = { pageSize: options.pageSize ?? 0, pageToken: options.pageToken ?? "" };
+    return this.retrying(() => this.service.getLeaderboard(request, this.callOptions(undefined, options.signal)), options.signal);
+  }
+
+  /**
+   * Matchmaking for the player of `token` (a player credential is required): queue for a match of
+   * `players` and yield what the stream sends: `queued` updates (about once a second: the time
+   * waited, the players queued for the same count, the rating window), then one `found` update
+   * (see matchFound: the match id, the seat, its seat token and the match, created and started),
+   * after which the iteration ends. The player token acts for the found seat too:
+   * `new Seat(client, found.matchId, found.seat, token)`.
+   *
+   * Leaving the loop, or aborting `call.signal`, closes the stream and so leaves the queue (an
+   * abort makes the iteration throw a ConnectError with Code.Canceled). A player queues once at a
+   * time: a second findMatch while one is open fails with Code.AlreadyExists.
+   *
+   * Opening the stream is repeated after a fair-use refusal's retry-after. A transient failure is
+   * not retried, nor is a stream that ends without a match (the server shut down): the match may
+   * have been made without the MatchFound arriving, so a new queue could seat the player twice;
+   * it fails with the failure (Code.Unavailable for an early end). The player's matches are then
+   * in `listMatches({ playerId })`.
+   */
+  async *findMatch(
+    options: FindMatchOptions,
+    token: string,
+    call: FindMatchCallOptions = {},
+  ): AsyncGenerator<FindMatchUpdate, void> {
+    const { signal } = call;
+    const request = { game: Game.MERCADO, players: options.players ?? 2, allowAi: options.allowAi ?? false };
+    const backoff = new Backoff(this.retry).start();
+    // Our own signal as well, so that leaving the loop closes the stream (and leaves the queue) at once.
+    const stop = new AbortController();
+    const streamSignal = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
+    try {
+      for (;;) {
+        let received = false;
+        try {
+          for await (const update of this.service.findMatch(request, this.callOptions(token, streamSignal))) {
+            received = true;
+            yield update;
+            if (update.kind.case === "found") return;
+          }
+        } catch (error) {
+          // A refusal with retry-after, before anything came: it changed nothing, so wait as asked.
+          if (received) throw ConnectError.from(error);
+          await backoff.recover(error, false, signal);
+          continue;
+        }
+        throw new ConnectError("the matchmaking stream ended before a match was found", Code.Unavailable);
+      }
+    } finally {
+      stop.abort();
+    }
   }
 
   /**
@@ -528,16 +682,20 @@ export class MercadoClient {
     return response.intervalSeconds;
   }
 
-  /** Matches, newest first, optionally of one status. */
+  /**
+   * Matches, newest first, optionally of one status, and only those where the player `playerId`
+   * holds a seat ("my games": a player's own id from getPlayer; `bot:easy` lists that level's).
+   */
   async listMatches(
-    options: { status?: MatchStatusName; pageSize?: number; pageToken?: string } = {},
+    options: { status?: MatchStatusName; pageSize?: number; pageToken?: string; playerId?: string; signal?: AbortSignal } = {},
   ): Promise<ListMatchesResponse> {
     const request = {
       status: options.status ? STATUSES[options.status] : MatchStatus.UNSPECIFIED,
       pageSize: options.pageSize ?? 0,
       pageToken: options.pageToken ?? "",
+      playerId: options.playerId ?? "",
     };
-    return this.retrying(() => this.service.listMatches(request));
+    return this.retrying(() => this.service.listMatches(request, this.callOptions(undefined, options.signal)), options.signal);
   }
 
   /** The view of a seat (with its token) or of a spectator (without). */
@@ -652,7 +810,11 @@ export class MercadoClient {
   }
 }
 
-/** A seat taken in a match: it views, acts and follows with its secret token. */
+/**
+ * A seat taken in a match: it views, acts and follows with its secret token, which is the seat's
+ * own token (from join, claimBotSeat or findMatch) or the player token of the player the seat is
+ * bound to (see MercadoClient.seatOf).
+ */
 export class Seat {
   constructor(
     readonly client: MercadoClient,

@@ -3,3 +3,4 @@
 export * from "./client.js";
 export * from "./gen/mercado/v1/match_pb.js";
 export * from "./gen/mercado/v1/mercado_pb.js";
+export * from "./gen/mercado/v1/players_pb.js";

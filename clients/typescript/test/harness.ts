@@ -112,6 +112,12 @@ export interface ServerOptions {
   args?: readonly string[];
   /** The agent key of its bot seats; a fresh random one by default. */
   agentKey?: string;
+  /**
+   * Whether callers without a player may take seats (`--allow-anonymous`, which the tests of
+   * anonymous play need); default true. False: a server of players only, as `mercado serve` is
+   * by default.
+   */
+  anonymous?: boolean;
 }
 
 /** A running `mercado serve`; start() after stop() or crash() keeps its database, port, options and agent key. */
@@ -120,7 +126,7 @@ export class ServerProcess {
   port = 0;
   /** The key an AI agent claims bot seats with (given to the server as MERCADO_AGENT_KEY). */
   readonly agentKey: string;
-  /** The extra options it runs with. */
+  /** The extra options it runs with (`--allow-anonymous` among them unless `anonymous` was false). */
   readonly args: readonly string[];
 
   private constructor(
@@ -128,7 +134,7 @@ export class ServerProcess {
     options: ServerOptions,
   ) {
     this.agentKey = options.agentKey ?? newAgentKey();
-    this.args = options.args ?? [];
+    this.args = [...(options.anonymous === false ? [] : ["--allow-anonymous"]), ...(options.args ?? [])];
   }
 
   static async start(db: string, options: ServerOptions = {}): Promise<ServerProcess> {
@@ -249,7 +255,8 @@ export class TestServer {
 
   /**
    * A server with a fresh database and agent key; `options.args` are more `mercado serve`
-   * options, e.g. `TestServer.start({ args: ["--rate-limit", "CreateMatch=1/1"] })`.
+   * options, e.g. `TestServer.start({ args: ["--rate-limit", "CreateMatch=1/1"] })`. It allows
+   * anonymous seats (`--allow-anonymous`) unless `options.anonymous` is false.
    */
   static async start(options: ServerOptions = {}): Promise<TestServer> {
     const dir = tempDir();

@@ -1,5 +1,7 @@
-// The page: start a match (against the AI, or a friend with an invite link), resume your games,
-// join open matches, play by clicking and replay finished matches, over gRPC-Web.
+// The page: start a match (against the AI, or a friend with an invite link) or find one (quick
+// match), resume your games, join open matches, play by clicking and replay finished matches,
+// over gRPC-Web. The browser plays as a guest player (player.ts): its name, rating and the
+// leaderboard are on the start page, and every seat it takes is bound to it.
 //
 // All calls go through the TypeScript client's MercadoClient (clients/typescript), on
 // Connect's gRPC-Web transport to this page's own origin: `mercado serve` answers
@@ -17,21 +19,28 @@ import {
   type ClockOptions,
   clockOf,
   codeOf,
+  displayRating,
+  type FindMatchUpdate,
   isMyTurn,
   isOver,
+  type LeaderboardEntry,
   type MatchState,
   MatchStatus,
   type MatchSummary,
+  matchFound,
   Money,
   openSeats,
+  type Player,
   Seat,
   seatLabel,
+  seatsOf,
 } from "@mercado/client";
 import { h, type Child } from "./dom.js";
 import { seatColour } from "./labels.js";
+import { currentPlayer, ensurePlayer, forgetPlayer, loadPlayer, type SignedIn, signIn } from "./player.js";
 import { openGame, ordinal } from "./play.js";
 import { openReplay } from "./replay.js";
-import { forgetSeat, isMatchId, markOver, saveName, savedName, savedSeat, savedSeats, saveSeat } from "./storage.js";
+import { forgetSeat, isMatchId, markOver, savedName, savedSeat, savedSeats, saveSeat } from "./storage.js";
 import { app, client, enterScreen, formatClock, header, message, navigate, playerName, seatRole, setRouter } from "./ui.js";
 import "./style.css";
 
@@ -63,17 +72,30 @@ function loading(text: string): void {
   app.replaceChildren(header(null), h("main", { class: "start-page" }, h("p", { class: "card loading" }, text)));
 }
 
-/** A match this browser holds a seat in: play it. Without a seat: the join page says what is possible. */
+/**
+ * A match this browser holds a seat in (saved, or the player's: its token finds the seat): play
+ * it. Without a seat: the join page says what is possible.
+ */
 async function openMatch(matchId: string): Promise<void> {
   const saved = savedSeat(matchId);
-  if (!saved) {
+  const me = currentPlayer();
+  if (!saved && !me) {
     navigate(`/?join=${matchId}`, true);
     return;
   }
   enterScreen();
   loading("Opening your match…");
   try {
-    await openGame(matchId, new Seat(client, matchId, saved.seat, saved.token));
+    let seat = saved && new Seat(client, matchId, saved.seat, saved.token);
+    if (!seat && me) {
+      seat = await client.seatOf(matchId, me.token);
+      if (!seat) {
+        navigate(`/?join=${matchId}`, true);
+        return;
+      }
+      saveSeat({ ...seat, playerId: me.playerId });
+    }
+    await openGame(matchId, seat);
   } catch (failure) {
     if (seatGone(failure)) forgetSeat(matchId);
     history.replaceState(null, "", "/");
@@ -95,6 +117,7 @@ function seatGone(failure: unknown): boolean {
 // Joining an open seat (an invite link, or the lobby)
 
 async function openJoin(matchId: string): Promise<void> {
+  const me = currentPlayer();
   if (savedSeat(matchId)) {
     navigate(`/?match=${matchId}`, true);
     return;
@@ -110,6 +133,10 @@ async function openJoin(matchId: string): Promise<void> {
     return;
   }
   const match = state.match;
+  if (me && seatsOf(match, me.playerId).length) {
+    navigate(`/?match=${matchId}`, true); // the player's own seat
+    return;
+  }
   document.body.dataset.turn = "join";
   const open = openSeats(match);
   const seatsList = h(
@@ -133,6 +160,7 @@ async function openJoin(matchId: string): Promise<void> {
   );
   const body: Child[] = [];
   if (open.length) {
+    // A player joins under its own name; a browser without one signs in as a guest first, with the name given here.
     const name = h("input", {
       id: "join-name",
       name: "name",
@@ -161,8 +189,9 @@ async function openJoin(matchId: string): Promise<void> {
             });
           },
         },
-        h("label", { for: "join-name" }, "Your name"),
-        name,
+        me
+          ? h("p", { class: "muted", "data-testid": "join-as" }, "You join as ", h("strong", {}, me.name), ".")
+          : [h("label", { for: "join-name" }, "Your name"), name],
         button,
         alert,
       ),
@@ -203,10 +232,11 @@ async function openJoin(matchId: string): Promise<void> {
   (app.querySelector("#join-name") as HTMLInputElement | null)?.focus();
 }
 
+/** Take the match's first open seat as the player (signing in as a guest named `name` first if need be). */
 async function join(matchId: string, name: string): Promise<void> {
-  const seat = await client.join(matchId, name || "Guest");
-  saveSeat(seat);
-  if (name) saveName(name);
+  const me = await ensurePlayer(name);
+  const seat = await client.join(matchId, "", undefined, me.token);
+  saveSeat({ matchId, seat: seat.seat, token: me.token, playerId: me.playerId });
   navigate(`/?match=${matchId}`, true);
 }
 
@@ -230,8 +260,6 @@ interface StartOptions {
   others: SeatChoice[];
   money: "hidden" | "public";
   clock: ClockOptions | "none" | undefined;
-  /** As typed; empty: "Player" (and nothing is remembered). */
-  name: string;
 }
 
 const CLOCKS: Record<string, { label: string; clock: ClockOptions | "none" | undefined }> = {
@@ -247,20 +275,287 @@ function renderStart(error = ""): void {
   document.body.dataset.turn = "start";
   delete document.body.dataset.version;
   delete document.body.dataset.match;
+  const you = playerCard(stop.signal);
   app.replaceChildren(
     header(null),
     h(
       "main",
       { class: "start-page" },
       error ? h("p", { class: "refusal page-alert", role: "alert", "data-testid": "page-alert" }, error) : null,
+      you.card,
+      quickMatchCard(stop.signal, you.refresh),
       yourGamesCard(stop.signal),
       newMatchForm(),
+      leaderboardCard(stop.signal),
       lobbyCard(stop.signal),
       finishedCard(stop.signal),
       rulesCard(),
     ),
   );
 }
+
+/** The name typed in the player card while this browser has no player yet ("" once it has one). */
+function typedName(): string {
+  return (document.getElementById("name") as HTMLInputElement | null)?.value.trim() ?? "";
+}
+
+// --- You: the guest player this browser plays as -----------------------------------------------
+
+/**
+ * The player's name, display rating and record; without a player yet, the name to sign in with
+ * (a browser that remembers a name from before signs in with it at once), after which the start
+ * page is drawn again for the player. Anything that needs a player (a match, a quick match,
+ * joining) signs in with the name typed here; `refresh` redraws the card after such a sign-in.
+ */
+function playerCard(signal: AbortSignal): { card: HTMLElement; refresh: () => void } {
+  const card = h("section", { class: "card you", "data-testid": "you" });
+  const show = (): void => {
+    if (signal.aborted) return;
+    const me = currentPlayer();
+    if (!me && !savedName()) {
+      card.replaceChildren(...signInForm(signal, () => renderStart()));
+      return;
+    }
+    card.replaceChildren(
+      h("h2", {}, "You"),
+      h("p", { class: "you-name" }, h("strong", { "data-testid": "you-name" }, me?.name ?? savedName())),
+      h("p", { class: "muted", "data-testid": "you-rating" }, me ? "Loading your rating…" : "Signing in…"),
+    );
+    loadPlayer(signal).then(
+      ({ me: signed, player }) => {
+        if (signal.aborted) return;
+        // Signed in just now with the name remembered from before: the whole page is the player's.
+        if (!me) renderStart();
+        else card.replaceChildren(...playerDetails(signed, player, signal));
+      },
+      (failure: unknown) => {
+        if (signal.aborted) return;
+        const what = me ? "Could not load your player" : "Could not sign in";
+        card.append(h("p", { class: "refusal-text", role: "alert" }, `${what}: ${message(failure)}`));
+      },
+    );
+  };
+  show();
+  return { card, refresh: show };
+}
+
+/**
+ * The name to sign in with as a new guest player. `current`: the player this browser plays as now,
+ * which the new one replaces (it keeps its rating and games; this browser no longer plays as it).
+ */
+function signInForm(signal: AbortSignal, done: () => void, current?: SignedIn): HTMLElement[] {
+  const name = h("input", {
+    id: "name",
+    name: "name",
+    placeholder: "Guest",
+    maxlength: 40,
+    autocomplete: "nickname",
+    "data-testid": "name",
+  });
+  const button = h("button", { type: "submit", class: "primary", "data-testid": "sign-in" }, current ? "Play under this name" : "Play as a guest");
+  const alert = h("p", { class: "refusal", role: "alert", hidden: true });
+  return [
+    h(
+      "h2",
+      { class: "with-button" },
+      h("span", {}, current ? "A new name" : "Welcome"),
+      current
+        ? h("button", { type: "button", class: "ghost-dark small-button", "data-testid": "keep-player", onclick: done }, `Stay ${current.name}`)
+        : null,
+    ),
+    h(
+      "form",
+      {
+        class: "you-form",
+        onsubmit: (event: Event) => {
+          event.preventDefault();
+          button.disabled = true;
+          alert.hidden = true;
+          signIn(name.value).then(done, (failure: unknown) => {
+            if (signal.aborted) return;
+            button.disabled = false;
+            alert.hidden = false;
+            alert.textContent = `Could not sign in: ${message(failure)}`;
+          });
+        },
+      },
+      h("label", { for: "name" }, "Your name"),
+      h("div", { class: "you-row" }, name, button),
+      alert,
+    ),
+    h(
+      "p",
+      { class: "hint" },
+      current
+        ? `A new guest player, with a new rating. ${current.name}'s rating and games stay on the server, but this browser will play as the new one.`
+        : "You play as a guest: this browser keeps your player, your rating and your games. Starting a match signs you in too.",
+    ),
+  ];
+}
+
+function playerDetails(me: SignedIn, player: Player, signal: AbortSignal): HTMLElement[] {
+  const games = player.ratedMatches;
+  const record = `${games} rated game${games === 1 ? "" : "s"} · ${player.wins} win${player.wins === 1 ? "" : "s"}`;
+  const card = (): HTMLElement | null => document.querySelector('[data-testid="you"]');
+  const rename = h(
+    "button",
+    {
+      type: "button",
+      class: "ghost-dark small-button",
+      "data-testid": "new-player",
+      title: "Play as a new guest player, under another name",
+      onclick: () => {
+        card()?.replaceChildren(...signInForm(signal, () => renderStart(), me));
+        (document.getElementById("name") as HTMLInputElement | null)?.focus();
+      },
+    },
+    "New name",
+  );
+  return [
+    h("h2", { class: "with-button" }, h("span", {}, "You"), rename),
+    h(
+      "p",
+      { class: "you-name" },
+      h("strong", { "data-testid": "you-name" }, player.displayName || me.name),
+      h(
+        "span",
+        { class: "rating", "data-testid": "you-rating", title: "Your display rating (mu − 3·sigma): what the leaderboard ranks by" },
+        `rating ${displayRating(player).toFixed(1)}`,
+      ),
+    ),
+    h("p", { class: "muted small", "data-testid": "you-record" }, record),
+  ];
+}
+
+// --- Quick match: matchmaking --------------------------------------------------------------------
+
+/**
+ * Find a match of 2 to 4 players (FindMatch): the page waits in the queue, showing how long, until
+ * the server has made the match, then opens it. Cancel (or leaving the page) closes the stream,
+ * which leaves the queue. With "allow AI", bots take the seats nobody queued for after a wait.
+ */
+function quickMatchCard(page: AbortSignal, signedInNow: () => void): HTMLElement {
+  const players = h("select", { id: "quick-players", "data-testid": "quick-players" });
+  for (const n of [2, 3, 4]) players.append(h("option", { value: n }, `${n} players`));
+  const allowAi = h("input", { type: "checkbox", id: "quick-ai", "data-testid": "quick-ai" });
+  const button = h("button", { type: "submit", class: "primary", "data-testid": "quick-start" }, "Quick match");
+  const alert = h("p", { class: "refusal", role: "alert", hidden: true, "data-testid": "quick-refusal" });
+  const elapsed = h("span", { class: "clock quick-clock", "data-testid": "quick-elapsed" }, "0:00");
+  const detail = h("span", { class: "muted small", "data-testid": "quick-detail" }, "");
+  const cancel = h("button", { type: "button", class: "secondary", "data-testid": "quick-cancel" }, "Cancel");
+  const waiting = h(
+    "div",
+    { class: "quick-waiting", "data-testid": "quick-waiting", hidden: true, role: "status" },
+    h("p", { class: "quick-line" }, h("span", { class: "spinner", "aria-hidden": "true" }), h("strong", {}, "Looking for players…"), elapsed),
+    detail,
+    cancel,
+  );
+  const controls = h(
+    "div",
+    { class: "quick-controls" },
+    h("label", { for: "quick-players" }, "Players"),
+    players,
+    h("label", { class: "check" }, allowAi, "allow AI: bots fill the seats nobody takes after a wait"),
+    button,
+  );
+  let searching: AbortController | undefined;
+  cancel.addEventListener("click", () => searching?.abort());
+
+  const find = async (): Promise<void> => {
+    const stop = new AbortController();
+    searching = stop;
+    const signal = AbortSignal.any([page, stop.signal]);
+    const count = Number(players.value);
+    alert.hidden = true;
+    button.disabled = true;
+    let ticker: ReturnType<typeof setInterval> | undefined;
+    try {
+      const hadPlayer = currentPlayer() !== undefined;
+      const me = await ensurePlayer(typedName());
+      if (!hadPlayer) signedInNow();
+      if (signal.aborted) return;
+      controls.hidden = true;
+      waiting.hidden = false;
+      delete waiting.dataset.found;
+      const started = Date.now();
+      const tick = (): void => {
+        elapsed.textContent = formatClock(Date.now() - started - 999); // counts up from 0:00
+      };
+      tick();
+      ticker = setInterval(tick, 250);
+      detail.textContent = `A match of ${count} players${allowAi.checked ? ", bots allowed" : ""}.`;
+      for await (const update of queue(me, count, allowAi.checked, signal)) {
+        if (update.kind.case === "queued") {
+          const { queuedPlayers } = update.kind.value;
+          detail.textContent =
+            `A match of ${count} players${allowAi.checked ? ", bots allowed" : ""}: ` +
+            `${queuedPlayers} ${queuedPlayers === 1 ? "player" : "players"} looking.`;
+        }
+        const found = matchFound(update);
+        if (found) {
+          waiting.dataset.found = found.matchId;
+          saveSeat({ matchId: found.matchId, seat: found.seat, token: me.token, playerId: me.playerId });
+          navigate(`/?match=${found.matchId}`);
+          return;
+        }
+      }
+    } catch (failure) {
+      if (stop.signal.aborted || page.aborted) return; // cancelled, or the page was left
+      alert.hidden = false;
+      alert.textContent = `Could not find a match: ${message(failure)}`;
+    } finally {
+      clearInterval(ticker);
+      if (searching === stop) searching = undefined;
+      if (!page.aborted) {
+        controls.hidden = false;
+        waiting.hidden = true;
+        button.disabled = false;
+      }
+    }
+  };
+
+  return h(
+    "form",
+    {
+      class: "card quick",
+      "data-testid": "quick-match",
+      onsubmit: (event: Event) => {
+        event.preventDefault();
+        if (!searching) void find();
+      },
+    },
+    h("h2", {}, "Quick match"),
+    h("p", { class: "hint" }, "Play people of about your rating: the server finds them and starts the match."),
+    controls,
+    waiting,
+    alert,
+  );
+}
+
+/**
+ * FindMatch's updates. A queue of this player that is still open (one just cancelled, whose
+ * stream the server has not seen closed yet) refuses a new one with ALREADY_EXISTS: that is tried
+ * again for a few seconds; a queue open elsewhere (another tab) is refused with the server's reason then.
+ */
+async function* queue(me: SignedIn, players: number, allowAi: boolean, signal: AbortSignal): AsyncGenerator<FindMatchUpdate> {
+  const until = Date.now() + 3_000;
+  for (;;) {
+    let received = false;
+    try {
+      for await (const update of client.findMatch({ players, allowAi }, me.token, { signal })) {
+        received = true;
+        yield update;
+      }
+      return;
+    } catch (failure) {
+      if (received || codeOf(failure) !== Code.AlreadyExists || Date.now() > until) throw failure;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      if (signal.aborted) throw failure;
+    }
+  }
+}
+
+// --- A new match, set up by hand ----------------------------------------------------------------
 
 function newMatchForm(): HTMLElement {
   const players = h("select", { id: "players", name: "players", "data-testid": "players" });
@@ -274,14 +569,6 @@ function newMatchForm(): HTMLElement {
   );
   const clock = h("select", { id: "clock", name: "clock", "data-testid": "clock-choice" });
   for (const [value, { label }] of Object.entries(CLOCKS)) clock.append(h("option", { value }, label));
-  const name = h("input", {
-    id: "name",
-    name: "name",
-    value: savedName(),
-    placeholder: "Player",
-    maxlength: 40,
-    autocomplete: "nickname",
-  });
   const drawSeats = (): void => {
     const count = Number(players.value);
     const previous = [...others.querySelectorAll("select")].map((select) => select.value);
@@ -321,7 +608,6 @@ function newMatchForm(): HTMLElement {
           others: [...others.querySelectorAll("select")].map((select) => select.value as SeatChoice),
           money: money.value === "public" ? "public" : "hidden",
           clock: CLOCKS[clock.value]?.clock,
-          name: name.value.trim(),
         };
         startMatch(options).catch((failure: unknown) => {
           button.disabled = false;
@@ -332,8 +618,6 @@ function newMatchForm(): HTMLElement {
       },
     },
     h("h2", {}, "A new match"),
-    h("label", { for: "name" }, "Your name"),
-    name,
     h("label", { for: "players" }, "Players"),
     players,
     h("label", {}, h("span", { class: "chip", style: `background:${seatColour(0)}` }), "You are Seat 1; the others are"),
@@ -357,24 +641,74 @@ function newMatchForm(): HTMLElement {
   );
 }
 
+/** Create the match as the player (signing in first if need be), take seat 1 and open it. */
 async function startMatch(options: StartOptions): Promise<void> {
-  const created = await client.createMatch({
-    players: options.players,
-    seats: ["open", ...options.others],
-    money: options.money,
-    ...(options.clock === undefined ? {} : { clock: options.clock }),
-  });
-  const seat = await client.join(created.matchId, options.name || "Player", 0);
-  saveSeat(seat);
-  if (options.name) saveName(options.name);
+  const me = await ensurePlayer(typedName());
+  const created = await client.createMatch(
+    {
+      players: options.players,
+      seats: ["open", ...options.others],
+      money: options.money,
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
+    },
+    me.token,
+  );
+  const seat = await client.join(created.matchId, "", 0, me.token);
+  saveSeat({ matchId: seat.matchId, seat: seat.seat, token: me.token, playerId: me.playerId });
   navigate(`/?match=${seat.matchId}`);
+}
+
+// --- The leaderboard ----------------------------------------------------------------------------
+
+const LEADERS = 10;
+
+/** The top 10 of the ladder (people and bot levels), the player's row highlighted. */
+function leaderboardCard(signal: AbortSignal): HTMLElement {
+  const list = h("ol", { class: "leaders", "data-testid": "leaderboard" }, h("li", { class: "muted" }, "Loading…"));
+  const note = h("p", { class: "muted small", hidden: true, "data-testid": "leaderboard-you" });
+  client.leaderboard({ pageSize: LEADERS, signal }).then(
+    (response) => {
+      if (signal.aborted) return;
+      const me = currentPlayer();
+      list.replaceChildren(
+        ...(response.entries.length
+          ? response.entries.map((entry) => leaderRow(entry, me))
+          : [h("li", { class: "muted empty" }, "Nobody is rated yet: finish a rated match to be the first.")]),
+      );
+      if (me && !response.entries.some((entry) => entry.player?.playerId === me.playerId)) {
+        note.hidden = false;
+        note.textContent = "You are not on it yet: finish a rated match (against people or bots) to be ranked.";
+      }
+    },
+    (failure: unknown) => {
+      if (!signal.aborted) list.replaceChildren(h("li", { class: "refusal-text" }, `Could not load the leaderboard: ${message(failure)}`));
+    },
+  );
+  return h("section", { class: "card games leaderboard" }, h("h2", {}, "Leaderboard"), list, note);
+}
+
+function leaderRow(entry: LeaderboardEntry, me: SignedIn | undefined): HTMLElement {
+  const player = entry.player;
+  const mine = !!me && player?.playerId === me.playerId;
+  return h(
+    "li",
+    { class: mine ? "you" : "", "data-testid": `leader-${entry.rank}`, ...(mine ? { "data-you": "true" } : {}) },
+    h("span", { class: "rank" }, `${entry.rank}.`),
+    h("span", { class: "leader-name" }, player?.displayName ?? "?", mine ? h("span", { class: "muted small" }, " (you)") : null),
+    h("span", { class: "leader-rating", title: `${player?.ratedMatches ?? 0} rated games` }, displayRating(player).toFixed(1)),
+  );
 }
 
 // --- Your games --------------------------------------------------------------------------------
 
+/**
+ * The matches this browser holds a seat in (saved seats) and the player's matches
+ * (ListMatches(player_id): also those it did not take in this browser), unfinished ones first.
+ */
 function yourGamesCard(signal: AbortSignal): HTMLElement | null {
   const seats = savedSeats();
-  if (!seats.length) return null;
+  const me = currentPlayer();
+  if (!seats.length && !me) return null;
   const list = h("ul", { class: "match-list" });
   const card = h(
     "section",
@@ -382,37 +716,65 @@ function yourGamesCard(signal: AbortSignal): HTMLElement | null {
     h("h2", {}, "Your games"),
     list,
   );
-  // Unfinished ones first; the newest first within each.
-  const ordered = [...seats.filter((seat) => !seat.over), ...seats.filter((seat) => seat.over)];
-  for (const saved of ordered) {
+  const empty = (): void => {
+    if (list.childElementCount) return;
+    if (me) list.append(h("li", { class: "muted", "data-testid": "no-games" }, "No games yet: start a match or a quick match."));
+    else card.remove();
+  };
+  const shown = new Set<string>();
+  /** A list item for a match, filled from its view with `token`. */
+  const add = (matchId: string, token: string, forgettable: boolean, over: boolean): void => {
+    shown.add(matchId);
     const item = h(
       "li",
-      { "data-testid": `your-game-${saved.matchId}` },
-      h("span", { class: "muted" }, `${saved.matchId.slice(0, 8)}… loading`),
+      { "data-testid": `your-game-${matchId}`, ...(over ? { "data-over": "true" } : {}) },
+      h("span", { class: "muted" }, `${matchId.slice(0, 8)}… loading`),
     );
-    list.append(item);
-    client.view(saved.matchId, saved.token, signal).then(
+    // Unfinished ones before the first finished one.
+    list.insertBefore(item, over ? null : list.querySelector("li[data-over]"));
+    client.view(matchId, token, signal).then(
       (state) => {
         if (signal.aborted) return;
-        if (isOver(state)) markOver(saved.matchId);
-        item.replaceChildren(...yourGame(state, saved.matchId));
+        if (isOver(state)) markOver(matchId);
+        item.replaceChildren(...yourGame(state, matchId, forgettable));
       },
       (failure: unknown) => {
         if (signal.aborted) return;
         if (seatGone(failure)) {
-          forgetSeat(saved.matchId);
+          forgetSeat(matchId);
           item.remove();
-          if (!list.childElementCount) card.remove();
+          empty();
           return;
         }
-        item.replaceChildren(h("span", { class: "refusal-text" }, `${saved.matchId.slice(0, 8)}…: ${message(failure)}`));
+        item.replaceChildren(h("span", { class: "refusal-text" }, `${matchId.slice(0, 8)}…: ${message(failure)}`));
       },
     );
+  };
+  // Unfinished ones first; the newest first within each. A saved seat of the player is listed
+  // by the server too: only seats without a player may be forgotten here.
+  const ordered = [...seats.filter((seat) => !seat.over), ...seats.filter((seat) => seat.over)];
+  for (const saved of ordered) add(saved.matchId, saved.token, !saved.playerId || saved.playerId !== me?.playerId, !!saved.over);
+  if (me) {
+    client.listMatches({ playerId: me.playerId, pageSize: 10, signal }).then(
+      (response) => {
+        if (signal.aborted) return;
+        for (const match of response.matches) {
+          if (shown.has(match.matchId) || !seatsOf(match, me.playerId).length) continue;
+          const over = match.status === MatchStatus.FINISHED || match.status === MatchStatus.CANCELLED;
+          add(match.matchId, me.token, false, over);
+        }
+        list.querySelector('[data-testid="no-games"]')?.remove();
+        empty();
+      },
+      () => empty(), // the saved seats still show
+    );
+  } else {
+    empty();
   }
   return card;
 }
-
-function yourGame(state: MatchState, matchId: string): HTMLElement[] {
+/** A match of Your games: who plays, how it stands, and Resume or Replay (and Forget, for a seat without a player). */
+function yourGame(state: MatchState, matchId: string, forgettable: boolean): HTMLElement[] {
   const match = state.match;
   const you = state.yourSeat;
   const others = (match?.seats ?? [])
@@ -453,20 +815,22 @@ function yourGame(state: MatchState, matchId: string): HTMLElement[] {
         h("button", { class: "secondary small-button", onclick: () => navigate(`/?replay=${matchId}`) }, "Replay"),
       );
     }
-    buttons.push(
-      h(
-        "button",
-        {
-          class: "ghost-dark small-button",
-          title: "Remove it from this list",
-          onclick: (event: Event) => {
-            forgetSeat(matchId);
-            (event.target as HTMLElement).closest("li")?.remove();
+    if (forgettable) {
+      buttons.push(
+        h(
+          "button",
+          {
+            class: "ghost-dark small-button",
+            title: "Remove it from this list",
+            onclick: (event: Event) => {
+              forgetSeat(matchId);
+              (event.target as HTMLElement).closest("li")?.remove();
+            },
           },
-        },
-        "Forget",
-      ),
-    );
+          "Forget",
+        ),
+      );
+    }
   }
   return [
     h(
@@ -491,7 +855,11 @@ function lobbyCard(signal: AbortSignal): HTMLElement {
       const response = await client.listMatches({ status: "waiting", pageSize: 50 });
       if (signal.aborted) return;
       const yours = new Set(savedSeats().map((saved) => saved.matchId));
-      const open = response.matches.filter((match) => openSeats(match).length > 0 && !yours.has(match.matchId));
+      const me = currentPlayer();
+      const open = response.matches.filter(
+        (match) =>
+          openSeats(match).length > 0 && !yours.has(match.matchId) && !(me && seatsOf(match, me.playerId).length),
+      );
       list.replaceChildren(
         ...(open.length
           ? open.map(lobbyItem)

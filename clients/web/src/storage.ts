@@ -1,6 +1,8 @@
 // The seats this browser holds, kept in localStorage so that any tab, also after a browser
-// restart, can resume them ("Your games"). A seat token is the seat's secret: it stays in this
-// browser's storage and goes only to the server, as `authorization: Bearer`.
+// restart, can resume them ("Your games"). A seat's token is its secret: the player token of the
+// player the seat is bound to (see player.ts), or for a seat taken without a player (an earlier
+// version of the page) the seat token. It stays in this browser's storage and goes only to the
+// server, as `authorization: Bearer`.
 
 const SEATS_KEY = "mercado.seats";
 const NAME_KEY = "mercado.name";
@@ -12,7 +14,10 @@ const FINISHED_KEPT = 10;
 export interface SavedSeat {
   matchId: string;
   seat: number;
+  /** The player token of `playerId`, or the seat token of a seat without a player. */
   token: string;
+  /** The player the seat is bound to; absent for a seat taken without a player. */
+  playerId?: string;
   /** When this browser took the seat (ms). */
   savedMs: number;
   /** What this browser last saw of the match, so the list can say it without a call. */
@@ -78,9 +83,11 @@ export function savedSeat(matchId: string): SavedSeat | undefined {
   return savedSeats().find((seat) => seat.matchId === matchId);
 }
 
-export function saveSeat(seat: { matchId: string; seat: number; token: string }): void {
+export function saveSeat(seat: { matchId: string; seat: number; token: string; playerId?: string }): void {
   const others = savedSeats().filter((saved) => saved.matchId !== seat.matchId);
-  write([{ matchId: seat.matchId, seat: seat.seat, token: seat.token, savedMs: Date.now() }, ...others]);
+  const saved: SavedSeat = { matchId: seat.matchId, seat: seat.seat, token: seat.token, savedMs: Date.now() };
+  if (seat.playerId) saved.playerId = seat.playerId;
+  write([saved, ...others]);
 }
 
 /** Note that a saved match is over (finished or cancelled); only the latest finished ones are kept. */

@@ -129,8 +129,26 @@ test("a friend joins through the invite link; they play to the end; the replay s
     assert.equal(await ana.getByTestId("board").innerHTML(), lastBoard);
     await ana.screenshot({ path: join(RESULTS, "replay.png"), fullPage: true });
 
+    // The match was rated: both players are on the leaderboard, Bea's row highlighted for her, and
+    // her card counts the game. (The server rates a finished match in the background: the start
+    // page is loaded again until it shows.)
+    const mine = bea.getByTestId("leaderboard").locator('li[data-you="true"]');
+    const record = bea.getByTestId("you-record");
+    const rated = async (): Promise<boolean> =>
+      (await mine.count()) > 0 && (await record.count()) > 0 && /^1 rated game · [01] wins?$/.test((await record.textContent()) ?? "");
+    for (let tries = 0; !(await rated()); tries++) {
+      assert.ok(tries < 40, "Bea's rated game does not show");
+      await bea.goto(server.url);
+      await bea.waitForFunction(() => {
+        const board = document.querySelector('[data-testid="leaderboard"]');
+        const card = document.querySelector('[data-testid="you-record"]');
+        return board !== null && card !== null && !board.textContent?.includes("Loading");
+      });
+    }
+    assert.match((await mine.textContent()) ?? "", /Bea \(you\)/);
+    assert.equal(await bea.getByTestId("leaderboard").locator("li", { hasText: "Ana" }).count(), 1);
+
     // Anyone can replay it: the start page lists it among the finished matches.
-    await bea.goto(server.url);
     await bea.getByTestId(`replay-${matchId}`).click();
     await bea.waitForSelector('body[data-turn="replay"]', { timeout: 60_000 });
     assert.equal(await bea.getByTestId("replay-step").textContent(), `Replay · move ${moves} of ${moves}`);

@@ -125,6 +125,22 @@ test("the page at 390 px: no sideways scrolling, and the places to tap stay in v
     await page.locator("g.target").first().tap();
     await page.waitForFunction((seen) => Number(document.body.dataset.version) > seen, before, { timeout: 30_000 });
     await assertFits(page, "after the move");
+
+    // The start page of a player (signed in as a guest by starting the match): its card, Your
+    // games, the leaderboard, and Quick match waiting in the queue.
+    await page.getByTestId("new-match").tap();
+    await page.getByTestId("confirm-yes").tap();
+    await page.getByTestId("you-rating").filter({ hasText: /^rating / }).waitFor({ timeout: 30_000 });
+    await page.getByTestId("leaderboard").locator("li").first().waitFor();
+    await page.locator('[data-testid="your-games"] [data-testid^="resume-"]').first().waitFor({ timeout: 30_000 });
+    await assertFits(page, "the start page of a player");
+    await page.getByTestId("quick-players").selectOption("4");
+    await page.getByTestId("quick-start").tap();
+    await page.getByTestId("quick-waiting").waitFor();
+    await assertFits(page, "waiting for a quick match");
+    await page.screenshot({ path: join(RESULTS, "mobile-390-start.png"), fullPage: true });
+    await page.getByTestId("quick-cancel").tap();
+    await page.getByTestId("quick-waiting").waitFor({ state: "hidden" });
     assertNoErrors(page);
   } finally {
     await browser.close();

@@ -91,13 +91,30 @@ export interface Server {
   url: string;
 }
 
-/** `mercado serve` on free ports, serving the built page (and gRPC-Web) from DIST; `args` adds options. */
-export async function startServer(scratch: string, args: string[] = []): Promise<Server> {
+/**
+ * `mercado serve` on free ports, serving the built page (and gRPC-Web) from DIST; `args` adds
+ * options. It lets callers without a player take seats (`--allow-anonymous`) unless
+ * `options.anonymous` is false: a server of players only, as `mercado serve` is by default (the
+ * page signs in as a guest player, so it plays on either).
+ */
+export async function startServer(scratch: string, args: string[] = [], options: { anonymous?: boolean } = {}): Promise<Server> {
   assert.ok(existsSync(join(DIST, "index.html")), "the page is not built: run `npm run build` first");
   assert.ok(existsSync(MERCADO), `${MERCADO} is missing: run \`make setup\` first`);
   const agentKey = newAgentKey();
   const [server, listening] = await start(
-    ["serve", "--port", "0", "--web-port", "0", "--web-root", DIST, "--db", join(scratch, "mercado.db"), ...args],
+    [
+      "serve",
+      "--port",
+      "0",
+      "--web-port",
+      "0",
+      "--web-root",
+      DIST,
+      "--db",
+      join(scratch, "mercado.db"),
+      ...(options.anonymous === false ? [] : ["--allow-anonymous"]),
+      ...args,
+    ],
     agentKey,
     (record) => record.message === "listening",
   );
@@ -165,7 +182,11 @@ export function assertNoErrors(page: Page): void {
   assert.deepEqual(pageErrors.get(page) ?? [], [], "the page threw");
 }
 
-/** Start a match from the start page: seat 2.. as `others` ("easy", "medium", "hard" or "open"). */
+/**
+ * Start a match from the start page: seat 2.. as `others` ("easy", "medium", "hard" or "open").
+ * `name`: the guest player's name, typed in the "You" card of a browser that has no player yet
+ * (starting the match signs in with it).
+ */
 export async function startMatch(page: Page, others: string[], options: { clock?: string; name?: string } = {}): Promise<void> {
   if (options.name) await page.locator("#name").fill(options.name);
   await page.getByTestId("players").selectOption(String(others.length + 1));

@@ -8,6 +8,9 @@
 // --vs-ai creates a 2-player match whose other seat is reserved for the AI agent (run
 // `mercado serve --agent-key KEY` and `mercado ai --server HOST:PORT --agent-key KEY`).
 // --tls connects with TLS, trusting Node's default roots or the CA of --ca-file.
+// It plays as a player: the one of --player-token (or MERCADO_PLAYER_TOKEN), or else a new guest
+// player named --name that it signs in as (servers refuse seats without a player unless they run
+// with --allow-anonymous).
 
 import { parseArgs } from "node:util";
 
@@ -15,7 +18,7 @@ import { BOT_LEVELS, type BotLevelName, matchResult, mercadoView, seatLabel } fr
 import { connectNode } from "../node.js";
 import { playRandomly } from "./random-player.js";
 
-const USAGE = `usage: random-bot [--server HOST:PORT] [--tls] [--ca-file PEM] (--vs-ai easy|medium|hard | --match ID [--seat N]) [--name NAME] [--quiet]`;
+const USAGE = `usage: random-bot [--server HOST:PORT] [--tls] [--ca-file PEM] (--vs-ai easy|medium|hard | --match ID [--seat N]) [--name NAME | --player-token TOKEN] [--quiet]`;
 
 function isLevel(value: string): value is BotLevelName {
   return Object.hasOwn(BOT_LEVELS, value);
@@ -31,6 +34,10 @@ async function main(): Promise<number> {
       match: { type: "string" },
       seat: { type: "string" },
       name: { type: "string", default: "random-bot" },
+      "player-token": {
+        type: "string",
+        ...(process.env["MERCADO_PLAYER_TOKEN"] ? { default: process.env["MERCADO_PLAYER_TOKEN"] } : {}),
+      },
       quiet: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -44,9 +51,15 @@ async function main(): Promise<number> {
   const caFile = values["ca-file"];
   const client = connectNode(values.server, { tls: values.tls, ...(caFile ? { caFile } : {}) });
   try {
+    let token = values["player-token"];
+    if (!token) {
+      const { player, playerToken } = await client.createPlayer(values.name);
+      token = playerToken;
+      if (!values.quiet) console.log(`signed in as the guest player ${player?.playerId} (${player?.displayName})`);
+    }
     let matchId = values.match;
     if (level && isLevel(level)) {
-      ({ matchId } = await client.createMatch({ players: 2, seats: ["open", level] }));
+      ({ matchId } = await client.createMatch({ players: 2, seats: ["open", level] }, token));
       console.log(`created match ${matchId} against the ${level} AI`);
     }
     if (!matchId) return 2;
@@ -56,7 +69,7 @@ async function main(): Promise<number> {
       console.error(`--seat takes a seat number from 1, not ${values.seat}`);
       return 2;
     }
-    const seat = await client.join(matchId, values.name, seatNumber === undefined ? undefined : seatNumber - 1);
+    const seat = await client.join(matchId, "", seatNumber === undefined ? undefined : seatNumber - 1, token);
     console.log(`playing ${seatLabel(seat.seat)} of match ${matchId}`);
 
     const final = await playRandomly(seat, {
