@@ -26,6 +26,15 @@
 // Matches have clocks (MatchOptions.TimeControl): a seat whose time runs out is
 // played by the AI until Seat.Reclaim takes it back; Seat.Leave gives a seat up.
 //
+// Players: CreatePlayer makes a guest player and returns its secret player token
+// (a frontend's JWT is a player credential too). Sent with WithToken, it makes
+// CreateMatch and Join act for that player: the seats it takes are bound to it, and
+// the player token acts for them as well as their seat tokens (Client.Seat with the
+// player token). FindMatch queues a player for a match with players of a close
+// rating; Player, Leaderboard and PlayerMatches read profiles, the ladder and a
+// player's matches. A server refuses CreateMatch and Join without a player
+// credential (codes.Unauthenticated) unless it runs with --allow-anonymous.
+//
 // Connections are plaintext unless Dial is given WithTLS or WithTLSCAFile.
 package mercado
 
@@ -126,16 +135,32 @@ func Dial(target string, opts ...Option) (*Client, error) {
 func (c *Client) Close() error { return c.conn.Close() }
 
 // RPC is the generated MatchService stub on this client's connection, for
-// calls the wrapper does not cover. Send a seat's token with WithToken.
+// calls the wrapper does not cover. Send a credential with WithToken.
 func (c *Client) RPC() mercadov1.MatchServiceClient { return c.rpc }
 
-// WithToken returns ctx carrying a seat token as `authorization: Bearer <token>`
-// outgoing metadata. An empty token leaves ctx unchanged (a spectator).
+// WithToken returns ctx carrying a credential as `authorization: Bearer <token>`
+// outgoing metadata: a seat token, a player credential (a player token from
+// CreatePlayer, or a frontend's JWT) or the server's agent key. It replaces the
+// credential ctx carries already, if any, so that a call sends one: a Seat's calls
+// send the seat's Token even with a ctx made by WithToken(ctx, playerToken). An
+// empty token leaves ctx unchanged: with the credential it carries, or none (a
+// spectator).
+//
+// CreateMatch and Join take the creator's or joiner's credential from ctx this way:
+//
+//	asAda := mercado.WithToken(ctx, adaToken)
+//	match, err := client.CreateMatch(asAda, mercado.MatchOptions{})
+//	seat, err := client.Join(asAda, match.GetMatchId(), "") // bound to ada
 func WithToken(ctx context.Context, token string) context.Context {
 	if token == "" {
 		return ctx
 	}
-	return metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token)
+	md, _ := metadata.FromOutgoingContext(ctx) // a copy, with the appended pairs merged in
+	if md == nil {
+		md = metadata.MD{}
+	}
+	md.Set("authorization", "Bearer "+token)
+	return metadata.NewOutgoingContext(ctx, md)
 }
 
 // OpenSeat is a seat anyone may join, for MatchOptions.Seats.
@@ -179,10 +204,19 @@ type MatchOptions struct {
 	// the server's default: 60 s per turn and 180 s of reserve, the AI (easy) taking
 	// over a seat that runs out. TurnSeconds 0 means no clock.
 	TimeControl *mercadov1.TimeControl
+	// HotSeat lets one player hold several seats (several people at one device); the
+	// player token then acts for whichever of its seats is to move. Such a match is
+	// unrated.
+	HotSeat bool
+	// Unrated makes a friendly match: it never counts for the ratings, whoever plays.
+	Unrated bool
 }
 
 // CreateMatch creates a match and returns its summary (its id is GetMatchId()).
-// The creator does not get a seat: Join one to play. Bot seats need a server with
+// The creator does not get a seat: Join one to play. The creator's credential is
+// the one ctx carries (WithToken(ctx, playerToken)); a server refuses to create a
+// match without a player credential (codes.Unauthenticated) unless it runs with
+// --allow-anonymous. Bot seats need a server with
 // an agent key (`mercado serve --agent-key`) and an AI agent with room for them
 // that has sent a heartbeat (AgentHeartbeat), else the match is refused
 // codes.FailedPrecondition. It is
@@ -199,6 +233,8 @@ func (c *Client) CreateMatch(ctx context.Context, opts MatchOptions) (*mercadov1
 		Seats:       opts.Seats,
 		Seed:        opts.Seed,
 		TimeControl: opts.TimeControl,
+		HotSeat:     opts.HotSeat,
+		Unrated:     opts.Unrated,
 	}
 	if opts.Mercado != nil {
 		request.Options = &mercadov1.CreateMatchRequest_Mercado{Mercado: opts.Mercado}
@@ -212,11 +248,20 @@ func (c *Client) CreateMatch(ctx context.Context, opts MatchOptions) (*mercadov1
 
 // Join takes the first open seat of a match. Like CreateMatch, it is repeated
 // after a fair-use refusal only.
+//
+// With a player credential in ctx (WithToken(ctx, playerToken)) the seat is bound
+// to that player: its SeatInfo.PlayerId is the player's, displayName may be "" (the
+// player's own name is used), and the player token acts for the seat as well as
+// the returned Seat's token: Client.Seat(matchID, number, playerToken) works from
+// any device. A player holds at most one seat per match (codes.AlreadyExists)
+// unless the match is hot-seat (MatchOptions.HotSeat). Without a player credential
+// the seat token is the seat's only key, which a server allows only with
+// --allow-anonymous (codes.Unauthenticated otherwise).
 func (c *Client) Join(ctx context.Context, matchID, displayName string) (*Seat, error) {
 	return c.join(ctx, &mercadov1.JoinMatchRequest{MatchId: matchID, DisplayName: displayName})
 }
 
-// JoinSeat takes the given open seat of a match.
+// JoinSeat takes the given open seat of a match; see Join.
 func (c *Client) JoinSeat(ctx context.Context, matchID string, seat uint32, displayName string) (*Seat, error) {
 	return c.join(ctx, &mercadov1.JoinMatchRequest{MatchId: matchID, Seat: &seat, DisplayName: displayName})
 }
@@ -260,7 +305,8 @@ func (c *Client) AgentHeartbeat(ctx context.Context, agentKey, agentID string, f
 }
 
 // Seat returns a handle for a seat already taken, for example by another
-// process, from its match id, number and token.
+// process, from its match id, number and token: the seat token, or the player
+// credential of the player the seat is bound to (see Join and FindMatch).
 func (c *Client) Seat(matchID string, number uint32, token string) *Seat {
 	return &Seat{MatchID: matchID, Number: number, Token: token, client: c}
 }
@@ -268,17 +314,23 @@ func (c *Client) Seat(matchID string, number uint32, token string) *Seat {
 // ListMatches returns one page of matches, newest first; status
 // MATCH_STATUS_UNSPECIFIED lists all. Pass the returned next page token to get
 // the next page ("" on the last). It is repeated after a fair-use refusal only.
+// PlayerMatches lists one player's.
 func (c *Client) ListMatches(ctx context.Context, status mercadov1.MatchStatus, pageToken string) ([]*mercadov1.MatchSummary, string, error) {
-	response, err := retry(ctx, c, afterFairUse, c.rpc.ListMatches,
-		&mercadov1.ListMatchesRequest{Status: status, PageToken: pageToken})
+	return c.listMatches(ctx, &mercadov1.ListMatchesRequest{Status: status, PageToken: pageToken})
+}
+
+func (c *Client) listMatches(ctx context.Context, request *mercadov1.ListMatchesRequest) ([]*mercadov1.MatchSummary, string, error) {
+	response, err := retry(ctx, c, afterFairUse, c.rpc.ListMatches, request)
 	if err != nil {
 		return nil, "", err
 	}
 	return response.GetMatches(), response.GetNextPageToken(), nil
 }
 
-// View returns the view of the seat whose token is given, or a spectator's view
-// when token is "". Retried while the server is unavailable.
+// View returns the view of the seat whose token is given (a seat token, or the
+// player credential of the player a seat of the match is bound to), or a
+// spectator's view when token is "" (and ctx carries no credential). Retried
+// while the server is unavailable.
 func (c *Client) View(ctx context.Context, matchID, token string) (*mercadov1.MatchState, error) {
 	return retry(WithToken(ctx, token), c, alsoUnavailable, c.rpc.GetView, &mercadov1.GetViewRequest{MatchId: matchID})
 }
@@ -289,7 +341,8 @@ func (c *Client) Replay(ctx context.Context, matchID string) (*mercadov1.Replay,
 	return retry(ctx, c, alsoUnavailable, c.rpc.GetReplay, &mercadov1.GetReplayRequest{MatchId: matchID})
 }
 
-// Follow streams a match's updates; token "" follows as a spectator. The first
+// Follow streams a match's updates; token is a seat token or the player
+// credential of the seat's player (see View), "" follows as a spectator. The first
 // update is the match as it stands (no action; the current version), then come
 // every accepted action with a version greater than afterVersion, in order and
 // each once, then live updates until the match is over (finished or cancelled):

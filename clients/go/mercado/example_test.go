@@ -35,3 +35,41 @@ func Example() {
 	}
 	fmt.Println(final.GetView().GetMercado().GetResult().GetRanks())
 }
+
+// Quick match: a guest player queues for a 2-player match, accepting bots after a wait, and
+// plays the match it is put in with its player token (compiled, not run: it needs a server).
+func ExampleClient_FindMatch() {
+	ctx := context.Background()
+	client, err := mercado.Dial("127.0.0.1:50051")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer client.Close()
+	_, token, err := client.CreatePlayer(ctx, "ada") // keep the token: it is ada for good
+	if err != nil {
+		log.Fatal(err)
+	}
+	var seat *mercado.Seat
+	for update, err := range client.FindMatch(ctx, token, 2, true) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		if queued := update.GetQueued(); queued != nil {
+			fmt.Printf("waiting (%d ms, %d queued)\n", queued.GetWaitedMs(), queued.GetQueuedPlayers())
+		}
+		if found := update.GetFound(); found != nil {
+			seat = client.Seat(found.GetMatchId(), found.GetSeat(), token)
+		}
+	}
+	final, err := seat.Play(ctx, func(s *mercadov1.MatchState) *mercadov1.Action {
+		return s.GetLegalActions()[rand.IntN(len(s.GetLegalActions()))]
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	me, err := client.Player(ctx, token, "")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(final.GetMatch().GetRanks(), me.GetRating().GetDisplay())
+}

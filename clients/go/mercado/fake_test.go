@@ -35,12 +35,14 @@ type fakeServer struct {
 	views   int
 	other   []string // the other calls: LeaveMatch, ReclaimSeat, AgentHeartbeat
 	beats   []*mercadov1.AgentHeartbeatRequest
+	finds   []*mercadov1.FindMatchRequest
 
 	submit func(n int, request *mercadov1.SubmitActionRequest) (*mercadov1.SubmitActionResponse, error)
 	view   func(n int) (*mercadov1.MatchState, error)
 	stream func(n int, request *mercadov1.StreamEventsRequest, send func(*mercadov1.MatchUpdate) error) error
 	create func(n int) (*mercadov1.CreateMatchResponse, error)
 	claim  func(n int) (*mercadov1.ClaimBotSeatResponse, error)
+	find   func(n int, ctx context.Context, send func(*mercadov1.FindMatchUpdate) error) error
 }
 
 // fairUse is what a scripted function returns for a fair-use refusal: the fake
@@ -106,6 +108,11 @@ func (f *fakeServer) StreamEvents(request *mercadov1.StreamEventsRequest, stream
 	return refusal(f.stream(n, request, stream.Send), stream.SetTrailer)
 }
 
+func (f *fakeServer) FindMatch(request *mercadov1.FindMatchRequest, stream grpc.ServerStreamingServer[mercadov1.FindMatchUpdate]) error {
+	n := f.receive(stream.Context(), func() int { f.finds = append(f.finds, request); return len(f.finds) })
+	return refusal(f.find(n, stream.Context(), stream.Send), stream.SetTrailer)
+}
+
 // noteOther records one of the calls without a script.
 func (f *fakeServer) noteOther(ctx context.Context, call string) {
 	f.receive(ctx, func() int { f.other = append(f.other, call); return len(f.other) })
@@ -143,6 +150,7 @@ func (f *fakeServer) claimed() []*mercadov1.ClaimBotSeatRequest   { return recor
 func (f *fakeServer) streamed() []uint64                          { return recorded(f, &f.streams) }
 func (f *fakeServer) tokensSeen() []string                        { return recorded(f, &f.tokens) }
 func (f *fakeServer) otherCalls() []string                        { return recorded(f, &f.other) }
+func (f *fakeServer) found() []*mercadov1.FindMatchRequest        { return recorded(f, &f.finds) }
 
 // startFake serves f in-process and returns a seat "m"/0 with token "tok" on it.
 func startFake(t *testing.T, f *fakeServer) *mercado.Seat {
@@ -669,5 +677,131 @@ func TestCreateMatchIsNotRetriedWhenUnavailable(t *testing.T) {
 	_, err := startFake(t, f).Client().CreateMatch(context.Background(), mercado.MatchOptions{})
 	if creates := len(f.created()); status.Code(err) != codes.Unavailable || creates != 1 {
 		t.Fatalf("got %v after %d calls; want UNAVAILABLE after 1", err, creates)
+	}
+}
+
+// queuedUpdate and foundUpdate are FindMatch's messages.
+func queuedUpdate(waitedMs uint64) *mercadov1.FindMatchUpdate {
+	return &mercadov1.FindMatchUpdate{Kind: &mercadov1.FindMatchUpdate_Queued{Queued: &mercadov1.Queued{WaitedMs: waitedMs, QueuedPlayers: 1}}}
+}
+
+func foundUpdate(matchID string, seat uint32) *mercadov1.FindMatchUpdate {
+	return &mercadov1.FindMatchUpdate{Kind: &mercadov1.FindMatchUpdate_Found{Found: &mercadov1.MatchFound{MatchId: matchID, Seat: seat, SeatToken: "seat-tok"}}}
+}
+
+// findAll runs FindMatch to its end and returns what it yielded.
+func findAll(t *testing.T, client *mercado.Client, token string, players uint32, allowAI bool) ([]*mercadov1.FindMatchUpdate, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var updates []*mercadov1.FindMatchUpdate
+	for update, err := range client.FindMatch(ctx, token, players, allowAI) {
+		if err != nil {
+			if update != nil {
+				t.Errorf("an error came with an update: %v", update)
+			}
+			return updates, err
+		}
+		updates = append(updates, update)
+	}
+	return updates, nil
+}
+
+// FindMatch sends the player's token and request, repeats a fair-use refusal, and ends with
+// the MatchFound without waiting for the server to end the stream.
+func TestFindMatchRepeatsAFairUseRefusalAndEndsWithTheMatch(t *testing.T) {
+	f := &fakeServer{find: func(n int, ctx context.Context, send func(*mercadov1.FindMatchUpdate) error) error {
+		if n == 1 {
+			return fairUse{"0"}
+		}
+		if err := errors.Join(send(queuedUpdate(0)), send(queuedUpdate(1000)), send(foundUpdate("m2", 2))); err != nil {
+			return err
+		}
+		<-ctx.Done() // the client closes the stream
+		return ctx.Err()
+	}}
+	client := startFake(t, f).Client()
+	updates, err := findAll(t, client, "player-tok", 3, true)
+	if err != nil || len(updates) != 3 || updates[1].GetQueued().GetWaitedMs() != 1000 || updates[2].GetFound().GetMatchId() != "m2" {
+		t.Fatalf("FindMatch yielded %v, %v; want two Queued and the MatchFound", updates, err)
+	}
+	requests := f.found()
+	if len(requests) != 2 || requests[1].GetPlayers() != 3 || !requests[1].GetAllowAi() || requests[1].GetGame() != mercadov1.Game_GAME_MERCADO {
+		t.Errorf("requests %v; want two for 3 players with AI", requests)
+	}
+	if tokens := f.tokensSeen(); !slices.Equal(tokens, []string{"Bearer player-tok", "Bearer player-tok"}) {
+		t.Errorf("authorization metadata %q, want the player token twice", tokens)
+	}
+}
+
+// A match may have been made without its MatchFound arriving: FindMatch does not queue again
+// after a failure other than a fair-use refusal, nor after a stream that ended without a match.
+func TestFindMatchIsNotRepeatedAfterOtherFailures(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		stream func(send func(*mercadov1.FindMatchUpdate) error) error
+		sent   int
+		want   codes.Code
+	}{
+		{"unavailable", func(func(*mercadov1.FindMatchUpdate) error) error {
+			return status.Error(codes.Unavailable, "restarting")
+		}, 0, codes.Unavailable},
+		{"already queued", func(func(*mercadov1.FindMatchUpdate) error) error {
+			return status.Error(codes.AlreadyExists, "already queued")
+		}, 0, codes.AlreadyExists},
+		{"dropped while queued", func(send func(*mercadov1.FindMatchUpdate) error) error {
+			return errors.Join(send(queuedUpdate(0)), status.Error(codes.Unavailable, "stopping"))
+		}, 1, codes.Unavailable},
+		{"ended without a match", func(send func(*mercadov1.FindMatchUpdate) error) error {
+			return send(queuedUpdate(0))
+		}, 1, codes.Unavailable},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := &fakeServer{find: func(_ int, _ context.Context, send func(*mercadov1.FindMatchUpdate) error) error {
+				return c.stream(send)
+			}}
+			updates, err := findAll(t, startFake(t, f).Client(), "player-tok", 2, false)
+			if status.Code(err) != c.want || len(updates) != c.sent || len(f.found()) != 1 {
+				t.Fatalf("got %d updates and %v after %d calls; want %d and %v after 1", len(updates), err, len(f.found()), c.sent, c.want)
+			}
+		})
+	}
+}
+
+// A Seat sends its own token even when ctx carries another credential (WithToken replaces it).
+func TestWithTokenReplacesTheCredential(t *testing.T) {
+	f := &fakeServer{view: func(int) (*mercadov1.MatchState, error) { return playingState(1), nil }}
+	seat := startFake(t, f)
+	asPlayer := mercado.WithToken(context.Background(), "player-tok")
+	if _, err := seat.View(asPlayer); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := seat.Client().View(asPlayer, "m", ""); err != nil {
+		t.Fatal(err)
+	}
+	if tokens := f.tokensSeen(); !slices.Equal(tokens, []string{"Bearer tok", "Bearer player-tok"}) {
+		t.Errorf("authorization metadata %q, want the seat's token alone, then ctx's", tokens)
+	}
+}
+
+// CreateMatch sends HotSeat and Unrated, and the credential ctx carries.
+func TestCreateMatchSendsHotSeatUnratedAndTheCreator(t *testing.T) {
+	f := &fakeServer{create: func(int) (*mercadov1.CreateMatchResponse, error) {
+		return &mercadov1.CreateMatchResponse{Match: &mercadov1.MatchSummary{MatchId: "m"}}, nil
+	}}
+	client := startFake(t, f).Client()
+	asPlayer := mercado.WithToken(context.Background(), "player-tok")
+	for _, opts := range []mercado.MatchOptions{{}, {HotSeat: true}, {Unrated: true}} {
+		if _, err := client.CreateMatch(asPlayer, opts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	created := f.created()
+	if len(created) != 3 || created[0].GetHotSeat() || created[0].GetUnrated() ||
+		!created[1].GetHotSeat() || created[1].GetUnrated() || created[2].GetHotSeat() || !created[2].GetUnrated() {
+		t.Fatalf("requests %v", created)
+	}
+	if tokens := f.tokensSeen(); !slices.Equal(tokens, []string{"Bearer player-tok", "Bearer player-tok", "Bearer player-tok"}) {
+		t.Errorf("authorization metadata %q, want the player token", tokens)
 	}
 }

@@ -19,11 +19,13 @@ import (
 const maxStaleRetries = 16
 
 // Seat is a seat taken in a match. Its secret token authorizes acting for it;
-// keep it to come back to the match later (Client.Seat).
+// keep it to come back to the match later (Client.Seat). For a seat bound to a
+// player (taken with a player credential, or found by FindMatch) the player's
+// credential is such a token too, and every method works with it.
 type Seat struct {
 	MatchID string
 	Number  uint32 // the seat, 0-based, in seat order (not turn order)
-	Token   string
+	Token   string // the seat token, or the credential of the seat's player
 
 	client *Client
 }

@@ -2,12 +2,19 @@
 //
 // Join a match someone created:
 //
-//	mercado-random-bot -server 127.0.0.1:50051 -match MATCH_ID [-seat N] [-name NAME]
+//	mercado-random-bot -server 127.0.0.1:50051 -match MATCH_ID [-seat N] [-name NAME] [-player-token TOKEN]
 //
 // Or create one against the AI (an agent must be running: `mercado ai`, with the
 // server's agent key):
 //
 //	mercado-random-bot -server 127.0.0.1:50051 -vs-ai easy [-players 2]
+//
+// It plays as a player: the one whose credential is -player-token (or
+// $MERCADO_PLAYER_TOKEN), a guest token from CreatePlayer or a frontend's JWT, or
+// else a new guest player named -name that it creates and signs in as (a server
+// refuses matches and seats without a player unless it runs with
+// --allow-anonymous). With -player-token the seat takes the player's own name,
+// unless -name is given.
 //
 // It plays to the end and prints the result. With -tls it connects with TLS,
 // trusting the system's roots, or with -ca-file FILE the CA certificates of FILE.
@@ -50,7 +57,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	caFile := flags.String("ca-file", "", "connect with TLS, trusting the CA certificates of this PEM file")
 	matchID := flags.String("match", "", "join this match")
 	seatNumber := flags.Int("seat", -1, "with -match: the seat to take (default: the first open one)")
-	name := flags.String("name", "random-bot", "display name")
+	name := flags.String("name", "random-bot", "display name (of the guest player it creates without -player-token)")
+	playerToken := flags.String("player-token", os.Getenv("MERCADO_PLAYER_TOKEN"),
+		"play as the player of this credential (default $MERCADO_PLAYER_TOKEN; without one, as a new guest player named -name)")
 	vsAI := flags.String("vs-ai", "", "create a match against AI bots of this level (easy, medium, hard)")
 	players := flags.Int("players", 2, "with -vs-ai: players in the match, 2..4 (the others are bots)")
 	seed := flags.Uint64("seed", 0, "seed of the random moves (default: random)")
@@ -60,6 +69,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if (*matchID == "") == (*vsAI == "") {
 		return errors.New("give either -match MATCH_ID or -vs-ai LEVEL")
 	}
+	nameGiven := false
+	flags.Visit(func(f *flag.Flag) { nameGiven = nameGiven || f.Name == "name" })
 
 	var opts []mercado.Option
 	switch {
@@ -74,11 +85,29 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	defer client.Close()
 
+	var level mercadov1.BotLevel
 	if *vsAI != "" {
-		level, ok := levels[*vsAI]
-		if !ok {
+		var ok bool
+		if level, ok = levels[*vsAI]; !ok {
 			return fmt.Errorf("unknown level %q (easy, medium, hard)", *vsAI)
 		}
+	}
+
+	// Sign in: the seat is bound to the player, whose token acts for it too.
+	seatName := *name
+	if *playerToken == "" {
+		player, token, err := client.CreatePlayer(ctx, *name)
+		if err != nil {
+			return fmt.Errorf("creating a guest player: %w", err)
+		}
+		*playerToken = token
+		fmt.Fprintf(out, "signed in as the guest player %s (%s)\n", player.GetPlayerId(), player.GetDisplayName())
+	} else if !nameGiven {
+		seatName = "" // the player's own name
+	}
+	ctx = mercado.WithToken(ctx, *playerToken)
+
+	if *vsAI != "" {
 		seats := []*mercadov1.SeatSpec{mercado.OpenSeat()}
 		for range *players - 1 {
 			seats = append(seats, mercado.BotSeat(level))
@@ -93,9 +122,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 
 	var seat *mercado.Seat
 	if *seatNumber >= 0 {
-		seat, err = client.JoinSeat(ctx, *matchID, uint32(*seatNumber), *name)
+		seat, err = client.JoinSeat(ctx, *matchID, uint32(*seatNumber), seatName)
 	} else {
-		seat, err = client.Join(ctx, *matchID, *name)
+		seat, err = client.Join(ctx, *matchID, seatName)
 	}
 	if err != nil {
 		return fmt.Errorf("joining match %s: %w", *matchID, err)

@@ -5,10 +5,13 @@ import (
 	"strings"
 	"testing"
 
+	mercadov1 "github.com/mercado-game/mercado/clients/go/gen/mercado/v1"
 	"github.com/mercado-game/mercado/clients/go/internal/testserver"
+	"github.com/mercado-game/mercado/clients/go/mercado"
 )
 
 func TestRandomBotAgainstAI(t *testing.T) {
+	t.Setenv("MERCADO_PLAYER_TOKEN", "") // a guest player
 	srv := testserver.Start(t)
 	testserver.StartAgent(t, srv, "easy")
 	var out bytes.Buffer
@@ -17,7 +20,8 @@ func TestRandomBotAgainstAI(t *testing.T) {
 		t.Fatalf("%v\n%s", err, &out)
 	}
 	text := out.String()
-	for _, want := range []string{"created match", "joined match", "as seat 0", "match over", "rank 1", "<- you", testserver.AgentName} {
+	for _, want := range []string{"signed in as the guest player", "(go-bot)", "created match", "joined match", "as seat 0",
+		"match over", "rank 1", "<- you", testserver.AgentName} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)
 		}
@@ -25,8 +29,64 @@ func TestRandomBotAgainstAI(t *testing.T) {
 	t.Log("\n" + text)
 }
 
+// On a server that plays with players only (`--no-allow-anonymous` wins over the
+// harness's --allow-anonymous): as a guest player, and as an existing player whose
+// token is $MERCADO_PLAYER_TOKEN, joining a match that player created.
+func TestRandomBotWithoutAnonymous(t *testing.T) {
+	t.Setenv("MERCADO_PLAYER_TOKEN", "")
+	srv := testserver.StartWith(t, "--no-allow-anonymous")
+	testserver.StartAgent(t, srv, "easy")
+	ctx := testserver.Context(t)
+	client := testserver.Dial(t, srv)
+
+	// The server does refuse anonymous seats.
+	if _, err := client.CreateMatch(ctx, mercado.MatchOptions{}); err == nil {
+		t.Fatal("the server created a match without a player: it allows anonymous play")
+	}
+
+	var out bytes.Buffer
+	if err := run(ctx, []string{"-server", srv.Target(), "-vs-ai", "easy", "-name", "guest-bot", "-seed", "9"}, &out); err != nil {
+		t.Fatalf("as a guest: %v\n%s", err, &out)
+	}
+	if text := out.String(); !strings.Contains(text, "signed in as the guest player") || !strings.Contains(text, "match over") ||
+		!strings.Contains(text, "guest-bot") {
+		t.Errorf("the guest did not play to the end:\n%s", text)
+	}
+
+	ada, token, err := client.CreatePlayer(ctx, "ada")
+	if err != nil {
+		t.Fatal(err)
+	}
+	match, err := client.CreateMatch(mercado.WithToken(ctx, token), mercado.MatchOptions{
+		Seats: []*mercadov1.SeatSpec{mercado.OpenSeat(), mercado.BotSeat(mercadov1.BotLevel_BOT_LEVEL_EASY)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MERCADO_PLAYER_TOKEN", token)
+	out.Reset()
+	if err := run(ctx, []string{"-server", srv.Target(), "-match", match.GetMatchId(), "-seat", "0", "-seed", "10"}, &out); err != nil {
+		t.Fatalf("as ada: %v\n%s", err, &out)
+	}
+	text := out.String()
+	if strings.Contains(text, "signed in as the guest player") || !strings.Contains(text, "match over") {
+		t.Errorf("ada did not play to the end as herself:\n%s", text)
+	}
+	mine, _, err := client.PlayerMatches(ctx, ada.GetPlayerId(), mercadov1.MatchStatus_MATCH_STATUS_FINISHED, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mine) != 1 || mine[0].GetMatchId() != match.GetMatchId() {
+		t.Fatalf("ada's finished matches are %v, want just %s", mine, match.GetMatchId())
+	}
+	if info := mine[0].GetSeats()[0]; info.GetPlayerId() != ada.GetPlayerId() || info.GetDisplayName() != "ada" {
+		t.Errorf("seat 0 is %q (%s), want ada's (%s)", info.GetDisplayName(), info.GetPlayerId(), ada.GetPlayerId())
+	}
+	t.Log("\n" + text)
+}
+
 // Over TLS, trusting the test's CA.
 func TestRandomBotOverTLS(t *testing.T) {
+	t.Setenv("MERCADO_PLAYER_TOKEN", "")
 	srv := testserver.StartTLS(t)
 	testserver.StartAgent(t, srv, "easy")
 	var out bytes.Buffer
@@ -40,6 +100,7 @@ func TestRandomBotOverTLS(t *testing.T) {
 }
 
 func TestFlags(t *testing.T) {
+	t.Setenv("MERCADO_PLAYER_TOKEN", "")
 	for _, args := range [][]string{{}, {"-match", "m", "-vs-ai", "easy"}, {"-vs-ai", "impossible"}, {"-match", "m", "-ca-file", "/nonexistent.pem"}} {
 		if err := run(t.Context(), append(args, "-server", "127.0.0.1:1"), &bytes.Buffer{}); err == nil {
 			t.Errorf("run(%q) succeeded", args)

@@ -237,7 +237,7 @@ func StartTLS(t testing.TB, flags ...string) *Server {
 
 func (s *Server) start() {
 	s.t.Helper()
-	args := append([]string{"serve", "--host", "127.0.0.1", "--port", fmt.Sprint(s.port), "--web-port", "-1",
+	args := append([]string{"serve", "--allow-anonymous", "--host", "127.0.0.1", "--port", fmt.Sprint(s.port), "--web-port", "-1",
 		"--db", s.db}, s.flags...)
 	s.proc = startProcess(s.t, "mercado serve", true, []string{"MERCADO_AGENT_KEY=" + s.AgentKey}, args...)
 	select {
