@@ -17,7 +17,10 @@ fi
 # Bot seats are claimed with the server's agent key: a fresh one for this run, unless one is set.
 export MERCADO_AGENT_KEY=${MERCADO_AGENT_KEY:-$("$BIN/python" -c 'import secrets; print(secrets.token_urlsafe(24))')}
 
-"$BIN/mercado" serve --host "$HOST" --port "$PORT" --web-port "$WEB_PORT" &
+# Anonymous seats for quick local games; the bots start the ladder at their measured ratings
+# (ai/bot-ratings.json: mercado arena --rate).
+"$BIN/mercado" serve --host "$HOST" --port "$PORT" --web-port "$WEB_PORT" --allow-anonymous \
+  --bot-ratings ai/bot-ratings.json &
 server=$!
 agent=
 # Ctrl-C (or SIGTERM) stops both and is a clean exit; a server that stops by itself is not.

@@ -62,6 +62,7 @@ def run(level: str, matches: int, duration: float, seed: int = 1) -> dict[str, A
             "-m",
             "server",
             "serve",
+            "--allow-anonymous",
             "--port",
             "0",
             "--web-port",

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from server.engine import Action, Options, apply_unchecked, legal_actions, new_game
-from server.store.records import FINISHED, PLAYING, WAITING
+from server.store.records import FINISHED, PLAYING, UNRATED, WAITING
 from server.store.schema import migrate
 from server.store.sqlite import ACTION_TEXT
 
@@ -71,7 +71,10 @@ def fill(path: Path, matches: int, start_ms: int = 1_700_000_000_000) -> Filled:
         match_id = hashlib.md5(f"filled-{number}".encode()).hexdigest()  # 32 hex, like uuid4().hex
         filled.ids[kind].append(match_id)
         status = WAITING if kind.startswith("waiting") else kind
-        match_rows.append((match_id, "mercado", options, str(game), start_ms + number, status, b"", 0))
+        # Anonymous matches: none of them counts for the ratings.
+        match_rows.append(
+            (match_id, "mercado", options, str(game), start_ms + number, status, b"", 0, 1, UNRATED)
+        )
         for seat, (bot, taken) in enumerate(SEATS[kind]):
             hashed = token_hash(number, seat) if taken else None
             seat_rows.append((match_id, seat, bot, f"player {seat}" if taken else "", hashed))
@@ -84,8 +87,8 @@ def fill(path: Path, matches: int, start_ms: int = 1_700_000_000_000) -> Filled:
     db.execute("PRAGMA journal_mode=WAL")
     migrate(db)
     db.execute("BEGIN")
-    columns = "match_id, game, options, seed, created_ms, status, salt, seed_chosen"
-    db.executemany(f"INSERT INTO matches ({columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", match_rows)
+    columns = "match_id, game, options, seed, created_ms, status, salt, seed_chosen, unrated, rating"
+    db.executemany(f"INSERT INTO matches ({columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", match_rows)
     db.executemany(
         "INSERT INTO seats (match_id, seat, bot_level, display_name, token_hash) VALUES (?, ?, ?, ?, ?)",
         seat_rows,

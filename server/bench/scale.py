@@ -93,7 +93,20 @@ def measure(matches: int, calls: int, touch: int, directory: Path) -> dict[str, 
     started = time.perf_counter()
     filled = fill(db, matches)
     fill_seconds = time.perf_counter() - started
-    args = ["-m", "server", "serve", "--host", "127.0.0.1", "--port", "0", "--web-port", "0", "--db", str(db)]
+    args = [
+        "-m",
+        "server",
+        "serve",
+        "--allow-anonymous",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--web-port",
+        "0",
+        "--db",
+        str(db),
+    ]
     args += ["--agent-key", AGENT_KEY, "--rate-limit-exempt", "127.0.0.0/8"]
     server = ServerProcess(args, directory / f"scale-{matches}.log").start()
     try:

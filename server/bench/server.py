@@ -358,7 +358,18 @@ def start_server(db: Path, log: Path, profile: Path | None, floor: bool, bare: b
     if floor:
         serve = ["-m", "server.bench.floor_server", "--host", "127.0.0.1", "--port", "0"]
     else:
-        serve = ["-m", "server", "serve", "--host", "127.0.0.1", "--port", "0", "--db", str(db)]
+        serve = [
+            "-m",
+            "server",
+            "serve",
+            "--allow-anonymous",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--db",
+            str(db),
+        ]
         serve += BENCH_SERVER_FLAGS + (LIMITS_OFF if bare else LIMITS_ON)
     prefix = ["-m", "cProfile", "-o", str(profile)] if profile else []
     return ServerProcess([*prefix, *serve], log).start()

@@ -81,6 +81,38 @@ def _networks(
     "--allow-chosen-seeds", is_flag=True, help="Accept CreateMatch seeds chosen by clients (tests, research)."
 )
 @option(
+    "--allow-anonymous/--no-allow-anonymous",
+    default=False,
+    show_default=True,
+    help="Let callers without a player take seats (a seat token alone).",
+)
+@option("--jwt-issuer", default=None, help="The issuer (iss) of your frontend's player tokens.")
+@option("--jwt-audience", default=None, help="Their audience (aud): this server, as your frontend names it.")
+@option(
+    "--jwt-secret-file",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="File holding the HS256 secret your frontend signs with (32 bytes or more).",
+)
+@option(
+    "--jwt-jwks-file",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="JWKS file of the public keys your frontend signs with (RS256, EdDSA).",
+)
+@option(
+    "--bot-ratings",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="Starting ratings of the bot levels (mercado arena --rate), for those yet to play a rated match.",
+)
+@option(
+    "--matchmaking-ai-wait",
+    type=click.FloatRange(min=0),
+    default=15.0,
+    help="Seconds a player who allows AI waits in the queue before bots fill its match.",
+)
+@option(
     "--tls-cert", type=click.Path(dir_okay=False, exists=True, path_type=Path), help="TLS certificate (PEM)."
 )
 @option(
@@ -182,6 +214,8 @@ def serve(**options: Any) -> None:
 def server_config(options: dict[str, Any], ctx: click.Context) -> Any:
     """The ServerConfig the options describe; click usage errors for inconsistent ones."""
     from server.match import Limits, Policy, TimeControl
+    from server.players.identity import FrontendTokens
+    from server.players.ratings import load_ratings
     from server.rpc.limits import FairUse, parse_rates
     from server.rpc.server import Connections, ServerConfig
     from server.rpc.web import DEFAULT_WEB_ROOT, WebConfig
@@ -201,6 +235,17 @@ def server_config(options: dict[str, Any], ctx: click.Context) -> Any:
         streams=options["max_streams"],
         exempt=options["rate_limit_exempt"],
     )
+    frontend = None
+    jwt_options = ("jwt_issuer", "jwt_audience", "jwt_secret_file", "jwt_jwks_file")
+    if any(options[name] for name in jwt_options):
+        try:
+            frontend = FrontendTokens.load(*(options[name] for name in jwt_options))
+        except (ValueError, OSError) as error:
+            raise click.UsageError(f"frontend tokens: {error}") from None
+    try:
+        bot_ratings = load_ratings(options["bot_ratings"]) if options["bot_ratings"] else None
+    except (ValueError, OSError) as error:
+        raise click.BadParameter(str(error), param_hint="--bot-ratings") from None
     web = None
     if options["web_port"] >= 0:
         explicit = ctx.get_parameter_source("web_port") != ParameterSource.DEFAULT
@@ -249,7 +294,11 @@ def server_config(options: dict[str, Any], ctx: click.Context) -> Any:
             default_clock=TimeControl(options["turn_seconds"], options["reserve_seconds"])
             if options["turn_seconds"]
             else None,
+            allow_anonymous=options["allow_anonymous"],
         ),
+        frontend=frontend,
+        bot_ratings=bot_ratings,
+        matchmaking_ai_wait=options["matchmaking_ai_wait"],
         tls_cert=options["tls_cert"],
         tls_key=options["tls_key"],
         reflection=options["reflection"],

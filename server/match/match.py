@@ -20,6 +20,7 @@ from .records import (
     ActionRecord,
     MatchRecord,
     Update,
+    ranked_last,
 )
 
 
@@ -84,15 +85,17 @@ class Match:
     def ranks(self) -> list[int]:
         """Once finished: each seat's rank, 1-based with ties shared, forfeited seats last."""
         result = self.state.result
-        if result is None:
-            return []
-        out = self.forfeited()
-        kept = [r for seat, r in enumerate(result.ranks) if seat not in out]
-        last = len(kept) + 1
-        return [last if seat in out else 1 + sum(k < r for k in kept) for seat, r in enumerate(result.ranks)]
+        return [] if result is None else ranked_last(list(result.ranks), self.forfeited())
 
     def forfeited(self) -> set[int]:
         return {s.seat for s in self.record.seats if s.played_by == FORFEITED}
+
+    def turns(self) -> list[int]:
+        """How many actions each seat made."""
+        counts = [0] * len(self.record.seats)
+        for action in self.actions:
+            counts[action.seat] += 1
+        return counts
 
     def seat_with(self, token_hash: str) -> int | None:
         for seat in self.record.seats:

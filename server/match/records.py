@@ -40,10 +40,18 @@ __all__ = [
     "SeatRecord",
     "TimeControl",
     "Update",
+    "ranked_last",
 ]
 
 BOT_LEVELS = ("easy", "medium", "hard")
 DEFAULT_BOT_LEVEL = "medium"
+
+
+def ranked_last(ranks: list[int], out: set[int]) -> list[int]:
+    """``ranks`` (1-based, ties shared) with the seats ``out`` moved behind all others, tied last."""
+    kept = [rank for seat, rank in enumerate(ranks) if seat not in out]
+    last = len(kept) + 1
+    return [last if seat in out else 1 + sum(k < rank for k in kept) for seat, rank in enumerate(ranks)]
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ import secrets
 import time
 import uuid
 from collections import Counter
-from collections.abc import AsyncIterator, Coroutine, Iterable
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
@@ -32,6 +32,7 @@ from mercado_client.fairness import SALT_BYTES
 
 from server.engine import Action, Event, GameState, Options, apply_unchecked, new_game, why_illegal
 from server.store import Conflict, MatchListing, Store
+from server.store.records import bot_player_id
 
 from .agents import Agents
 from .cache import MatchCache
@@ -100,6 +101,7 @@ class Policy:
     agent_key: str | None = None  # the bearer token of ClaimBotSeat; bot seats need one
     allow_chosen_seeds: bool = False
     default_clock: TimeControl | None = LIVE_PLAY  # for a CreateMatch that names none
+    allow_anonymous: bool = True  # seats taken without a player (a seat token alone)
 
 
 @dataclass(frozen=True)
@@ -139,6 +141,7 @@ class MatchService:
         self.clocks = Timekeeper(self._timed_out, self._stand_in_moves)
         self.sweeper: asyncio.Task[None] | None = None
         self.closing = False
+        self.on_finished: Callable[[Match], None] | None = None  # told of every match that finishes
 
     async def start(self) -> None:
         """Classify matches stored before statuses were (once), count the waiting ones and their bot
@@ -219,10 +222,16 @@ class MatchService:
         creator: str = "",
         clock: TimeControl | None = None,
         default_clock: bool = True,
+        *,
+        player_id: str | None = None,
+        hot_seat: bool = False,
+        unrated: bool = False,
     ) -> Match:
         """A new match; ``seats`` holds, per seat, None (open) or a bot level. ``creator`` names the
-        client, for the cap on the waiting matches one client may hold. ``clock`` None with
-        ``default_clock`` gets the server's default time control; a clock of 0 s per turn is none."""
+        client, for the cap on the waiting matches one client may hold; ``player_id`` the player who
+        creates it, if any. ``clock`` None with ``default_clock`` gets the server's default time
+        control; a clock of 0 s per turn is none."""
+        self._check_player(player_id)
         if len(seats) > options.players:
             raise InvalidRequest(f"{len(seats)} seat specs for {options.players} players")
         levels = seats + [None] * (options.players - len(seats))
@@ -246,6 +255,8 @@ class MatchService:
             salt=secrets.token_bytes(SALT_BYTES),
             seed_chosen=seed is not None,
             clock=clock,
+            hot_seat=hot_seat,
+            unrated=unrated,
         )
         match = Match(record, new_game(options, record.seed))
         # Counted before the write, so that concurrent creations cannot all pass the caps.
@@ -257,6 +268,13 @@ class MatchService:
             raise
         self.cache.add(match)
         return match
+
+    def _check_player(self, player_id: str | None) -> None:
+        if player_id is None and not self.policy.allow_anonymous:
+            raise Unauthenticated(
+                "this server plays with players only: send a player credential as"
+                " 'authorization: Bearer <token>' (CreatePlayer makes a guest player)"
+            )
 
     def _check_bots(self, levels: list[str]) -> None:
         """Bot seats only where an agent can take them: a match no agent can take would wait forever."""
@@ -302,13 +320,19 @@ class MatchService:
 
     # --- seats ---------------------------------------------------------------
 
-    async def join(self, match_id: str, display_name: str, seat: int | None = None) -> Seated:
-        """Take an open seat (the first one when ``seat`` is None)."""
+    async def join(
+        self, match_id: str, display_name: str, seat: int | None = None, player_id: str | None = None
+    ) -> Seated:
+        """Take an open seat (the first one when ``seat`` is None), for ``player_id`` if given."""
+        self._check_player(player_id)
         name = check_name(display_name)
         async with self._using(match_id) as match, match.lock:
             if match.status == CANCELLED:
                 raise NotAllowedNow(f"match {match_id} was cancelled")
             seats = match.record.seats
+            held = [s.seat for s in seats if player_id is not None and s.player_id == player_id]
+            if held and not match.record.hot_seat:
+                raise SeatTaken(f"you hold seat {held[0]} of this match already (it is not hot-seat)")
             if seat is None:
                 free = [s for s in seats if s.bot_level is None and not s.taken]
                 if not free:
@@ -322,7 +346,7 @@ class MatchService:
                     raise PermissionDenied("the seat asked for is reserved for a bot")
                 if chosen.taken:
                     raise SeatTaken("the seat asked for is already taken")
-            return await self._take(match, chosen, name)
+            return await self._take(match, chosen, name, player_id)
 
     async def claim_bot_seat(
         self, levels: list[str], agent_name: str, agent_key: str | None, agent_id: str = ""
@@ -341,7 +365,8 @@ class MatchService:
                 async with self._using(match_id) as match, match.lock:
                     seat = match.record.seats[number]
                     if not seat.taken and match.status == WAITING:
-                        seated = await self._take(match, seat, name)
+                        assert seat.bot_level is not None
+                        seated = await self._take(match, seat, name, bot_player_id(seat.bot_level))
                         self.agents.claimed(agent_id)
                         self.agent_seats[match_id, number] = agent_id
                         return seated
@@ -368,10 +393,12 @@ class MatchService:
         if expected is None or agent_key is None or not hmac.compare_digest(agent_key, expected):
             raise PermissionDenied("claiming a bot seat takes this server's agent key as the bearer token")
 
-    async def _take(self, match: Match, seat: SeatRecord, name: str) -> Seated:
+    async def _take(self, match: Match, seat: SeatRecord, name: str, player_id: str | None) -> Seated:
         """Take ``seat`` (under the match's lock): persist, then record and publish it."""
         token = secrets.token_urlsafe(32)
-        taken = replace(seat, display_name=name, token_hash=hash_token(token), played_by=OWNER)
+        taken = replace(
+            seat, display_name=name, token_hash=hash_token(token), played_by=OWNER, player_id=player_id
+        )
         starts = all(s.taken for s in match.record.seats if s.seat != seat.seat)
         try:
             # Once written, recorded: a caller going away meanwhile must not leave memory behind the store.
@@ -390,12 +417,27 @@ class MatchService:
         self._changed(match)
         return Seated(match, seat.seat, token)
 
-    async def view(self, match_id: str, token: str | None) -> tuple[Match, int | None]:
-        """The match and the caller's seat in it, None for a spectator (no token)."""
+    async def view(
+        self, match_id: str, token: str | None, player_id: str | None = None
+    ) -> tuple[Match, int | None]:
+        """The match and the caller's seat in it, None for a spectator (no token, or a player who holds
+        no seat in it)."""
         async with self._using(match_id) as match:
-            return match, None if token is None else await self._seat_of(match, token)
+            return match, await self._viewer(match, token, player_id)
 
-    async def _seat_of(self, match: Match, token: str) -> int:
+    async def _viewer(self, match: Match, token: str | None, player_id: str | None) -> int | None:
+        if player_id is not None:
+            return _player_seat(match, player_id)
+        return None if token is None else await self._seat_of(match, token)
+
+    async def _seat_of(self, match: Match, token: str | None, player_id: str | None = None) -> int:
+        """The seat the caller acts for: by its player, or by its seat token."""
+        if player_id is not None:
+            seat = _player_seat(match, player_id)
+            if seat is None:
+                raise PermissionDenied(f"you hold no seat in match {match.match_id}")
+            return seat
+        token = _required(token)
         check_seat_token(token)
         token_hash = hash_token(token)
         seat = match.seat_with(token_hash)
@@ -405,15 +447,12 @@ class MatchService:
             raise PermissionDenied("this seat token is for another match")
         raise Unauthenticated("unknown seat token")
 
-    async def _owner(self, match: Match, token: str | None) -> int:
-        return await self._seat_of(match, _required(token))
-
     # --- leaving and coming back ---------------------------------------------
 
-    async def leave(self, match_id: str, token: str | None) -> Match:
+    async def leave(self, match_id: str, token: str | None, player_id: str | None = None) -> Match:
         """Give up the caller's seat: open again while the match waits, else to the AI or forfeited."""
         async with self._using(match_id) as match:
-            seat = await self._owner(match, token)
+            seat = await self._seat_of(match, token, player_id)
             async with match.lock:
                 record = match.record.seats[seat]
                 status = match.status
@@ -435,10 +474,12 @@ class MatchService:
         log.info("seat left", extra={"match_id": match_id, "seat": seat})
         return match
 
-    async def reclaim(self, match_id: str, token: str | None) -> tuple[Match, int]:
+    async def reclaim(
+        self, match_id: str, token: str | None, player_id: str | None = None
+    ) -> tuple[Match, int]:
         """Take back the caller's seat from the AI that plays it since a timeout."""
         async with self._using(match_id) as match:
-            seat = await self._owner(match, token)
+            seat = await self._seat_of(match, token, player_id)
             async with match.lock:
                 record = match.record.seats[seat]
                 if record.played_by != AI:
@@ -482,7 +523,7 @@ class MatchService:
         async with match.lock:
             if match.version != version or match.status != PLAYING or not match.mover_played_by_ai:
                 return
-            await self._apply(match, match.state.current_player, action, f"ai-{version + 1}")
+            await self._apply(match, match.state.current_player, action, f"ai-{version + 1}", stand_in=True)
 
     # --- expiry --------------------------------------------------------------
 
@@ -516,21 +557,29 @@ class MatchService:
     # --- listing -------------------------------------------------------------
 
     async def list_matches(
-        self, status: str | None, limit: int, after: tuple[int, str] | None
+        self, status: str | None, limit: int, after: tuple[int, str] | None, player_id: str | None = None
     ) -> list[MatchListing]:
-        """Newest first; ``after`` is the (created_ms, match_id) of the last match of the previous page."""
-        return await self.store.list_matches(status, limit, after)
+        """Newest first (only ``player_id``'s, if given); ``after`` is the (created_ms, match_id) of the
+        last match of the previous page."""
+        return await self.store.list_matches(status, limit, after, player_id)
 
     # --- acting --------------------------------------------------------------
 
     async def submit(
-        self, match_id: str, token: str | None, expected_version: int, request_id: str, action: Action
+        self,
+        match_id: str,
+        token: str | None,
+        expected_version: int,
+        request_id: str,
+        action: Action,
+        player_id: str | None = None,
     ) -> tuple[Match, int, Update]:
         """Apply the caller's action exactly once; returns (the match, seat, the update it made)."""
-        token = _required(token)
+        if player_id is None:
+            _required(token)
         check_request_id(request_id)
         async with self._using(match_id) as match:
-            seat = await self._seat_of(match, token)
+            seat = await self._seat_of(match, token, player_id)
             async with match.lock:
                 earlier = match.by_request.get(request_id)
                 if earlier is not None:
@@ -552,8 +601,11 @@ class MatchService:
                 update = await self._apply(match, seat, action, request_id)
         return match, seat, update
 
-    async def _apply(self, match: Match, seat: int, action: Action, request_id: str) -> Update:
-        """Check ``action`` for the mover ``seat``, then persist, record and publish it (under the lock)."""
+    async def _apply(
+        self, match: Match, seat: int, action: Action, request_id: str, stand_in: bool = False
+    ) -> Update:
+        """Check ``action`` for the mover ``seat``, then persist, record and publish it (under the lock);
+        ``stand_in``: the AI's move for a seat it plays."""
         reason = why_illegal(match.state, action)
         if reason is not None:
             raise NotAllowedNow(reason)
@@ -562,13 +614,22 @@ class MatchService:
         apply_unchecked(after, action, events)  # checked just above
         # Accepted: persist, record and publish it even if the caller goes away meanwhile
         # (a cancelled call), or the store would be ahead of the match.
-        return await _uncancelled(self._accept(match, seat, action, request_id, after, events))
+        return await _uncancelled(self._accept(match, seat, action, request_id, after, events, stand_in))
 
     async def _accept(
-        self, match: Match, seat: int, action: Action, request_id: str, after: GameState, events: list[Event]
+        self,
+        match: Match,
+        seat: int,
+        action: Action,
+        request_id: str,
+        after: GameState,
+        events: list[Event],
+        stand_in: bool,
     ) -> Update:
         at = now_ms()
         mover = charged(match, seat, at)  # its reserve, less what this turn took beyond its time
+        if stand_in and mover.played_by == AI and mover.bot_level is None:
+            mover = replace(mover, ai_turns=mover.ai_turns + 1)  # a person's turn the AI played
         # Persist first: once the write returns, the action survives a crash.
         try:
             await self.store.append_action(
@@ -585,6 +646,8 @@ class MatchService:
         match.turn_started_ms = at
         self.clocks.arm(match)
         self._publish(match, update)
+        if after.is_terminal and self.on_finished is not None:
+            self.on_finished(match)
         return update
 
     # --- streaming -----------------------------------------------------------
@@ -602,11 +665,13 @@ class MatchService:
                 queue.put_nowait(None)
 
     @contextlib.asynccontextmanager
-    async def following(self, match_id: str, token: str | None, after_version: int) -> AsyncIterator[Stream]:
+    async def following(
+        self, match_id: str, token: str | None, after_version: int, player_id: str | None = None
+    ) -> AsyncIterator[Stream]:
         """A stream of the match for the caller's seat (None: a spectator); the match stays in memory
         while the block runs."""
         async with self._using(match_id) as match:
-            seat = None if token is None else await self._seat_of(match, token)
+            seat = await self._viewer(match, token, player_id)
             if after_version > match.version:
                 raise InvalidRequest(
                     f"after_version {after_version} is ahead of the match (version {match.version})"
@@ -646,9 +711,19 @@ def _check_levels(levels: Iterable[str]) -> None:
         raise InvalidRequest("unknown bot level")
 
 
+def _player_seat(match: Match, player_id: str) -> int | None:
+    """The seat ``player_id`` acts for: of its seats (several only hot-seat), the mover's, else the first."""
+    seats = [seat.seat for seat in match.record.seats if seat.player_id == player_id]
+    if match.status == PLAYING and match.state.current_player in seats:
+        return match.state.current_player
+    return seats[0] if seats else None
+
+
 def _required(token: str | None) -> str:
     if not token:
-        raise Unauthenticated("a seat token is required: send 'authorization: Bearer <token>'")
+        raise Unauthenticated(
+            "a seat token or player credential is required: send 'authorization: Bearer <token>'"
+        )
     return token
 
 

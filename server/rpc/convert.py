@@ -7,6 +7,7 @@ from typing import Any
 
 from mercado.v1 import match_pb2 as api
 from mercado.v1 import mercado_pb2 as pb
+from mercado.v1 import players_pb2 as players_pb
 from mercado_client.fairness import seed_commitment
 from mercado_client.wire import (
     BOT_LEVEL_NAMES,
@@ -31,12 +32,20 @@ from server.match.records import (
     AI_PLAYED,
     DEFAULT_BOT_LEVEL,
     DEFAULT_FALLBACK_LEVEL,
+    FINISHED,
     FORFEITED,
     LEFT,
     MatchRecord,
     TimeControl,
 )
+from server.players.ratings import unrated_because
+from server.store.records import BOT, EXTERNAL, GUEST, RATED, PlayerRecord
 
+PLAYER_KINDS = {
+    GUEST: players_pb.PLAYER_KIND_GUEST,
+    EXTERNAL: players_pb.PLAYER_KIND_EXTERNAL,
+    BOT: players_pb.PLAYER_KIND_BOT,
+}
 MAX_CLOCK_SECONDS = 7 * 24 * 3600  # a week: correspondence play has no clock at all
 PHASE = {"main": pb.PHASE_MAIN, "take_offer": pb.PHASE_TAKE_OFFER}
 END_REASON = {"squares": pb.EndTriggered.REASON_SQUARES, "entrances": pb.EndTriggered.REASON_ENTRANCES}
@@ -90,6 +99,9 @@ def summary(match: Match) -> api.MatchSummary:
     if deadline is not None:
         message.deadline_unix_ms = deadline
     message.ranks.extend(match.ranks())
+    if match.status == FINISHED and match.record.rating is None:
+        # Finished, its rating still being written: decided as the ratings will decide it.
+        message.rated = unrated_because(match.record, match.turns()) is None
     return message
 
 
@@ -148,6 +160,7 @@ def summary_of(record: MatchRecord, status: str, version: int) -> api.MatchSumma
                 played_by_ai=s.played_by in AI_PLAYED,
                 left=s.played_by == LEFT,
                 forfeited=s.played_by == FORFEITED,
+                player_id=s.player_id or "",
             )
             for s in record.seats
         ],
@@ -157,6 +170,21 @@ def summary_of(record: MatchRecord, status: str, version: int) -> api.MatchSumma
         seed_commitment=commitment(record),
         seed_chosen=record.seed_chosen,
         time_control=time_control_message(record.clock),
+        hot_seat=record.hot_seat,
+        # Decided once finished; until then (and while the decision is being written) whether it can be.
+        rated=record.rating == RATED if record.rating else unrated_because(record, None) is None,
+    )
+
+
+def player_message(player: PlayerRecord) -> players_pb.Player:
+    return players_pb.Player(
+        player_id=player.player_id,
+        display_name=player.display_name,
+        kind=PLAYER_KINDS[player.kind],
+        rating=players_pb.Rating(mu=player.mu, sigma=player.sigma, display=player.display_rating),
+        rated_matches=player.rated_matches,
+        wins=player.wins,
+        created_unix_ms=player.created_ms,
     )
 
 

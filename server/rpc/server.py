@@ -10,7 +10,7 @@ import gc
 import logging
 import resource
 import signal
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -21,6 +21,9 @@ from grpc_reflection.v1alpha import reflection
 from mercado.v1 import match_pb2
 
 from server.match import Limits, MatchService, Policy
+from server.players.directory import GUEST_SECRET, Players
+from server.players.identity import Authenticator, FrontendTokens
+from server.players.matchmaking import Matchmaker
 from server.store.sqlite import SqliteStore
 
 from .handlers import add_to_server
@@ -105,6 +108,9 @@ class ServerConfig:
     tls_key: Path | None = None
     reflection: bool = True
     metrics: bool = True
+    frontend: FrontendTokens | None = None  # how a frontend's player tokens are checked
+    bot_ratings: Mapping[str, tuple[float, float]] | None = None  # the bots' starting ratings
+    matchmaking_ai_wait: float = 15.0
 
 
 class Server(NamedTuple):
@@ -166,7 +172,10 @@ async def serve(config: ServerConfig) -> None:
     store = SqliteStore(config.db, on_health=store_health)
     service = MatchService(store, config.limits, config.policy)
     await service.start()
-    servicer = MatchServicer(service, config.fair_use)
+    players = Players(store, Authenticator(await store.secret(GUEST_SECRET), config.frontend), service)
+    await players.start(config.bot_ratings)
+    matchmaker = Matchmaker(service, players.bot_ratings, config.matchmaking_ai_wait)
+    servicer = MatchServicer(service, config.fair_use, players=players, matchmaker=matchmaker)
     if config.metrics:
         servicer.metrics = metrics = Metrics(_gauges(service, servicer, store))
         store.on_commit = metrics.commit
@@ -208,7 +217,9 @@ async def serve(config: ServerConfig) -> None:
     log.info("shutting down")
     await running.health.enter_graceful_shutdown()
     service.close_streams()
+    await matchmaker.close()
     await service.close()
+    await players.close()
     await asyncio.gather(running.server.stop(SHUTDOWN_GRACE_SECONDS), *([site.stop()] if site else []))
     store.close()
     log.info("stopped")

@@ -13,20 +13,28 @@ import asyncio
 import base64
 import contextlib
 import logging
+import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from contextvars import ContextVar
 from functools import wraps
 from typing import Any, TypeVar
 
 import grpc
 from mercado.v1 import match_pb2 as api
 from mercado.v1 import match_pb2_grpc as api_grpc
+from mercado.v1 import players_pb2 as players_pb
 from mercado_client.wire import BOT_LEVEL_NAMES, MATCH_STATUS_NAMES
 
-from server.match import DEFAULT_BOT_LEVEL, FINISHED, MatchService
-from server.match.errors import InvalidRequest, NotAllowedNow, Throttled
+from server.engine import Options
+from server.match import BOT_LEVELS, DEFAULT_BOT_LEVEL, FINISHED, MatchService
+from server.match.errors import InvalidRequest, NotAllowedNow, Throttled, Unauthenticated
 from server.match.inputs import check_match_id
+from server.players.directory import Players
+from server.players.identity import PLAYER_ID, Identity, is_player_credential
+from server.players.matchmaking import Matchmaker, Seeker
 from server.store import MatchListing
+from server.store.records import PlayerRecord, bot_player_id
 
 from . import convert, render
 from .errors import REFUSALS, CallEnded, status_of, trailing_metadata
@@ -40,6 +48,9 @@ DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE = 20, 100
 MAX_PAGE_TOKEN_LENGTH = 96
 # Ends of a call that are not failures of the server: the call was refused, or its client left.
 ABORTS = (grpc.aio.AbortError, CallEnded)
+BOT_PLAYERS = {bot_player_id(level) for level in BOT_LEVELS}
+# The player the current call's credential names (set by the gate), None for a seat token or none.
+CALLER: ContextVar[Identity | None] = ContextVar("caller", default=None)
 
 
 def bearer_token(context: grpc.aio.ServicerContext) -> str | None:
@@ -79,6 +90,43 @@ def _bot_levels(levels: Iterable[int]) -> list[str]:
     return [_known(level, BOT_LEVEL_NAMES, "bot level") for level in levels]
 
 
+def _player_id(player_id: str) -> str:
+    if not (PLAYER_ID.match(player_id) or player_id in BOT_PLAYERS):
+        raise InvalidRequest("player_id must be 32 lowercase hexadecimal characters or bot:<level>")
+    return player_id
+
+
+def seat_token(context: grpc.aio.ServicerContext) -> str | None:
+    """The caller's seat token: its bearer credential unless that names a player."""
+    return None if CALLER.get() else bearer_token(context)
+
+
+def caller_id() -> str | None:
+    identity = CALLER.get()
+    return None if identity is None else identity.player_id
+
+
+def _leaderboard_token(player: PlayerRecord, rank: int) -> str:
+    return base64.urlsafe_b64encode(f"{player.display_rating!r}:{player.player_id}:{rank}".encode()).decode()
+
+
+LEADERBOARD_TOKEN = re.compile(r"^(-?[0-9.e+-]+|-?inf):([0-9a-f]{32}|bot:[a-z]+):([0-9]{1,9})$")
+
+
+def _parse_leaderboard_token(token: str) -> tuple[float, str, int] | None:
+    if not token:
+        return None
+    try:
+        if len(token) > MAX_PAGE_TOKEN_LENGTH * 2:
+            raise ValueError
+        found = LEADERBOARD_TOKEN.match(base64.urlsafe_b64decode(token.encode()).decode())
+        if found is None:
+            raise ValueError
+        return float(found[1]), found[2], int(found[3])
+    except (ValueError, UnicodeDecodeError):
+        raise InvalidRequest("page_token is not one this server issued") from None
+
+
 def gated(
     method: Callable[[Any, Any, grpc.aio.ServicerContext], Awaitable[T]],
 ) -> Callable[[Any, Any, grpc.aio.ServicerContext], Awaitable[T]]:
@@ -98,10 +146,17 @@ class MatchServicer(api_grpc.MatchServiceServicer):
     """Thin: each method converts the request, calls the match layer once, builds the response."""
 
     def __init__(
-        self, service: MatchService, fair_use: FairUse | None = None, metrics: Metrics | None = None
+        self,
+        service: MatchService,
+        fair_use: FairUse | None = None,
+        metrics: Metrics | None = None,
+        players: Players | None = None,
+        matchmaker: Matchmaker | None = None,
     ) -> None:
         fair_use = fair_use or FairUse()
         self.service = service
+        self.players = players
+        self.matchmaker = matchmaker
         self.clients = Clients(fair_use.exempt)
         self.limiter = RateLimiter(fair_use.rates)
         self.streams = StreamSlots(fair_use.streams_per_client, fair_use.streams)
@@ -132,13 +187,39 @@ class MatchServicer(api_grpc.MatchServiceServicer):
                 self.metrics.call(method, code, time.perf_counter() - started if timed else None)
 
     def _admit(self, method: str, request: object, context: grpc.aio.ServicerContext) -> str:
-        """Refuse an undecodable request; spend the caller's rate limit. Returns the client's key."""
+        """Refuse an undecodable request; know the caller's player; spend the caller's rate limit
+        (its player's, when it names one). Returns the client's key."""
         client = self.clients.key(context.peer())
         if isinstance(request, Undecodable):
             log.warning("undecodable request", extra={"method": method, "reason": request.reason})
             raise InvalidRequest(f"the request is not a valid {method} request: {request.reason}")
+        credential = bearer_token(context)
+        CALLER.set(None)  # set for every call: a task may serve several calls in turn
+        if credential and is_player_credential(credential):
+            try:
+                if self.players is None:
+                    raise Unauthenticated("this server has no players: send a seat token")
+                identity = self.players.auth.identify(credential)
+            except Unauthenticated:
+                self.limiter.take(method, client)  # a refused credential costs its network's budget
+                raise
+            CALLER.set(identity)
+            if client:  # a trusted network (the empty key) stays trusted
+                client = f"player:{identity.player_id}"
         self.limiter.take(method, client)
         return client
+
+    def _players(self) -> Players:
+        if self.players is None:
+            raise NotAllowedNow("this server has no players")
+        return self.players
+
+    async def _caller(self) -> PlayerRecord:
+        """The caller's player record; a player credential is required."""
+        identity = CALLER.get()
+        if identity is None:
+            raise Unauthenticated("a player credential is required: send 'authorization: Bearer <token>'")
+        return await self._players().player_of(identity)
 
     def _code(self, method: str, error: Exception) -> grpc.StatusCode:
         """The status a failed call ends with: a refusal's own, INTERNAL for anything else (logged)."""
@@ -177,10 +258,20 @@ class MatchServicer(api_grpc.MatchServiceServicer):
             else:
                 seats.append(None)
         seed = request.seed if request.HasField("seed") else None
-        creator = self.clients.key(context.peer())
+        creator = caller_id() or self.clients.key(context.peer())
         named = request.HasField("time_control")
         clock = convert.time_control(request.time_control) if named else None
-        match = await self.service.create_match(options, seats, seed, creator, clock, default_clock=not named)
+        match = await self.service.create_match(
+            options,
+            seats,
+            seed,
+            creator,
+            clock,
+            default_clock=not named,
+            player_id=caller_id(),
+            hot_seat=request.hot_seat,
+            unrated=request.unrated,
+        )
         log.info("match created", extra={"match_id": match.match_id, "players": options.players})
         return api.CreateMatchResponse(match_id=match.match_id, match=convert.summary(match))
 
@@ -189,7 +280,11 @@ class MatchServicer(api_grpc.MatchServiceServicer):
         self, request: api.JoinMatchRequest, context: grpc.aio.ServicerContext
     ) -> api.JoinMatchResponse:
         seat = request.seat if request.HasField("seat") else None
-        seated = await self.service.join(request.match_id, request.display_name, seat)
+        name, player_id = request.display_name, None
+        if CALLER.get() is not None:
+            player = await self._caller()
+            name, player_id = name or player.display_name, player.player_id
+        seated = await self.service.join(request.match_id, name, seat, player_id)
         log.info("seat joined", extra={"match_id": request.match_id, "seat": seated.seat})
         return api.JoinMatchResponse(
             seat=seated.seat, seat_token=seated.token, match=convert.summary(seated.match)
@@ -221,7 +316,9 @@ class MatchServicer(api_grpc.MatchServiceServicer):
             raise InvalidRequest(f"page_size must be at most {MAX_PAGE_SIZE}")
         size = request.page_size or DEFAULT_PAGE_SIZE
         status = None if request.status == 0 else _known(request.status, MATCH_STATUS_NAMES, "status")
-        listed = await self.service.list_matches(status, size + 1, _parse_page_token(request.page_token))
+        player_id = _player_id(request.player_id) if request.player_id else None
+        after = _parse_page_token(request.page_token)
+        listed = await self.service.list_matches(status, size + 1, after, player_id)
         page = listed[:size]
         response = api.ListMatchesResponse(
             matches=[convert.summary_of(m.record, m.status, m.version) for m in page]
@@ -232,7 +329,7 @@ class MatchServicer(api_grpc.MatchServiceServicer):
 
     @gated
     async def GetView(self, request: api.GetViewRequest, context: grpc.aio.ServicerContext) -> api.MatchState:
-        match, seat = await self.service.view(request.match_id, bearer_token(context))
+        match, seat = await self.service.view(request.match_id, seat_token(context), caller_id())
         return render.match_state(match, match.latest(), seat)
 
     @gated
@@ -241,7 +338,12 @@ class MatchServicer(api_grpc.MatchServiceServicer):
     ) -> api.SubmitActionResponse:
         action = convert.action_from_message(request.action)
         match, seat, update = await self.service.submit(
-            request.match_id, bearer_token(context), request.expected_version, request.request_id, action
+            request.match_id,
+            seat_token(context),
+            request.expected_version,
+            request.request_id,
+            action,
+            caller_id(),
         )
         return render.submit_response(match, update, seat)
 
@@ -270,14 +372,14 @@ class MatchServicer(api_grpc.MatchServiceServicer):
     async def LeaveMatch(
         self, request: api.LeaveMatchRequest, context: grpc.aio.ServicerContext
     ) -> api.LeaveMatchResponse:
-        match = await self.service.leave(request.match_id, bearer_token(context))
+        match = await self.service.leave(request.match_id, seat_token(context), caller_id())
         return api.LeaveMatchResponse(match=convert.summary(match))
 
     @gated
     async def ReclaimSeat(
         self, request: api.ReclaimSeatRequest, context: grpc.aio.ServicerContext
     ) -> api.MatchState:
-        match, seat = await self.service.reclaim(request.match_id, bearer_token(context))
+        match, seat = await self.service.reclaim(request.match_id, seat_token(context), caller_id())
         return render.match_state(match, match.latest(), seat)
 
     @gated
@@ -298,7 +400,7 @@ class MatchServicer(api_grpc.MatchServiceServicer):
             self.streams.acquire(client)
             try:
                 following = self.service.following(
-                    request.match_id, bearer_token(context), request.after_version
+                    request.match_id, seat_token(context), request.after_version, caller_id()
                 )
                 async with following as stream:
                     # Headers now: a client can tell an open but quiet stream from one that never got through.
@@ -307,5 +409,84 @@ class MatchServicer(api_grpc.MatchServiceServicer):
                         self.metrics.call("StreamEvents", "OPENED", time.perf_counter() - started)
                     async for update in stream.updates:
                         yield render.match_update(stream.match, update, stream.seat)
+            finally:
+                self.streams.release(client)
+
+    # --- players -------------------------------------------------------------
+
+    @gated
+    async def CreatePlayer(
+        self, request: players_pb.CreatePlayerRequest, context: grpc.aio.ServicerContext
+    ) -> players_pb.CreatePlayerResponse:
+        player, token = await self._players().create_guest(request.display_name)
+        log.info("player created", extra={"player_id": player.player_id})
+        return players_pb.CreatePlayerResponse(player=convert.player_message(player), player_token=token)
+
+    @gated
+    async def GetPlayer(
+        self, request: players_pb.GetPlayerRequest, context: grpc.aio.ServicerContext
+    ) -> players_pb.Player:
+        if request.player_id:
+            player = await self._players().get(_player_id(request.player_id))
+        else:
+            player = await self._caller()
+        return convert.player_message(player)
+
+    @gated
+    async def GetLeaderboard(
+        self, request: players_pb.GetLeaderboardRequest, context: grpc.aio.ServicerContext
+    ) -> players_pb.GetLeaderboardResponse:
+        if request.page_size > MAX_PAGE_SIZE:
+            raise InvalidRequest(f"page_size must be at most {MAX_PAGE_SIZE}")
+        size = request.page_size or DEFAULT_PAGE_SIZE
+        after = _parse_leaderboard_token(request.page_token)
+        listed = await self._players().leaderboard(size + 1, after and after[:2])
+        first = after[2] + 1 if after else 1
+        page = listed[:size]
+        response = players_pb.GetLeaderboardResponse(
+            entries=[
+                players_pb.LeaderboardEntry(rank=first + i, player=convert.player_message(player))
+                for i, player in enumerate(page)
+            ]
+        )
+        if len(listed) > size:
+            response.next_page_token = _leaderboard_token(page[-1], first + size - 1)
+        return response
+
+    async def FindMatch(
+        self, request: api.FindMatchRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[api.FindMatchUpdate]:
+        async with self._gate("FindMatch", request, context, timed=False) as client:
+            if request.game not in (api.GAME_UNSPECIFIED, api.GAME_MERCADO):
+                raise InvalidRequest(f"unknown game {request.game}")
+            players = Options(players=request.players or 2).players  # checks 2..4
+            player = await self._caller()
+            if self.matchmaker is None:
+                raise NotAllowedNow("this server has no matchmaking")
+            self.streams.acquire(client)
+            try:
+                await context.send_initial_metadata(())
+                found = self.matchmaker.find(
+                    player.player_id, player.display_name, player.mu, players, request.allow_ai
+                )
+                async for step in found:
+                    if isinstance(step, Seeker):
+                        now = asyncio.get_running_loop().time()
+                        yield api.FindMatchUpdate(
+                            queued=api.Queued(
+                                waited_ms=int((now - step.since) * 1000),
+                                queued_players=self.matchmaker.queued(players),
+                                rating_window=step.window(now),
+                            )
+                        )
+                    else:
+                        yield api.FindMatchUpdate(
+                            found=api.MatchFound(
+                                match_id=step.match.match_id,
+                                seat=step.seat,
+                                seat_token=step.token,
+                                match=convert.summary(step.match),
+                            )
+                        )
             finally:
                 self.streams.release(client)

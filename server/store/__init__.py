@@ -7,7 +7,7 @@ from typing import Protocol
 
 from server.engine import Action
 
-from .records import MatchRecord, SeatRecord
+from .records import MatchRecord, PlayerRecord, SeatRecord
 
 # One stored action: (seat, action, request id), in version order.
 StoredAction = tuple[int, Action, str]
@@ -89,9 +89,10 @@ class Store(Protocol):
     async def load_match(self, match_id: str) -> tuple[MatchRecord, list[StoredAction]] | None: ...
 
     async def list_matches(
-        self, status: str | None, limit: int, after: tuple[int, str] | None
+        self, status: str | None, limit: int, after: tuple[int, str] | None, player_id: str | None = None
     ) -> list[MatchListing]:
-        """Newest first; ``after`` is the (created_ms, match_id) of the last match of the previous page."""
+        """Newest first (only those where ``player_id`` holds a seat, if given); ``after`` is the
+        (created_ms, match_id) of the last match of the previous page."""
         ...
 
     async def find_bot_seat(self, levels: list[str]) -> tuple[str, int] | None:
@@ -116,6 +117,34 @@ class Store(Protocol):
 
     async def unclassified(self) -> list[str]:
         """Matches stored before statuses were, whose status is not known without replaying them."""
+        ...
+
+    # Players and ratings.
+
+    async def save_player(self, player: PlayerRecord) -> None:
+        """Add a player, or rename one already stored (its rating stays)."""
+        ...
+
+    async def calibrate(self, players: list[PlayerRecord]) -> None:
+        """Add these players (bots), or set the ratings of those that have played no rated match yet."""
+        ...
+
+    async def record_rating(self, match_id: str, rating: str, players: list[PlayerRecord]) -> None:
+        """Whether a finished match counted (Conflict if already decided) and its players' new ratings."""
+        ...
+
+    async def players(self, player_ids: list[str]) -> dict[str, PlayerRecord]: ...
+
+    async def leaderboard(self, limit: int, after: tuple[float, str] | None) -> list[PlayerRecord]:
+        """Players with a rated match, best display rating first; ``after``: the last of the previous page."""
+        ...
+
+    async def finished_unrated(self) -> list[str]:
+        """Finished matches whose rating was not decided yet."""
+        ...
+
+    async def secret(self, name: str) -> bytes:
+        """A random secret of the server's, made the first time it is asked for, the same ever after."""
         ...
 
     def close(self) -> None: ...

@@ -17,6 +17,18 @@ AI_PLAYED = (AI, LEFT, FORFEITED)
 # What becomes of a seat whose time runs out, or whose player leaves.
 ON_TIMEOUT = (AI, FORFEITED)
 DEFAULT_FALLBACK_LEVEL = "easy"  # the AI that plays such a seat, unless the match names another
+# Whether a finished match counted for the ratings (None on a match: not decided yet).
+RATED, UNRATED = "rated", "unrated"
+# Who a player is: an account the server issued, a frontend's user (a JWT), or a bot level.
+GUEST, EXTERNAL, BOT = "guest", "external", "bot"
+# OpenSkill's defaults: a new player's skill mean and uncertainty.
+DEFAULT_MU = 25.0
+DEFAULT_SIGMA = DEFAULT_MU / 3
+
+
+def bot_player_id(level: str) -> str:
+    """The player a bot level is on the ladder."""
+    return f"bot:{level}"
 
 
 @dataclass(frozen=True)
@@ -51,6 +63,8 @@ class SeatRecord:
     token_hash: str | None = None  # set once the seat is taken
     played_by: str = OWNER  # OWNER, AI, LEFT, FORFEITED, or CLOSED (never taken)
     reserve_ms: int = 0  # with a clock: the reserve left
+    player_id: str | None = None  # the player it is bound to; None: open, or anonymous play
+    ai_turns: int = 0  # turns the AI played for it after its time ran out
 
     @property
     def taken(self) -> bool:
@@ -73,3 +87,25 @@ class MatchRecord:
     seed_chosen: bool = False  # chosen by the creator, not drawn by the server
     clock: TimeControl | None = None  # None: no clock
     cancelled: bool = False
+    hot_seat: bool = False  # one player may hold several seats
+    unrated: bool = False  # created as never rated
+    rating: str | None = None  # once finished: RATED or UNRATED; None until decided
+
+
+@dataclass
+class PlayerRecord:
+    """A player and its rating (OpenSkill's Plackett-Luce: a mean and an uncertainty)."""
+
+    player_id: str
+    kind: str  # GUEST, EXTERNAL or BOT
+    display_name: str
+    created_ms: int = 0
+    mu: float = DEFAULT_MU
+    sigma: float = DEFAULT_SIGMA
+    rated_matches: int = 0
+    wins: int = 0
+
+    @property
+    def display_rating(self) -> float:
+        """The conservative estimate the leaderboard ranks by: mu - 3 sigma (0 for a new player)."""
+        return self.mu - 3 * self.sigma

@@ -61,6 +61,30 @@ MIGRATIONS: list[str] = [
     CREATE INDEX open_bot_seats ON seats(bot_level)
         WHERE token_hash IS NULL AND bot_level IS NOT NULL AND played_by = 'owner';
     """,
+    # 4: players and their ratings; seats bound to players; which matches count for the ratings.
+    # Matches stored before were played without players: none of them is rated.
+    """
+    CREATE TABLE players (
+        player_id     TEXT PRIMARY KEY,
+        kind          TEXT NOT NULL,
+        display_name  TEXT NOT NULL,
+        created_ms    INTEGER NOT NULL,
+        mu            REAL NOT NULL,
+        sigma         REAL NOT NULL,
+        rating        REAL NOT NULL,
+        rated_matches INTEGER NOT NULL DEFAULT 0,
+        wins          INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX leaderboard ON players(rating DESC, player_id) WHERE rated_matches > 0;
+    ALTER TABLE seats ADD COLUMN player_id TEXT;
+    ALTER TABLE seats ADD COLUMN ai_turns INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX seats_by_player ON seats(player_id) WHERE player_id IS NOT NULL;
+    ALTER TABLE matches ADD COLUMN hot_seat INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE matches ADD COLUMN unrated INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE matches ADD COLUMN rating TEXT;
+    UPDATE matches SET unrated = 1, rating = 'unrated';
+    CREATE INDEX matches_to_rate ON matches(match_id) WHERE rating IS NULL AND status = 'finished';
+    """,
 ]
 
 

@@ -27,6 +27,7 @@ import itertools
 import json
 import logging
 import os
+import secrets
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
@@ -46,6 +47,7 @@ from .records import (
     PLAYING,
     WAITING,
     MatchRecord,
+    PlayerRecord,
     SeatRecord,
     TimeControl,
 )
@@ -150,7 +152,7 @@ class SqliteStore:
         ops = [
             Op(
                 "INSERT INTO matches (match_id, game, options, seed, created_ms, status, salt, seed_chosen,"
-                " clock) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " clock, hot_seat, unrated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     match.match_id,
                     match.game,
@@ -161,13 +163,15 @@ class SqliteStore:
                     match.salt,
                     int(match.seed_chosen),
                     clock,
+                    int(match.hot_seat),
+                    int(match.unrated),
                 ),
             )
         ]
         ops += [
             Op(
                 "INSERT INTO seats (match_id, seat, bot_level, display_name, token_hash, played_by,"
-                " reserve_ms) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                " reserve_ms, player_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     match.match_id,
                     s.seat,
@@ -176,6 +180,7 @@ class SqliteStore:
                     s.token_hash,
                     s.played_by,
                     s.reserve_ms,
+                    s.player_id,
                 ),
             )
             for s in match.seats
@@ -187,13 +192,15 @@ class SqliteStore:
         await self._write(
             [
                 Op(
-                    "UPDATE seats SET display_name = ?, token_hash = ?, played_by = ?, reserve_ms = ?"
+                    "UPDATE seats SET display_name = ?, token_hash = ?, played_by = ?, reserve_ms = ?,"
+                    " player_id = ?"
                     " WHERE match_id = ? AND seat = ? AND token_hash IS NULL AND played_by = 'owner'",
                     (
                         seat.display_name,
                         seat.token_hash,
                         seat.played_by,
                         seat.reserve_ms,
+                        seat.player_id,
                         match_id,
                         seat.seat,
                     ),
@@ -208,8 +215,8 @@ class SqliteStore:
         await self._write(
             [
                 Op(
-                    "UPDATE seats SET display_name = '', token_hash = NULL, played_by = ?, reserve_ms = 0"
-                    " WHERE match_id = ? AND seat = ? AND token_hash IS NOT NULL",
+                    "UPDATE seats SET display_name = '', token_hash = NULL, played_by = ?, reserve_ms = 0,"
+                    " player_id = NULL WHERE match_id = ? AND seat = ? AND token_hash IS NOT NULL",
                     (OWNER, match_id, seat),
                     one_row=True,
                 )
@@ -259,6 +266,55 @@ class SqliteStore:
                 ),
             ]
         )
+
+    # --- players ---------------------------------------------------------------
+
+    async def save_player(self, player: PlayerRecord) -> None:
+        """Add a player, or rename one already stored (its rating stays)."""
+        await self._write(
+            [
+                Op(
+                    "INSERT INTO players (player_id, kind, display_name, created_ms, mu, sigma, rating)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)"
+                    " ON CONFLICT (player_id) DO UPDATE SET display_name = excluded.display_name",
+                    _player_row(player),
+                )
+            ]
+        )
+
+    async def calibrate(self, players: list[PlayerRecord]) -> None:
+        """Add these players (bots), or set the ratings of those that have played no rated match yet."""
+        await self._write(
+            [
+                Op(
+                    "INSERT INTO players (player_id, kind, display_name, created_ms, mu, sigma, rating)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (player_id) DO UPDATE SET mu = excluded.mu,"
+                    " sigma = excluded.sigma, rating = excluded.rating WHERE players.rated_matches = 0",
+                    _player_row(player),
+                )
+                for player in players
+            ]
+        )
+
+    async def record_rating(self, match_id: str, rating: str, players: list[PlayerRecord]) -> None:
+        """Whether a finished match counted (Conflict if already decided) and its players' new ratings."""
+        ops = [
+            Op(
+                "UPDATE matches SET rating = ? WHERE match_id = ? AND rating IS NULL",
+                (rating, match_id),
+                one_row=True,
+            )
+        ]
+        ops += [
+            Op(
+                "UPDATE players SET mu = ?, sigma = ?, rating = ?, rated_matches = ?, wins = ?"
+                " WHERE player_id = ?",
+                (p.mu, p.sigma, p.display_rating, p.rated_matches, p.wins, p.player_id),
+                one_row=True,
+            )
+            for p in players
+        ]
+        await self._write(ops)
 
     async def _write(self, ops: list[Op]) -> None:
         """Return once ``ops`` are committed (in the next group commit), as one transaction of their own."""
@@ -416,10 +472,13 @@ class SqliteStore:
         return await self._read(query)
 
     async def list_matches(
-        self, status: str | None, limit: int, after: tuple[int, str] | None
+        self, status: str | None, limit: int, after: tuple[int, str] | None, player_id: str | None = None
     ) -> list[MatchListing]:
         where: list[str] = []
         params: list[object] = []
+        if player_id is not None:
+            where.append("match_id IN (SELECT match_id FROM seats WHERE player_id = ?)")
+            params.append(player_id)
         if status is not None:
             where.append("status = ?")
             params.append(status)
@@ -517,6 +576,60 @@ class SqliteStore:
 
         return await self._read(query)
 
+    async def players(self, player_ids: list[str]) -> dict[str, PlayerRecord]:
+        def query(db: sqlite3.Connection) -> dict[str, PlayerRecord]:
+            marks = ", ".join("?" * len(player_ids))
+            rows = db.execute(f"{PLAYER_SELECT} WHERE player_id IN ({marks})", player_ids)
+            return {row[0]: PlayerRecord(*row) for row in rows}
+
+        return await self._read(query)
+
+    async def leaderboard(self, limit: int, after: tuple[float, str] | None) -> list[PlayerRecord]:
+        """Players with a rated match, best display rating first; ``after``: the last of the previous page."""
+
+        def query(db: sqlite3.Connection) -> list[PlayerRecord]:
+            where = "rated_matches > 0"
+            params: tuple[object, ...] = ()
+            if after is not None:
+                where, params = (
+                    where + " AND (rating < ? OR (rating = ? AND player_id > ?))",
+                    (
+                        after[0],
+                        after[0],
+                        after[1],
+                    ),
+                )
+            rows = db.execute(
+                f"{PLAYER_SELECT} WHERE {where} ORDER BY rating DESC, player_id LIMIT ?", (*params, limit)
+            )
+            return [PlayerRecord(*row) for row in rows]
+
+        return await self._read(query)
+
+    async def secret(self, name: str) -> bytes:
+        key = f"secret:{name}"
+
+        def query(db: sqlite3.Connection) -> str | None:
+            row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+            return None if row is None else str(row[0])
+
+        stored = await self._read(query)
+        if stored is None:
+            # Two servers cannot race here (one holds the file); the IGNORE keeps a secret once made.
+            await self._write([Op("INSERT OR IGNORE INTO meta VALUES (?, ?)", (key, secrets.token_hex(32)))])
+            stored = await self._read(query)
+        assert stored is not None
+        return bytes.fromhex(stored)
+
+    async def finished_unrated(self) -> list[str]:
+        """Finished matches whose rating was not decided yet (the server stopped in between)."""
+
+        def query(db: sqlite3.Connection) -> list[str]:
+            rows = db.execute("SELECT match_id FROM matches WHERE rating IS NULL AND status = ?", (FINISHED,))
+            return [row[0] for row in rows]
+
+        return await self._read(query)
+
     async def unclassified(self) -> list[str]:
         def query(db: sqlite3.Connection) -> list[str]:
             return [row[0] for row in db.execute("SELECT match_id FROM matches WHERE status IS NULL")]
@@ -557,6 +670,7 @@ def _records(
     """Matches selected by ``clause``, each with its seats, status and version."""
     rows = db.execute(
         "SELECT match_id, game, options, seed, created_ms, salt, seed_chosen, clock, status,"
+        " hot_seat, unrated, rating,"
         " coalesce((SELECT max(version) FROM actions a WHERE a.match_id = m.match_id), 0)"
         f" FROM matches m {clause}",
         params,
@@ -566,12 +680,12 @@ def _records(
     ids = [row[0] for row in rows]
     seats: dict[str, list[SeatRecord]] = {match_id: [] for match_id in ids}
     marks = ", ".join("?" * len(ids))
-    for match_id, seat, bot_level, name, token_hash, played_by, reserve_ms in db.execute(
-        "SELECT match_id, seat, bot_level, display_name, token_hash, played_by, reserve_ms FROM seats"
-        f" WHERE match_id IN ({marks}) ORDER BY match_id, seat",
+    for match_id, *seat in db.execute(
+        "SELECT match_id, seat, bot_level, display_name, token_hash, played_by, reserve_ms, player_id,"
+        f" ai_turns FROM seats WHERE match_id IN ({marks}) ORDER BY match_id, seat",
         ids,
     ):
-        seats[match_id].append(SeatRecord(seat, bot_level, name, token_hash, played_by, reserve_ms))
+        seats[match_id].append(SeatRecord(*seat))
     return [
         (
             MatchRecord(
@@ -585,19 +699,47 @@ def _records(
                 bool(chosen),
                 None if clock is None else TimeControl(**json.loads(clock)),
                 status == CANCELLED,
+                bool(hot_seat),
+                bool(unrated),
+                rating,
             ),
             status,
             version,
         )
-        for match_id, game, options, seed, created_ms, salt, chosen, clock, status, version in rows
+        for (
+            match_id,
+            game,
+            options,
+            seed,
+            created_ms,
+            salt,
+            chosen,
+            clock,
+            status,
+            hot_seat,
+            unrated,
+            rating,
+            version,
+        ) in rows
     ]
+
+
+PLAYER_SELECT = (
+    "SELECT player_id, kind, display_name, created_ms, mu, sigma, rated_matches, wins FROM players"
+)
+
+
+def _player_row(player: PlayerRecord) -> tuple[object, ...]:
+    """The values of an INSERT of a new player, in PLAYER_SELECT's first columns' order, with its rating."""
+    p = player
+    return (p.player_id, p.kind, p.display_name, p.created_ms, p.mu, p.sigma, p.display_rating)
 
 
 def _seat_updates(match_id: str, seats: list[SeatRecord]) -> list[Op]:
     return [
         Op(
-            "UPDATE seats SET played_by = ?, reserve_ms = ? WHERE match_id = ? AND seat = ?",
-            (seat.played_by, seat.reserve_ms, match_id, seat.seat),
+            "UPDATE seats SET played_by = ?, reserve_ms = ?, ai_turns = ? WHERE match_id = ? AND seat = ?",
+            (seat.played_by, seat.reserve_ms, seat.ai_turns, match_id, seat.seat),
             one_row=True,
         )
         for seat in seats

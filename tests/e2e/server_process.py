@@ -46,6 +46,7 @@ class ServerProcess:
     def start(self) -> ServerProcess:
         # Reuse the port after a restart so clients reconnect to the same address.
         command = [sys.executable, "-m", "server", "serve", "--port", str(self.port), "--db", str(self.db)]
+        command.append("--allow-anonymous")  # most tests play with seat tokens alone
         command += ["--web-port", str(self.web_port), *self.args]
         command += ["--agent-key", self.agent_key] if self.agent_key else []
         command += ["--allow-chosen-seeds"] if self.chosen_seeds else []

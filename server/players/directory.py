@@ -1,0 +1,142 @@
+"""The players of a server: guest accounts, frontends' users, bot levels, and the rating ladder.
+
+Ratings change only here, one finished match at a time (a lock), each match
+once: the store refuses to decide a match's rating twice. A match that finished
+while the server was stopping is rated at the next start.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import uuid
+from collections.abc import Mapping
+
+from server.match import BOT_LEVELS, FINISHED, Match, MatchService
+from server.match.errors import NotFound
+from server.match.inputs import check_name
+from server.store import Conflict, Store
+from server.store.records import BOT, GUEST, RATED, UNRATED, PlayerRecord, bot_player_id
+
+from .identity import Authenticator, Identity, external_player_id
+from .ratings import final_ranks, rate, unrated_because
+
+GUEST_SECRET = "guest-token-secret"  # the store's name for the key of guest tokens
+KNOWN_KEPT = 10_000  # frontend users whose stored name is known to be current
+log = logging.getLogger("mercado.players")
+
+__all__ = ["Players", "external_player_id"]
+
+
+class Players:
+    """Player records, credentials and ratings, beside one MatchService."""
+
+    def __init__(self, store: Store, authenticator: Authenticator, service: MatchService) -> None:
+        self.store = store
+        self.auth = authenticator
+        self.service = service
+        self.rating_lock = asyncio.Lock()
+        self.known: dict[str, str] = {}  # frontend user -> the display name stored for it
+        self.tasks: set[asyncio.Task[None]] = set()
+        service.on_finished = self._finished
+
+    async def start(self, bot_ratings: Mapping[str, tuple[float, float]] | None = None) -> None:
+        """Put the bot levels on the ladder (at ``bot_ratings``' mu and sigma, until they have played),
+        and rate the matches that finished while the server was stopping."""
+        bots = []
+        for level in BOT_LEVELS:
+            player = PlayerRecord(bot_player_id(level), BOT, f"AI ({level})", now_ms())
+            if bot_ratings and player.player_id in bot_ratings:
+                player.mu, player.sigma = bot_ratings[player.player_id]
+            bots.append(player)
+        await self.store.calibrate(bots)
+        for match_id in await self.store.finished_unrated():
+            with contextlib.suppress(NotFound):
+                await self.rate(await self.service.get(match_id))
+
+    async def close(self) -> None:
+        """Let the ratings being written finish."""
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+
+    # --- who -----------------------------------------------------------------
+
+    async def create_guest(self, display_name: str) -> tuple[PlayerRecord, str]:
+        """A new guest player and its secret token."""
+        player = PlayerRecord(uuid.uuid4().hex, GUEST, check_name(display_name), now_ms())
+        await self.store.save_player(player)
+        return player, self.auth.guest_token(player.player_id)
+
+    async def player_of(self, identity: Identity) -> PlayerRecord:
+        """The caller's record: a frontend's user is stored (or renamed) as its token says."""
+        if identity.kind == GUEST:
+            return await self.get(identity.player_id)
+        if self.known.get(identity.player_id) != identity.display_name:
+            stored = PlayerRecord(identity.player_id, identity.kind, identity.display_name, now_ms())
+            await self.store.save_player(stored)
+            if len(self.known) >= KNOWN_KEPT:
+                self.known.clear()
+            self.known[identity.player_id] = identity.display_name
+        return await self.get(identity.player_id)
+
+    async def get(self, player_id: str) -> PlayerRecord:
+        found = (await self.store.players([player_id])).get(player_id)
+        if found is None:
+            raise NotFound(f"no player {player_id}")
+        return found
+
+    async def ratings(self, player_ids: list[str]) -> dict[str, PlayerRecord]:
+        return await self.store.players(player_ids)
+
+    async def bot_ratings(self) -> dict[str, float]:
+        """Each bot level's rating mean, by level: what matchmaking picks bots by."""
+        stored = await self.store.players([bot_player_id(level) for level in BOT_LEVELS])
+        return {
+            level: stored[bot_player_id(level)].mu for level in BOT_LEVELS if bot_player_id(level) in stored
+        }
+
+    async def leaderboard(self, limit: int, after: tuple[float, str] | None) -> list[PlayerRecord]:
+        return await self.store.leaderboard(limit, after)
+
+    # --- ratings -------------------------------------------------------------
+
+    def _finished(self, match: Match) -> None:
+        task = asyncio.get_running_loop().create_task(self._rate_logged(match))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _rate_logged(self, match: Match) -> None:
+        try:
+            await self.rate(match)
+        except Exception:
+            log.exception("rating a match failed", extra={"match_id": match.match_id})
+
+    async def rate(self, match: Match) -> None:
+        """Decide whether ``match`` (finished) counts, and if so update its players' ratings."""
+        record = match.record
+        if match.status != FINISHED or record.rating is not None:
+            return
+        async with self.rating_lock:
+            why_not = unrated_because(record, match.turns())
+            players: list[PlayerRecord] = []
+            if why_not is None:
+                ids = [seat.player_id or "" for seat in record.seats]
+                stored = await self.store.players(ids)
+                if len(stored) != len(set(ids)):
+                    why_not = "a player is not stored"
+                else:
+                    players = rate([stored[i] for i in ids], final_ranks(record, match.ranks()))
+            try:
+                await self.store.record_rating(record.match_id, UNRATED if why_not else RATED, players)
+            except Conflict:
+                return  # decided already (another server, or before a restart)
+            record.rating = UNRATED if why_not else RATED
+        log.info(
+            "match rated" if why_not is None else "match unrated",
+            extra={"match_id": record.match_id, "reason": why_not},
+        )
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
