@@ -299,18 +299,8 @@ class MercadoClient:
                         return
                 return  # the server ended the stream without a match: nothing more will come
             except grpc.aio.AioRpcError as error:
-                now = time.monotonic()
-                failing_since = now if failing_since is None else failing_since
-                asked = retry_after(error)
-                if asked is not None:
-                    pause = asked
-                    if now + pause - failing_since > self.reconnect_seconds:
-                        raise
-                elif _transient(error) and now - failing_since < self.reconnect_seconds:
-                    pause = min(RECONNECT_MAX_WAIT, RECONNECT_FIRST_WAIT * 2**failures)
-                else:
-                    raise
-                await asyncio.sleep(pause)
+                failing_since = time.monotonic() if failing_since is None else failing_since
+                await asyncio.sleep(self._reopening_pause(error, failing_since, failures))
                 failures += 1
             finally:
                 call.cancel()  # leaves the queue when the caller stops listening; nothing once ended
@@ -351,19 +341,23 @@ class MercadoClient:
                 return
             except grpc.aio.AioRpcError as error:
                 # The retry window counts from the failure, not from when a (maybe long quiet) stream opened.
-                now = time.monotonic()
-                failing_since = now if failing_since is None else failing_since
-                asked = retry_after(error)
-                if asked is not None:
-                    pause = asked  # a fair-use refusal: as long as the server asks, if that fits the window
-                    if now + pause - failing_since > self.reconnect_seconds:
-                        raise
-                elif _transient(error) and now - failing_since < self.reconnect_seconds:
-                    pause = min(RECONNECT_MAX_WAIT, RECONNECT_FIRST_WAIT * 2**failures)
-                else:
-                    raise
-                await asyncio.sleep(pause)
+                failing_since = time.monotonic() if failing_since is None else failing_since
+                await asyncio.sleep(self._reopening_pause(error, failing_since, failures))
                 failures += 1
+
+    def _reopening_pause(self, error: grpc.aio.AioRpcError, failing_since: float, failures: int) -> float:
+        """How long to wait before opening again a stream that ended with ``error``, the ``failures``-th
+        failure since ``failing_since``; raises ``error`` when it is not worth opening again."""
+        now = time.monotonic()
+        asked = retry_after(error)
+        if asked is not None:
+            # A fair-use refusal: as long as the server asks, if that fits the window.
+            if now + asked - failing_since > self.reconnect_seconds:
+                raise error
+            return asked
+        if _transient(error) and now - failing_since < self.reconnect_seconds:
+            return float(min(RECONNECT_MAX_WAIT, RECONNECT_FIRST_WAIT * 2**failures))
+        raise error
 
 
 @dataclass

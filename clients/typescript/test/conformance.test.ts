@@ -34,7 +34,17 @@ import {
   timeLeftMs,
 } from "../src/index.js";
 import { connectNode, type NodeMercadoClient } from "../src/node.js";
-import { agentHeartbeat, makeCertificates, mover, playingMatch, playRandomMoves, seededRandom, tempDir, TestServer } from "./harness.js";
+import {
+  agentHeartbeat,
+  makeCertificates,
+  mover,
+  playingMatch,
+  playRandomMoves,
+  rejectsWith,
+  seededRandom,
+  tempDir,
+  TestServer,
+} from "./harness.js";
 
 interface Scenario {
   name: string;
@@ -57,19 +67,6 @@ after(async () => {
   const status = await server?.stop();
   assert.equal(status, 0, `the server exited with ${status}:\n${server.server.tail()}`);
 });
-
-/** Assert that `call` fails with `code`; returns the error. */
-async function rejectsWith(call: () => Promise<unknown>, code: Code): Promise<ConnectError> {
-  try {
-    await call();
-  } catch (error) {
-    assert.ok(error instanceof ConnectError, `not a ConnectError: ${String(error)}`);
-    assert.equal(Code[error.code], Code[code], error.rawMessage);
-    assert.ok(error.rawMessage.length > 0, "a refusal carries a reason");
-    return error;
-  }
-  assert.fail(`expected ${Code[code]}`);
-}
 
 function submitRequest(seat: Seat, action: Action, version: bigint) {
   return { matchId: seat.matchId, expectedVersion: version, requestId: newRequestId(), action };

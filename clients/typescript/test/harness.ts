@@ -1,6 +1,7 @@
 // Real processes for the tests: `mercado serve` on a free loopback port (a fresh database
 // in a temp dir) and the `mercado ai` agent. Like tests/e2e/server_process.py.
 
+import assert from "node:assert/strict";
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -8,6 +9,8 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+
+import { Code, ConnectError } from "@connectrpc/connect";
 
 import { type Action, type MatchState, type MercadoClient, type Seat } from "../src/index.js";
 import { type ConnectNodeOptions, connectNode, type NodeMercadoClient } from "../src/node.js";
@@ -347,4 +350,17 @@ export async function playRandomMoves(seats: readonly Seat[], count: number, ran
     version = response.version;
   }
   return version;
+}
+
+/** Assert that `call` fails with `code`; returns the error. */
+export async function rejectsWith(call: () => Promise<unknown>, code: Code): Promise<ConnectError> {
+  try {
+    await call();
+  } catch (error) {
+    assert.ok(error instanceof ConnectError, `not a ConnectError: ${String(error)}`);
+    assert.equal(Code[error.code], Code[code], error.rawMessage);
+    assert.ok(error.rawMessage.length > 0, "a refusal carries a reason");
+    return error;
+  }
+  assert.fail(`expected ${Code[code]}`);
 }

@@ -20,7 +20,7 @@ import {
   seatsOf,
 } from "../src/index.js";
 import type { NodeMercadoClient } from "../src/node.js";
-import { AiProcess, mover, pick, seededRandom, TestServer } from "./harness.js";
+import { AiProcess, mover, pick, rejectsWith, seededRandom, TestServer } from "./harness.js";
 
 let server: TestServer;
 let client: NodeMercadoClient;
@@ -35,19 +35,6 @@ after(async () => {
   const status = await server?.stop();
   assert.equal(status, 0, `the server exited with ${status}:\n${server.server.tail()}`);
 });
-
-/** Assert that `call` fails with `code`; returns the error. */
-async function rejectsWith(call: () => Promise<unknown>, code: Code): Promise<ConnectError> {
-  try {
-    await call();
-  } catch (error) {
-    assert.ok(error instanceof ConnectError, `not a ConnectError: ${String(error)}`);
-    assert.equal(Code[error.code], Code[code], error.rawMessage);
-    assert.ok(error.rawMessage.length > 0, "a refusal carries a reason");
-    return error;
-  }
-  assert.fail(`expected ${Code[code]}`);
-}
 
 interface Guest {
   id: string;
