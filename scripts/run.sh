@@ -52,6 +52,9 @@ cat <<TEXT
     $BIN/mercado play --server $SERVER --players 2 --bots medium
   (levels: easy, medium, hard; --players 3 --bots easy,hard for more seats)
 
+  Or a quick match: someone of your rating, or the AI after 15 s:
+    $BIN/mercado play --server $SERVER --quick --players 2 --allow-ai
+
   Or play a friend: one creates the match, the other joins with the id it shows:
     $BIN/mercado play --server $SERVER --players 2
     $BIN/mercado play --server $SERVER --match MATCH_ID
