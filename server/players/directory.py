@@ -10,24 +10,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 import uuid
 from collections.abc import Mapping
 
 from server.match import BOT_LEVELS, FINISHED, Match, MatchService
+from server.match.clocks import now_ms
 from server.match.errors import NotFound
 from server.match.inputs import check_name
 from server.store import Conflict, Store
 from server.store.records import BOT, GUEST, RATED, UNRATED, PlayerRecord, bot_player_id
 
-from .identity import Authenticator, Identity, external_player_id
+from .identity import Authenticator, Identity
 from .ratings import final_ranks, rate, unrated_because
 
 GUEST_SECRET = "guest-token-secret"  # the store's name for the key of guest tokens
 KNOWN_KEPT = 10_000  # frontend users whose stored name is known to be current
 log = logging.getLogger("mercado.players")
-
-__all__ = ["Players", "external_player_id"]
 
 
 class Players:
@@ -86,9 +84,6 @@ class Players:
             raise NotFound(f"no player {player_id}")
         return found
 
-    async def ratings(self, player_ids: list[str]) -> dict[str, PlayerRecord]:
-        return await self.store.players(player_ids)
-
     async def bot_ratings(self) -> dict[str, float]:
         """Each bot level's rating mean, by level: what matchmaking picks bots by."""
         stored = await self.store.players([bot_player_id(level) for level in BOT_LEVELS])
@@ -127,16 +122,13 @@ class Players:
                     why_not = "a player is not stored"
                 else:
                     players = rate([stored[i] for i in ids], final_ranks(record, match.ranks()))
+            outcome = UNRATED if why_not else RATED
             try:
-                await self.store.record_rating(record.match_id, UNRATED if why_not else RATED, players)
+                await self.store.record_rating(record.match_id, outcome, players)
             except Conflict:
                 return  # decided already (another server, or before a restart)
-            record.rating = UNRATED if why_not else RATED
+            record.rating = outcome
         log.info(
             "match rated" if why_not is None else "match unrated",
             extra={"match_id": record.match_id, "reason": why_not},
         )
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -129,12 +130,21 @@ class Matchmaker:
         self.bot_ratings = bot_ratings  # the bot levels' rating means, as they stand
         self.ai_wait = ai_wait
         self.queue: dict[str, Seeker] = {}  # by player
+        self.sizes: Counter[int] = Counter()  # queued players by the match size they ask for
         self.seating: set[str] = set()  # players whose match is being made
         self.ticker: asyncio.Task[None] | None = None
         self.making: set[asyncio.Task[None]] = set()
 
     def queued(self, players: int) -> int:
-        return sum(s.players == players for s in self.queue.values())
+        return self.sizes[players]
+
+    def _enqueue(self, seeker: Seeker) -> None:
+        self.queue[seeker.player_id] = seeker
+        self.sizes[seeker.players] += 1
+
+    def _dequeue(self, seeker: Seeker) -> None:
+        del self.queue[seeker.player_id]
+        self.sizes[seeker.players] -= 1
 
     async def find(
         self, player_id: str, display_name: str, rating: float, players: int, allow_ai: bool
@@ -145,7 +155,7 @@ class Matchmaker:
             raise SeatTaken("you are in the matchmaking queue already (close your other FindMatch first)")
         loop = asyncio.get_running_loop()
         seeker = Seeker(player_id, display_name, rating, players, allow_ai, loop.time(), loop.create_future())
-        self.queue[player_id] = seeker
+        self._enqueue(seeker)
         if self.ticker is None or self.ticker.done():
             self.ticker = loop.create_task(self._tick())
         try:
@@ -158,7 +168,7 @@ class Matchmaker:
             yield seated
         finally:
             if self.queue.get(player_id) is seeker:
-                del self.queue[player_id]
+                self._dequeue(seeker)
 
     async def close(self) -> None:
         """Stop grouping; let the matches being made be made."""
@@ -178,7 +188,7 @@ class Matchmaker:
                 if any(self.queue.get(s.player_id) is not s for s in found.seekers):
                     continue  # someone left the queue while the ratings were read
                 for seeker in found.seekers:
-                    del self.queue[seeker.player_id]
+                    self._dequeue(seeker)
                     self.seating.add(seeker.player_id)
                 task = loop.create_task(self._make(found))
                 self.making.add(task)
@@ -203,7 +213,7 @@ class Matchmaker:
                     and not seeker.found.done()
                     and seeker.player_id not in self.queue
                 ):
-                    self.queue[seeker.player_id] = seeker  # still waiting: it keeps its place
+                    self._enqueue(seeker)  # still waiting: it keeps its place
             if not self.ticker or self.ticker.done():
                 self.ticker = asyncio.get_running_loop().create_task(self._tick())
             return

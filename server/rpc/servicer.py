@@ -29,11 +29,9 @@ from mercado_client.wire import BOT_LEVEL_NAMES, MATCH_STATUS_NAMES
 from server.engine import Options
 from server.match import BOT_LEVELS, DEFAULT_BOT_LEVEL, FINISHED, MatchService
 from server.match.errors import InvalidRequest, NotAllowedNow, Throttled, Unauthenticated
-from server.match.inputs import check_match_id
 from server.players.directory import Players
 from server.players.identity import PLAYER_ID, Identity, is_player_credential
 from server.players.matchmaking import Matchmaker, Seeker
-from server.store import MatchListing
 from server.store.records import PlayerRecord, bot_player_id
 
 from . import convert, render
@@ -45,12 +43,14 @@ from .metrics import Metrics
 log = logging.getLogger("mercado.rpc")
 T = TypeVar("T")
 DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE = 20, 100
-MAX_PAGE_TOKEN_LENGTH = 96
+MAX_PAGE_TOKEN_LENGTH = 128
 # Ends of a call that are not failures of the server: the call was refused, or its client left.
 ABORTS = (grpc.aio.AbortError, CallEnded)
 BOT_PLAYERS = {bot_player_id(level) for level in BOT_LEVELS}
-# The player the current call's credential names (set by the gate), None for a seat token or none.
+# The player the current call's credential names (set by the gate), None for a seat token or none;
+# and the seat token, when the credential is one.
 CALLER: ContextVar[Identity | None] = ContextVar("caller", default=None)
+SEAT_TOKEN: ContextVar[str | None] = ContextVar("seat_token", default=None)
 
 
 def bearer_token(context: grpc.aio.ServicerContext) -> str | None:
@@ -61,22 +61,30 @@ def bearer_token(context: grpc.aio.ServicerContext) -> str | None:
     return None
 
 
-def _page_token(listing: MatchListing) -> str:
-    return base64.urlsafe_b64encode(
-        f"{listing.record.created_ms}:{listing.record.match_id}".encode()
-    ).decode()
+def _page_token(*fields: object) -> str:
+    """A page token: where the previous page ended, as colon-separated fields."""
+    return base64.urlsafe_b64encode(":".join(str(field) for field in fields).encode()).decode()
 
 
-def _parse_page_token(token: str) -> tuple[int, str] | None:
+def _page_fields(token: str, form: re.Pattern[str]) -> re.Match[str] | None:
+    """The fields of a page token this server issued in ``form``; None for the first page."""
     if not token:
         return None
     try:
         if len(token) > MAX_PAGE_TOKEN_LENGTH:
             raise ValueError
-        created, match_id = base64.urlsafe_b64decode(token.encode()).decode().split(":", 1)
-        return int(created), check_match_id(match_id)
-    except (ValueError, UnicodeDecodeError, InvalidRequest):
-        raise InvalidRequest("page_token is not one this server issued") from None
+        found = form.fullmatch(base64.urlsafe_b64decode(token.encode()).decode())
+    except (ValueError, UnicodeDecodeError):
+        found = None
+    if found is None:
+        raise InvalidRequest("page_token is not one this server issued")
+    return found
+
+
+MATCHES_PAGE = re.compile(r"([0-9]{1,19}):([0-9a-f]{32})")  # created_ms, match_id
+LEADERBOARD_PAGE = re.compile(
+    r"(-?[0-9.e+-]{1,32}|-?inf):([0-9a-f]{32}|bot:[a-z]+):([0-9]{1,9})"
+)  # rating, id, rank
 
 
 def _known(value: int, names: Mapping[Any, str], what: str) -> str:
@@ -96,35 +104,14 @@ def _player_id(player_id: str) -> str:
     return player_id
 
 
-def seat_token(context: grpc.aio.ServicerContext) -> str | None:
+def seat_token() -> str | None:
     """The caller's seat token: its bearer credential unless that names a player."""
-    return None if CALLER.get() else bearer_token(context)
+    return SEAT_TOKEN.get()
 
 
 def caller_id() -> str | None:
     identity = CALLER.get()
     return None if identity is None else identity.player_id
-
-
-def _leaderboard_token(player: PlayerRecord, rank: int) -> str:
-    return base64.urlsafe_b64encode(f"{player.display_rating!r}:{player.player_id}:{rank}".encode()).decode()
-
-
-LEADERBOARD_TOKEN = re.compile(r"^(-?[0-9.e+-]+|-?inf):([0-9a-f]{32}|bot:[a-z]+):([0-9]{1,9})$")
-
-
-def _parse_leaderboard_token(token: str) -> tuple[float, str, int] | None:
-    if not token:
-        return None
-    try:
-        if len(token) > MAX_PAGE_TOKEN_LENGTH * 2:
-            raise ValueError
-        found = LEADERBOARD_TOKEN.match(base64.urlsafe_b64decode(token.encode()).decode())
-        if found is None:
-            raise ValueError
-        return float(found[1]), found[2], int(found[3])
-    except (ValueError, UnicodeDecodeError):
-        raise InvalidRequest("page_token is not one this server issued") from None
 
 
 def gated(
@@ -194,7 +181,9 @@ class MatchServicer(api_grpc.MatchServiceServicer):
             log.warning("undecodable request", extra={"method": method, "reason": request.reason})
             raise InvalidRequest(f"the request is not a valid {method} request: {request.reason}")
         credential = bearer_token(context)
-        CALLER.set(None)  # set for every call: a task may serve several calls in turn
+        # Set for every call: a task may serve several calls in turn.
+        CALLER.set(None)
+        SEAT_TOKEN.set(credential)
         if credential and is_player_credential(credential):
             try:
                 if self.players is None:
@@ -204,6 +193,7 @@ class MatchServicer(api_grpc.MatchServiceServicer):
                 self.limiter.take(method, client)  # a refused credential costs its network's budget
                 raise
             CALLER.set(identity)
+            SEAT_TOKEN.set(None)
             if client:  # a trusted network (the empty key) stays trusted
                 client = f"player:{identity.player_id}"
         self.limiter.take(method, client)
@@ -317,19 +307,20 @@ class MatchServicer(api_grpc.MatchServiceServicer):
         size = request.page_size or DEFAULT_PAGE_SIZE
         status = None if request.status == 0 else _known(request.status, MATCH_STATUS_NAMES, "status")
         player_id = _player_id(request.player_id) if request.player_id else None
-        after = _parse_page_token(request.page_token)
+        page_end = _page_fields(request.page_token, MATCHES_PAGE)
+        after = None if page_end is None else (int(page_end[1]), page_end[2])
         listed = await self.service.list_matches(status, size + 1, after, player_id)
         page = listed[:size]
         response = api.ListMatchesResponse(
             matches=[convert.summary_of(m.record, m.status, m.version) for m in page]
         )
         if len(listed) > size:
-            response.next_page_token = _page_token(page[-1])
+            response.next_page_token = _page_token(page[-1].record.created_ms, page[-1].record.match_id)
         return response
 
     @gated
     async def GetView(self, request: api.GetViewRequest, context: grpc.aio.ServicerContext) -> api.MatchState:
-        match, seat = await self.service.view(request.match_id, seat_token(context), caller_id())
+        match, seat = await self.service.view(request.match_id, seat_token(), caller_id())
         return render.match_state(match, match.latest(), seat)
 
     @gated
@@ -339,7 +330,7 @@ class MatchServicer(api_grpc.MatchServiceServicer):
         action = convert.action_from_message(request.action)
         match, seat, update = await self.service.submit(
             request.match_id,
-            seat_token(context),
+            seat_token(),
             request.expected_version,
             request.request_id,
             action,
@@ -372,14 +363,14 @@ class MatchServicer(api_grpc.MatchServiceServicer):
     async def LeaveMatch(
         self, request: api.LeaveMatchRequest, context: grpc.aio.ServicerContext
     ) -> api.LeaveMatchResponse:
-        match = await self.service.leave(request.match_id, seat_token(context), caller_id())
+        match = await self.service.leave(request.match_id, seat_token(), caller_id())
         return api.LeaveMatchResponse(match=convert.summary(match))
 
     @gated
     async def ReclaimSeat(
         self, request: api.ReclaimSeatRequest, context: grpc.aio.ServicerContext
     ) -> api.MatchState:
-        match, seat = await self.service.reclaim(request.match_id, seat_token(context), caller_id())
+        match, seat = await self.service.reclaim(request.match_id, seat_token(), caller_id())
         return render.match_state(match, match.latest(), seat)
 
     @gated
@@ -400,7 +391,7 @@ class MatchServicer(api_grpc.MatchServiceServicer):
             self.streams.acquire(client)
             try:
                 following = self.service.following(
-                    request.match_id, seat_token(context), request.after_version, caller_id()
+                    request.match_id, seat_token(), request.after_version, caller_id()
                 )
                 async with following as stream:
                     # Headers now: a client can tell an open but quiet stream from one that never got through.
@@ -439,9 +430,10 @@ class MatchServicer(api_grpc.MatchServiceServicer):
         if request.page_size > MAX_PAGE_SIZE:
             raise InvalidRequest(f"page_size must be at most {MAX_PAGE_SIZE}")
         size = request.page_size or DEFAULT_PAGE_SIZE
-        after = _parse_leaderboard_token(request.page_token)
-        listed = await self._players().leaderboard(size + 1, after and after[:2])
-        first = after[2] + 1 if after else 1
+        page_end = _page_fields(request.page_token, LEADERBOARD_PAGE)
+        after = None if page_end is None else (float(page_end[1]), page_end[2])
+        listed = await self._players().leaderboard(size + 1, after)
+        first = 1 if page_end is None else int(page_end[3]) + 1
         page = listed[:size]
         response = players_pb.GetLeaderboardResponse(
             entries=[
@@ -450,7 +442,10 @@ class MatchServicer(api_grpc.MatchServiceServicer):
             ]
         )
         if len(listed) > size:
-            response.next_page_token = _leaderboard_token(page[-1], first + size - 1)
+            last = page[-1]
+            response.next_page_token = _page_token(
+                repr(last.display_rating), last.player_id, first + size - 1
+            )
         return response
 
     async def FindMatch(
