@@ -41,6 +41,7 @@ typecheck: setup
 	$(BIN)/mypy
 
 pytest: setup
+	scripts/install-postgres.sh
 	$(BIN)/pytest
 
 bench: setup

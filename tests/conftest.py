@@ -1,16 +1,21 @@
-"""Real ``mercado serve`` processes, for the end-to-end tests and the client tests."""
+"""Real ``mercado serve`` processes for the end-to-end and client tests, and a real PostgreSQL server."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from server.bench.postgres import PostgresServer, available
+
 # The shared helper modules (on the pythonpath, pyproject.toml) report failed assertions in full.
 pytest.register_assert_rewrite("matchplay", "positions", "server_process")
 
 from server_process import ServerProcess, Start  # noqa: E402 (after the rewrite is registered)
+
+_database_numbers = itertools.count(1)  # postgres_dsn's database names: test_1, test_2, ...
 
 
 @pytest.fixture(scope="module")
@@ -43,3 +48,22 @@ def start(tmp_path: Path) -> Iterator[Start]:
     for running in started:
         if running.process is not None and running.process.poll() is None:
             running.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """A throwaway PostgreSQL server for the whole session (server/bench/postgres.py).
+
+    Skipped only when PostgreSQL's server binaries are not installed (scripts/install-postgres.sh).
+    """
+    reason = available()
+    if reason is not None:
+        pytest.skip(f"PostgreSQL is not available: {reason}")
+    with PostgresServer() as running:
+        yield running
+
+
+@pytest.fixture
+def postgres_dsn(postgres_server: PostgresServer) -> str:
+    """The DSN of a fresh, empty database of the test's own on the session's PostgreSQL server."""
+    return postgres_server.create_database(f"test_{next(_database_numbers)}")

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from server.engine import Action, Options, apply_unchecked, legal_actions, new_game
+from server.store.encoding import ACTION_TEXT
 from server.store.records import FINISHED, PLAYING, UNRATED, WAITING
 from server.store.schema import migrate
-from server.store.sqlite import ACTION_TEXT
 
 DISTINCT_GAMES = 200
 KINDS = [FINISHED] * 7 + [WAITING, "waiting-for-a-bot", PLAYING]

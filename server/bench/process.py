@@ -83,14 +83,43 @@ class ServerProcess:
             return self.process.wait()
 
 
+def _stat_fields(pid: int) -> list[str] | None:
+    """The fields of /proc/PID/stat after the ')' closing the name, or None (no such process)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
 def cpu_seconds(pid: int) -> float | None:
     """User plus system CPU time of a process so far (Linux)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
+    fields = _stat_fields(pid)
+    if fields is None:
         return None
     # After the ')' closing the name: state is field 3, utime field 14, stime field 15.
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu_seconds(pid: int) -> float | None:
+    """User plus system CPU time so far of a process and its children (Linux): the children
+    running now, and those that exited (counted in their parent once it has waited for them).
+
+    For a PostgreSQL cluster, ``pid`` is the postmaster: every backend, the WAL writer, the
+    checkpointer and the other workers are its children. A child's own children count only
+    once they have exited.
+    """
+    own = _stat_fields(pid)
+    if own is None:
+        return None
+    # After the ')': ppid is field 4, utime, stime, cutime and cstime fields 14 to 17.
+    ticks = sum(int(value) for value in own[11:15])
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or entry.name == str(pid):
+            continue
+        fields = _stat_fields(int(entry.name))  # None: it exited meanwhile
+        if fields is not None and fields[1] == str(pid):
+            ticks += sum(int(value) for value in fields[11:15])
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def _status_mib(pid: int, field: str) -> float | None:

@@ -19,6 +19,18 @@ each) share ``matches`` slots between them and run two timed phases of
 Only what completes inside a phase's window is counted. This module talks to
 the server only through the public API, like any client.
 
+With ``db="postgres"``, one run measures three configurations in turn on the
+same harness and load: SQLite with one server, PostgreSQL with one server, and
+PostgreSQL with ``nodes`` servers. A throwaway PostgreSQL cluster
+(postgres.py) serves every PostgreSQL configuration, each on a fresh database;
+its nodes are ``python -m server serve`` processes on free loopback ports with
+the same ``--db``. Every load process holds one channel per node and spreads
+its matches over the nodes round-robin (by slot over all processes), both
+seats of a match on the node that created it, as a sticky load balancer would
+place them; so the nodes hear each other's news (NOTIFY) but never have to
+catch up with a match another node moved. The baseline's callers are spread
+the same way.
+
 With ``floor``, the server is floor_server.py instead, which plays no game and
 writes nothing: the same harness then measures what the calls and stream
 messages themselves cost, the most any server could reach here.
@@ -36,11 +48,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .process import ServerProcess, cpu_seconds, latency_ms, peak_memory_mib
+from .process import ServerProcess, cpu_seconds, latency_ms, peak_memory_mib, tree_cpu_seconds
 
 if TYPE_CHECKING:
     from mercado.v1 import match_pb2 as api
     from mercado.v1 import match_pb2_grpc as api_grpc
+
+    from .postgres import PostgresServer
 
 CONNECT_SECONDS = 30.0  # for a load generator's channel to connect
 SETUP_SECONDS = 120.0  # for every load generator to set up its first matches
@@ -55,7 +69,8 @@ class WorkerConfig:
     """What one load-generating process is told (picklable: it crosses a 'spawn')."""
 
     index: int
-    target: str
+    targets: tuple[str, ...]  # the nodes' addresses
+    first_slot: int  # this process's slots are first_slot, first_slot + 1, ... over all processes
     slots: int  # matches (and baseline callers) this process keeps busy
     duration: float
     seed: int
@@ -136,8 +151,9 @@ class Watcher:
 
 @dataclass
 class Game:
-    """One match in play: its seats' tokens and watchers."""
+    """One match in play: the node that serves it, its seats' tokens and watchers."""
 
+    stub: api_grpc.MatchServiceStub
     match_id: str
     tokens: list[Metadata]
     watchers: list[Watcher]
@@ -147,8 +163,10 @@ class Game:
 class Driver:
     """The matches of one load-generating process."""
 
-    def __init__(self, stub: api_grpc.MatchServiceStub, config: WorkerConfig, result: WorkerResult) -> None:
-        self.stub = stub
+    def __init__(
+        self, stubs: list[api_grpc.MatchServiceStub], config: WorkerConfig, result: WorkerResult
+    ) -> None:
+        self.stubs = stubs  # one per node
         self.config = config
         self.result = result
         self.rng = random.Random(f"{config.seed}:{config.index}")
@@ -156,36 +174,41 @@ class Driver:
         self.requests = 0
         self.stream_tasks: set[asyncio.Task[None]] = set()
 
-    async def new_game(self) -> Game:
-        """Create a 2-player match, take both seats, watch both, fetch the first mover's view once."""
+    def stub_of(self, slot: int) -> api_grpc.MatchServiceStub:
+        """The node of this process's ``slot``: round-robin over the nodes, by slot over all processes."""
+        return self.stubs[(self.config.first_slot + slot) % len(self.stubs)]
+
+    async def new_game(self, stub: api_grpc.MatchServiceStub) -> Game:
+        """Create a 2-player match on a node, take both seats there, watch both, fetch the first
+        mover's view once."""
         from mercado.v1 import match_pb2 as api
 
-        created = await self.stub.CreateMatch(
+        created = await stub.CreateMatch(
             api.CreateMatchRequest(game=api.GAME_MERCADO, players=2, seed=self.rng.getrandbits(63)),
             timeout=CALL_SECONDS,
         )
         match_id = created.match_id
         tokens: list[Metadata] = []
         for seat in (0, 1):
-            joined = await self.stub.JoinMatch(
+            joined = await stub.JoinMatch(
                 api.JoinMatchRequest(match_id=match_id, seat=seat, display_name=f"bench-{seat}"),
                 timeout=CALL_SECONDS,
             )
             tokens.append(_bearer(joined.seat_token))
         watchers = [Watcher(self.result, self.deadline) for _ in tokens]
         for watcher, token in zip(watchers, tokens, strict=True):
-            task = asyncio.create_task(watcher.run(self.stub, match_id, token))
+            task = asyncio.create_task(watcher.run(stub, match_id, token))
             self.stream_tasks.add(task)
             task.add_done_callback(self.stream_tasks.discard)
-        state = await self.stub.GetView(
+        state = await stub.GetView(
             api.GetViewRequest(match_id=match_id), metadata=tokens[0], timeout=CALL_SECONDS
         )
         if state.HasField("to_move") and state.to_move != 0:
-            state = await self.stub.GetView(
+            state = await stub.GetView(
                 api.GetViewRequest(match_id=match_id), metadata=tokens[state.to_move], timeout=CALL_SECONDS
             )
         self.result.matches_started += 1
-        return Game(match_id, tokens, watchers, state)
+        return Game(stub, match_id, tokens, watchers, state)
 
     async def play(self, game: Game, pace: list[float]) -> None:
         """Random legal actions until the match ends, the deadline passes or something fails.
@@ -220,7 +243,7 @@ class Driver:
             )
             start = clock()
             try:
-                response = await self.stub.SubmitAction(
+                response = await game.stub.SubmitAction(
                     request, metadata=game.tokens[seat], timeout=CALL_SECONDS
                 )
             except grpc.aio.AioRpcError:
@@ -251,7 +274,7 @@ class Driver:
         pace = [time.perf_counter() + self.rng.uniform(0, self.config.interval)]
         while game is not None:
             await self.play(game, pace)
-            game = await self.new_game() if time.perf_counter() < self.deadline else None
+            game = await self.new_game(first.stub) if time.perf_counter() < self.deadline else None
 
     async def stop_streams(self) -> None:
         for task in self.stream_tasks:
@@ -259,14 +282,15 @@ class Driver:
         await asyncio.gather(*self.stream_tasks, return_exceptions=True)
 
 
-async def _health_phase(channel: Any, slots: int, duration: float, result: WorkerResult) -> None:
+async def _health_phase(channels: list[Any], config: WorkerConfig, result: WorkerResult) -> None:
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-    stub = health_pb2_grpc.HealthStub(channel)
+    stubs = [health_pb2_grpc.HealthStub(channel) for channel in channels]
     request = health_pb2.HealthCheckRequest(service="")
-    deadline = time.perf_counter() + duration
+    deadline = time.perf_counter() + config.duration
 
-    async def caller() -> None:
+    async def caller(slot: int) -> None:
+        stub = stubs[(config.first_slot + slot) % len(stubs)]  # the node of the slot's matches
         clock = time.perf_counter
         while (start := clock()) < deadline:
             await stub.Check(request, timeout=CALL_SECONDS)
@@ -274,7 +298,7 @@ async def _health_phase(channel: Any, slots: int, duration: float, result: Worke
             if end <= deadline:
                 result.health_latencies.append(end - start)
 
-    await asyncio.gather(*(caller() for _ in range(slots)))
+    await asyncio.gather(*(caller(slot) for slot in range(config.slots)))
 
 
 async def _load(config: WorkerConfig, barrier: Any, results: Any) -> None:
@@ -282,16 +306,18 @@ async def _load(config: WorkerConfig, barrier: Any, results: Any) -> None:
     from mercado.v1 import match_pb2_grpc as api_grpc
 
     result = WorkerResult()
-    channel = grpc.aio.insecure_channel(config.target)
+    channels = [grpc.aio.insecure_channel(target) for target in config.targets]
     try:
-        await asyncio.wait_for(channel.channel_ready(), CONNECT_SECONDS)
+        await asyncio.wait_for(
+            asyncio.gather(*(channel.channel_ready() for channel in channels)), CONNECT_SECONDS
+        )
         await asyncio.to_thread(barrier.wait, SETUP_SECONDS)
         cpu_start = time.process_time()
-        await _health_phase(channel, config.slots, config.duration, result)
+        await _health_phase(channels, config, result)
         result.baseline_cpu_seconds = time.process_time() - cpu_start
 
-        driver = Driver(api_grpc.MatchServiceStub(channel), config, result)
-        games = await asyncio.gather(*(driver.new_game() for _ in range(config.slots)))
+        driver = Driver([api_grpc.MatchServiceStub(channel) for channel in channels], config, result)
+        games = await asyncio.gather(*(driver.new_game(driver.stub_of(slot)) for slot in range(config.slots)))
         await asyncio.to_thread(barrier.wait, SETUP_SECONDS)
         cpu_start = time.process_time()
         driver.deadline = time.perf_counter() + config.duration
@@ -304,7 +330,8 @@ async def _load(config: WorkerConfig, barrier: Any, results: Any) -> None:
         result.matches_cpu_seconds = time.process_time() - cpu_start
         await driver.stop_streams()
     finally:
-        await channel.close()
+        for channel in channels:
+            await channel.close()
         # Let the calls the close cancelled finish their bookkeeping: grpc.aio can hang in
         # asyncio.run's teardown when it has to cancel them itself.
         others = asyncio.all_tasks() - {asyncio.current_task()}
@@ -323,7 +350,7 @@ def _worker(config: WorkerConfig, barrier: Any, results: Any) -> None:
         results.put((config.index, traceback.format_exc()))
 
 
-# --- the parent: server process, phases, figures -------------------------------
+# --- the parent: server processes, phases, figures -----------------------------
 
 
 def _count_actions(db: Path) -> int:
@@ -338,9 +365,55 @@ def _count_actions(db: Path) -> int:
         connection.close()
 
 
-# The harness is one client (one address) with one channel per load process, and its matches
-# are seeded: the server is told so. Its rate limits stay on, set far above what the load asks,
-# so that what they and the metrics cost is in the figures (``bare`` turns both off).
+def _count_actions_postgres(dsn: str) -> int:
+    """Actions the nodes wrote to their PostgreSQL database (read after they stopped)."""
+    import asyncpg
+
+    async def count() -> int:
+        connection = await asyncpg.connect(dsn)
+        try:
+            return int(await connection.fetchval("SELECT count(*) FROM actions"))
+        finally:
+            await connection.close()
+
+    return asyncio.run(count())
+
+
+def _checkpoint(dsn: str) -> None:
+    """Write out what earlier configurations left in PostgreSQL's buffers: this one does not pay for it."""
+    import asyncpg
+
+    async def checkpoint() -> None:
+        connection = await asyncpg.connect(dsn)
+        try:
+            await connection.execute("CHECKPOINT")
+        finally:
+            await connection.close()
+
+    asyncio.run(checkpoint())
+
+
+def _postgres_version(dsn: str) -> str:
+    import asyncpg
+
+    async def version() -> str:
+        connection = await asyncpg.connect(dsn)
+        try:
+            return str(await connection.fetchval("SHOW server_version"))
+        finally:
+            await connection.close()
+
+    return asyncio.run(version())
+
+
+def _postmaster_pid(cluster: PostgresServer) -> int:
+    """The pid of the cluster's postmaster: every other process of the cluster is its child."""
+    return int((cluster.data_dir / "postmaster.pid").read_text().split("\n", 1)[0])
+
+
+# The harness is one client (one address) with one channel per load process and node, and its
+# matches are seeded: the server is told so. Its rate limits stay on, set far above what the load
+# asks, so that what they and the metrics cost is in the figures (``bare`` turns both off).
 BENCH_SERVER_FLAGS = [
     "--web-port", "-1",
     "--allow-chosen-seeds",
@@ -354,7 +427,8 @@ LIMITS_ON = ["--rate-limit", "all=1000000/1000000"]
 LIMITS_OFF = ["--rate-limit", "all=off", "--no-metrics"]
 
 
-def start_server(db: Path, log: Path, profile: Path | None, floor: bool, bare: bool) -> ServerProcess:
+def start_server(db: Path | str, log: Path, profile: Path | None, floor: bool, bare: bool) -> ServerProcess:
+    """A server on a free loopback port; ``db`` is a SQLite file or a PostgreSQL DSN."""
     if floor:
         serve = ["-m", "server.bench.floor_server", "--host", "127.0.0.1", "--port", "0"]
     else:
@@ -395,80 +469,123 @@ def _collect(results: Any, processes: list[Any], deadline: float) -> dict[int, W
     return collected
 
 
-def run(
-    matches: int = 200,
-    duration: float = 20.0,
-    clients: int = 2,
-    seed: int | None = None,
-    rate: float = 0.0,
-    profile: Path | None = None,
-    floor: bool = False,
-    bare: bool = False,
-) -> dict[str, Any]:
-    """Start a server, measure the baseline and the matches, stop the server; all figures.
+@dataclass(frozen=True)
+class Load:
+    """What the load generators do; the same for every configuration of a run."""
 
-    ``rate``: offered submissions per second over all matches, each match pacing its
-    own; 0 (the default) submits as fast as the server answers, which measures the
-    most it sustains (and, by Little's law, a latency of about matches / throughput).
-    ``profile``: run the server under cProfile and write its statistics there.
-    ``floor``: run the server that plays no game (floor_server.py), which gives the
-    most this harness can measure on this machine, whatever the server does.
-    ``bare``: run the server with its rate limits and metrics off, to show what they cost.
-    """
+    matches: int
+    duration: float
+    clients: int
+    seed: int
+    rate: float  # offered actions per second over all matches; 0: as fast as answered
+
+
+@dataclass
+class Measured:
+    """What the parent read around the two windows, and what the load generators counted."""
+
+    workers: list[WorkerResult]
+    # At the start and end of the baseline window, then of the matches window (None: unreadable).
+    server_cpu: list[float | None]  # summed over the nodes
+    database_cpu: list[float | None]  # the PostgreSQL cluster's processes; empty for SQLite
+    server_peak_mib: float | None  # summed over the nodes
+
+
+def _total(values: list[float | None]) -> float | None:
+    return None if any(value is None for value in values) else sum(value or 0.0 for value in values)
+
+
+def _measure(load: Load, servers: list[ServerProcess], postmaster: int | None) -> Measured:
+    """Run the load generators against ``servers`` (the nodes) through both windows."""
     import multiprocessing
     import threading
 
-    import grpc
-
-    if seed is None:
-        seed = random.SystemRandom().randrange(2**32)
-    clients = max(1, min(clients, matches))
-    shares = [matches // clients + (i < matches % clients) for i in range(clients)]
-    interval = matches / rate if rate > 0 else 0.0
+    shares = [load.matches // load.clients + (i < load.matches % load.clients) for i in range(load.clients)]
+    firsts = [sum(shares[:i]) for i in range(load.clients)]
+    interval = load.matches / load.rate if load.rate > 0 else 0.0
+    targets = tuple(server.target for server in servers)
     context = multiprocessing.get_context("spawn")
-    with tempfile.TemporaryDirectory(prefix="mercado-bench-") as tmp:
-        server = start_server(Path(tmp) / "bench.db", Path(tmp) / "server.log", profile, floor, bare)
-        target = f"127.0.0.1:{server.port}"
-        barrier = context.Barrier(clients + 1)
-        results = context.Queue()
-        processes = [
-            context.Process(
-                target=_worker,
-                args=(WorkerConfig(i, target, share, duration, seed, interval), barrier, results),
-                name=f"mercado-bench-load-{i}",
-                daemon=True,
-            )
-            for i, share in enumerate(shares)
-        ]
-        exit_code: int | None = None
-        try:
-            for process in processes:
-                process.start()
-            # The parent joins both barriers only to read the server's CPU time over each window.
-            cpu: list[float | None] = []
-            for _phase in ("baseline", "matches"):
-                try:
-                    barrier.wait(SETUP_SECONDS + duration)
-                except threading.BrokenBarrierError:
-                    _collect(results, processes, time.monotonic() + CALL_SECONDS)
-                    raise RuntimeError("a load generator did not reach the start of a phase") from None
-                cpu.append(cpu_seconds(server.pid))
-                time.sleep(duration)
-                cpu.append(cpu_seconds(server.pid))
-            by_index = _collect(results, processes, time.monotonic() + duration + 4 * CALL_SECONDS)
-            peak_mib = peak_memory_mib(server.pid)
-        finally:
-            for process in processes:
-                process.join(timeout=CALL_SECONDS)
-                if process.is_alive():
-                    process.kill()
-                    process.join()
-            exit_code = server.stop()
+    barrier = context.Barrier(load.clients + 1)
+    results = context.Queue()
+    processes = [
+        context.Process(
+            target=_worker,
+            args=(
+                WorkerConfig(i, targets, first, share, load.duration, load.seed, interval),
+                barrier,
+                results,
+            ),
+            name=f"mercado-bench-load-{i}",
+            daemon=True,
+        )
+        for i, (first, share) in enumerate(zip(firsts, shares, strict=True))
+    ]
+
+    def read_cpu() -> None:
+        server_cpu.append(_total([cpu_seconds(server.pid) for server in servers]))
+        if postmaster is not None:
+            database_cpu.append(tree_cpu_seconds(postmaster))
+
+    server_cpu: list[float | None] = []
+    database_cpu: list[float | None] = []
+    try:
+        for process in processes:
+            process.start()
+        # The parent joins both barriers only to read the CPU times over each window.
+        for _phase in ("baseline", "matches"):
+            try:
+                barrier.wait(SETUP_SECONDS + load.duration)
+            except threading.BrokenBarrierError:
+                _collect(results, processes, time.monotonic() + CALL_SECONDS)
+                raise RuntimeError("a load generator did not reach the start of a phase") from None
+            read_cpu()
+            time.sleep(load.duration)
+            read_cpu()
+        by_index = _collect(results, processes, time.monotonic() + load.duration + 4 * CALL_SECONDS)
+        peak_mib = _total([peak_memory_mib(server.pid) for server in servers])
+    finally:
+        for process in processes:
+            process.join(timeout=CALL_SECONDS)
+            if process.is_alive():
+                process.kill()
+                process.join()
+    return Measured([by_index[i] for i in sorted(by_index)], server_cpu, database_cpu, peak_mib)
+
+
+def _run_servers(
+    load: Load,
+    db: Path | str,
+    nodes: int,
+    directory: Path,
+    profile: Path | None,
+    floor: bool,
+    bare: bool,
+    postmaster: int | None = None,
+) -> Measured:
+    """Start ``nodes`` servers on ``db``, measure, stop them; a server that fails is an error."""
+    servers: list[ServerProcess] = []
+    exit_codes: list[int] = []
+    try:
+        for node in range(nodes):
+            node_profile = profile
+            if profile is not None and nodes > 1:
+                node_profile = profile.with_name(f"{profile.stem}-node{node}{profile.suffix}")
+            log = directory / ("server.log" if nodes == 1 else f"server-{node}.log")
+            servers.append(start_server(db, log, node_profile, floor, bare))
+        measured = _measure(load, servers, postmaster)
+    finally:
+        exit_codes = [server.stop() for server in servers]
+    for server, exit_code in zip(servers, exit_codes, strict=True):
         if exit_code != 0:
             raise RuntimeError(f"the server exited with status {exit_code}:\n{server.log_tail()}")
-        persisted = None if floor else _count_actions(Path(tmp) / "bench.db")
+    return measured
 
-    workers = [by_index[i] for i in sorted(by_index)]
+
+def _report(load: Load, measured: Measured, server: str, persisted: int | None) -> dict[str, Any]:
+    """The figures of one configuration (the report of a run on SQLite, as it always was)."""
+    import grpc
+
+    workers, cpu, duration = measured.workers, measured.server_cpu, load.duration
     health = [latency for w in workers for latency in w.health_latencies]
     submits = [latency for w in workers for latency in w.submit_latencies]
     accepted = sum(w.submits_accepted for w in workers)
@@ -489,17 +606,17 @@ def run(
         return None if start is None or end is None else round((end - start) / duration, 2)
 
     return {
-        "server": "floor" if floor else "mercado, rate limits and metrics off" if bare else "mercado",
+        "server": server,
         "baseline_health_calls_per_second": round(baseline_rate, 1),
         "submit_actions_per_second": round(submit_rate, 1),
         "ratio": round(submit_rate / baseline_rate, 3) if baseline_rate else 0.0,
         "submit_latency_ms": latency_ms(submits),
         "updates_delivered_per_second": round(sum(w.updates_delivered for w in workers) / duration, 1),
         "events_delivered_per_second": round(sum(w.events_delivered for w in workers) / duration, 1),
-        "matches_concurrent": matches,
-        "offered_actions_per_second": rate or None,
+        "matches_concurrent": load.matches,
+        "offered_actions_per_second": load.rate or None,
         "matches_finished": sum(w.matches_finished for w in workers),
-        "server_peak_memory_mib": peak_mib,
+        "server_peak_memory_mib": measured.server_peak_mib,
         "duration_seconds": duration,
         "grpcio_version": grpc.__version__,
         # Supporting figures.
@@ -516,10 +633,150 @@ def run(
         # not depend on how much CPU the server got, so it is steadier on a shared machine.
         "ratio_by_server_cpu": cpu_ratio(server_cpu_ms(0, len(health)), server_cpu_ms(2, accepted)),
         "server_cpu_cores_used": {"baseline": server_utilisation(0), "matches": server_utilisation(2)},
-        "client_processes": clients,
+        "client_processes": load.clients,
         "client_cpu_cores_used": {
             "baseline": round(sum(w.baseline_cpu_seconds for w in workers) / duration, 2),
             "matches": round(sum(w.matches_cpu_seconds for w in workers) / duration, 2),
         },
-        "seed": seed,
+        "seed": load.seed,
     }
+
+
+DATABASE_FIGURES = ("database_cpu_ms_per_action", "database_cpu_cores_used")
+
+
+def _database_figures(load: Load, measured: Measured) -> dict[str, Any]:
+    """The PostgreSQL cluster's CPU over the matches window: per accepted action, and in cores."""
+    accepted = sum(w.submits_accepted for w in measured.workers)
+    start, end = measured.database_cpu[2], measured.database_cpu[3]
+    if start is None or end is None:
+        return dict.fromkeys(DATABASE_FIGURES)
+    return {
+        "database_cpu_ms_per_action": round(1000 * (end - start) / accepted, 3) if accepted else None,
+        "database_cpu_cores_used": round((end - start) / load.duration, 2),
+    }
+
+
+DATABASES = ("sqlite", "postgres")
+
+
+def run(
+    matches: int = 200,
+    duration: float = 20.0,
+    clients: int = 2,
+    seed: int | None = None,
+    rate: float = 0.0,
+    profile: Path | None = None,
+    floor: bool = False,
+    bare: bool = False,
+    db: str = "sqlite",
+    nodes: int = 1,
+) -> dict[str, Any]:
+    """Start a server, measure the baseline and the matches, stop the server; all figures.
+
+    ``rate``: offered submissions per second over all matches, each match pacing its
+    own; 0 (the default) submits as fast as the server answers, which measures the
+    most it sustains (and, by Little's law, a latency of about matches / throughput).
+    ``profile``: run the server under cProfile and write its statistics there.
+    ``floor``: run the server that plays no game (floor_server.py), which gives the
+    most this harness can measure on this machine, whatever the server does.
+    ``bare``: run the server with its rate limits and metrics off, to show what they cost.
+    ``db="postgres"``: measure, in one run, SQLite with one server, then PostgreSQL with one
+    and with ``nodes`` servers (when above 1) on a throwaway cluster, and report each
+    configuration in ``"configurations"`` (``run_postgres``).
+    """
+    if db not in DATABASES:
+        raise ValueError(f"db must be one of {', '.join(DATABASES)}, not {db!r}")
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**32)
+    load = Load(matches, duration, max(1, min(clients, matches)), seed, rate)
+    if db == "postgres":
+        if floor:
+            raise ValueError("the floor server has no database: it cannot run on PostgreSQL")
+        return run_postgres(load, nodes, profile, bare)
+    if nodes != 1:
+        raise ValueError("a SQLite database is held by one server: more nodes need PostgreSQL")
+    with tempfile.TemporaryDirectory(prefix="mercado-bench-") as tmp:
+        measured = _run_servers(load, Path(tmp) / "bench.db", 1, Path(tmp), profile, floor, bare)
+        persisted = None if floor else _count_actions(Path(tmp) / "bench.db")
+    server = "floor" if floor else "mercado, rate limits and metrics off" if bare else "mercado"
+    return _report(load, measured, server, persisted)
+
+
+def run_postgres(load: Load, nodes: int, profile: Path | None = None, bare: bool = False) -> dict[str, Any]:
+    """SQLite with one node, PostgreSQL with one node, PostgreSQL with ``nodes`` nodes (if above 1).
+
+    One throwaway PostgreSQL cluster serves every PostgreSQL configuration, each on a
+    database of its own, checkpointed first. Each configuration's report is that of a
+    single run, with its database and node count, and the cluster's CPU time over the
+    matches window per accepted action (its postmaster and every child of it: backends,
+    WAL writer, checkpointer...). The server's CPU per action is summed over the nodes.
+    With ``profile``, each node writes its statistics to a file of its own beside it
+    (``NAME-sqlite-1.EXT``, ``NAME-postgresql-2-node0.EXT`` and so on).
+    """
+    import asyncpg
+
+    from .postgres import PostgresServer, available
+
+    reason = available()
+    if reason is not None:
+        raise RuntimeError(f"PostgreSQL is not available: {reason}")
+    server = "mercado, rate limits and metrics off" if bare else "mercado"
+    configurations = [("sqlite", 1), ("postgresql", 1)] + ([("postgresql", nodes)] if nodes > 1 else [])
+    reports: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="mercado-bench-") as tmp, PostgresServer() as cluster:
+        postgres_version = _postgres_version(cluster.dsn)
+        for number, (database, count) in enumerate(configurations):
+            directory = Path(tmp) / f"{database}-{count}"
+            directory.mkdir()
+            label = f"{database}-{count}"
+            config_profile = profile.with_name(f"{profile.stem}-{label}{profile.suffix}") if profile else None
+            if database == "sqlite":
+                file = directory / "bench.db"
+                measured = _run_servers(load, file, 1, directory, config_profile, False, bare)
+                persisted = _count_actions(file)
+                figures: dict[str, Any] = dict.fromkeys(DATABASE_FIGURES)
+            else:
+                dsn = cluster.create_database(f"bench_{number}")
+                _checkpoint(dsn)
+                measured = _run_servers(
+                    load, dsn, count, directory, config_profile, False, bare, _postmaster_pid(cluster)
+                )
+                persisted = _count_actions_postgres(dsn)
+                figures = _database_figures(load, measured)
+            report = _report(load, measured, server, persisted)
+            reports.append({"database": database, "nodes": count, **report, **figures})
+    return {
+        "configurations": reports,
+        "matches_concurrent": load.matches,
+        "offered_actions_per_second": load.rate or None,
+        "duration_seconds": load.duration,
+        "client_processes": load.clients,
+        "seed": load.seed,
+        "postgresql_version": postgres_version,
+        "asyncpg_version": asyncpg.__version__,
+    }
+
+
+def table(report: dict[str, Any]) -> str:
+    """The configurations of a ``run_postgres`` report as a Markdown table."""
+    lines = [
+        "| configuration | actions/s | submit p50 | submit p99 | updates/s | events/s"
+        " | server CPU per action | database CPU per action |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+
+    def ms(value: float | None) -> str:
+        return "-" if value is None else f"{value:.2f} ms"
+
+    for config in report["configurations"]:
+        name = "SQLite" if config["database"] == "sqlite" else "PostgreSQL"
+        nodes = config["nodes"]
+        latency = config["submit_latency_ms"]
+        lines.append(
+            f"| {name}, {nodes} node{'s' if nodes > 1 else ''} | {config['submit_actions_per_second']:,.0f}"
+            f" | {ms(latency['p50'])} | {ms(latency['p99'])}"
+            f" | {config['updates_delivered_per_second']:,.0f} | {config['events_delivered_per_second']:,.0f}"
+            f" | {ms(config['server_cpu_ms_per_action'])} | {ms(config['database_cpu_ms_per_action'])} |"
+        )
+    return "\n".join(lines)

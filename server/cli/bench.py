@@ -73,6 +73,21 @@ def engine(games: int) -> None:
     is_flag=True,
     help="Run the real server with its rate limits and metrics off, to measure what they cost.",
 )
+@click.option(
+    "--db",
+    type=click.Choice(["sqlite", "postgres"]),
+    default="sqlite",
+    show_default=True,
+    help="postgres: measure SQLite with 1 server, then a throwaway PostgreSQL with 1 and with --nodes "
+    "servers, in one run (a table of them goes to stderr).",
+)
+@click.option(
+    "--nodes",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Servers sharing the PostgreSQL database; the matches are spread over them (--db postgres).",
+)
 def server_load(
     matches: int,
     duration: float,
@@ -82,10 +97,16 @@ def server_load(
     profile: Path | None,
     floor: bool,
     bare: bool,
+    db: str,
+    nodes: int,
 ) -> None:
     """A real server under concurrent matches from client processes, against a bare-RPC baseline."""
-    from server.bench.server import run
+    from server.bench.server import run, table
 
+    if db == "sqlite" and nodes > 1:
+        raise click.UsageError("--nodes above 1 needs --db postgres: a SQLite file is held by one server")
+    if db == "postgres" and floor:
+        raise click.UsageError("--floor plays no game and stores nothing: it has no --db postgres")
     try:
         report = run(
             matches=matches,
@@ -96,10 +117,14 @@ def server_load(
             profile=profile,
             floor=floor,
             bare=bare,
+            db=db,
+            nodes=nodes,
         )
     except RuntimeError as error:
         raise click.ClickException(str(error)) from None
     click.echo(json.dumps(report, indent=2))
+    if "configurations" in report:
+        click.echo(table(report), err=True)
 
 
 @bench.command()

@@ -55,7 +55,18 @@ def _networks(
 @option(
     "--port", type=click.IntRange(0, 65535), default=50051, help="gRPC port; 0 picks a free one (logged)."
 )
-@option("--db", default="mercado.db", help="SQLite database file (held by this server alone).")
+@option(
+    "--db",
+    default="mercado.db",
+    help="SQLite database file (held by this server alone), or a PostgreSQL address"
+    " (postgresql://user:password@host:port/database) that any number of servers share.",
+)
+@option(
+    "--workers",
+    type=COUNT,
+    default=1,
+    help="Server processes on this machine, sharing the ports (more than 1 needs PostgreSQL).",
+)
 @option(
     "--web-port",
     type=click.IntRange(-1, 65535),
@@ -192,21 +203,25 @@ def serve(**options: Any) -> None:
 
     A second port serves the browser page, gRPC-Web for it and /metrics. When the default web
     port is taken, the server runs without it (a warning says so); a port given explicitly must
-    be free. Exits with status 2 when the database is held by another server.
+    be free. Exits with status 2 when the database is held by another server or cannot be reached.
     """
     from server.rpc.server import run_event_loop
     from server.rpc.server import serve as run
-    from server.store import StoreLocked
+    from server.store import StoreLocked, StoreUnavailable
 
     config = server_config(options, click.get_current_context())
     configure_logging(options["log_level"])
     from server.rpc.web import WebPortUnavailable
+    from server.rpc.workers import run_workers
 
     try:
-        run_event_loop(run(config))
+        if options["workers"] > 1:
+            run_workers(config, options["workers"], options["log_level"])
+        else:
+            run_event_loop(run(config))
     except WebPortUnavailable as error:
         raise click.ClickException(f"{error} (choose another with --web-port, or -1 for none)") from None
-    except StoreLocked as error:
+    except (StoreLocked, StoreUnavailable) as error:
         click.echo(f"mercado serve: {error.reason}", err=True)
         sys.exit(2)
 
@@ -220,9 +235,17 @@ def server_config(options: dict[str, Any], ctx: click.Context) -> Any:
     from server.rpc.server import Connections, ServerConfig
     from server.rpc.web import DEFAULT_WEB_ROOT, WebConfig
     from server.rpc.web_guard import WebGuard
+    from server.store.postgres import is_postgres
 
     if bool(options["tls_cert"]) != bool(options["tls_key"]):
         raise click.UsageError("--tls-cert and --tls-key go together")
+    shared_port = options["workers"] > 1
+    if shared_port and not is_postgres(options["db"]):
+        raise click.UsageError(
+            "--workers above 1 needs PostgreSQL (--db postgresql://...): a SQLite file is held by one process"
+        )
+    if shared_port and (options["port"] == 0 or options["web_port"] == 0):
+        raise click.UsageError("--workers above 1 needs fixed ports (not 0): the workers share them")
     try:
         rates = parse_rates(
             spec for value in options["rate_limits"] for spec in value.replace(" ", ",").split(",")
@@ -262,11 +285,13 @@ def server_config(options: dict[str, Any], ctx: click.Context) -> Any:
             guard=guard,
             tls_cert=options["tls_cert"],
             tls_key=options["tls_key"],
+            shared_port=shared_port,
         )
     return ServerConfig(
         host=options["host"],
         port=options["port"],
         db=options["db"],
+        shared_port=shared_port,
         web=web,
         connections=Connections(
             max_idle=options["grpc_max_idle"],

@@ -38,6 +38,11 @@ class MatchCache:
         self.entries.move_to_end(match_id)
         return entry[0]
 
+    def peek(self, match_id: str) -> Match | None:
+        """The match if it is in memory, without counting this as a use."""
+        entry = self.entries.get(match_id)
+        return None if entry is None else entry[0]
+
     def add(self, match: Match) -> None:
         self.entries[match.match_id] = (match, time.monotonic())
         self.entries.move_to_end(match.match_id)

@@ -89,6 +89,9 @@ class Limits:
     waiting_expiry_seconds: float = 1800.0  # a match still waiting for players after this is cancelled
     bot_seat_seconds: float = 60.0  # ...and one whose bot seat no agent took after this
     sweep_seconds: float = 5.0  # how often expired matches are looked for
+    # With a shared store: a match in play that no server moved for this long may have lost its
+    # server, and is taken up by another (a turn that simply lasts longer is only held twice).
+    orphaned_seconds: float = 300.0
 
 
 LIVE_PLAY = TimeControl()  # the time control of a match that names none
@@ -142,6 +145,8 @@ class MatchService:
         self.sweeper: asyncio.Task[None] | None = None
         self.closing = False
         self.on_finished: Callable[[Match], None] | None = None  # told of every match that finishes
+        self.behind: set[str] = set()  # cached matches another server changed, to read again
+        self.catching_up: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
         """Classify matches stored before statuses were (once), count the waiting ones and their bot
@@ -154,8 +159,8 @@ class MatchService:
         self.open_bot_seats = Counter(await self.store.open_bot_seats())
         # Matches whose clocks run or whose AI seats must move are in memory from the start (loading
         # arms them; the turn in progress when the server stopped starts again: its downtime is nobody's).
-        for match_id in await self.store.playing_to_watch():
-            await self.get(match_id)
+        await self._watch_playing()
+        await self.store.follow(self._changed_elsewhere, self._missed_changes)
         self.sweeper = asyncio.get_running_loop().create_task(self._sweep())
 
     async def close(self) -> None:
@@ -163,9 +168,21 @@ class MatchService:
         if self.sweeper is not None:
             self.sweeper.cancel()
             await asyncio.gather(self.sweeper, return_exceptions=True)
+        for task in self.catching_up:
+            task.cancel()
+        await asyncio.gather(*self.catching_up, return_exceptions=True)
         for match in self.cache.matches():
             self.clocks.disarm(match)
         await self.clocks.close()
+
+    async def _watch_playing(self, unmoved_since_ms: int | None = None) -> None:
+        """Hold in memory every match whose clocks run or whose AI seats must move (only those
+        unmoved since ``unmoved_since_ms``, if given), so that each finishes even if nobody is
+        connected to it."""
+        for match_id in await self.store.playing_to_watch(unmoved_since_ms):
+            if self.cache.peek(match_id) is None:
+                with contextlib.suppress(NotFound):
+                    await self.get(match_id)
 
     # --- matches in memory ---------------------------------------------------
 
@@ -197,10 +214,62 @@ class MatchService:
         self.clocks.arm(match)
         return match
 
-    def _drop(self, match: Match) -> None:
-        """Forget the match: the store knows better (another writer moved it on); load it next time."""
-        self.clocks.disarm(match)
-        self.cache.drop(match.match_id)
+    # --- other servers' changes (a shared store) -----------------------------
+
+    def _changed_elsewhere(self, match_id: str) -> None:
+        """Another server changed the match: read it again if it is in memory (once per batch of news)."""
+        if match_id in self.behind or self.cache.peek(match_id) is None:
+            return
+        self.behind.add(match_id)
+        task = asyncio.get_running_loop().create_task(self._catch_up_soon(match_id))
+        self.catching_up.add(task)
+        task.add_done_callback(self.catching_up.discard)
+
+    def _missed_changes(self) -> None:
+        """News of other servers' changes may have been lost: read every match in memory again."""
+        for match in self.cache.matches():
+            self._changed_elsewhere(match.match_id)
+
+    async def _catch_up_soon(self, match_id: str) -> None:
+        match = self.cache.peek(match_id)
+        if match is None:
+            self.behind.discard(match_id)
+            return
+        try:
+            async with match.lock:
+                self.behind.discard(match_id)  # news from now on needs another read
+                await self._catch_up(match)
+        except Exception:
+            # The store is unavailable: the reconnection that follows reads every match again.
+            log.warning("reading a match another server changed failed", extra={"match_id": match_id})
+
+    async def _catch_up(self, match: Match) -> None:
+        """Bring the match up to what the store holds (under its lock), and publish what changed."""
+        stored = await self.store.load_match(match.match_id, after=match.version)
+        if stored is None:
+            return
+        record, actions = stored
+        waited = match.status == WAITING
+        for seat, action, request_id in actions:
+            after = match.state.clone()
+            events: list[Event] = []
+            apply_unchecked(after, action, events)
+            match.record.seats[seat] = record.seats[seat]
+            self._publish(match, match.record_action(seat, action, request_id, after, events))
+        if record.seats != match.record.seats or record.cancelled != match.record.cancelled:
+            match.record.seats = record.seats
+            match.record.cancelled = record.cancelled
+            if waited and match.status != WAITING:
+                self._no_longer_waits(match)
+            self._changed(match)
+        elif not actions:
+            return
+        if actions or (waited and match.status == PLAYING):
+            match.turn_started_ms = now_ms()  # a new turn (or the first), as this server learns of it
+        if match.status == FINISHED:
+            for number in range(len(match.record.seats)):
+                self._release_agent(match.match_id, number)
+        self.clocks.arm(match)
 
     @contextlib.asynccontextmanager
     async def _using(self, match_id: str) -> AsyncIterator[Match]:
@@ -372,7 +441,7 @@ class MatchService:
                         return seated
         raise NoSeatLeft("no bot seat is waiting")
 
-    def agent_heartbeat(
+    async def agent_heartbeat(
         self, agent_key: str | None, agent_id: str, levels: list[str], free_slots: int
     ) -> int:
         """An agent says what it plays and how many more seats it can take; the seconds until the next."""
@@ -381,6 +450,8 @@ class MatchService:
             raise InvalidRequest("agent_id must be 1 to 64 printable characters")
         _check_levels(levels)
         self.agents.beat(agent_id, levels, free_slots)
+        if self.store.shared:
+            await self.store.save_agent(agent_id, levels, free_slots, now_ms())
         return int(self.agents.interval)
 
     def _release_agent(self, match_id: str, seat: int) -> None:
@@ -404,7 +475,7 @@ class MatchService:
             # Once written, recorded: a caller going away meanwhile must not leave memory behind the store.
             await _uncancelled(self.store.save_seat(match.match_id, taken, PLAYING if starts else WAITING))
         except Conflict:
-            self._drop(match)
+            await self._catch_up(match)  # another server took it
             raise SeatTaken("the seat asked for is already taken") from None
         if starts:
             self._no_longer_waits(match)
@@ -417,6 +488,19 @@ class MatchService:
         self._changed(match)
         return Seated(match, seat.seat, token)
 
+    async def reseat(self, match_id: str, seat: int, player_id: str) -> Seated:
+        """A new token for the seat ``player_id`` was given by another server (which keeps the first)."""
+        async with self._using(match_id) as match, match.lock:
+            if match.record.seats[seat].player_id != player_id:
+                await self._catch_up(match)
+            token = secrets.token_urlsafe(32)
+            try:
+                await _uncancelled(self.store.reissue_token(match_id, seat, player_id, hash_token(token)))
+            except Conflict:
+                raise NotFound(f"seat {seat} of match {match_id} is not yours") from None
+            match.record.seats[seat] = replace(match.record.seats[seat], token_hash=hash_token(token))
+            return Seated(match, seat, token)
+
     async def view(
         self, match_id: str, token: str | None, player_id: str | None = None
     ) -> tuple[Match, int | None]:
@@ -427,13 +511,13 @@ class MatchService:
 
     async def _viewer(self, match: Match, token: str | None, player_id: str | None) -> int | None:
         if player_id is not None:
-            return _player_seat(match, player_id)
+            return await self._player_seat(match, player_id)
         return None if token is None else await self._seat_of(match, token)
 
     async def _seat_of(self, match: Match, token: str | None, player_id: str | None = None) -> int:
         """The seat the caller acts for: by its player, or by its seat token."""
         if player_id is not None:
-            seat = _player_seat(match, player_id)
+            seat = await self._player_seat(match, player_id)
             if seat is None:
                 raise PermissionDenied(f"you hold no seat in match {match.match_id}")
             return seat
@@ -443,9 +527,26 @@ class MatchService:
         seat = match.seat_with(token_hash)
         if seat is not None:
             return seat
-        if await self.store.seat_of_token(token_hash) is not None:
+        found = await self.store.seat_of_token(token_hash)
+        if found is not None and found[0] == match.match_id:
+            async with match.lock:  # taken through another server since this one read the match
+                await self._catch_up(match)
+            seat = match.seat_with(token_hash)
+        if seat is not None:
+            return seat
+        if found is not None:
             raise PermissionDenied("this seat token is for another match")
         raise Unauthenticated("unknown seat token")
+
+    async def _player_seat(self, match: Match, player_id: str) -> int | None:
+        """The seat ``player_id`` acts for, reading the match again if it holds none here and another
+        server may have seated it."""
+        seat = _player_seat(match, player_id)
+        if seat is None and self.store.shared and match.status == WAITING:
+            async with match.lock:
+                await self._catch_up(match)
+            seat = _player_seat(match, player_id)
+        return seat
 
     # --- leaving and coming back ---------------------------------------------
 
@@ -509,6 +610,8 @@ class MatchService:
     async def _timed_out(self, match: Match, version: int) -> None:
         """The mover of ``version`` ran out of time: the AI plays its seat (or it forfeits)."""
         async with match.lock:
+            if self.store.shared:
+                await self._catch_up(match)  # the mover may have moved through another server
             if match.version != version or match.status != PLAYING or match.mover_played_by_ai:
                 return
             seat = match.state.current_player
@@ -523,7 +626,10 @@ class MatchService:
         async with match.lock:
             if match.version != version or match.status != PLAYING or not match.mover_played_by_ai:
                 return
-            await self._apply(match, match.state.current_player, action, f"ai-{version + 1}", stand_in=True)
+            with contextlib.suppress(StaleVersion):  # another server's stand-in moved first
+                await self._apply(
+                    match, match.state.current_player, action, f"ai-{version + 1}", stand_in=True
+                )
 
     # --- expiry --------------------------------------------------------------
 
@@ -533,8 +639,20 @@ class MatchService:
             await asyncio.sleep(self.limits.sweep_seconds)
             try:
                 await self.expire()
+                if self.store.shared:
+                    await self._recount()
             except Exception:
                 log.exception("looking for expired matches failed")
+
+    async def _recount(self) -> None:
+        """With a shared store: the waiting matches, bot seats and agents of every server, and the matches in
+        play that no server moved for longer than a turn can last (their server stopped): this one
+        holds them from now on, so that their clocks run and they finish."""
+        self.waiting = await self.store.count_waiting()
+        self.open_bot_seats = Counter(await self.store.open_bot_seats())
+        now = now_ms()
+        self.agents.heard(await self.store.live_agents(now - self.agents.silence_ms), now)
+        await self._watch_playing(now_ms() - int(self.limits.orphaned_seconds * 1000))
 
     async def expire(self) -> None:
         now = now_ms()
@@ -581,13 +699,11 @@ class MatchService:
         async with self._using(match_id) as match:
             seat = await self._seat_of(match, token, player_id)
             async with match.lock:
-                earlier = match.by_request.get(request_id)
+                if expected_version > match.version and self.store.shared:
+                    await self._catch_up(match)  # the caller saw another server move it on
+                earlier = _repeated(match, seat, request_id, action)
                 if earlier is not None:
-                    if earlier.action is not action:
-                        raise InvalidRequest("request_id was already used for a different action")
-                    if earlier.seat != seat:
-                        raise InvalidRequest("request_id was already used by another seat")
-                    return match, seat, next(match.updates([earlier]))
+                    return match, seat, earlier
                 status = match.status
                 if status != PLAYING:
                     raise NotAllowedNow(f"the match is {status}")
@@ -598,7 +714,14 @@ class MatchService:
                 played_by = match.record.seats[seat].played_by
                 if played_by != OWNER:
                     raise NotAllowedNow(f"the AI plays this seat ({played_by}); ReclaimSeat takes it back")
-                update = await self._apply(match, seat, action, request_id)
+                try:
+                    update = await self._apply(match, seat, action, request_id)
+                except StaleVersion:
+                    # Another server stored an action first: this very request, retried there?
+                    earlier = _repeated(match, seat, request_id, action)
+                    if earlier is None:
+                        raise
+                    update = earlier
         return match, seat, update
 
     async def _apply(
@@ -636,7 +759,7 @@ class MatchService:
                 match.match_id, match.version + 1, seat, action, request_id, after.is_terminal, [mover]
             )
         except Conflict:
-            self._drop(match)
+            await self._catch_up(match)  # another server moved it on
             raise StaleVersion("the match has moved on; fetch the view and try again") from None
         match.record.seats[seat] = mover
         update = match.record_action(seat, action, request_id, after, events)
@@ -709,6 +832,18 @@ class MatchService:
 def _check_levels(levels: Iterable[str]) -> None:
     if any(level not in BOT_LEVELS for level in levels):
         raise InvalidRequest("unknown bot level")
+
+
+def _repeated(match: Match, seat: int, request_id: str, action: Action) -> Update | None:
+    """The update of ``request_id`` if the match has it already (a retry), after checking it is the same."""
+    earlier = match.by_request.get(request_id)
+    if earlier is None:
+        return None
+    if earlier.action is not action:
+        raise InvalidRequest("request_id was already used for a different action")
+    if earlier.seat != seat:
+        raise InvalidRequest("request_id was already used by another seat")
+    return next(match.updates([earlier]))
 
 
 def _player_seat(match: Match, player_id: str) -> int | None:

@@ -2,10 +2,11 @@
 
 ``group`` is the pure part (no clock of its own, no I/O): which queued players
 make a match now, human or with bots. ``Matchmaker`` runs it every TICK_SECONDS
-over the live queue, creates each match, seats its players and tells them.
-A player leaves the queue the moment its group is formed, so no player is ever
-put into two matches; one whose match could not be made (no agent for its bots)
-goes back in with its waiting time kept.
+over the queue (shared by every server through the store), creates each match,
+seats its players and tells them. A group's players are claimed in the store
+before its match is made, so no player is ever put into two matches, whichever
+servers group at once; one whose match could not be made (no agent for its
+bots) goes back in with its waiting time kept.
 """
 
 from __future__ import annotations
@@ -14,14 +15,19 @@ import asyncio
 import contextlib
 import logging
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from server.engine import Options
 from server.match import MatchService, Seated
+from server.match.clocks import now_ms
 from server.match.errors import MatchError, SeatTaken
+from server.store import Conflict, QueuedRecord
 
 TICK_SECONDS = 0.25
+STALE_MS = 5_000  # a queued player its server has not mentioned for this long is gone
+CLAIM_MS = 30_000  # a claim whose match was not made in this long (its server stopped) lapses
 QUEUED_EVERY_SECONDS = 1.0  # how often a queued player hears that it still waits
 WINDOW_START = 2.0  # in rating (mu): how far apart players may be at first...
 WINDOW_GROWTH = 1.0  # ...widened by this per second of waiting...
@@ -118,7 +124,16 @@ def _with_bots(
 
 
 class Matchmaker:
-    """The queue of one server, and the task that makes its matches."""
+    """The queue, which every server shares through the store, and the task that makes matches.
+
+    A server holds the FindMatch streams of its own queued players. While it
+    holds any, it says every TICK_SECONDS that they still wait, reads the whole
+    queue, groups it, and makes each group's match once the store let it claim
+    all its players (a server that claimed them first makes it instead). A
+    player whose match another server made is told by its own server, with a
+    seat token of its own (the maker's one is never sent). Entries of a server
+    that stopped go stale and are dropped; so are claims it never completed.
+    """
 
     def __init__(
         self,
@@ -127,35 +142,36 @@ class Matchmaker:
         ai_wait: float = 15.0,
     ) -> None:
         self.service = service
+        self.store = service.store
         self.bot_ratings = bot_ratings  # the bot levels' rating means, as they stand
         self.ai_wait = ai_wait
-        self.queue: dict[str, Seeker] = {}  # by player
-        self.sizes: Counter[int] = Counter()  # queued players by the match size they ask for
-        self.seating: set[str] = set()  # players whose match is being made
+        self.waiting: dict[str, Seeker] = {}  # this server's queued players, by player
+        self.telling: set[str] = set()  # players being given their seat in another server's match
+        self.sizes: Counter[int] = Counter()  # every server's queued players by match size, last read
         self.ticker: asyncio.Task[None] | None = None
-        self.making: set[asyncio.Task[None]] = set()
+        self.tasks: set[asyncio.Task[None]] = set()  # matches being made, players leaving
 
     def queued(self, players: int) -> int:
-        return self.sizes[players]
-
-    def _enqueue(self, seeker: Seeker) -> None:
-        self.queue[seeker.player_id] = seeker
-        self.sizes[seeker.players] += 1
-
-    def _dequeue(self, seeker: Seeker) -> None:
-        del self.queue[seeker.player_id]
-        self.sizes[seeker.players] -= 1
+        return max(self.sizes[players], sum(s.players == players for s in self.waiting.values()))
 
     async def find(
         self, player_id: str, display_name: str, rating: float, players: int, allow_ai: bool
     ) -> AsyncIterator[Seeker | Seated]:
         """Queue the player: the seeker now and then while it waits, then its seat. Leaving the
         iteration early leaves the queue."""
-        if player_id in self.queue or player_id in self.seating:
-            raise SeatTaken("you are in the matchmaking queue already (close your other FindMatch first)")
+        already = SeatTaken("you are in the matchmaking queue already (close your other FindMatch first)")
+        if player_id in self.waiting:
+            raise already
         loop = asyncio.get_running_loop()
         seeker = Seeker(player_id, display_name, rating, players, allow_ai, loop.time(), loop.create_future())
-        self._enqueue(seeker)
+        since = now_ms()
+        try:
+            await self.store.enqueue(
+                QueuedRecord(player_id, display_name, rating, players, allow_ai, since), since - STALE_MS
+            )
+        except Conflict:
+            raise already from None
+        self.waiting[player_id] = seeker
         if self.ticker is None or self.ticker.done():
             self.ticker = loop.create_task(self._tick())
         try:
@@ -167,37 +183,57 @@ class Matchmaker:
                     break
             yield seated
         finally:
-            if self.queue.get(player_id) is seeker:
-                self._dequeue(seeker)
+            del self.waiting[player_id]
+            self._spawn(self.store.dequeue(player_id, since))  # its entry goes, matched or not
 
     async def close(self) -> None:
         """Stop grouping; let the matches being made be made."""
         if self.ticker is not None:
             self.ticker.cancel()
             await asyncio.gather(self.ticker, return_exceptions=True)
-        await asyncio.gather(*self.making, return_exceptions=True)
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
 
     async def _tick(self) -> None:
-        """While anyone is queued: group, and make each group's match."""
-        loop = asyncio.get_running_loop()
-        while self.queue:
-            now = loop.time()
-            overdue = any(s.allow_ai and now - s.since >= self.ai_wait for s in self.queue.values())
-            bot_ratings = await self.bot_ratings() if overdue else {}
-            for found in group(list(self.queue.values()), loop.time(), self.ai_wait, bot_ratings):
-                if any(self.queue.get(s.player_id) is not s for s in found.seekers):
-                    continue  # someone left the queue while the ratings were read
-                for seeker in found.seekers:
-                    self._dequeue(seeker)
-                    self.seating.add(seeker.player_id)
-                task = loop.create_task(self._make(found))
-                self.making.add(task)
-                task.add_done_callback(self.making.discard)
+        """While this server holds queued players: tell theirs their matches, group, make matches."""
+        while self.waiting:
+            try:
+                await self._group()
+            except Exception:
+                log.exception("matchmaking failed; trying again")
             await asyncio.sleep(TICK_SECONDS)
+
+    async def _group(self) -> None:
+        loop = asyncio.get_running_loop()
+        now, at = now_ms(), loop.time()
+        entries = await self.store.queued(list(self.waiting), now, now - STALE_MS)
+        free = [e for e in entries if e.match_id is None]
+        self.sizes = Counter(e.players for e in free)
+        for entry in entries:
+            seeker = self.waiting.get(entry.player_id)
+            if entry.match_id is not None and entry.seat is not None and seeker is not None:
+                self._spawn(self._tell(seeker, entry.match_id, entry.seat))
+        seekers = [
+            Seeker(
+                e.player_id, e.display_name, e.rating, e.players, e.allow_ai, at - (now - e.since_ms) / 1000
+            )
+            for e in free
+        ]
+        overdue = any(s.allow_ai and at - s.since >= self.ai_wait for s in seekers)
+        bot_ratings = await self.bot_ratings() if overdue else {}
+        for found in group(seekers, at, self.ai_wait, bot_ratings):
+            ids = [s.player_id for s in found.seekers]
+            if await self.store.claim_queued(ids, now, now - CLAIM_MS):
+                self._spawn(self._make(found))
 
     async def _make(self, found: Group) -> None:
         """Create the group's match and seat its players; back to the queue if it cannot be made."""
         people = found.seekers
+        ids = [s.player_id for s in people]
         try:
             match = await self.service.create_match(
                 Options(players=len(people) + len(found.bots)),
@@ -206,34 +242,38 @@ class Matchmaker:
             )
         except MatchError as error:
             log.info("matchmaking could not make a match", extra={"reason": str(error)})
-            for seeker in people:
-                self.seating.discard(seeker.player_id)
-                if (
-                    seeker.found is not None
-                    and not seeker.found.done()
-                    and seeker.player_id not in self.queue
-                ):
-                    self._enqueue(seeker)  # still waiting: it keeps its place
-            if not self.ticker or self.ticker.done():
-                self.ticker = asyncio.get_running_loop().create_task(self._tick())
+            await self.store.unclaim_queued(ids)  # they keep their places
             return
         # Every player is seated before any hears: each MatchFound shows the match with all of them.
-        outcomes: list[Seated | MatchError] = []
+        seated: dict[str, Seated] = {}
         for number, seeker in enumerate(people):
             try:
-                outcomes.append(
-                    await self.service.join(match.match_id, seeker.display_name, number, seeker.player_id)
+                seated[seeker.player_id] = await self.service.join(
+                    match.match_id, seeker.display_name, number, seeker.player_id
                 )
             except MatchError as error:
-                outcomes.append(error)
-        for seeker, outcome in zip(people, outcomes, strict=True):
-            self.seating.discard(seeker.player_id)
-            if seeker.found is None or seeker.found.done():
-                continue
-            if isinstance(outcome, MatchError):
-                seeker.found.set_exception(outcome)
-            else:
-                seeker.found.set_result(outcome)
+                log.warning("a matched player could not be seated", extra={"reason": str(error)})
+        for player_id, seat in seated.items():
+            mine = self.waiting.get(player_id)
+            if mine is not None and mine.found is not None and not mine.found.done():
+                mine.found.set_result(seat)
+        seats = {player_id: (match.match_id, seat.seat) for player_id, seat in seated.items()}
+        await self.store.matched(seats)  # for the players whose streams other servers hold
         log.info(
             "match made", extra={"match_id": match.match_id, "players": len(people), "bots": len(found.bots)}
         )
+
+    async def _tell(self, seeker: Seeker, match_id: str, seat: int) -> None:
+        """Another server made the player's match: its seat, with a token of this server's making."""
+        if seeker.found is None or seeker.found.done() or seeker.player_id in self.telling:
+            return
+        self.telling.add(seeker.player_id)  # one token: a second would undo the first
+        try:
+            seated = await self.service.reseat(match_id, seat, seeker.player_id)
+        except MatchError as error:
+            seeker.found.set_exception(error)
+            return
+        finally:
+            self.telling.discard(seeker.player_id)
+        if not seeker.found.done():
+            seeker.found.set_result(seated)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import re
 import resource
 import signal
 from collections.abc import Callable, Coroutine, Mapping
@@ -24,6 +25,8 @@ from server.match import Limits, MatchService, Policy
 from server.players.directory import GUEST_SECRET, Players
 from server.players.identity import Authenticator, FrontendTokens
 from server.players.matchmaking import Matchmaker
+from server.store import Store
+from server.store.postgres import PostgresStore, is_postgres
 from server.store.sqlite import SqliteStore
 
 from .handlers import add_to_server
@@ -67,8 +70,9 @@ class Connections:
     max_connections: int = 10_000  # open connections in all
 
 
-def server_options(limits: Connections | None = None) -> list[tuple[str, int]]:
-    """The gRPC server's options: message size limits, connection limits, a port of its own."""
+def server_options(limits: Connections | None = None, shared_port: bool = False) -> list[tuple[str, int]]:
+    """The gRPC server's options: message size limits, connection limits, a port of its own (or
+    one that several server processes share, ``mercado serve --workers``)."""
     limits = limits or Connections()
 
     def ms(seconds: float) -> int:
@@ -78,7 +82,7 @@ def server_options(limits: Connections | None = None) -> list[tuple[str, int]]:
         ("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
         ("grpc.max_send_message_length", MAX_SEND_BYTES),
         ("grpc.max_metadata_size", MAX_METADATA_BYTES),
-        ("grpc.so_reuseport", 0),
+        ("grpc.so_reuseport", int(shared_port)),
         ("grpc.max_connection_idle_ms", ms(limits.max_idle)),
         ("grpc.max_connection_age_ms", ms(limits.max_age)),
         ("grpc.max_connection_age_grace_ms", ms(limits.max_age_grace)),
@@ -98,7 +102,8 @@ class ServerConfig:
 
     host: str = "127.0.0.1"
     port: int = 50051
-    db: str = "mercado.db"
+    db: str = "mercado.db"  # a SQLite file, or a postgresql:// address
+    shared_port: bool = False  # other processes listen on the same ports (mercado serve --workers)
     web: WebConfig | None = None
     connections: Connections = field(default_factory=Connections)
     fair_use: FairUse = field(default_factory=FairUse)
@@ -122,7 +127,7 @@ class Server(NamedTuple):
 def create_server(servicer: MatchServicer, address: str, config: ServerConfig | None = None) -> Server:
     """A server bound to ``address`` (port 0 picks a free one), not yet started."""
     config = config or ServerConfig()
-    server = grpc.aio.server(options=server_options(config.connections))
+    server = grpc.aio.server(options=server_options(config.connections, config.shared_port))
     add_to_server(servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -169,7 +174,11 @@ async def serve(config: ServerConfig) -> None:
             reports.add(report)
             report.add_done_callback(reports.discard)
 
-    store = SqliteStore(config.db, on_health=store_health)
+    store: Store
+    if is_postgres(config.db):
+        store = await PostgresStore.open(config.db, on_health=store_health)
+    else:
+        store = SqliteStore(config.db, on_health=store_health)
     service = MatchService(store, config.limits, config.policy)
     await service.start()
     players = Players(store, Authenticator(await store.secret(GUEST_SECRET), config.frontend), service)
@@ -205,7 +214,7 @@ async def serve(config: ServerConfig) -> None:
             "host": config.host,
             "port": running.port,
             "web_port": site.port if site else None,
-            "db": config.db,
+            "db": _without_password(config.db),
             "tls": bool(config.tls_cert),
             "open_files": open_files,
         },
@@ -229,8 +238,13 @@ def _with_connections(web: WebConfig, connections: int) -> WebConfig:
     return replace(web, guard=replace(web.guard, connections=connections))
 
 
+def _without_password(db: str) -> str:
+    """The database as the log may show it."""
+    return re.sub(r"//([^:/@]*):[^@]*@", r"//\1:***@", db)
+
+
 def _gauges(
-    service: MatchService, servicer: MatchServicer, store: SqliteStore
+    service: MatchService, servicer: MatchServicer, store: Store
 ) -> Callable[[], dict[str, tuple[str, float]]]:
     def read() -> dict[str, tuple[str, float]]:
         return {

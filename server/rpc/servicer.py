@@ -378,7 +378,7 @@ class MatchServicer(api_grpc.MatchServiceServicer):
         self, request: api.AgentHeartbeatRequest, context: grpc.aio.ServicerContext
     ) -> api.AgentHeartbeatResponse:
         levels = _bot_levels(request.levels)
-        interval = self.service.agent_heartbeat(
+        interval = await self.service.agent_heartbeat(
             bearer_token(context), request.agent_id, levels, request.free_slots
         )
         return api.AgentHeartbeatResponse(interval_seconds=interval)

@@ -77,6 +77,7 @@ class WebConfig:
     guard: WebGuard = field(default_factory=WebGuard)
     tls_cert: Path | None = None
     tls_key: Path | None = None
+    shared_port: bool = False  # several server processes listen on it (SO_REUSEPORT)
 
 
 class WebPortUnavailable(Exception):
@@ -439,11 +440,13 @@ class WebServer:
         await self._task
 
 
-def _listen(host: str, port: int) -> socket.socket:
+def _listen(host: str, port: int, shared: bool) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if shared:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         sock.bind((host, port))
         sock.listen(128)
     except OSError:
@@ -463,7 +466,7 @@ async def start_web(
 ) -> WebServer | None:
     """Listen on ``config.port`` and serve; None when an optional port is taken (logged)."""
     try:
-        sock = _listen(host, config.port)
+        sock = _listen(host, config.port, config.shared_port)
     except OSError as error:
         if config.required:
             message = f"cannot listen on {host}:{config.port} for the web page: {error}"

@@ -1,13 +1,15 @@
-"""Storage of matches behind one interface. SQLite is the embedded backend."""
+"""Storage of matches behind one interface: SQLite (embedded, one server) or PostgreSQL (shared by
+any number of servers)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
 from server.engine import Action
 
-from .records import MatchRecord, PlayerRecord, SeatRecord
+from .records import MatchRecord, PlayerRecord, QueuedRecord, SeatRecord
 
 # One stored action: (seat, action, request id), in version order.
 StoredAction = tuple[int, Action, str]
@@ -34,6 +36,16 @@ class StoreLocked(StoreError):
 
 
 @dataclass(frozen=True)
+class AgentRecord:
+    """An AI agent's last heartbeat: the levels it plays (none: all), its free seats, when (Unix ms)."""
+
+    agent_id: str
+    levels: list[str]
+    free_slots: int
+    seen_ms: int
+
+
+@dataclass(frozen=True)
 class MatchListing:
     """What a listing shows of a match without loading it: its record, status and version."""
 
@@ -47,9 +59,18 @@ class Store(Protocol):
     a failure raises StoreUnavailable (nothing is then acknowledged) and the store reports itself
     unhealthy until a write succeeds again."""
 
+    # Whether other servers write to it too: then what a server holds in memory may fall behind.
+    shared: bool
+    on_commit: Callable[[float], None] | None  # told each write's seconds (metrics)
+
     @property
     def failure(self) -> str | None:
         """Why the store cannot write now; None while it is healthy."""
+        ...
+
+    async def follow(self, changed: Callable[[str], None], missed: Callable[[], None]) -> None:
+        """From now on, call ``changed(match_id)`` for each change another server commits, and
+        ``missed()`` whenever some may have gone by unheard (a shared store only)."""
         ...
 
     async def create_match(self, match: MatchRecord) -> None: ...
@@ -86,7 +107,11 @@ class Store(Protocol):
         """Cancel a waiting match (Conflict when it no longer waits)."""
         ...
 
-    async def load_match(self, match_id: str) -> tuple[MatchRecord, list[StoredAction]] | None: ...
+    async def load_match(
+        self, match_id: str, after: int = 0
+    ) -> tuple[MatchRecord, list[StoredAction]] | None:
+        """The match as stored now, with its actions after version ``after``."""
+        ...
 
     async def list_matches(
         self, status: str | None, limit: int, after: tuple[int, str] | None, player_id: str | None = None
@@ -111,8 +136,9 @@ class Store(Protocol):
         """Waiting matches created before ``before_ms`` (only those with an open bot seat, if asked)."""
         ...
 
-    async def playing_to_watch(self) -> list[str]:
-        """Matches in play whose clocks run or whose seats the AI plays."""
+    async def playing_to_watch(self, unmoved_since_ms: int | None = None) -> list[str]:
+        """Matches in play whose clocks run or whose seats the AI plays; with ``unmoved_since_ms``,
+        a shared store gives only those with no action stored since (a store of one server: all)."""
         ...
 
     async def unclassified(self) -> list[str]:
@@ -143,6 +169,48 @@ class Store(Protocol):
         """Finished matches whose rating was not decided yet."""
         ...
 
+    # The matchmaking queue, which every server groups from (a player's stream is on one of them).
+
+    async def enqueue(self, seeker: QueuedRecord, stale_before_ms: int) -> None:
+        """Queue a player (Conflict when it is queued already and was seen since ``stale_before_ms``)."""
+        ...
+
+    async def dequeue(self, player_id: str, since_ms: int) -> None:
+        """Take the player out of the queue (its entry of ``since_ms``: not one made since)."""
+        ...
+
+    async def queued(self, seen: list[str], now_ms: int, stale_before_ms: int) -> list[QueuedRecord]:
+        """Mark the players ``seen`` (those whose streams this server holds) as seen at ``now_ms``, and
+        return every queued player seen since ``stale_before_ms``."""
+        ...
+
+    async def claim_queued(self, player_ids: list[str], now_ms: int, claimed_before_ms: int) -> bool:
+        """Claim these unmatched players for a match this server makes: all of them (True) or, when
+        another server claimed one since ``claimed_before_ms``, none."""
+        ...
+
+    async def unclaim_queued(self, player_ids: list[str]) -> None:
+        """Their match could not be made: they may be grouped again."""
+        ...
+
+    async def matched(self, seats: dict[str, tuple[str, int]]) -> None:
+        """The match and seat (by player) made for claimed players, for their servers to tell them."""
+        ...
+
+    async def reissue_token(self, match_id: str, seat: int, player_id: str, token_hash: str) -> None:
+        """A new token for ``player_id``'s seat (Conflict if the seat is not that player's)."""
+        ...
+
+    # The AI agents' heartbeats, which every server of a shared store must know of.
+
+    async def save_agent(self, agent_id: str, levels: list[str], free_slots: int, seen_ms: int) -> None:
+        """An agent's last heartbeat (a shared store only: one server knows its agents itself)."""
+        ...
+
+    async def live_agents(self, since_ms: int) -> list[AgentRecord]:
+        """The agents heard from since ``since_ms``, through any server (a shared store only)."""
+        ...
+
     async def secret(self, name: str) -> bytes:
         """A random secret of the server's, made the first time it is asked for, the same ever after."""
         ...
@@ -151,8 +219,10 @@ class Store(Protocol):
 
 
 __all__ = [
+    "AgentRecord",
     "Conflict",
     "MatchListing",
+    "QueuedRecord",
     "Store",
     "StoreError",
     "StoreLocked",

@@ -109,3 +109,17 @@ class PlayerRecord:
     def display_rating(self) -> float:
         """The conservative estimate the leaderboard ranks by: mu - 3 sigma (0 for a new player)."""
         return self.mu - 3 * self.sigma
+
+
+@dataclass
+class QueuedRecord:
+    """A player in the matchmaking queue, through whichever server its FindMatch stream is on."""
+
+    player_id: str
+    display_name: str
+    rating: float  # its rating mean
+    players: int  # the match size it asks for
+    allow_ai: bool
+    since_ms: int  # when it queued (Unix ms)
+    match_id: str | None = None  # once its match is made...
+    seat: int | None = None  # ...and its seat in it

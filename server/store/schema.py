@@ -85,6 +85,21 @@ MIGRATIONS: list[str] = [
     UPDATE matches SET unrated = 1, rating = 'unrated';
     CREATE INDEX matches_to_rate ON matches(match_id) WHERE rating IS NULL AND status = 'finished';
     """,
+    # 5: the matchmaking queue (seen_ms: when its server last said the player still waits).
+    """
+    CREATE TABLE queue (
+        player_id    TEXT PRIMARY KEY,
+        display_name TEXT NOT NULL,
+        rating       REAL NOT NULL,
+        players      INTEGER NOT NULL,
+        allow_ai     INTEGER NOT NULL,
+        since_ms     INTEGER NOT NULL,
+        seen_ms      INTEGER NOT NULL,
+        claimed_ms   INTEGER NOT NULL DEFAULT 0,
+        match_id     TEXT,
+        seat         INTEGER
+    );
+    """,
 ]
 
 

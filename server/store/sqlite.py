@@ -24,7 +24,6 @@ import asyncio
 import contextlib
 import fcntl
 import itertools
-import json
 import logging
 import os
 import secrets
@@ -36,9 +35,27 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from server.engine import ALL_ACTIONS, Action, Options, action_from_json
+from server.engine import Action
 
-from . import Conflict, MatchListing, StoredAction, StoreLocked, StoreUnavailable
+from . import AgentRecord, Conflict, MatchListing, StoredAction, StoreLocked, StoreUnavailable
+from .encoding import (
+    ACTION_TEXT,
+    ENQUEUE,
+    MATCH_COLUMNS,
+    NEW_PLAYER_COLUMNS,
+    PLAYER_COLUMNS,
+    QUEUED_COLUMNS,
+    SEAT_COLUMNS,
+    action_of,
+    clock_text,
+    enqueue_values,
+    match_record,
+    new_player_row,
+    options_text,
+    queued_record,
+    seat_values,
+    seats_by_match,
+)
 from .records import (
     CANCELLED,
     CLOSED,
@@ -48,15 +65,13 @@ from .records import (
     WAITING,
     MatchRecord,
     PlayerRecord,
+    QueuedRecord,
     SeatRecord,
-    TimeControl,
 )
 from .schema import migrate
 from .wal import Checkpointer
 
 T = TypeVar("T")
-ACTION_TEXT = [json.dumps(a.to_json()) for a in ALL_ACTIONS]  # as stored, by action id
-ACTION_OF_TEXT = {text: action for text, action in zip(ACTION_TEXT, ALL_ACTIONS, strict=True)}
 BUSY_TIMEOUT_MS = 10_000  # how long a connection waits for another's lock (an idle checkpoint's)
 PROBE_SECONDS = 1.0  # how often an unhealthy store tries a write
 log = logging.getLogger("mercado.store")
@@ -111,6 +126,8 @@ def _lock(path: str) -> int:
 class SqliteStore:
     """Matches, seats and actions in one SQLite file (or ``:memory:``, for tests and benchmarks)."""
 
+    shared = False  # held by this server alone
+
     def __init__(self, path: str | Path, on_health: Callable[[str | None], None] | None = None) -> None:
         self.path = str(path)
         in_memory = self.path == ":memory:"
@@ -148,7 +165,6 @@ class SqliteStore:
 
     async def create_match(self, match: MatchRecord) -> None:
         status = WAITING if any(not s.taken for s in match.seats) else PLAYING
-        clock = None if match.clock is None else json.dumps(match.clock.to_json())
         ops = [
             Op(
                 "INSERT INTO matches (match_id, game, options, seed, created_ms, status, salt, seed_chosen,"
@@ -156,13 +172,13 @@ class SqliteStore:
                 (
                     match.match_id,
                     match.game,
-                    json.dumps(match.options.to_json()),
+                    options_text(match.options),
                     str(match.seed),
                     match.created_ms,
                     status,
                     match.salt,
                     int(match.seed_chosen),
-                    clock,
+                    clock_text(match.clock),
                     int(match.hot_seat),
                     int(match.unrated),
                 ),
@@ -170,18 +186,8 @@ class SqliteStore:
         ]
         ops += [
             Op(
-                "INSERT INTO seats (match_id, seat, bot_level, display_name, token_hash, played_by,"
-                " reserve_ms, player_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    match.match_id,
-                    s.seat,
-                    s.bot_level,
-                    s.display_name,
-                    s.token_hash,
-                    s.played_by,
-                    s.reserve_ms,
-                    s.player_id,
-                ),
+                f"INSERT INTO seats (match_id, {SEAT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (match.match_id, *seat_values(s)),
             )
             for s in match.seats
         ]
@@ -274,10 +280,9 @@ class SqliteStore:
         await self._write(
             [
                 Op(
-                    "INSERT INTO players (player_id, kind, display_name, created_ms, mu, sigma, rating)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?)"
+                    f"INSERT INTO players ({NEW_PLAYER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
                     " ON CONFLICT (player_id) DO UPDATE SET display_name = excluded.display_name",
-                    _player_row(player),
+                    new_player_row(player),
                 )
             ]
         )
@@ -287,10 +292,10 @@ class SqliteStore:
         await self._write(
             [
                 Op(
-                    "INSERT INTO players (player_id, kind, display_name, created_ms, mu, sigma, rating)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (player_id) DO UPDATE SET mu = excluded.mu,"
-                    " sigma = excluded.sigma, rating = excluded.rating WHERE players.rated_matches = 0",
-                    _player_row(player),
+                    f"INSERT INTO players ({NEW_PLAYER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                    " ON CONFLICT (player_id) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma,"
+                    " rating = excluded.rating WHERE players.rated_matches = 0",
+                    new_player_row(player),
                 )
                 for player in players
             ]
@@ -315,6 +320,47 @@ class SqliteStore:
             for p in players
         ]
         await self._write(ops)
+
+    # --- the matchmaking queue ---------------------------------------------------
+
+    async def enqueue(self, seeker: QueuedRecord, stale_before_ms: int) -> None:
+        sql = ENQUEUE.format(", ".join("?" * 7), "?")
+        await self._write([Op(sql, (*enqueue_values(seeker), stale_before_ms), one_row=True)])
+
+    async def dequeue(self, player_id: str, since_ms: int) -> None:
+        await self._write(
+            [Op("DELETE FROM queue WHERE player_id = ? AND since_ms = ?", (player_id, since_ms))]
+        )
+
+    async def queued(self, seen: list[str], now_ms: int, stale_before_ms: int) -> list[QueuedRecord]:
+        ops = [Op("UPDATE queue SET seen_ms = ? WHERE player_id = ?", (now_ms, p)) for p in seen]
+        await self._write([*ops, Op("DELETE FROM queue WHERE seen_ms < ?", (stale_before_ms,))])
+
+        def query(db: sqlite3.Connection) -> list[QueuedRecord]:
+            return [queued_record(row) for row in db.execute(f"SELECT {QUEUED_COLUMNS} FROM queue")]
+
+        return await self._read(query)
+
+    async def claim_queued(self, player_ids: list[str], now_ms: int, claimed_before_ms: int) -> bool:
+        sql = "UPDATE queue SET claimed_ms = ? WHERE player_id = ? AND match_id IS NULL AND claimed_ms < ?"
+        try:
+            await self._write([Op(sql, (now_ms, p, claimed_before_ms), one_row=True) for p in player_ids])
+        except Conflict:
+            return False
+        return True
+
+    async def unclaim_queued(self, player_ids: list[str]) -> None:
+        await self._write(
+            [Op("UPDATE queue SET claimed_ms = 0 WHERE player_id = ?", (p,)) for p in player_ids]
+        )
+
+    async def matched(self, seats: dict[str, tuple[str, int]]) -> None:
+        sql = "UPDATE queue SET match_id = ?, seat = ? WHERE player_id = ?"
+        await self._write([Op(sql, (match_id, seat, p)) for p, (match_id, seat) in seats.items()])
+
+    async def reissue_token(self, match_id: str, seat: int, player_id: str, token_hash: str) -> None:
+        sql = "UPDATE seats SET token_hash = ? WHERE match_id = ? AND seat = ? AND player_id = ?"
+        await self._write([Op(sql, (token_hash, match_id, seat, player_id), one_row=True)])
 
     async def _write(self, ops: list[Op]) -> None:
         """Return once ``ops`` are committed (in the next group commit), as one transaction of their own."""
@@ -454,20 +500,32 @@ class SqliteStore:
             log.error("storage failure", extra={"error": str(error)})
             raise StoreUnavailable(failure_reason(error)) from None
 
-    async def load_match(self, match_id: str) -> tuple[MatchRecord, list[StoredAction]] | None:
+    async def follow(self, changed: Callable[[str], None], missed: Callable[[], None]) -> None:
+        """Nothing to follow: no other server writes to this file."""
+
+    async def save_agent(self, agent_id: str, levels: list[str], free_slots: int, seen_ms: int) -> None:
+        """Nothing to share: this server alone hears the agents."""
+
+    async def live_agents(self, since_ms: int) -> list[AgentRecord]:
+        return []
+
+    async def load_match(
+        self, match_id: str, after: int = 0
+    ) -> tuple[MatchRecord, list[StoredAction]] | None:
         def query(db: sqlite3.Connection) -> tuple[MatchRecord, list[StoredAction]] | None:
             db.execute("BEGIN")  # one snapshot for the three reads
             try:
                 records = _records(db, "WHERE match_id = ?", (match_id,))
                 rows = db.execute(
-                    "SELECT seat, action, request_id FROM actions WHERE match_id = ? ORDER BY version",
-                    (match_id,),
+                    "SELECT seat, action, request_id FROM actions WHERE match_id = ? AND version > ?"
+                    " ORDER BY version",
+                    (match_id, after),
                 ).fetchall()
             finally:
                 db.execute("COMMIT")
             if not records:
                 return None
-            return records[0][0], [(seat, _action(text), request_id) for seat, text, request_id in rows]
+            return records[0][0], [(seat, action_of(text), request_id) for seat, text, request_id in rows]
 
         return await self._read(query)
 
@@ -563,8 +621,9 @@ class SqliteStore:
 
         return await self._read(query)
 
-    async def playing_to_watch(self) -> list[str]:
-        """Matches in play whose clocks run or whose seats the AI plays: watched from the server's start."""
+    async def playing_to_watch(self, unmoved_since_ms: int | None = None) -> list[str]:
+        """Matches in play whose clocks run or whose seats the AI plays: watched from the server's start
+        (all of them: this server holds every one)."""
 
         def query(db: sqlite3.Connection) -> list[str]:
             rows = db.execute(
@@ -659,80 +718,29 @@ def _file_id(stat: os.stat_result) -> tuple[int, int]:
     return stat.st_dev, stat.st_ino
 
 
-def _action(text: str) -> Action:
-    action = ACTION_OF_TEXT.get(text)
-    return action if action is not None else action_from_json(json.loads(text))
-
-
 def _records(
     db: sqlite3.Connection, clause: str, params: tuple[Any, ...]
 ) -> list[tuple[MatchRecord, str | None, int]]:
     """Matches selected by ``clause``, each with its seats, status and version."""
     rows = db.execute(
-        "SELECT match_id, game, options, seed, created_ms, salt, seed_chosen, clock, status,"
-        " hot_seat, unrated, rating,"
+        f"SELECT {MATCH_COLUMNS},"
         " coalesce((SELECT max(version) FROM actions a WHERE a.match_id = m.match_id), 0)"
         f" FROM matches m {clause}",
         params,
     ).fetchall()
     if not rows:
         return []
-    ids = [row[0] for row in rows]
-    seats: dict[str, list[SeatRecord]] = {match_id: [] for match_id in ids}
-    marks = ", ".join("?" * len(ids))
-    for match_id, *seat in db.execute(
-        "SELECT match_id, seat, bot_level, display_name, token_hash, played_by, reserve_ms, player_id,"
-        f" ai_turns FROM seats WHERE match_id IN ({marks}) ORDER BY match_id, seat",
-        ids,
-    ):
-        seats[match_id].append(SeatRecord(*seat))
-    return [
-        (
-            MatchRecord(
-                match_id,
-                Options(**json.loads(options)),
-                int(seed),
-                created_ms,
-                seats[match_id],
-                game,
-                bytes(salt),
-                bool(chosen),
-                None if clock is None else TimeControl(**json.loads(clock)),
-                status == CANCELLED,
-                bool(hot_seat),
-                bool(unrated),
-                rating,
-            ),
-            status,
-            version,
+    marks = ", ".join("?" * len(rows))
+    seats = seats_by_match(
+        db.execute(
+            f"SELECT match_id, {SEAT_COLUMNS} FROM seats WHERE match_id IN ({marks}) ORDER BY match_id, seat",
+            [row[0] for row in rows],
         )
-        for (
-            match_id,
-            game,
-            options,
-            seed,
-            created_ms,
-            salt,
-            chosen,
-            clock,
-            status,
-            hot_seat,
-            unrated,
-            rating,
-            version,
-        ) in rows
-    ]
+    )
+    return [(*match_record(row[:-1], seats.get(row[0], [])), row[-1]) for row in rows]
 
 
-PLAYER_SELECT = (
-    "SELECT player_id, kind, display_name, created_ms, mu, sigma, rated_matches, wins FROM players"
-)
-
-
-def _player_row(player: PlayerRecord) -> tuple[object, ...]:
-    """The values of an INSERT of a new player, in PLAYER_SELECT's first columns' order, with its rating."""
-    p = player
-    return (p.player_id, p.kind, p.display_name, p.created_ms, p.mu, p.sigma, p.display_rating)
+PLAYER_SELECT = f"SELECT {PLAYER_COLUMNS} FROM players"
 
 
 def _seat_updates(match_id: str, seats: list[SeatRecord]) -> list[Op]:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
+from server.bench.postgres import available
 from server.cli import main
 
 KEYS = {
@@ -24,12 +26,17 @@ KEYS = {
 }
 
 
-def bench_server(*options: str) -> dict[str, Any]:
-    """``mercado bench server`` with 4 matches for 2 s from one load generator, and its report."""
+def invoke(*options: str) -> tuple[dict[str, Any], str]:
+    """``mercado bench server`` with 4 matches for 2 s from one load generator: its report, and stderr."""
     args = ["bench", "server", "--matches", "4", "--duration", "2", "--clients", "1", *options]
-    result = CliRunner().invoke(main, args, catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    report: dict[str, Any] = json.loads(result.output)
+    result = CliRunner(mix_stderr=False).invoke(main, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    report: dict[str, Any] = json.loads(result.stdout)
+    return report, result.stderr
+
+
+def bench_server(*options: str) -> dict[str, Any]:
+    report, _ = invoke(*options)
     assert report.keys() >= KEYS
     return report
 
@@ -69,3 +76,48 @@ def test_bench_server_floor_measures_the_server_that_plays_no_game() -> None:
     assert report["matches_finished"] > 0
     assert report["submit_errors"] == report["stream_errors"] == 0
     assert report["actions_persisted"] is None  # it writes nothing
+
+
+@pytest.mark.postgres
+def test_bench_server_on_postgres_measures_sqlite_one_node_and_several() -> None:
+    reason = available()
+    if reason is not None:
+        pytest.skip(f"PostgreSQL is not available: {reason}")
+    report, table = invoke("--db", "postgres", "--nodes", "2", "--seed", "3")
+    assert report["seed"] == 3
+    assert report["matches_concurrent"] == 4
+    configurations = report["configurations"]
+    assert [(c["database"], c["nodes"]) for c in configurations] == [
+        ("sqlite", 1),
+        ("postgresql", 1),
+        ("postgresql", 2),
+    ]
+    for config in configurations:
+        assert config.keys() >= KEYS
+        assert config["baseline_health_calls_per_second"] > 0
+        assert config["submit_actions_per_second"] > 0
+        assert 0 < config["submit_latency_ms"]["p50"] <= config["submit_latency_ms"]["p99"]
+        assert config["updates_delivered_per_second"] >= config["submit_actions_per_second"]
+        assert config["events_delivered_per_second"] > 0
+        assert config["server_cpu_ms_per_action"] > 0
+        assert config["server_peak_memory_mib"] > 0
+        assert config["submit_errors"] == config["stream_errors"] == 0
+        assert config["actions_persisted"] >= config["actions_accepted"] > 0
+        if config["database"] == "sqlite":
+            assert config["database_cpu_ms_per_action"] is None  # SQLite runs inside the server
+        else:
+            assert config["database_cpu_ms_per_action"] > 0
+    # The same figures as a table on stderr, one row per configuration.
+    rows = [line for line in table.splitlines() if line.startswith("| ") and "node" in line]
+    assert [row.split(" | ")[0] for row in rows] == [
+        "| SQLite, 1 node",
+        "| PostgreSQL, 1 node",
+        "| PostgreSQL, 2 nodes",
+    ]
+
+
+def test_bench_server_nodes_need_postgres() -> None:
+    args = ["bench", "server", "--nodes", "2"]
+    result = CliRunner(mix_stderr=False).invoke(main, args)
+    assert result.exit_code == 2
+    assert "--db postgres" in result.stderr

@@ -27,7 +27,7 @@ AGENT_KEY = "test-agent-key-0123456789"
 class ServerProcess:
     """A running server; ``restart`` keeps the database file."""
 
-    db: Path
+    db: Path | str  # a SQLite file, or a PostgreSQL address that several servers share
     port: int = 0
     web_port: int = 0  # the browser's port (gRPC-Web and the page); -1 for none
     # Beyond the test defaults: an agent key, and chosen seeds (tests replay seeded set-ups).

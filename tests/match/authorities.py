@@ -19,7 +19,7 @@ async def authority(
     running = MatchService(SqliteStore(db), limits, policy)
     await running.start()
     if agents and policy.agent_key:
-        running.agent_heartbeat(policy.agent_key, "test-agent", [], 100)
+        await running.agent_heartbeat(policy.agent_key, "test-agent", [], 100)
     return running
 
 

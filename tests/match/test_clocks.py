@@ -171,7 +171,7 @@ async def test_bot_seats_need_an_agent_with_room(db: Path) -> None:
     service = await authority(db, agents=False)
     with pytest.raises(NotAllowedNow, match="no AI agent"):
         await service.create_match(Options(players=2), [None, "easy"])
-    service.agent_heartbeat(AGENT_KEY, "one", ["hard"], 1)
+    await service.agent_heartbeat(AGENT_KEY, "one", ["hard"], 1)
     with pytest.raises(NotAllowedNow, match="no AI agent"):
         await service.create_match(Options(players=2), [None, "easy"])  # it plays hard only
     await service.create_match(Options(players=2), [None, "hard"])

@@ -1,0 +1,108 @@
+"""How matches, seats and players are written as columns, the same in every backend."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from server.engine import ALL_ACTIONS, Action, Options, action_from_json
+
+from .records import CANCELLED, MatchRecord, PlayerRecord, QueuedRecord, SeatRecord, TimeControl
+
+ACTION_TEXT = [json.dumps(a.to_json()) for a in ALL_ACTIONS]  # as stored, by action id
+_ACTION_OF_TEXT = {text: action for text, action in zip(ACTION_TEXT, ALL_ACTIONS, strict=True)}
+
+# The columns a match is read from, in the order match_record takes them; its version is computed.
+MATCH_COLUMNS = (
+    "match_id, game, options, seed, created_ms, salt, seed_chosen, clock, status, hot_seat, unrated, rating"
+)
+SEAT_COLUMNS = "seat, bot_level, display_name, token_hash, played_by, reserve_ms, player_id, ai_turns"
+QUEUED_COLUMNS = "player_id, display_name, rating, players, allow_ai, since_ms, match_id, seat"
+PLAYER_COLUMNS = "player_id, kind, display_name, created_ms, mu, sigma, rated_matches, wins"
+# What an INSERT of a new player writes, in new_player_row's order.
+NEW_PLAYER_COLUMNS = "player_id, kind, display_name, created_ms, mu, sigma, rating"
+
+
+def action_of(text: str) -> Action:
+    action = _ACTION_OF_TEXT.get(text)
+    return action if action is not None else action_from_json(json.loads(text))
+
+
+def options_text(options: Options) -> str:
+    return json.dumps(options.to_json())
+
+
+def clock_text(clock: TimeControl | None) -> str | None:
+    return None if clock is None else json.dumps(clock.to_json())
+
+
+def seat_values(seat: SeatRecord) -> tuple[Any, ...]:
+    """A seat's columns, in SEAT_COLUMNS' order."""
+    return (
+        seat.seat,
+        seat.bot_level,
+        seat.display_name,
+        seat.token_hash,
+        seat.played_by,
+        seat.reserve_ms,
+        seat.player_id,
+        seat.ai_turns,
+    )
+
+
+def match_record(row: Sequence[Any], seats: list[SeatRecord]) -> tuple[MatchRecord, str | None]:
+    """A match from a row of MATCH_COLUMNS and its seats, with its stored status."""
+    match_id, game, options, seed, created_ms, salt, chosen, clock, status, hot_seat, unrated, rating = row
+    record = MatchRecord(
+        match_id,
+        Options(**json.loads(options)),
+        int(seed),
+        created_ms,
+        seats,
+        game,
+        bytes(salt),
+        bool(chosen),
+        None if clock is None else TimeControl(**json.loads(clock)),
+        status == CANCELLED,
+        bool(hot_seat),
+        bool(unrated),
+        rating,
+    )
+    return record, status
+
+
+def seats_by_match(rows: Iterable[Sequence[Any]]) -> dict[str, list[SeatRecord]]:
+    """Rows of (match_id, *SEAT_COLUMNS) grouped by match, in the order given."""
+    seats: dict[str, list[SeatRecord]] = {}
+    for match_id, *seat in rows:
+        seats.setdefault(match_id, []).append(SeatRecord(*seat))
+    return seats
+
+
+def new_player_row(player: PlayerRecord) -> tuple[Any, ...]:
+    """The values of an INSERT of a new player, in NEW_PLAYER_COLUMNS' order."""
+    p = player
+    return (p.player_id, p.kind, p.display_name, p.created_ms, p.mu, p.sigma, p.display_rating)
+
+
+def queued_record(row: Sequence[Any]) -> QueuedRecord:
+    """A queued player from a row of QUEUED_COLUMNS."""
+    player_id, name, rating, players, allow_ai, since_ms, match_id, seat = row
+    return QueuedRecord(player_id, name, rating, players, bool(allow_ai), since_ms, match_id, seat)
+
+
+# An INSERT of a queued player (parameters: QUEUED_COLUMNS' first six, then when it was seen), or
+# one queued again once its earlier entry went stale (seen before the eighth parameter).
+ENQUEUE = (
+    "INSERT INTO queue (player_id, display_name, rating, players, allow_ai, since_ms, seen_ms)"
+    " VALUES ({0}) ON CONFLICT (player_id) DO UPDATE SET display_name = excluded.display_name,"
+    " rating = excluded.rating, players = excluded.players, allow_ai = excluded.allow_ai,"
+    " since_ms = excluded.since_ms, seen_ms = excluded.seen_ms, claimed_ms = 0, match_id = NULL,"
+    " seat = NULL WHERE queue.seen_ms < {1}"
+)
+
+
+def enqueue_values(seeker: QueuedRecord) -> tuple[Any, ...]:
+    s = seeker
+    return (s.player_id, s.display_name, s.rating, s.players, s.allow_ai, s.since_ms, s.since_ms)

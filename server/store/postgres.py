@@ -1,0 +1,747 @@
+"""The PostgreSQL store: one database that any number of servers share.
+
+Every write is one transaction, committed before it returns (PostgreSQL's own
+group commit batches the flushes of concurrent writers). The database orders
+each match's actions: an action is stored only at a version nobody took yet,
+and a request id only once per match (unique keys), so two servers racing on
+one match store exactly one action and the other hears Conflict.
+
+Each write that changes a match tells every server of it with ``NOTIFY``
+(payload: the writing server, the match id and the version), inside its
+transaction, so a notification is sent exactly when the change commits. A
+server listens on a connection of its own (``follow``); when that connection
+is lost it reconnects and tells its owner that notifications may have been
+missed, who then reads again every match it holds.
+
+A lost connection, a database that restarts or refuses connections: calls
+fail with StoreUnavailable (nothing is acknowledged), the store reports itself
+unhealthy and probes with a small write until one succeeds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+import secrets
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any, TypeAlias, TypeVar
+
+import asyncpg
+
+from server.engine import Action
+
+from . import AgentRecord, Conflict, MatchListing, StoredAction, StoreUnavailable
+from .encoding import (
+    ACTION_TEXT,
+    ENQUEUE,
+    MATCH_COLUMNS,
+    NEW_PLAYER_COLUMNS,
+    PLAYER_COLUMNS,
+    QUEUED_COLUMNS,
+    SEAT_COLUMNS,
+    action_of,
+    clock_text,
+    enqueue_values,
+    match_record,
+    new_player_row,
+    options_text,
+    queued_record,
+    seat_values,
+)
+from .postgres_schema import migrate
+from .records import (
+    CANCELLED,
+    CLOSED,
+    FINISHED,
+    OWNER,
+    PLAYING,
+    WAITING,
+    MatchRecord,
+    PlayerRecord,
+    QueuedRecord,
+    SeatRecord,
+)
+
+Db: TypeAlias = Any  # an asyncpg connection (asyncpg has no type hints)
+T = TypeVar("T")
+CHANNEL = "mercado_matches"  # where servers tell each other of changed matches
+POOL_SIZE = 16  # connections per server
+ACQUIRE_SECONDS = 5.0  # a call waits this long for a free connection, then fails UNAVAILABLE
+STATEMENT_SECONDS = 10.0  # and this long for one statement
+CONNECT_SECONDS = 5.0
+PROBE_SECONDS = 1.0  # how often an unhealthy store tries a write
+RECONNECT_SECONDS = 1.0  # how often a lost listening connection is tried again
+# What a driver raises when the database cannot be reached, answers no more, or refuses for now.
+UNREACHABLE: tuple[type[BaseException], ...] = (
+    OSError,
+    TimeoutError,
+    asyncpg.InterfaceError,
+    asyncpg.PostgresConnectionError,
+    asyncpg.exceptions.OperatorInterventionError,
+    asyncpg.exceptions.InsufficientResourcesError,
+)
+log = logging.getLogger("mercado.store")
+
+
+class _RowMissing(Exception):
+    """A statement that had to change one row changed none."""
+
+
+# What a write that contradicts the stored data raises: a match id, version or request id taken, a
+# match that is not there, a row that had to change and did not. Its caller hears Conflict.
+REFUSED: tuple[type[BaseException], ...] = (
+    asyncpg.UniqueViolationError,
+    asyncpg.ForeignKeyViolationError,
+    _RowMissing,
+)
+# What the database aborts a transaction with when concurrent ones cannot all go on (a deadlock, a
+# serialization failure): nothing of it was written, and it is tried again.
+RETRIED = asyncpg.exceptions.TransactionRollbackError
+WRITE_ATTEMPTS = 3
+
+
+def is_postgres(db: str) -> bool:
+    """Whether ``--db`` names a PostgreSQL database rather than a SQLite file."""
+    return db.startswith(("postgresql://", "postgres://"))
+
+
+def _unavailable(error: BaseException) -> StoreUnavailable:
+    if isinstance(error, UNREACHABLE):
+        return StoreUnavailable("storage is unavailable: the database cannot be reached")
+    return StoreUnavailable("storage is unavailable: the database failed")
+
+
+class PostgresStore:
+    """Matches, seats, actions and players in a PostgreSQL database shared by every server."""
+
+    shared = True  # other servers write to it too
+
+    def __init__(self, pool: Any, dsn: str, on_health: Callable[[str | None], None] | None = None) -> None:
+        self.pool = pool
+        self.dsn = dsn
+        self.node = uuid.uuid4().hex[:12]  # this server, in the notifications it sends
+        self.on_health = on_health
+        self.on_commit: Callable[[float], None] | None = None  # told each write's seconds
+        self._failure: str | None = None
+        self.prober: asyncio.Task[None] | None = None
+        self.listener: asyncio.Task[None] | None = None
+
+    @classmethod
+    async def open(cls, dsn: str, on_health: Callable[[str | None], None] | None = None) -> PostgresStore:
+        """Connect to the database at ``dsn`` and bring its schema up to date."""
+        try:
+            pool = await asyncpg.create_pool(
+                dsn,
+                min_size=1,
+                max_size=POOL_SIZE,
+                timeout=CONNECT_SECONDS,
+                command_timeout=STATEMENT_SECONDS,
+            )
+            async with pool.acquire() as db:
+                await migrate(db)
+        except UNREACHABLE as error:
+            raise StoreUnavailable(
+                f"storage is unavailable: the database cannot be reached ({error})"
+            ) from None
+        return cls(pool, dsn, on_health)
+
+    @property
+    def failure(self) -> str | None:
+        return self._failure
+
+    # --- writes --------------------------------------------------------------
+
+    async def create_match(self, match: MatchRecord) -> None:
+        status = WAITING if any(not s.taken for s in match.seats) else PLAYING
+
+        async def write(db: Db) -> None:
+            await db.execute(
+                "INSERT INTO matches (match_id, game, options, seed, created_ms, status, salt, seed_chosen,"
+                " clock, hot_seat, unrated) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+                match.match_id,
+                match.game,
+                options_text(match.options),
+                str(match.seed),
+                match.created_ms,
+                status,
+                match.salt,
+                match.seed_chosen,
+                clock_text(match.clock),
+                match.hot_seat,
+                match.unrated,
+            )
+            await db.executemany(
+                f"INSERT INTO seats (match_id, {SEAT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                [(match.match_id, *seat_values(s)) for s in match.seats],
+            )
+
+        await self._write(write)
+
+    async def save_seat(self, match_id: str, seat: SeatRecord, status: str) -> None:
+        async def write(db: Db) -> None:
+            await _one_row(
+                db,
+                "UPDATE seats SET display_name = $1, token_hash = $2, played_by = $3, reserve_ms = $4,"
+                " player_id = $5 WHERE match_id = $6 AND seat = $7 AND token_hash IS NULL"
+                " AND played_by = 'owner'",
+                seat.display_name,
+                seat.token_hash,
+                seat.played_by,
+                seat.reserve_ms,
+                seat.player_id,
+                match_id,
+                seat.seat,
+            )
+            await _one_row(db, "UPDATE matches SET status = $1 WHERE match_id = $2", status, match_id)
+            await self._notify(db, match_id)
+
+        await self._write(write)
+
+    async def release_seat(self, match_id: str, seat: int) -> None:
+        async def write(db: Db) -> None:
+            await _one_row(
+                db,
+                "UPDATE seats SET display_name = '', token_hash = NULL, played_by = $1, reserve_ms = 0,"
+                " player_id = NULL WHERE match_id = $2 AND seat = $3 AND token_hash IS NOT NULL",
+                OWNER,
+                match_id,
+                seat,
+            )
+            await self._notify(db, match_id)
+
+        await self._write(write)
+
+    async def update_seats(self, match_id: str, seats: list[SeatRecord]) -> None:
+        async def write(db: Db) -> None:
+            updated = await db.fetchval(
+                _SEAT_UPDATES + " SELECT count(*) FROM updated", match_id, *_columns(seats)
+            )
+            if updated != len(seats):
+                raise _RowMissing
+            await self._notify(db, match_id)
+
+        await self._write(write)
+
+    async def append_action(
+        self,
+        match_id: str,
+        version: int,
+        seat: int,
+        action: Action,
+        request_id: str,
+        finished: bool,
+        seats: list[SeatRecord] | None = None,
+    ) -> None:
+        changed = seats or []
+
+        # One statement, so one round trip: the action, the seats it changed, the status and the news.
+        async def write(db: Db) -> None:
+            updated = await db.fetchval(
+                _SEAT_UPDATES
+                + ", action AS (INSERT INTO actions (match_id, version, seat, action, request_id)"
+                " VALUES ($1, $6, $7, $8, $9)),"
+                " status AS (UPDATE matches SET status = $10 WHERE match_id = $1 AND $11)"
+                " SELECT (SELECT count(*) FROM updated), pg_notify($12, $13)",
+                match_id,
+                *_columns(changed),
+                version,
+                seat,
+                ACTION_TEXT[action.id],
+                request_id,
+                FINISHED,
+                finished,
+                CHANNEL,
+                self._news(match_id, version),
+            )
+            if updated != len(changed):  # a seat the match does not have: nothing is stored
+                raise _RowMissing
+
+        await self._write(write)
+
+    async def set_status(self, match_id: str, status: str) -> None:
+        async def write(db: Db) -> None:
+            await db.execute("UPDATE matches SET status = $1 WHERE match_id = $2", status, match_id)
+            await self._notify(db, match_id)
+
+        await self._write(write)
+
+    async def cancel(self, match_id: str) -> None:
+        async def write(db: Db) -> None:
+            # The seats before the match, the order in which save_seat locks them: a seat taken while
+            # the match is cancelled waits for the other write instead of deadlocking with it. A
+            # match that no longer waits rolls the closed seats back.
+            await db.execute(
+                "UPDATE seats SET played_by = $1 WHERE match_id = $2 AND token_hash IS NULL", CLOSED, match_id
+            )
+            await _one_row(
+                db,
+                "UPDATE matches SET status = $1 WHERE match_id = $2 AND status = $3",
+                CANCELLED,
+                match_id,
+                WAITING,
+            )
+            await self._notify(db, match_id)
+
+        await self._write(write)
+
+    async def save_player(self, player: PlayerRecord) -> None:
+        async def write(db: Db) -> None:
+            await db.execute(
+                f"INSERT INTO players ({NEW_PLAYER_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)"
+                " ON CONFLICT (player_id) DO UPDATE SET display_name = excluded.display_name",
+                *new_player_row(player),
+            )
+
+        await self._write(write)
+
+    async def calibrate(self, players: list[PlayerRecord]) -> None:
+        async def write(db: Db) -> None:
+            await db.executemany(
+                f"INSERT INTO players ({NEW_PLAYER_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)"
+                " ON CONFLICT (player_id) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma,"
+                " rating = excluded.rating WHERE players.rated_matches = 0",
+                [new_player_row(player) for player in players],
+            )
+
+        await self._write(write)
+
+    async def record_rating(self, match_id: str, rating: str, players: list[PlayerRecord]) -> None:
+        async def write(db: Db) -> None:
+            await _one_row(
+                db, "UPDATE matches SET rating = $1 WHERE match_id = $2 AND rating IS NULL", rating, match_id
+            )
+            for p in players:
+                await _one_row(
+                    db,
+                    "UPDATE players SET mu = $1, sigma = $2, rating = $3, rated_matches = $4, wins = $5"
+                    " WHERE player_id = $6",
+                    p.mu,
+                    p.sigma,
+                    p.display_rating,
+                    p.rated_matches,
+                    p.wins,
+                    p.player_id,
+                )
+
+        await self._write(write)
+
+    async def _write(self, write: Callable[[Db], Awaitable[None]]) -> None:
+        """Run ``write`` in a transaction of its own; return once it is committed."""
+        started = time.perf_counter()
+        for attempt in range(1, WRITE_ATTEMPTS + 1):
+            try:
+                async with self._connection(retry=attempt < WRITE_ATTEMPTS) as db, db.transaction():
+                    await write(db)
+                break
+            except REFUSED:
+                raise Conflict("the match changed meanwhile") from None
+            except RETRIED:
+                log.info("a write gave way to a concurrent one; trying it again")
+        self._set_failure(None)
+        if self.on_commit:
+            self.on_commit(time.perf_counter() - started)
+
+    def _news(self, match_id: str, version: int | None = None) -> str:
+        return f"{self.node} {match_id} {'' if version is None else version}"
+
+    async def _notify(self, db: Db, match_id: str) -> None:
+        """Tell every server, once this transaction commits, that ``match_id`` changed."""
+        await db.execute("SELECT pg_notify($1, $2)", CHANNEL, self._news(match_id))
+
+    # --- reads ---------------------------------------------------------------
+
+    async def _read(self, query: Callable[[Db], Awaitable[T]]) -> T:
+        async with self._connection() as db:
+            return await query(db)
+
+    async def load_match(
+        self, match_id: str, after: int = 0
+    ) -> tuple[MatchRecord, list[StoredAction]] | None:
+        async def query(db: Db) -> tuple[MatchRecord, list[StoredAction]] | None:
+            # One statement: one snapshot of the match, its seats and its actions.
+            row = await db.fetchrow(
+                f"{_MATCH_SELECT}, ARRAY(SELECT ROW(seat, action, request_id) FROM actions a"
+                " WHERE a.match_id = m.match_id AND version > $2 ORDER BY version)"
+                " FROM matches m WHERE match_id = $1",
+                match_id,
+                after,
+            )
+            if row is None:
+                return None
+            record, _, _ = _listing(row)
+            return record, [(seat, action_of(text), request_id) for seat, text, request_id in row[-1]]
+
+        return await self._read(query)
+
+    async def list_matches(
+        self, status: str | None, limit: int, after: tuple[int, str] | None, player_id: str | None = None
+    ) -> list[MatchListing]:
+        where: list[str] = []
+        params: list[object] = []
+        if player_id is not None:
+            params.append(player_id)
+            where.append(f"match_id IN (SELECT match_id FROM seats WHERE player_id = ${len(params)})")
+        if status is not None:
+            params.append(status)
+            where.append(f"status = ${len(params)}")
+        if after is not None:
+            params += after
+            where.append(f"(created_ms, match_id) < (${len(params) - 1}, ${len(params)})")
+        params.append(limit)
+        clause = ("WHERE " + " AND ".join(where) if where else "") + (
+            f" ORDER BY created_ms DESC, match_id DESC LIMIT ${len(params)}"
+        )
+
+        async def query(db: Db) -> list[MatchListing]:
+            rows = await db.fetch(f"{_MATCH_SELECT}, {_VERSION} FROM matches m {clause}", *params)
+            return [MatchListing(record, status, version) for record, status, version in map(_listing, rows)]
+
+        return await self._read(query)
+
+    async def find_bot_seat(self, levels: list[str]) -> tuple[str, int] | None:
+        async def query(db: Db) -> tuple[str, int] | None:
+            row = await db.fetchrow(
+                "SELECT match_id, seat FROM seats WHERE bot_level = ANY($1::text[]) AND token_hash IS NULL"
+                " AND played_by = $2 ORDER BY created LIMIT 1",
+                levels,
+                OWNER,
+            )
+            return None if row is None else (row[0], row[1])
+
+        return await self._read(query)
+
+    async def seat_of_token(self, token_hash: str) -> tuple[str, int] | None:
+        async def query(db: Db) -> tuple[str, int] | None:
+            row = await db.fetchrow("SELECT match_id, seat FROM seats WHERE token_hash = $1", token_hash)
+            return None if row is None else (row[0], row[1])
+
+        return await self._read(query)
+
+    async def count_waiting(self) -> int:
+        return int(await self._fetchval("SELECT count(*) FROM matches WHERE status = $1", WAITING))
+
+    async def open_bot_seats(self) -> dict[str, int]:
+        async def query(db: Db) -> dict[str, int]:
+            rows = await db.fetch(
+                "SELECT bot_level, count(*) FROM seats WHERE bot_level IS NOT NULL AND token_hash IS NULL"
+                " AND played_by = $1 GROUP BY bot_level",
+                OWNER,
+            )
+            return {level: int(count) for level, count in rows}
+
+        return await self._read(query)
+
+    async def waiting_since(self, before_ms: int, bot_seats_only: bool) -> list[str]:
+        if bot_seats_only:
+            return await self._column(
+                "SELECT DISTINCT s.match_id FROM seats s JOIN matches m USING (match_id)"
+                " WHERE s.bot_level IS NOT NULL AND s.token_hash IS NULL AND s.played_by = $1"
+                " AND m.created_ms < $2",
+                OWNER,
+                before_ms,
+            )
+        return await self._column(
+            "SELECT match_id FROM matches WHERE status = $1 AND created_ms < $2", WAITING, before_ms
+        )
+
+    async def playing_to_watch(self, unmoved_since_ms: int | None = None) -> list[str]:
+        return await self._column(
+            "SELECT match_id FROM matches m WHERE status = $1 AND (clock IS NOT NULL OR EXISTS"
+            " (SELECT 1 FROM seats s WHERE s.match_id = m.match_id AND s.played_by != $2))"
+            " AND ($3::bigint IS NULL OR coalesce((SELECT max(stored_ms) FROM actions a"
+            " WHERE a.match_id = m.match_id), m.created_ms) < $3)",
+            PLAYING,
+            OWNER,
+            unmoved_since_ms,
+        )
+
+    async def unclassified(self) -> list[str]:
+        return []  # every match has had a status since this schema's first version
+
+    async def players(self, player_ids: list[str]) -> dict[str, PlayerRecord]:
+        async def query(db: Db) -> dict[str, PlayerRecord]:
+            rows = await db.fetch(f"{_PLAYER_SELECT} WHERE player_id = ANY($1)", player_ids)
+            return {row[0]: PlayerRecord(*row) for row in rows}
+
+        return await self._read(query)
+
+    async def leaderboard(self, limit: int, after: tuple[float, str] | None) -> list[PlayerRecord]:
+        where = "rated_matches > 0"
+        params: list[object] = [limit]
+        if after is not None:
+            where += " AND (rating < $2 OR (rating = $2 AND player_id > $3))"
+            params += after
+
+        async def query(db: Db) -> list[PlayerRecord]:
+            rows = await db.fetch(
+                f"{_PLAYER_SELECT} WHERE {where} ORDER BY rating DESC, player_id LIMIT $1",
+                *params,
+            )
+            return [PlayerRecord(*row) for row in rows]
+
+        return await self._read(query)
+
+    async def finished_unrated(self) -> list[str]:
+        return await self._column(
+            "SELECT match_id FROM matches WHERE rating IS NULL AND status = $1", FINISHED
+        )
+
+    async def secret(self, name: str) -> bytes:
+        key = f"secret:{name}"
+
+        async def write(db: Db) -> None:
+            # Servers starting together may race here: the first secret stored is everyone's.
+            await db.execute(
+                "INSERT INTO meta VALUES ($1, $2) ON CONFLICT (key) DO NOTHING", key, secrets.token_hex(32)
+            )
+
+        await self._write(write)
+        return bytes.fromhex(await self._fetchval("SELECT value FROM meta WHERE key = $1", key))
+
+    async def enqueue(self, seeker: QueuedRecord, stale_before_ms: int) -> None:
+        async def write(db: Db) -> None:
+            sql = ENQUEUE.format(", ".join(f"${n}" for n in range(1, 8)), "$8")
+            await _one_row(db, sql, *enqueue_values(seeker), stale_before_ms)
+
+        await self._write(write)
+
+    async def dequeue(self, player_id: str, since_ms: int) -> None:
+        async def write(db: Db) -> None:
+            await db.execute("DELETE FROM queue WHERE player_id = $1 AND since_ms = $2", player_id, since_ms)
+
+        await self._write(write)
+
+    async def queued(self, seen: list[str], now_ms: int, stale_before_ms: int) -> list[QueuedRecord]:
+        async def write(db: Db) -> None:
+            await db.execute("UPDATE queue SET seen_ms = $1 WHERE player_id = ANY($2::text[])", now_ms, seen)
+            await db.execute("DELETE FROM queue WHERE seen_ms < $1", stale_before_ms)
+
+        await self._write(write)
+
+        async def query(db: Db) -> list[QueuedRecord]:
+            return [queued_record(row) for row in await db.fetch(f"SELECT {QUEUED_COLUMNS} FROM queue")]
+
+        return await self._read(query)
+
+    async def claim_queued(self, player_ids: list[str], now_ms: int, claimed_before_ms: int) -> bool:
+        async def write(db: Db) -> None:
+            claimed = await db.execute(
+                "UPDATE queue SET claimed_ms = $1 WHERE player_id = ANY($2::text[]) AND match_id IS NULL"
+                " AND claimed_ms < $3",
+                now_ms,
+                player_ids,
+                claimed_before_ms,
+            )
+            if claimed != f"UPDATE {len(player_ids)}":
+                raise _RowMissing  # rolls the claims back
+
+        try:
+            await self._write(write)
+        except Conflict:
+            return False
+        return True
+
+    async def unclaim_queued(self, player_ids: list[str]) -> None:
+        async def write(db: Db) -> None:
+            await db.execute("UPDATE queue SET claimed_ms = 0 WHERE player_id = ANY($1::text[])", player_ids)
+
+        await self._write(write)
+
+    async def matched(self, seats: dict[str, tuple[str, int]]) -> None:
+        async def write(db: Db) -> None:
+            await db.executemany(
+                "UPDATE queue SET match_id = $1, seat = $2 WHERE player_id = $3",
+                [(match_id, seat, player_id) for player_id, (match_id, seat) in seats.items()],
+            )
+
+        await self._write(write)
+
+    async def reissue_token(self, match_id: str, seat: int, player_id: str, token_hash: str) -> None:
+        async def write(db: Db) -> None:
+            await _one_row(
+                db,
+                "UPDATE seats SET token_hash = $1 WHERE match_id = $2 AND seat = $3 AND player_id = $4",
+                token_hash,
+                match_id,
+                seat,
+                player_id,
+            )
+            await self._notify(db, match_id)
+
+        await self._write(write)
+
+    async def save_agent(self, agent_id: str, levels: list[str], free_slots: int, seen_ms: int) -> None:
+        async def write(db: Db) -> None:
+            await db.execute(
+                "INSERT INTO agents VALUES ($1, $2, $3, $4) ON CONFLICT (agent_id) DO UPDATE SET"
+                " levels = excluded.levels, free_slots = excluded.free_slots, seen_ms = excluded.seen_ms",
+                agent_id,
+                levels,
+                free_slots,
+                seen_ms,
+            )
+
+        await self._write(write)
+
+    async def live_agents(self, since_ms: int) -> list[AgentRecord]:
+        async def query(db: Db) -> list[AgentRecord]:
+            rows = await db.fetch("SELECT * FROM agents WHERE seen_ms >= $1", since_ms)
+            return [AgentRecord(row[0], list(row[1]), row[2], row[3]) for row in rows]
+
+        return await self._read(query)
+
+    async def _fetchval(self, sql: str, *params: object) -> Any:
+        async def query(db: Db) -> Any:
+            return await db.fetchval(sql, *params)
+
+        return await self._read(query)
+
+    async def _column(self, sql: str, *params: object) -> list[str]:
+        async def query(db: Db) -> list[str]:
+            return [row[0] for row in await db.fetch(sql, *params)]
+
+        return await self._read(query)
+
+    # --- connections and health ----------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def _connection(self, retry: bool = False) -> AsyncIterator[Db]:
+        """A pooled connection; the database's unavailability as StoreUnavailable. A refused write
+        goes through as it is, and so does an aborted one when the caller will ``retry`` it."""
+        try:
+            async with self.pool.acquire(timeout=ACQUIRE_SECONDS) as db:
+                yield db
+        except REFUSED:
+            raise
+        except (*UNREACHABLE, asyncpg.PostgresError) as error:
+            if retry and isinstance(error, RETRIED):
+                raise
+            log.error("storage failure", extra={"error": str(error) or type(error).__name__})
+            failure = _unavailable(error)
+            self._set_failure(failure.reason)
+            raise failure from None
+
+    def _set_failure(self, reason: str | None) -> None:
+        if reason == self._failure:
+            return
+        self._failure = reason
+        if reason is None:
+            log.warning("storage works again")
+        elif self.prober is None:
+            self.prober = asyncio.get_running_loop().create_task(self._probe())
+        if self.on_health:
+            self.on_health(reason)
+
+    async def _probe(self) -> None:
+        """While the store fails, try a small write every PROBE_SECONDS: healthy again once one succeeds."""
+
+        async def write(db: Db) -> None:
+            await db.execute(
+                "INSERT INTO meta VALUES ('probe', now()::text)"
+                " ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+            )
+
+        try:
+            while self._failure is not None:
+                await asyncio.sleep(PROBE_SECONDS)
+                with contextlib.suppress(StoreUnavailable):
+                    await self._write(write)
+        finally:
+            self.prober = None
+
+    # --- news from the other servers -----------------------------------------
+
+    async def follow(self, changed: Callable[[str], None], missed: Callable[[], None]) -> None:
+        """From now on, call ``changed(match_id)`` for each change another server commits, and
+        ``missed()`` after a lost connection, when some may have gone by unheard."""
+        listening = asyncio.Event()
+        self.listener = asyncio.get_running_loop().create_task(self._listen(changed, missed, listening))
+        await listening.wait()
+
+    async def _listen(
+        self, changed: Callable[[str], None], missed: Callable[[], None], listening: asyncio.Event
+    ) -> None:
+        def heard(_db: Any, _pid: int, _channel: str, payload: str) -> None:
+            node, match_id, _version = payload.split(" ")
+            if node != self.node:
+                changed(match_id)
+
+        while True:
+            lost = asyncio.Event()
+            try:
+                db = await asyncpg.connect(self.dsn, timeout=CONNECT_SECONDS)
+            except UNREACHABLE:
+                listening.set()  # the server starts anyway: its calls say the database is unavailable
+                await asyncio.sleep(RECONNECT_SECONDS)
+                continue
+            try:
+                db.add_termination_listener(functools.partial(_set, lost))
+                await db.add_listener(CHANNEL, heard)
+                # Once follow has returned (listening, or not reached at first), changes may have
+                # gone by unheard until now.
+                if listening.is_set():
+                    log.warning("listening to other servers again")
+                    missed()
+                listening.set()
+                await lost.wait()
+                log.warning("lost the connection that listens to other servers; reconnecting")
+            except UNREACHABLE:
+                pass
+            finally:
+                db.terminate()
+            await asyncio.sleep(RECONNECT_SECONDS)
+
+    # --- closing -------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close every connection (the server has stopped its calls by now)."""
+        for task in (self.listener, self.prober):
+            if task is not None:
+                task.cancel()
+        self.pool.terminate()
+
+
+_MATCH_SELECT = (
+    "SELECT "
+    + ", ".join(f"m.{column}" for column in MATCH_COLUMNS.split(", "))
+    + f", ARRAY(SELECT ROW({SEAT_COLUMNS}) FROM seats s WHERE s.match_id = m.match_id ORDER BY seat)"
+)
+_PLAYER_SELECT = f"SELECT {PLAYER_COLUMNS} FROM players"
+_VERSION = "coalesce((SELECT max(version) FROM actions a WHERE a.match_id = m.match_id), 0)"
+# A statement's first part: set who plays these seats and their reserves, from arrays $2 to $5.
+_SEAT_UPDATES = (
+    "WITH updated AS (UPDATE seats s SET played_by = u.played_by, reserve_ms = u.reserve_ms,"
+    " ai_turns = u.ai_turns FROM unnest($2::int[], $3::text[], $4::bigint[], $5::int[])"
+    " AS u(seat, played_by, reserve_ms, ai_turns) WHERE s.match_id = $1 AND s.seat = u.seat RETURNING 1)"
+)
+
+
+def _columns(seats: list[SeatRecord]) -> tuple[list[Any], ...]:
+    return (
+        [s.seat for s in seats],
+        [s.played_by for s in seats],
+        [s.reserve_ms for s in seats],
+        [s.ai_turns for s in seats],
+    )
+
+
+def _listing(row: Sequence[Any]) -> tuple[MatchRecord, str, int]:
+    """A row of _MATCH_SELECT and one more column: the match, its status, and that column."""
+    seats = [SeatRecord(*seat) for seat in row[len(MATCH_COLUMNS.split(", "))]]
+    record, status = match_record(row[: len(MATCH_COLUMNS.split(", "))], seats)
+    return record, status or PLAYING, row[-1]
+
+
+def _set(event: asyncio.Event, *_: object) -> None:
+    event.set()
+
+
+async def _one_row(db: Db, sql: str, *params: object) -> None:
+    """Run ``sql``, which must change exactly one row (else the write is a Conflict)."""
+    status: str = await db.execute(sql, *params)  # "UPDATE 1", "INSERT 0 1"
+    if not status.endswith(" 1"):
+        raise _RowMissing

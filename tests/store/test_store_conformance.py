@@ -1,0 +1,480 @@
+"""What every store does alike, SQLite's and PostgreSQL's: what it writes is what it reads (here and in a
+store opened again on the same database), it refuses the writes that contradict what is stored, and
+it finds, lists and rates matches and players the same way.
+
+Each test runs once per backend (``[sqlite]``, ``[postgres]``); the PostgreSQL runs are marked
+``postgres`` and use a fresh database of their own on the session's server."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from server.engine import Options, parse_action
+from server.store import Conflict, Store
+from server.store.postgres import PostgresStore, is_postgres
+from server.store.records import (
+    AI,
+    BOT,
+    CANCELLED,
+    CLOSED,
+    FINISHED,
+    FORFEITED,
+    GUEST,
+    LEFT,
+    OWNER,
+    PLAYING,
+    RATED,
+    UNRATED,
+    WAITING,
+    MatchRecord,
+    PlayerRecord,
+    SeatRecord,
+    TimeControl,
+)
+from server.store.sqlite import SqliteStore
+
+COIN, OFFER = parse_action("take_coin"), parse_action("refresh_offer")
+ANA, BEA = "a" * 32, "b" * 32
+
+
+def record(
+    match_id: str, created_ms: int = 1000, players: int = 2, bots: int = 0, **options: object
+) -> MatchRecord:
+    """A new match whose first ``bots`` seats are reserved for easy bots, the others open."""
+    return MatchRecord(
+        match_id=match_id,
+        options=Options(players=players, **options),  # type: ignore[arg-type]
+        seed=12345,
+        created_ms=created_ms,
+        seats=[SeatRecord(n, "easy" if n < bots else None) for n in range(players)],
+        salt=b"s" * 32,
+    )
+
+
+def taken(match_id: str, created_ms: int = 1000, clock: TimeControl | None = None) -> MatchRecord:
+    """A match of two seats, both taken at its creation: in play from the start."""
+    seats = [SeatRecord(n, None, f"p{n}", f"{match_id}-{n}", reserve_ms=60_000) for n in range(2)]
+    return replace(record(match_id, created_ms), seats=seats, clock=clock)
+
+
+class Database:
+    """A test's own database in one backend, and the stores opened on it (closed at the end)."""
+
+    def __init__(self, location: str) -> None:
+        self.location = location  # a SQLite file, or a PostgreSQL DSN
+        self.backend = "postgres" if is_postgres(location) else "sqlite"
+        self.opened: list[Store] = []
+
+    async def open(self) -> Store:
+        """A new store on the database."""
+        store: Store
+        if is_postgres(self.location):
+            store = await PostgresStore.open(self.location)
+        else:
+            store = SqliteStore(self.location)
+        self.opened.append(store)
+        return store
+
+    async def reopen(self, store: Store) -> Store:
+        """Close ``store`` and open another on the same database: it reads only what was stored."""
+        self.opened.remove(store)
+        store.close()
+        return await self.open()
+
+    async def close(self) -> None:
+        opened, self.opened = self.opened, []
+        for store in opened:
+            store.close()
+        # A closed PostgreSQL store's listener and prober end on their next turn: let them.
+        tasks = [
+            task
+            for store in opened
+            if isinstance(store, PostgresStore)
+            for task in (store.listener, store.prober)
+            if task is not None
+        ]
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where the test's database is: a SQLite file, or a fresh PostgreSQL database."""
+    if request.param == "postgres":
+        dsn: str = request.getfixturevalue("postgres_dsn")
+        return dsn
+    return str(tmp_path / "mercado.db")
+
+
+@pytest.fixture
+async def database(location: str) -> AsyncIterator[Database]:
+    opened = Database(location)
+    yield opened
+    await opened.close()
+
+
+@pytest.fixture
+async def store(database: Database) -> Store:
+    return await database.open()
+
+
+async def seats_of(store: Store, match_id: str) -> list[SeatRecord]:
+    loaded = await store.load_match(match_id)
+    assert loaded is not None
+    return loaded[0].seats
+
+
+async def status_of(store: Store, match_id: str) -> str:
+    (listing,) = [m for m in await store.list_matches(None, 100, None) if m.record.match_id == match_id]
+    return listing.status
+
+
+# --- matches, seats and actions ------------------------------------------------
+
+
+async def test_a_new_store_is_healthy_and_says_whether_others_write_to_it(
+    database: Database, store: Store
+) -> None:
+    assert store.failure is None
+    assert store.shared == (database.backend == "postgres")
+    assert await store.unclassified() == []
+    assert await store.count_waiting() == 0
+
+
+async def test_matches_and_seats_load_as_written(database: Database, store: Store) -> None:
+    written = [
+        MatchRecord(
+            "b",
+            Options(players=4, money="public", face_down_counts_as_available=False),
+            2**64 - 1,  # the largest seed a client may send
+            2000,
+            [SeatRecord(0, None, "ada", "h0"), SeatRecord(1, "easy"), SeatRecord(2, "hard"), SeatRecord(3)],
+            salt=bytes(range(32)),
+            seed_chosen=True,
+        ),
+        MatchRecord("a", Options(players=3), 0, 2000, [SeatRecord(n) for n in range(3)]),
+        MatchRecord(
+            "c",
+            Options(players=2),
+            7,
+            3000,
+            [
+                SeatRecord(0, None, "ana", "h1", OWNER, 90_000, ANA),
+                SeatRecord(1, None, "bea", "h2", AI, 1_500, BEA, ai_turns=3),
+            ],
+            salt=b"\x00" * 32,
+            clock=TimeControl(30, 90, FORFEITED, "hard"),
+            hot_seat=True,
+            unrated=True,
+        ),
+    ]
+    for match in written:
+        await store.create_match(match)
+
+    async def check(store: Store) -> None:
+        for match in written:
+            assert await store.load_match(match.match_id) == (match, [])
+        assert await store.load_match("d") is None
+        statuses = {m.record.match_id: m.status for m in await store.list_matches(None, 10, None)}
+        assert statuses == {"a": WAITING, "b": WAITING, "c": PLAYING}  # every seat of c was taken
+
+    await check(store)
+    await check(await database.reopen(store))
+
+
+async def test_a_taken_seat_is_saved_once(store: Store) -> None:
+    await store.create_match(record("m", bots=1))
+    await store.save_seat("m", SeatRecord(1, None, "bob", "hash-of-bob"), WAITING)
+    with pytest.raises(Conflict):
+        await store.save_seat("m", SeatRecord(1, None, "eve", "hash-of-eve"), WAITING)
+    with pytest.raises(Conflict):
+        await store.save_seat("unknown", SeatRecord(1, None, "eve", "hash-of-eve"), WAITING)
+    await store.save_seat("m", SeatRecord(0, "easy", "agent", "hash-of-agent"), PLAYING)
+    assert await seats_of(store, "m") == [
+        SeatRecord(0, "easy", "agent", "hash-of-agent"),
+        SeatRecord(1, None, "bob", "hash-of-bob"),
+    ]
+    assert [m.status for m in await store.list_matches(None, 10, None)] == [PLAYING]
+    assert store.failure is None
+
+
+async def test_a_duplicate_match_is_a_conflict(store: Store) -> None:
+    await store.create_match(record("m"))
+    with pytest.raises(Conflict):
+        await store.create_match(record("m", players=3))
+    loaded = await store.load_match("m")
+    assert loaded is not None and loaded[0].options.players == 2 and len(loaded[0].seats) == 2
+
+
+async def test_actions_load_in_version_order_per_match(store: Store) -> None:
+    await store.create_match(record("m"))
+    await store.create_match(record("n", created_ms=2000))
+    await store.append_action("m", 1, 0, COIN, "m1", False)
+    await store.append_action("n", 1, 1, OFFER, "n1", False)
+    await store.append_action("m", 2, 1, OFFER, "m2", True)
+    assert await store.load_match("m") == (record("m"), [(0, COIN, "m1"), (1, OFFER, "m2")])
+    assert await store.load_match("n") == (record("n", created_ms=2000), [(1, OFFER, "n1")])
+    listed = {m.record.match_id: (m.status, m.version) for m in await store.list_matches(None, 10, None)}
+    assert listed == {"m": (FINISHED, 2), "n": (WAITING, 1)}
+
+
+async def test_the_actions_after_a_version_load_alone(store: Store) -> None:
+    await store.create_match(record("m"))
+    for version in range(1, 6):
+        await store.append_action("m", version, version % 2, COIN, f"r{version}", False)
+    assert await store.load_match("m", after=3) == (record("m"), [(0, COIN, "r4"), (1, COIN, "r5")])
+    assert await store.load_match("m", after=5) == (record("m"), [])
+    assert await store.load_match("m", after=0) == await store.load_match("m")
+    assert await store.load_match("unknown", after=1) is None
+
+
+async def test_concurrent_writes_are_all_committed(database: Database, store: Store) -> None:
+    ids = [f"m{n}" for n in range(20)]
+    # Many matches writing at once: every caller resumes once its write is in.
+    await asyncio.gather(*(store.create_match(record(m)) for m in ids))
+    await asyncio.gather(
+        *(store.append_action(m, v, v % 2, COIN, f"{m}-{v}", False) for v in range(1, 6) for m in ids)
+    )
+    again = await database.reopen(store)
+    for m in ids:
+        assert await again.load_match(m) == (record(m), [(v % 2, COIN, f"{m}-{v}") for v in range(1, 6)])
+
+
+@pytest.mark.parametrize(
+    ("match_id", "version", "request_id"),
+    [("m", 1, "other"), ("m", 2, "first"), ("unknown", 1, "x")],
+    ids=["version taken", "request id taken", "no such match"],
+)
+async def test_a_conflicting_write_is_refused_and_a_concurrent_one_goes_in(
+    store: Store, match_id: str, version: int, request_id: str
+) -> None:
+    await store.create_match(record("m"))
+    await store.create_match(record("n"))
+    await store.append_action("m", 1, 0, COIN, "first", False)
+    # At once (in SQLite, in one group commit): the bad write and a good one.
+    bad = store.append_action(match_id, version, 0, OFFER, request_id, False)
+    good = store.append_action("n", 1, 1, OFFER, "fine", False)
+    outcomes = await asyncio.wait_for(asyncio.gather(bad, good, return_exceptions=True), 5)
+    assert isinstance(outcomes[0], Conflict) and outcomes[1] is None, outcomes
+    assert store.failure is None  # a refusal is no storage failure
+    await store.append_action("m", 2, 1, OFFER, "second", False)
+    assert await store.load_match("m") == (record("m"), [(0, COIN, "first"), (1, OFFER, "second")])
+    assert await store.load_match("n") == (record("n"), [(1, OFFER, "fine")])
+
+
+async def test_an_action_changing_a_seat_the_match_lacks_is_refused_whole(store: Store) -> None:
+    await store.create_match(taken("m"))
+    ghost = SeatRecord(5, played_by=AI, reserve_ms=1)
+    with pytest.raises(Conflict):
+        await store.append_action("m", 1, 0, COIN, "r1", True, seats=[taken("m").seats[0], ghost])
+    assert await store.load_match("m") == (taken("m"), [])
+    assert await status_of(store, "m") == PLAYING
+    assert store.failure is None
+
+
+async def test_a_cancelled_write_does_not_stop_later_writes(store: Store) -> None:
+    await store.create_match(record("m"))
+    gone = asyncio.ensure_future(store.append_action("m", 1, 0, COIN, "gone", False))
+    await asyncio.sleep(0)
+    gone.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await gone
+    # The write itself may or may not have happened; later ones must.
+    await asyncio.sleep(0.05)
+    loaded = await store.load_match("m")
+    assert loaded is not None
+    version = len(loaded[1]) + 1
+    await asyncio.wait_for(store.append_action("m", version, 1, OFFER, "next", False), 5)
+    loaded = await store.load_match("m")
+    assert loaded is not None and loaded[1][-1] == (1, OFFER, "next")
+
+
+# --- the life of seats -----------------------------------------------------------
+
+
+async def test_a_waiting_match_is_cancelled_once_and_its_open_seats_closed(store: Store) -> None:
+    await store.create_match(record("m", players=3, bots=1))
+    await store.save_seat("m", SeatRecord(1, None, "ana", "h1"), WAITING)
+    await store.create_match(taken("p"))
+    assert await store.open_bot_seats() == {"easy": 1}
+    await store.cancel("m")
+    loaded = await store.load_match("m")
+    assert loaded is not None and loaded[0].cancelled
+    assert loaded[0].seats == [
+        SeatRecord(0, "easy", played_by=CLOSED),
+        SeatRecord(1, None, "ana", "h1"),
+        SeatRecord(2, played_by=CLOSED),
+    ]
+    assert await status_of(store, "m") == CANCELLED
+    for match_id in ("m", "p", "unknown"):  # cancelled already; in play; never stored
+        with pytest.raises(Conflict):
+            await store.cancel(match_id)
+    assert await store.count_waiting() == 0
+    assert await store.open_bot_seats() == {}
+    assert await store.find_bot_seat(["easy"]) is None
+    with pytest.raises(Conflict):  # a closed seat is taken by nobody
+        await store.save_seat("m", SeatRecord(2, None, "bea", "h2"), PLAYING)
+
+
+async def test_a_released_seat_is_open_again(store: Store) -> None:
+    await store.create_match(record("m", players=3))
+    await store.save_seat("m", SeatRecord(0, None, "ana", "h0", reserve_ms=5000, player_id=ANA), WAITING)
+    assert await store.seat_of_token("h0") == ("m", 0)
+    await store.release_seat("m", 0)
+    assert (await seats_of(store, "m"))[0] == SeatRecord(0)
+    assert await store.seat_of_token("h0") is None
+    assert [m.record.match_id for m in await store.list_matches(None, 10, None, ANA)] == []
+    for seat in (0, 1, 7):  # open already; never taken; no such seat
+        with pytest.raises(Conflict):
+            await store.release_seat("m", seat)
+    await store.save_seat("m", SeatRecord(0, None, "bea", "h1"), WAITING)
+    assert (await seats_of(store, "m"))[0] == SeatRecord(0, None, "bea", "h1")
+
+
+async def test_seats_are_updated_with_who_plays_them_and_their_reserves(store: Store) -> None:
+    await store.create_match(taken("m", clock=TimeControl()))
+    first, second = taken("m").seats
+    await store.update_seats("m", [replace(first, played_by=AI, reserve_ms=0, ai_turns=2)])
+    await store.append_action(
+        "m",
+        1,
+        1,
+        COIN,
+        "r1",
+        False,
+        seats=[replace(second, reserve_ms=42_000), replace(first, played_by=LEFT)],
+    )
+    assert await seats_of(store, "m") == [
+        replace(first, played_by=LEFT),  # the action's seats, as the action left them
+        replace(second, reserve_ms=42_000),
+    ]
+    # A seat the match does not have: nothing of the update is stored.
+    with pytest.raises(Conflict):
+        await store.update_seats("m", [replace(second, played_by=FORFEITED), SeatRecord(9)])
+    with pytest.raises(Conflict):
+        await store.update_seats("unknown", [first])
+    assert (await seats_of(store, "m"))[1] == replace(second, reserve_ms=42_000)
+    assert store.failure is None
+
+
+async def test_matches_to_expire_and_to_watch_are_found(store: Store) -> None:
+    await store.create_match(record("old", created_ms=1000))
+    await store.create_match(record("bots", created_ms=3000, bots=1))
+    await store.create_match(record("claimed", created_ms=1500, bots=1))
+    await store.save_seat("claimed", SeatRecord(0, "easy", "agent", "h"), WAITING)
+    await store.create_match(taken("owners"))  # no clock, every seat its owner's: nothing to watch
+    await store.create_match(taken("clocked", clock=TimeControl()))
+    await store.create_match(taken("ai"))
+    await store.update_seats("ai", [replace(taken("ai").seats[1], played_by=AI)])
+    await store.create_match(taken("over", clock=TimeControl()))
+    await store.set_status("over", FINISHED)
+
+    assert await store.count_waiting() == 3
+    assert await store.open_bot_seats() == {"easy": 1}
+    assert sorted(await store.waiting_since(2000, False)) == ["claimed", "old"]
+    assert sorted(await store.waiting_since(4000, False)) == ["bots", "claimed", "old"]
+    assert await store.waiting_since(2000, True) == []
+    assert await store.waiting_since(4000, True) == ["bots"]
+    assert sorted(await store.playing_to_watch()) == ["ai", "clocked"]
+    assert sorted(m.record.match_id for m in await store.list_matches(FINISHED, 10, None)) == ["over"]
+
+
+# --- finding matches -------------------------------------------------------------
+
+
+async def test_listing_is_newest_first_filtered_and_paged(store: Store) -> None:
+    for n in range(6):
+        await store.create_match(record(f"m{n}", created_ms=1000 + n // 2))  # two per millisecond
+    await store.save_seat("m1", SeatRecord(0, None, "a", "h1"), WAITING)
+    await store.save_seat("m1", SeatRecord(1, None, "b", "h2"), PLAYING)
+    newest = [m.record.match_id for m in await store.list_matches(None, 10, None)]
+    assert newest == ["m5", "m4", "m3", "m2", "m1", "m0"]
+    assert [m.record.match_id for m in await store.list_matches(PLAYING, 10, None)] == ["m1"]
+    assert [m.record.match_id for m in await store.list_matches(WAITING, 2, None)] == ["m5", "m4"]
+    after = (1001, "m3")
+    assert [m.record.match_id for m in await store.list_matches(None, 10, after)] == ["m2", "m1", "m0"]
+    assert [m.record.match_id for m in await store.list_matches(WAITING, 10, after)] == ["m2", "m0"]
+
+
+async def test_bot_seats_are_found_oldest_first_by_level(store: Store) -> None:
+    await store.create_match(record("old", players=3, bots=2))  # two easy seats
+    await store.create_match(MatchRecord("new", Options(), 1, 900, [SeatRecord(0, "hard"), SeatRecord(1)]))
+    assert await store.find_bot_seat(["easy", "medium", "hard"]) == ("old", 0)  # created first
+    assert await store.find_bot_seat(["hard", "easy"]) == ("old", 0)
+    assert await store.find_bot_seat(["hard"]) == ("new", 0)
+    assert await store.find_bot_seat(["medium"]) is None
+    assert await store.open_bot_seats() == {"easy": 2, "hard": 1}
+    await store.save_seat("old", SeatRecord(0, "easy", "bot", "h"), WAITING)
+    assert await store.find_bot_seat(["easy"]) == ("old", 1)
+    assert await store.open_bot_seats() == {"easy": 1, "hard": 1}
+    assert await store.seat_of_token("h") == ("old", 0)
+    assert await store.seat_of_token("nobody") is None
+
+
+# --- players and ratings ---------------------------------------------------------
+
+
+async def test_players_are_saved_renamed_and_read(database: Database, store: Store) -> None:
+    await store.save_player(PlayerRecord(ANA, GUEST, "Ana", 5))
+    await store.save_player(PlayerRecord(ANA, GUEST, "Ana B.", 9, mu=99))  # a rename keeps the rating
+    assert await store.players([ANA, BEA]) == {ANA: PlayerRecord(ANA, GUEST, "Ana B.", 5)}
+    assert await store.players([]) == {}
+    again = await database.reopen(store)
+    assert await again.players([ANA]) == {ANA: PlayerRecord(ANA, GUEST, "Ana B.", 5)}
+
+
+async def test_bots_are_calibrated_only_until_they_have_played(store: Store) -> None:
+    bot = PlayerRecord("bot:hard", BOT, "AI (hard)")
+    await store.calibrate([replace(bot, mu=30.0, sigma=2.0)])
+    assert (await store.players(["bot:hard"]))["bot:hard"].mu == 30.0
+    await store.create_match(record("m"))
+    await store.record_rating("m", RATED, [replace(bot, mu=31.0, sigma=1.9, rated_matches=1)])
+    await store.calibrate([replace(bot, mu=20.0, sigma=2.0)])  # played: a calibration no longer applies
+    assert (await store.players(["bot:hard"]))["bot:hard"].mu == 31.0
+
+
+async def test_a_match_is_rated_once_and_the_leaderboard_pages_by_rating(
+    database: Database, store: Store
+) -> None:
+    ana, bea = PlayerRecord(ANA, GUEST, "Ana"), PlayerRecord(BEA, GUEST, "Bea")
+    for player in (ana, bea):
+        await store.save_player(player)
+    seats = [SeatRecord(0, player_id=ANA, token_hash="x"), SeatRecord(1, player_id=BEA, token_hash="y")]
+    await store.create_match(replace(record("m"), seats=seats))
+    await store.append_action("m", 1, 0, COIN, "r1", finished=True)
+    assert await store.finished_unrated() == ["m"]
+    rated = [
+        replace(ana, mu=27.0, sigma=7.0, rated_matches=1, wins=1),
+        replace(bea, mu=23.0, sigma=7.0, rated_matches=1),
+    ]
+    await store.record_rating("m", RATED, rated)
+    with pytest.raises(Conflict):
+        await store.record_rating("m", UNRATED, [])
+    with pytest.raises(Conflict):
+        await store.record_rating("unknown", UNRATED, [])
+    store = await database.reopen(store)
+    assert await store.finished_unrated() == []
+    assert await store.players([ANA, BEA]) == {p.player_id: p for p in rated}
+    board = await store.leaderboard(1, None)
+    assert [p.player_id for p in board] == [ANA]
+    after = (board[0].display_rating, board[0].player_id)
+    assert [p.player_id for p in await store.leaderboard(5, after)] == [BEA]
+    assert await store.leaderboard(5, (rated[1].display_rating, BEA)) == []
+    # My games: the matches where the player holds a seat.
+    await store.create_match(record("n"))
+    listed = await store.list_matches(None, 10, None, ANA)
+    assert [(m.record.match_id, m.status, m.record.rating) for m in listed] == [("m", FINISHED, RATED)]
+    assert [s.player_id for s in listed[0].record.seats] == [ANA, BEA]
+
+
+async def test_the_servers_secret_is_made_once_and_kept(database: Database, store: Store) -> None:
+    secret = await store.secret("guest")
+    assert len(secret) == 32
+    assert await store.secret("guest") == secret and await store.secret("other") != secret
+    again = await database.reopen(store)
+    assert await again.secret("guest") == secret
