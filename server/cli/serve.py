@@ -147,6 +147,13 @@ def _networks(
     metavar="CIDR",
     help="A network whose clients have no per-client limits (repeatable), e.g. your own frontend.",
 )
+@option(
+    "--trusted-proxy",
+    multiple=True,
+    callback=_networks,
+    metavar="CIDR",
+    help="A load balancer or proxy whose x-forwarded-for names the client (repeatable).",
+)
 @option("--max-waiting", type=COUNT, default=10_000, help="Matches waiting for players, in all.")
 @option("--max-waiting-per-client", type=COUNT, default=20, help="Waiting matches one client created.")
 @option("--max-streams", type=COUNT, default=10_000, help="Open event streams, in all.")
@@ -216,7 +223,7 @@ def serve(**options: Any) -> None:
 
     try:
         if options["workers"] > 1:
-            run_workers(config, options["workers"], options["log_level"])
+            sys.exit(run_workers(config, options["workers"], options["log_level"]))
         else:
             run_event_loop(run(config))
     except WebPortUnavailable as error:
@@ -257,6 +264,7 @@ def server_config(options: dict[str, Any], ctx: click.Context) -> Any:
         streams_per_client=options["max_streams_per_client"],
         streams=options["max_streams"],
         exempt=options["rate_limit_exempt"],
+        proxies=options["trusted_proxy"],
     )
     frontend = None
     jwt_options = ("jwt_issuer", "jwt_audience", "jwt_secret_file", "jwt_jwks_file")
@@ -277,6 +285,7 @@ def server_config(options: dict[str, Any], ctx: click.Context) -> Any:
             idle_seconds=options["web_idle_timeout"],
             connections=options["web_max_connections"],
             connections_per_client=options["web_max_connections_per_client"],
+            clients=fair_use.clients(),
         )
         web = WebConfig(
             port=options["web_port"],

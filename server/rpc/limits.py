@@ -2,7 +2,9 @@
 
 A client is its network address: an IPv4 address, or an IPv6 /64 (what one
 subscriber usually gets). Networks the operator trusts (``--rate-limit-exempt``)
-have no per-client limits; the server-wide caps still count them.
+have no per-client limits; the server-wide caps still count them. Behind a load
+balancer or proxy the operator names (``--trusted-proxy``), a call's client is
+the address that proxy forwards in ``x-forwarded-for``.
 """
 
 from __future__ import annotations
@@ -83,6 +85,10 @@ class FairUse:
     streams_per_client: int = 100
     streams: int = 10_000
     exempt: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = ()
+    proxies: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = ()  # x-forwarded-for trusted
+
+    def clients(self) -> Clients:
+        return Clients(self.exempt, self.proxies)
 
 
 class RateLimiter:
@@ -159,15 +165,23 @@ def grpc_peer(client: tuple[str, int] | None) -> str:
     return f"ipv6:[{host}]:{port}" if ":" in host else f"ipv4:{host}:{port}"
 
 
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
 class Clients:
     """Who a call comes from, as rate limits and caps count it."""
 
-    def __init__(self, exempt: Iterable[ipaddress.IPv4Network | ipaddress.IPv6Network] = ()) -> None:
+    def __init__(self, exempt: Iterable[Network] = (), proxies: Iterable[Network] = ()) -> None:
         self.exempt = tuple(exempt)
+        self.proxies = tuple(proxies)
         self.key = functools.lru_cache(maxsize=65_536)(self._key)
 
-    def _key(self, peer: str) -> str:
-        """The client of a gRPC peer string: ``ipv4:1.2.3.4:5678``, ``ipv6:[::1]:5678`` (maybe %-encoded)."""
+    def _key(self, peer: str, forwarded_for: str | None = None) -> str:
+        """The client of a gRPC peer string (``ipv4:1.2.3.4:5678``, ``ipv6:[::1]:5678``, maybe
+        %-encoded), or, when the peer is a trusted proxy, of the address it forwards: the last one
+        in ``forwarded_for`` that is not itself a trusted proxy. A trusted proxy's own calls and
+        connections (nothing forwarded) have no per-client limit."""
         kind, _, rest = unquote(peer).partition(":")
         if kind == "ipv4":
             host = rest.rpartition(":")[0]
@@ -175,14 +189,30 @@ class Clients:
             host = rest[1 : rest.find("]")] if rest.startswith("[") else rest.rpartition(":")[0]
         else:
             return peer  # a Unix socket and the like: one client
-        try:
-            address = ipaddress.ip_address(host.split("%")[0])
-        except ValueError:
+        address = _address(host)
+        if address is None:
             return peer
-        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
-            address = address.ipv4_mapped
+        if self._proxy(address):
+            forwarded = [_address(hop.strip()) for hop in (forwarded_for or "").split(",")]
+            clients = [hop for hop in forwarded if hop is not None and not self._proxy(hop)]
+            if not clients:
+                return EXEMPT
+            address = clients[-1]
         if any(address in network for network in self.exempt):
             return EXEMPT
         if isinstance(address, ipaddress.IPv6Address):
             return str(ipaddress.IPv6Network((address, 64), strict=False))
         return str(address)
+
+    def _proxy(self, address: Address) -> bool:
+        return any(address in network for network in self.proxies)
+
+
+def _address(host: str) -> Address | None:
+    try:
+        address = ipaddress.ip_address(host.split("%")[0])
+    except ValueError:
+        return None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
+        return address.ipv4_mapped
+    return address

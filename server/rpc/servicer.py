@@ -37,7 +37,7 @@ from server.store.records import PlayerRecord, bot_player_id
 from . import convert, render
 from .errors import REFUSALS, CallEnded, status_of, trailing_metadata
 from .handlers import Undecodable
-from .limits import Clients, FairUse, RateLimiter, StreamSlots
+from .limits import FairUse, RateLimiter, StreamSlots
 from .metrics import Metrics
 
 log = logging.getLogger("mercado.rpc")
@@ -58,6 +58,14 @@ def bearer_token(context: grpc.aio.ServicerContext) -> str | None:
     for key, value in context.invocation_metadata() or ():
         if key == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
             return value[len("Bearer ") :].strip() or None
+    return None
+
+
+def forwarded_for(context: grpc.aio.ServicerContext) -> str | None:
+    """The `x-forwarded-for` metadata a proxy sent, if any (trusted only from --trusted-proxy)."""
+    for key, value in context.invocation_metadata() or ():
+        if key == "x-forwarded-for" and isinstance(value, str):
+            return value
     return None
 
 
@@ -144,7 +152,7 @@ class MatchServicer(api_grpc.MatchServiceServicer):
         self.service = service
         self.players = players
         self.matchmaker = matchmaker
-        self.clients = Clients(fair_use.exempt)
+        self.clients = fair_use.clients()
         self.limiter = RateLimiter(fair_use.rates)
         self.streams = StreamSlots(fair_use.streams_per_client, fair_use.streams)
         self.metrics = metrics
@@ -176,7 +184,7 @@ class MatchServicer(api_grpc.MatchServiceServicer):
     def _admit(self, method: str, request: object, context: grpc.aio.ServicerContext) -> str:
         """Refuse an undecodable request; know the caller's player; spend the caller's rate limit
         (its player's, when it names one). Returns the client's key."""
-        client = self.clients.key(context.peer())
+        client = self.clients.key(context.peer(), forwarded_for(context))
         if isinstance(request, Undecodable):
             log.warning("undecodable request", extra={"method": method, "reason": request.reason})
             raise InvalidRequest(f"the request is not a valid {method} request: {request.reason}")
@@ -248,7 +256,7 @@ class MatchServicer(api_grpc.MatchServiceServicer):
             else:
                 seats.append(None)
         seed = request.seed if request.HasField("seed") else None
-        creator = caller_id() or self.clients.key(context.peer())
+        creator = caller_id() or self.clients.key(context.peer(), forwarded_for(context))
         named = request.HasField("time_control")
         clock = convert.time_control(request.time_control) if named else None
         match = await self.service.create_match(

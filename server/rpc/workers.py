@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import signal
+import sys
 import time
 from multiprocessing.process import BaseProcess
 from types import FrameType
@@ -25,15 +26,22 @@ log = logging.getLogger("mercado.server")
 
 def _run_worker(config: ServerConfig, log_level: str) -> None:
     from server.cli.serve import configure_logging
+    from server.store import StoreError
 
     from .server import run_event_loop, serve
+    from .web import WebPortUnavailable
 
     configure_logging(log_level)
-    run_event_loop(serve(config))
+    try:
+        run_event_loop(serve(config))
+    except (StoreError, WebPortUnavailable) as error:
+        print(f"mercado serve: {error}", file=sys.stderr)
+        sys.exit(2)
 
 
-def run_workers(config: ServerConfig, workers: int, log_level: str) -> None:
-    """Run ``workers`` servers on ``config``'s ports until SIGTERM or SIGINT, then stop them all."""
+def run_workers(config: ServerConfig, workers: int, log_level: str) -> int:
+    """Run ``workers`` servers on ``config``'s ports until SIGTERM or SIGINT, then stop them all; the
+    exit status: 0, or 2 when a worker could not start (the database cannot be used)."""
     context = multiprocessing.get_context("spawn")
     stopping = False
 
@@ -55,9 +63,13 @@ def run_workers(config: ServerConfig, workers: int, log_level: str) -> None:
     running = [start(index) for index in range(workers)]
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    status = 0
     while not stopping:
         time.sleep(0.2)
         for index, process in enumerate(running):
+            if process.exitcode == 2:  # it said why on stderr; starting it again would say it again
+                status = 2
+                stop(signal.SIGTERM, None)
             if not process.is_alive() and not stopping:
                 log.error(
                     "worker stopped; starting it again", extra={"worker": index, "code": process.exitcode}
@@ -67,3 +79,4 @@ def run_workers(config: ServerConfig, workers: int, log_level: str) -> None:
     for process in running:
         process.join()
     log.info("stopped")
+    return status

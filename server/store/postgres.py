@@ -83,6 +83,9 @@ UNREACHABLE: tuple[type[BaseException], ...] = (
     asyncpg.PostgresConnectionError,
     asyncpg.exceptions.OperatorInterventionError,
     asyncpg.exceptions.InsufficientResourcesError,
+    # A pooled connection the database is closing (it sent its last error, e.g. at shutdown), handed
+    # out before the driver saw it close: its next statement is refused before anything is sent.
+    asyncpg.InternalClientError,
 )
 log = logging.getLogger("mercado.store")
 
@@ -133,6 +136,7 @@ class PostgresStore:
     @classmethod
     async def open(cls, dsn: str, on_health: Callable[[str | None], None] | None = None) -> PostgresStore:
         """Connect to the database at ``dsn`` and bring its schema up to date."""
+        pool = None
         try:
             pool = await asyncpg.create_pool(
                 dsn,
@@ -143,9 +147,13 @@ class PostgresStore:
             )
             async with pool.acquire() as db:
                 await migrate(db)
-        except UNREACHABLE as error:
+        except (*UNREACHABLE, asyncpg.PostgresError, ValueError) as error:
+            # A wrong address, password or database name, or a database that cannot be reached.
+            if pool is not None:
+                pool.terminate()
+            first_line = (str(error) or type(error).__name__).splitlines()[0]
             raise StoreUnavailable(
-                f"storage is unavailable: the database cannot be reached ({error})"
+                f"storage is unavailable: cannot use the database ({first_line})"
             ) from None
         return cls(pool, dsn, on_health)
 
@@ -657,7 +665,8 @@ class PostgresStore:
 
     async def follow(self, changed: Callable[[str], None], missed: Callable[[], None]) -> None:
         """From now on, call ``changed(match_id)`` for each change another server commits, and
-        ``missed()`` after a lost connection, when some may have gone by unheard."""
+        ``missed()`` after a lost connection, when some may have gone by unheard (once per store)."""
+        assert self.listener is None, "a store follows the other servers once"
         listening = asyncio.Event()
         self.listener = asyncio.get_running_loop().create_task(self._listen(changed, missed, listening))
         await listening.wait()
@@ -666,16 +675,18 @@ class PostgresStore:
         self, changed: Callable[[str], None], missed: Callable[[], None], listening: asyncio.Event
     ) -> None:
         def heard(_db: Any, _pid: int, _channel: str, payload: str) -> None:
-            node, match_id, _version = payload.split(" ")
+            node, _, rest = payload.partition(" ")
             if node != self.node:
-                changed(match_id)
+                changed(rest.rpartition(" ")[0])  # the match id, without the version
 
         while True:
             lost = asyncio.Event()
             try:
                 db = await asyncpg.connect(self.dsn, timeout=CONNECT_SECONDS)
-            except UNREACHABLE:
-                listening.set()  # the server starts anyway: its calls say the database is unavailable
+            except (*UNREACHABLE, asyncpg.PostgresError) as error:
+                # The server starts anyway: its calls say whether the database is unavailable.
+                listening.set()
+                log.warning("cannot listen to other servers yet", extra={"error": str(error)})
                 await asyncio.sleep(RECONNECT_SECONDS)
                 continue
             try:
@@ -689,7 +700,7 @@ class PostgresStore:
                 listening.set()
                 await lost.wait()
                 log.warning("lost the connection that listens to other servers; reconnecting")
-            except UNREACHABLE:
+            except (*UNREACHABLE, asyncpg.PostgresError):
                 pass
             finally:
                 db.terminate()

@@ -141,6 +141,24 @@ async def test_trusted_networks_are_exempt(start: Start) -> None:
             await client.stub.CreateMatch(api.CreateMatchRequest(players=2))
 
 
+async def test_behind_a_trusted_proxy_each_forwarded_client_has_its_own_budget(start: Start) -> None:
+    """The proxy (here: loopback) names the client in x-forwarded-for; a client cannot forge its way
+    past the proxy's own entry, and calls from an untrusted address are counted by that address."""
+    server = start("--rate-limit", "CreateMatch=1/1", "--trusted-proxy", "127.0.0.0/8")
+
+    def create(forwarded: str) -> Any:
+        metadata = (("x-forwarded-for", forwarded),)
+        return client.stub.CreateMatch(api.CreateMatchRequest(players=2), metadata=metadata)
+
+    async with MercadoClient(server.target) as client:
+        await create("203.0.113.7")
+        assert_throttled(await refusal(create("203.0.113.7")))
+        await create("203.0.113.8")  # another client behind the same proxy
+        # A client's own x-forwarded-for is kept left of what the proxy appends: the last one counts.
+        assert_throttled(await refusal(create("198.51.100.1, 203.0.113.7")))
+        await create("203.0.113.9, 127.0.0.1")  # a chain of trusted proxies is looked through
+
+
 @pytest.mark.parametrize("limit", ["CreateMatch=0", "Nope=1/1", "CreateMatch=1/0"])
 def test_a_bad_limit_is_a_usage_error(start: Start, limit: str) -> None:
     with pytest.raises(RuntimeError, match="Invalid value for '?--rate-limit'?"):

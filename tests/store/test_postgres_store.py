@@ -66,20 +66,21 @@ def quick(monkeypatch: pytest.MonkeyPatch) -> None:
 async def servers(database: Database, count: int) -> list[PostgresStore]:
     """``count`` stores on the database, as ``count`` servers would hold them."""
     opened = [await database.open() for _ in range(count)]
-    return [store for store in opened if isinstance(store, PostgresStore)]
+    stores = [store for store in opened if isinstance(store, PostgresStore)]
+    assert len(stores) == count
+    return stores
 
 
-async def race(first: Awaitable[None], second: Awaitable[None], swap: bool) -> list[object]:
+async def race(first: Awaitable[None], second: Awaitable[None], swap: bool) -> list[BaseException | None]:
     """The outcomes of two writes sent together (the second first, if ``swap``): None or an error."""
-    if swap:
-        outcomes = await asyncio.gather(second, first, return_exceptions=True)
-        return outcomes[::-1]
-    return list(await asyncio.gather(first, second, return_exceptions=True))
+    sent = (second, first) if swap else (first, second)
+    outcomes = list(await asyncio.gather(*sent, return_exceptions=True))
+    return outcomes[::-1] if swap else outcomes
 
 
-def one_won(outcomes: list[object]) -> int:
+def one_won(outcomes: list[BaseException | None]) -> int:
     """Which of two writes succeeded, the other having heard Conflict."""
-    assert sorted(map(repr, outcomes)) == sorted([repr(None), repr(Conflict("the match changed meanwhile"))])
+    assert sorted(type(outcome).__name__ for outcome in outcomes) == ["Conflict", "NoneType"], outcomes
     return outcomes.index(None)
 
 

@@ -1,0 +1,681 @@
+"""Several servers ("nodes") on one PostgreSQL database, end to end: real processes, real PostgreSQL.
+
+Any node serves any match. The database orders each match's actions, so two nodes racing on one
+version store exactly one action; the nodes hear of each other's changes (LISTEN/NOTIFY), so every
+stream carries every version once and in order, whichever node wrote it. A client whose node goes
+away (killed, stopped) carries on through another with the same seat token: it resumes its stream
+after the last version it saw and retries the call it had in flight with the same request id, which
+is applied at most once wherever it arrives.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+import asyncpg
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2
+from matchplay import assert_reason, bearer, refusal, replay_history
+from mercado.v1 import match_pb2 as api
+from mercado.v1 import match_pb2_grpc as api_grpc
+from mercado_client import MercadoClient, Seat
+from positions import ROOT
+from server_process import ServerProcess, health
+
+from server.bench.postgres import PostgresServer, StopMode, available
+from server.engine import player_view
+from server.rpc.convert import view_message
+
+pytestmark = pytest.mark.postgres
+
+T = TypeVar("T")
+CALL_SECONDS = 10.0  # any one call, or the wait for a stream's next message
+MATCH_SECONDS = 40.0  # a match played to its end
+FAILOVER_SECONDS = 1.0  # how long a client keeps trying a node that is gone before it moves on
+THINK_SECONDS = 0.02  # a player's pause before each move: a match then outlasts what befalls its node
+SERVING = health_pb2.HealthCheckResponse.SERVING
+NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
+# What a reason given to a client must not carry: statements, the database's address.
+SQL_WORDS = ("select ", "insert ", "update ", "delete ", "pg_", "$1", "postgresql://")
+
+Nodes = Callable[..., list[ServerProcess]]
+ClientOf = Callable[..., MercadoClient]
+
+
+async def timely(call: Awaitable[T], seconds: float = CALL_SECONDS) -> T:
+    return await asyncio.wait_for(call, seconds)
+
+
+async def until(
+    check: Callable[[], bool], what: str, watching: asyncio.Future[Any] | None = None, seconds: float = 15.0
+) -> None:
+    """Wait for ``check`` to hold; fail with the error of ``watching`` (the play) if it ends first."""
+    deadline = time.monotonic() + seconds
+    while not check():
+        if watching is not None and watching.done():
+            await watching  # it failed (or ended too soon): say how
+            raise AssertionError(f"the play ended before {what}")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.005)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def log_records(node: ServerProcess) -> list[dict[str, Any]]:
+    records = []
+    for line in list(node.log_lines):
+        with contextlib.suppress(json.JSONDecodeError):
+            records.append(json.loads(line))
+    return records
+
+
+def logged(node: ServerProcess, message: str) -> list[dict[str, Any]]:
+    return [record for record in log_records(node) if record.get("message") == message]
+
+
+@pytest.fixture
+def nodes(request: pytest.FixtureRequest) -> Iterator[Nodes]:
+    """``nodes(count, *flags, dsn=...)`` starts ``count`` servers at once on one database (by default
+    the test's own fresh one); those still running at the end must stop cleanly."""
+    started: list[ServerProcess] = []
+
+    def start(count: int, *args: str, dsn: str | None = None) -> list[ServerProcess]:
+        database = dsn if dsn is not None else request.getfixturevalue("postgres_dsn")
+        group = [ServerProcess(database, web_port=-1, args=list(args)) for _ in range(count)]
+        started.extend(group)
+        with ThreadPoolExecutor(count) as pool:
+            list(pool.map(ServerProcess.start, group))
+        return group
+
+    yield start
+    import pathlib  # DEBUG
+
+    for i, node in enumerate(started):  # DEBUG
+        pathlib.Path(f"/tmp/nodelogs/{request.node.name}-{i}.log").write_text(
+            "".join(node.log_lines)
+        )  # DEBUG
+    for node in started:
+        if node.process is not None and node.process.poll() is None:
+            node.stop_cleanly()
+
+
+@pytest.fixture
+async def client_of() -> AsyncIterator[ClientOf]:
+    """``client_of(node or target, reconnect_seconds=...)``: a client (its own connection) of a node,
+    closed after the test."""
+    made: list[MercadoClient] = []
+    channels: list[grpc.aio.Channel] = []
+
+    def connect(
+        node: ServerProcess | str, reconnect_seconds: float = 20.0, own_connection: bool = False
+    ) -> MercadoClient:
+        target = node.target if isinstance(node, ServerProcess) else node
+        client = MercadoClient(target, reconnect_seconds=reconnect_seconds)
+        if own_connection:
+            # gRPC shares one connection among a process's channels to one address; not this one's.
+            channels.append(client.channel)
+            client.channel = grpc.aio.insecure_channel(
+                target, options=[("grpc.use_local_subchannel_pool", 1)]
+            )
+            client.stub = api_grpc.MatchServiceStub(client.channel)
+        made.append(client)
+        return client
+
+    yield connect
+    for client in made:
+        await client.close()
+    for channel in channels:
+        await channel.close()
+
+
+@pytest.fixture
+def own_postgres() -> Iterator[PostgresServer]:
+    """A PostgreSQL server of the test's own, for a test that stops it."""
+    reason = available()
+    if reason is not None:
+        pytest.skip(f"PostgreSQL is not available: {reason}")
+    with PostgresServer() as running:
+        yield running
+
+
+class Caller:
+    """One caller of a match, as a real client: a seat that plays random legal moves when its stream
+    shows its turn (or, with ``seat`` None, a spectator), through one node and, when that node is
+    gone, through the next of ``elsewhere``: it resumes its stream after the last version it saw and
+    retries the call it had in flight with the same request id."""
+
+    def __init__(
+        self,
+        client: MercadoClient,
+        match_id: str,
+        seat: int | None = None,
+        token: str | None = None,
+        *,
+        elsewhere: list[str] | None = None,
+        connect: ClientOf | None = None,
+        seed: int = 0,
+        think: float = 0.0,
+    ) -> None:
+        self.client = client
+        self.match_id = match_id
+        self.seat = seat
+        self.token = token
+        self.elsewhere = list(elsewhere or [])
+        self.connect = connect
+        self.rng = random.Random(seed)
+        self.think = think
+        self.updates: list[api.MatchUpdate] = []  # every stream message, in order of arrival
+        self.versions: list[int] = []  # the versions of the actions its streams carried
+        self.acks: list[tuple[int, api.Action]] = []  # (version, action) of each acknowledged action
+        self.moved_to: list[str] = []  # the nodes it moved to
+        self.newest = 0  # the newest version it has seen
+        self.acted: set[int] = set()  # the versions it submitted an action for
+
+    @classmethod
+    def of(cls, seat: Seat, **options: Any) -> Caller:
+        return cls(seat.client, seat.match_id, seat.seat, seat.token, **options)
+
+    async def run(self, after_version: int = 0) -> None:
+        """Follow (and play) the match until it ends."""
+        last = after_version
+        while True:
+            client = self.client
+            updates = client.follow(self.match_id, self.token, last)
+            try:
+                async with contextlib.aclosing(updates):
+                    async for update in updates:
+                        self.updates.append(update)
+                        self.newest = max(self.newest, update.version)
+                        if update.HasField("action"):
+                            self.versions.append(update.version)
+                            last = update.version
+                        if self._my_turn(update):
+                            await self._act(update.state)
+                            if self.client is not client:
+                                break  # it moved to another node while acting: follow there
+                    else:
+                        return  # the match has ended
+            except grpc.aio.AioRpcError as error:
+                if self.client is client:
+                    self._move(error)
+
+    def _my_turn(self, update: api.MatchUpdate) -> bool:
+        # Only the newest state: a resumed stream shows the match as it stands before the backlog.
+        state = update.state
+        return bool(state.legal_actions) and state.version == self.newest and state.version not in self.acted
+
+    async def _act(self, state: api.MatchState) -> None:
+        assert self.seat is not None
+        self.acted.add(state.version)
+        if self.think:
+            await asyncio.sleep(self.think)
+        action = self.rng.choice(list(state.legal_actions))
+        request_id = uuid.uuid4().hex
+        while True:
+            seat = Seat(self.client, self.match_id, self.seat, self.token or "")
+            try:
+                response = await timely(seat.submit(action, state.version, request_id))
+                break
+            except grpc.aio.AioRpcError as error:
+                self._move(error)  # and submit the same request there
+        assert response.version == state.version + 1
+        self.acks.append((response.version, action))
+
+    def _move(self, error: grpc.aio.AioRpcError) -> None:
+        """Carry on through the next node, if the one in use is gone; else fail with ``error``."""
+        if error.code() != grpc.StatusCode.UNAVAILABLE or not self.elsewhere or self.connect is None:
+            raise error
+        target = self.elsewhere.pop(0)
+        self.client = self.connect(target, reconnect_seconds=FAILOVER_SECONDS)
+        self.moved_to.append(target)
+
+
+@contextlib.asynccontextmanager
+async def playing(callers: list[Caller]) -> AsyncIterator[asyncio.Future[list[None]]]:
+    """The callers' play, in the background until the block ends (then stopped, if it still runs)."""
+    play = asyncio.ensure_future(asyncio.gather(*(caller.run() for caller in callers)))
+    try:
+        yield play
+    finally:
+        play.cancel()
+        await asyncio.gather(play, return_exceptions=True)
+
+
+async def follow_until(client: MercadoClient, match_id: str, version: int) -> list[int]:
+    """The versions of the actions a spectator's stream carries, up to ``version``."""
+    versions: list[int] = []
+    async with contextlib.aclosing(client.follow(match_id)) as updates:
+        async for update in updates:
+            if update.HasField("action"):
+                versions.append(update.version)
+            if update.version >= version and versions:
+                return versions
+    raise AssertionError(f"the stream ended at version {versions[-1:]}, before {version}")
+
+
+def action_updates(caller: Caller) -> list[api.MatchUpdate]:
+    return [update for update in caller.updates if update.HasField("action")]
+
+
+def assert_played(callers: list[Caller], replay: api.Replay) -> None:
+    """Every caller's streams carried every version once, in order, to the end; every acknowledged
+    action is the replay's; every state a stream showed is the one the replay makes, for its viewer."""
+    final = len(replay.steps)
+    assert final > 0
+    history = replay_history(replay)
+    for caller in callers:
+        assert caller.versions == list(range(1, final + 1)), (caller.seat, caller.versions)
+        assert caller.updates[-1].version == final
+        assert caller.updates[-1].state.match.status == api.MATCH_STATUS_FINISHED
+        assert [u.action for u in action_updates(caller)] == [step.action for step in replay.steps]
+        for version, action in caller.acks:
+            assert replay.steps[version - 1].action == action
+            assert replay.steps[version - 1].seat == caller.seat
+        for update in action_updates(caller):
+            seen = view_message(player_view(history[update.version][0], caller.seat))
+            assert update.state.view.mercado == seen, (caller.seat, update.version)
+    players = [caller for caller in callers if caller.seat is not None]
+    acknowledged = sorted(version for caller in players for version, _ in caller.acks)
+    assert acknowledged == list(range(1, final + 1))
+
+
+def without_deadline(response: api.SubmitActionResponse) -> api.SubmitActionResponse:
+    """A response but for the turn's deadline, which each node counts from when it learned of the turn."""
+    copy = api.SubmitActionResponse()
+    copy.CopyFrom(response)
+    copy.state.match.ClearField("deadline_unix_ms")
+    return copy
+
+
+async def stored_actions(dsn: str, match_id: str) -> list[tuple[int, str]]:
+    """The (version, request id) of each action the database holds for the match, in order."""
+    db = await asyncpg.connect(dsn, timeout=CALL_SECONDS)
+    try:
+        rows = await db.fetch(
+            "SELECT version, request_id FROM actions WHERE match_id = $1 ORDER BY version", match_id
+        )
+    finally:
+        await db.close()
+    return [(row["version"], row["request_id"]) for row in rows]
+
+
+async def test_three_nodes_play_one_match(nodes: Nodes, client_of: ClientOf) -> None:
+    one, two, three = nodes(3)
+    match_id = await timely(client_of(one).create_match(players=2, seed=301))
+    seats = [
+        await timely(client_of(one).join(match_id, "ana")),
+        await timely(client_of(two).join(match_id, "bo")),
+    ]
+    callers = [Caller.of(seat, seed=n) for n, seat in enumerate(seats)]
+    callers.append(Caller(client_of(three), match_id))  # a spectator
+
+    await timely(asyncio.gather(*(caller.run() for caller in callers)), MATCH_SECONDS)
+
+    replays = [await timely(client_of(node).replay(match_id)) for node in (one, two, three)]
+    assert replays[0] == replays[1] == replays[2]
+    assert_played(callers, replays[0])
+    # Each seat played through its own node only: the other seat's moves reached it as news.
+    assert all(caller.acks for caller in callers[:2])
+
+
+async def test_nodes_racing_on_one_version_store_exactly_one_action(
+    nodes: Nodes, client_of: ClientOf, postgres_dsn: str
+) -> None:
+    one, two = nodes(2)
+    match_id = await timely(client_of(one).create_match(players=2, seed=302))
+    tokens = [(await timely(client_of(one).join(match_id, name))).token for name in ("ana", "bo")]
+    # Each seat, through each node.
+    through = [
+        [Seat(client_of(node), match_id, n, token) for n, token in enumerate(tokens)] for node in (one, two)
+    ]
+    rng = random.Random(302)
+    latest = 0  # a node known to be at the newest version: the one that wrote it
+    winners: list[str] = []  # the accepted request ids
+    for turn in range(20):
+        to_move = (await timely(through[latest][0].view())).to_move
+        state = await timely(through[latest][to_move].view())
+        assert state.version == turn
+        legal = list(state.legal_actions)
+        actions = rng.sample(legal, 2) if len(legal) > 1 else legal * 2
+        request_ids = [uuid.uuid4().hex for _ in range(2)]
+        # The same seat token, the same expected version, two different actions: one through each node.
+        results = await timely(
+            asyncio.gather(
+                *(
+                    through[node][to_move].submit(actions[node], state.version, request_ids[node])
+                    for node in (0, 1)
+                ),
+                return_exceptions=True,
+            )
+        )
+        won = [n for n, result in enumerate(results) if isinstance(result, api.SubmitActionResponse)]
+        assert len(won) == 1, results
+        latest = won[0]
+        response, error = results[latest], results[1 - latest]
+        assert isinstance(response, api.SubmitActionResponse)
+        assert response.version == turn + 1
+        # The loser is told its version is stale, whether its node read the winner's action before
+        # it tried, or the database refused it the version.
+        assert isinstance(error, grpc.aio.AioRpcError), error
+        assert_reason(error, grpc.StatusCode.ABORTED)
+        winners.append(request_ids[latest])
+
+    # The database holds exactly the winners, one per version, with no gap; both nodes say so.
+    assert await stored_actions(postgres_dsn, match_id) == list(enumerate(winners, start=1))
+    for node in (one, two):
+        assert await timely(follow_until(client_of(node), match_id, 20)) == list(range(1, 21))
+        assert (await timely(client_of(node).view(match_id))).version == 20
+
+
+async def test_a_retry_through_another_node_returns_the_first_result(
+    nodes: Nodes, client_of: ClientOf, postgres_dsn: str
+) -> None:
+    one, two = nodes(2)
+    match_id = await timely(client_of(one).create_match(players=2, seed=303))
+    seats = [await timely(client_of(one).join(match_id, name)) for name in ("ana", "bo")]
+    watcher = Caller(client_of(two), match_id)
+    watching: asyncio.Future[None] | None = None
+    rounds = 8
+    for turn in range(rounds):
+        if turn == 1:
+            # The first retry found the match only in the database; from now on node two holds it in
+            # memory, and hears of each action as news (before or after the retry arrives).
+            watching = asyncio.ensure_future(watcher.run())
+        to_move = (await timely(seats[0].view())).to_move
+        state = await timely(seats[to_move].view())
+        action = state.legal_actions[0]
+        request_id = uuid.uuid4().hex
+        first = await timely(seats[to_move].submit(action, state.version, request_id))
+        elsewhere = Seat(client_of(two), match_id, to_move, seats[to_move].token)
+        again = await timely(elsewhere.submit(action, state.version, request_id))
+        assert again.version == first.version == turn + 1
+        assert without_deadline(again) == without_deadline(first)
+        # The same id for another action is refused there too.
+        other = next((a for a in state.legal_actions if a != action), None)
+        if other is not None:
+            error = await refusal(elsewhere.submit(other, state.version, request_id))
+            assert_reason(error, grpc.StatusCode.INVALID_ARGUMENT)
+
+    # Each request advanced the match once.
+    stored = await stored_actions(postgres_dsn, match_id)
+    assert [version for version, _ in stored] == list(range(1, rounds + 1))
+    for node in (one, two):
+        assert (await timely(client_of(node).view(match_id))).version == rounds
+    await until(lambda: watcher.versions[-1:] == [rounds], "node two's stream to catch up", watching)
+    assert watcher.versions == list(range(1, rounds + 1))
+    assert watching is not None
+    watching.cancel()
+
+
+@pytest.mark.slow
+async def test_clients_of_a_killed_node_finish_through_another(nodes: Nodes, client_of: ClientOf) -> None:
+    a, b = nodes(2)
+    match_id = await timely(client_of(a).create_match(players=2, seed=304))
+    on_a = await timely(client_of(a, FAILOVER_SECONDS).join(match_id, "ana"))
+    on_b = await timely(client_of(b).join(match_id, "bo"))
+    away = {"elsewhere": [b.target], "connect": client_of, "think": THINK_SECONDS}
+    callers = [
+        Caller.of(on_a, seed=1, **away),
+        Caller.of(on_b, seed=2, think=THINK_SECONDS),
+        Caller(client_of(a, FAILOVER_SECONDS), match_id, **away),  # a spectator
+    ]
+    async with playing(callers) as play:
+        await until(lambda: callers[2].newest >= 10, "version 10", play)
+        await asyncio.to_thread(a.kill)
+        killed_at = max(caller.newest for caller in callers)
+        await timely(play, MATCH_SECONDS)
+
+    replay = await timely(client_of(b).replay(match_id))
+    assert len(replay.steps) > killed_at
+    assert callers[0].moved_to == callers[2].moved_to == [b.target]
+    assert callers[1].moved_to == []
+    assert_played(callers, replay)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["fast", "immediate"])
+async def test_nodes_ride_out_a_database_restart(
+    own_postgres: PostgresServer, nodes: Nodes, client_of: ClientOf, mode: StopMode
+) -> None:
+    dsn = own_postgres.create_database("nodes")
+    one, two = nodes(2, dsn=dsn)
+    match_id = await timely(client_of(one).create_match(players=2, seed=305))
+    # The clients keep trying their node through the outage: no node is gone, only the database.
+    seats = [
+        await timely(client_of(one, 30.0).join(match_id, "ana")),
+        await timely(client_of(two, 30.0).join(match_id, "bo")),
+    ]
+    callers = [Caller.of(seat, seed=n, think=THINK_SECONDS) for n, seat in enumerate(seats)]
+    callers.append(Caller(client_of(two, 30.0), match_id))
+    async with playing(callers) as play:
+        await until(lambda: callers[2].newest >= 6, "version 6", play)
+
+        await asyncio.to_thread(own_postgres.stop, mode)
+        # A match in memory is still shown (no read of the database); an action cannot be stored.
+        stubs = [client_of(node).stub for node in (one, two)]
+        views = {
+            (index, seat.seat): await timely(
+                stubs[index].GetView(api.GetViewRequest(match_id=match_id), metadata=bearer(seat.token))
+            )
+            for index in (0, 1)
+            for seat in seats
+        }
+        (index, to_move), state = next((key, view) for key, view in views.items() if view.legal_actions)
+        node = (one, two)[index]
+        probe = uuid.uuid4().hex
+        request = api.SubmitActionRequest(
+            match_id=match_id, expected_version=state.version, request_id=probe, action=state.legal_actions[0]
+        )
+        error = await refusal(
+            stubs[index].SubmitAction(request, metadata=bearer(seats[to_move].token), timeout=CALL_SECONDS)
+        )
+        assert_reason(error, grpc.StatusCode.UNAVAILABLE)
+        assert not any(word in (error.details() or "").lower() for word in SQL_WORDS), error.details()
+        health_of_node = await timely(health(node.target))
+        if health_of_node != NOT_SERVING:  # the failure is reported as the call returns; allow it a moment
+            await asyncio.sleep(0.5)
+            health_of_node = await timely(health(node.target))
+        assert health_of_node == NOT_SERVING
+
+        started = time.monotonic()
+        await asyncio.to_thread(own_postgres.start)
+        for each in (one, two):
+            while await timely(health(each.target)) != SERVING:
+                assert time.monotonic() - started < 10.0, (
+                    "the node did not recover from the database's restart"
+                )
+                await asyncio.sleep(0.1)
+        await timely(play, MATCH_SECONDS)
+
+    replay = await timely(client_of(one).replay(match_id))
+    assert replay == await timely(client_of(two).replay(match_id))
+    assert_played(callers, replay)
+    stored = await stored_actions(dsn, match_id)
+    assert [version for version, _ in stored] == list(range(1, len(replay.steps) + 1))
+    assert probe not in {request_id for _, request_id in stored}
+
+
+async def test_a_stopped_node_sends_its_clients_to_another(nodes: Nodes, client_of: ClientOf) -> None:
+    a, b = nodes(2)
+    match_id = await timely(client_of(a).create_match(players=2, seed=306))
+    seats = [await timely(client_of(a, FAILOVER_SECONDS).join(match_id, name)) for name in ("ana", "bo")]
+    away = {"elsewhere": [b.target], "connect": client_of, "think": THINK_SECONDS}
+    callers = [Caller.of(seat, seed=n, **away) for n, seat in enumerate(seats)]
+    callers.append(Caller(client_of(b), match_id))  # a spectator on the node that stays
+
+    # A bare stream on node A, to see how it ends.
+    ended: list[int] = []
+
+    async def bare_stream() -> grpc.aio.AioRpcError:
+        call = client_of(a).stub.StreamEvents(api.StreamEventsRequest(match_id=match_id))
+        try:
+            async for update in call:
+                ended.append(update.version)
+        except grpc.aio.AioRpcError as error:
+            return error
+        raise AssertionError("the stream ended without an error")
+
+    bare = asyncio.ensure_future(bare_stream())
+    async with playing(callers) as play:
+        await until(lambda: callers[2].newest >= 8, "version 8", play)
+
+        assert await asyncio.to_thread(a.stop) == 0, "".join(a.log_lines[-20:])
+        error = await timely(bare)
+        assert_reason(error, grpc.StatusCode.UNAVAILABLE)
+        assert "shutting down" in (error.details() or "")
+        await timely(play, MATCH_SECONDS)
+
+    assert [caller.moved_to for caller in callers] == [[b.target], [b.target], []]
+    replay = await timely(client_of(b).replay(match_id))
+    assert len(replay.steps) > max(ended)
+    assert_played(callers, replay)
+    # Started again, node A serves the match as node B finished it.
+    await asyncio.to_thread(a.start)
+    assert await timely(client_of(a).replay(match_id)) == replay
+
+
+def worker_connections(pids: list[int], port: int) -> dict[int, int]:
+    """How many established connections to ``port`` each process holds (from /proc)."""
+    established: set[str] = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError), open(table) as lines:
+            for line in list(lines)[1:]:
+                fields = line.split()
+                local_port = int(fields[1].rsplit(":", 1)[1], 16)
+                if local_port == port and fields[3] == "01":  # ESTABLISHED
+                    established.add(fields[9])  # the socket's inode
+    counts = {}
+    for pid in pids:
+        fds = Path(f"/proc/{pid}/fd")
+        sockets = {
+            os.readlink(fd)[len("socket:[") : -1]
+            for fd in fds.iterdir()
+            if os.readlink(fd).startswith("socket:")
+        }
+        counts[pid] = len(sockets & established)
+    return counts
+
+
+@pytest.mark.slow
+async def test_workers_share_a_port(postgres_dsn: str, client_of: ClientOf) -> None:
+    port = free_port()
+    server = ServerProcess(postgres_dsn, port=port, web_port=-1, args=["--workers", "2"])
+    await asyncio.to_thread(server.start)
+    try:
+        await until(lambda: len(logged(server, "listening")) == 2, "both workers to listen")
+        pids = [record["pid"] for record in logged(server, "worker started")]
+        assert len(pids) == 2
+        assert {record["port"] for record in logged(server, "listening")} == {port}
+        assert await timely(health(server.target)) == SERVING
+
+        # Every caller has a connection of its own: the kernel spreads them over the workers, so a
+        # match is created, joined, played and watched through both.
+        def connect() -> MercadoClient:
+            return client_of(server, own_connection=True)
+
+        callers: list[Caller] = []
+        for number in range(4):
+            match_id = await timely(connect().create_match(players=2, seed=307 + number))
+            seats = [await timely(connect().join(match_id, name)) for name in ("ana", "bo")]
+            callers += [Caller.of(seat, seed=n) for n, seat in enumerate(seats)]
+            callers.append(Caller(connect(), match_id))
+        await timely(asyncio.gather(*(caller.run() for caller in callers)), MATCH_SECONDS)
+        for number in range(4):
+            group = callers[3 * number : 3 * number + 3]
+            assert_played(group, await timely(client_of(server).replay(group[0].match_id)))
+        connections = worker_connections(pids, port)
+        assert all(count > 0 for count in connections.values()), connections
+
+        started = time.monotonic()
+        assert await asyncio.to_thread(server.stop) == 0, "".join(server.log_lines[-20:])
+        assert time.monotonic() - started < 10.0
+    finally:
+        if server.process is not None and server.process.poll() is None:
+            server.kill()
+    records = log_records(server)
+    assert [r["message"] for r in records].count("stopped") == 3  # each worker, then the parent
+    assert not [r for r in records if r.get("levelname") in ("ERROR", "CRITICAL")], records
+    for pid in pids:
+        assert not Path(f"/proc/{pid}").exists()
+
+
+def test_workers_need_postgres(tmp_path: Path) -> None:
+    db = tmp_path / "mercado.db"
+    command = [sys.executable, "-m", "server", "serve", "--workers", "2", "--port", str(free_port())]
+    result = subprocess.run(
+        [*command, "--web-port", "-1", "--db", str(db)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 2, result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1, result.stderr
+    assert "PostgreSQL" in errors[0]
+    assert not db.exists()
+
+
+async def test_a_stream_hears_of_seats_taken_through_another_node(nodes: Nodes, client_of: ClientOf) -> None:
+    one, two = nodes(2)
+    watcher = client_of(one)
+    match_id = await timely(watcher.create_match(players=2, seed=308))
+    updates: list[api.MatchUpdate] = []
+
+    async def follow() -> None:
+        async for update in watcher.follow(match_id):
+            updates.append(update)
+
+    def seats_taken() -> list[str]:
+        """The names of the taken seats, as node one's stream last showed them."""
+        return [s.display_name for s in updates[-1].state.match.seats if s.taken] if updates else []
+
+    following = asyncio.ensure_future(follow())
+    try:
+        await until(lambda: bool(updates), "the stream to open", following)
+        assert updates[0].state.match.status == api.MATCH_STATUS_WAITING
+        assert seats_taken() == []
+
+        # From now on, every call goes to node two; node one only streams.
+        seats = [await timely(client_of(two).join(match_id, "ana"))]
+        await until(lambda: seats_taken() == ["ana"], "node one to see the first seat taken", following)
+        assert updates[-1].state.match.status == api.MATCH_STATUS_WAITING
+        seats.append(await timely(client_of(two).join(match_id, "bo")))
+        await until(
+            lambda: seats_taken() == ["ana", "bo"], "node one to see the second seat taken", following
+        )
+        started = updates[-1].state
+        assert started.match.status == api.MATCH_STATUS_PLAYING
+        assert started.HasField("to_move") and not started.HasField("your_seat")
+
+        mover = seats[started.to_move]
+        state = await timely(mover.view())
+        await timely(mover.submit(state.legal_actions[0], state.version, uuid.uuid4().hex))
+        await until(lambda: any(u.HasField("action") for u in updates), "node one to see the move", following)
+        moved = next(u for u in updates if u.HasField("action"))
+        assert (moved.version, moved.seat, moved.action) == (1, started.to_move, state.legal_actions[0])
+        assert not any(u.version > 1 for u in updates)
+    finally:
+        following.cancel()
+        await asyncio.gather(following, return_exceptions=True)
