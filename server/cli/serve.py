@@ -168,6 +168,12 @@ def _networks(
 @option("--waiting-expiry", type=SECONDS, default=1800.0, help="Seconds a match may wait for players.")
 @option("--bot-seat-timeout", type=SECONDS, default=60.0, help="Seconds a bot seat may wait for an agent.")
 @option(
+    "--orphan-timeout",
+    type=SECONDS,
+    default=300.0,
+    help="With PostgreSQL: seconds after which a match in play that no server moved is taken up by another.",
+)
+@option(
     "--max-cached-matches", type=COUNT, default=1_000, help="Matches kept in memory besides those in use."
 )
 @option("--web-max-connections", type=COUNT, default=1024, help="Open web connections, in all.")
@@ -317,6 +323,7 @@ def server_config(options: dict[str, Any], ctx: click.Context) -> Any:
             waiting=options["max_waiting"],
             waiting_per_creator=options["max_waiting_per_client"],
             cached=options["max_cached_matches"],
+            orphaned_seconds=options["orphan_timeout"],
             waiting_expiry_seconds=options["waiting_expiry"],
             bot_seat_seconds=options["bot_seat_timeout"],
             # Often enough that a match expires within a fraction of its allowance.

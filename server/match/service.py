@@ -795,6 +795,9 @@ class MatchService:
         while the block runs."""
         async with self._using(match_id) as match:
             seat = await self._viewer(match, token, player_id)
+            if after_version > match.version and self.store.shared:
+                async with match.lock:
+                    await self._catch_up(match)  # the caller saw another server move it on
             if after_version > match.version:
                 raise InvalidRequest(
                     f"after_version {after_version} is ahead of the match (version {match.version})"

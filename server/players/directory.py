@@ -25,6 +25,7 @@ from .ratings import final_ranks, rate, unrated_because
 
 GUEST_SECRET = "guest-token-secret"  # the store's name for the key of guest tokens
 KNOWN_KEPT = 10_000  # frontend users whose stored name is known to be current
+RATING_ATTEMPTS = 5  # tries to rate a match while other servers rate its players' other matches
 log = logging.getLogger("mercado.players")
 
 
@@ -113,20 +114,29 @@ class Players:
         if match.status != FINISHED or record.rating is not None:
             return
         async with self.rating_lock:
-            why_not = unrated_because(record, match.turns())
-            players: list[PlayerRecord] = []
-            if why_not is None:
-                ids = [seat.player_id or "" for seat in record.seats]
-                stored = await self.store.players(ids)
-                if len(stored) != len(set(ids)):
-                    why_not = "a player is not stored"
-                else:
-                    players = rate([stored[i] for i in ids], final_ranks(record, match.ranks()))
-            outcome = UNRATED if why_not else RATED
-            try:
-                await self.store.record_rating(record.match_id, outcome, players)
-            except Conflict:
-                return  # decided already (another server, or before a restart)
+            for _ in range(RATING_ATTEMPTS):
+                why_not = unrated_because(record, match.turns())
+                players: list[PlayerRecord] = []
+                if why_not is None:
+                    ids = [seat.player_id or "" for seat in record.seats]
+                    stored = await self.store.players(ids)
+                    if len(stored) != len(set(ids)):
+                        why_not = "a player is not stored"
+                    else:
+                        players = rate([stored[i] for i in ids], final_ranks(record, match.ranks()))
+                outcome = UNRATED if why_not else RATED
+                try:
+                    await self.store.record_rating(record.match_id, outcome, players)
+                    break
+                except Conflict:
+                    # Decided already (another server, or before a restart), or another server
+                    # rated one of its players meanwhile: then rate it again from the new rating.
+                    stored_match = await self.store.load_match(record.match_id, after=len(match.actions))
+                    if stored_match is None or stored_match[0].rating is not None:
+                        return
+            else:
+                log.warning("rating a match lost every race; it is rated at the next start")
+                return
             record.rating = outcome
         log.info(
             "match rated" if why_not is None else "match unrated",

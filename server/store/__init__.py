@@ -156,7 +156,9 @@ class Store(Protocol):
         ...
 
     async def record_rating(self, match_id: str, rating: str, players: list[PlayerRecord]) -> None:
-        """Whether a finished match counted (Conflict if already decided) and its players' new ratings."""
+        """Whether a finished match counted and its players' new ratings, each one match further on
+        than the rating it was computed from (Conflict if the match was decided already, or another
+        match of one of its players was rated meanwhile)."""
         ...
 
     async def players(self, player_ids: list[str]) -> dict[str, PlayerRecord]: ...

@@ -326,7 +326,7 @@ class PostgresStore:
                 await _one_row(
                     db,
                     "UPDATE players SET mu = $1, sigma = $2, rating = $3, rated_matches = $4, wins = $5"
-                    " WHERE player_id = $6",
+                    " WHERE player_id = $6 AND rated_matches = $4 - 1",
                     p.mu,
                     p.sigma,
                     p.display_rating,

@@ -313,8 +313,8 @@ class SqliteStore:
         ops += [
             Op(
                 "UPDATE players SET mu = ?, sigma = ?, rating = ?, rated_matches = ?, wins = ?"
-                " WHERE player_id = ?",
-                (p.mu, p.sigma, p.display_rating, p.rated_matches, p.wins, p.player_id),
+                " WHERE player_id = ? AND rated_matches = ?",
+                (p.mu, p.sigma, p.display_rating, p.rated_matches, p.wins, p.player_id, p.rated_matches - 1),
                 one_row=True,
             )
             for p in players

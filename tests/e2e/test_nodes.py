@@ -679,3 +679,52 @@ async def test_a_stream_hears_of_seats_taken_through_another_node(nodes: Nodes, 
     finally:
         following.cancel()
         await asyncio.gather(following, return_exceptions=True)
+
+
+async def cut_news(dsn: str) -> int:
+    """Close every node's connection that listens for the others' news (each reconnects in a moment,
+    and meanwhile hears nothing); how many there were."""
+    db = await asyncpg.connect(dsn, timeout=CALL_SECONDS)
+    try:
+        cut: int = await db.fetchval(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND query LIKE 'LISTEN %' AND pid <> pg_backend_pid()"
+        )
+    finally:
+        await db.close()
+    return cut
+
+
+async def test_a_node_that_missed_news_reads_the_match_again(
+    nodes: Nodes, client_of: ClientOf, postgres_dsn: str
+) -> None:
+    one, two = nodes(2)
+    match_id = await timely(client_of(one).create_match(players=2, seed=309))
+    seats = [await timely(client_of(one).join(match_id, name)) for name in ("ana", "bo")]
+    watcher = Caller(client_of(two), match_id)  # holds the match in node two's memory
+
+    async def move() -> int:
+        """A random move through node one; its version."""
+        to_move = (await timely(seats[0].view())).to_move
+        state = await timely(seats[to_move].view())
+        response = await timely(
+            seats[to_move].submit(state.legal_actions[0], state.version, uuid.uuid4().hex)
+        )
+        return response.version
+
+    async with playing([watcher]) as watching:
+        await until(lambda: bool(watcher.updates), "node two's stream to open", watching)
+        # Moves made while node two hears no news reach its stream once it listens again.
+        assert await cut_news(postgres_dsn) == 2
+        assert [await move(), await move()] == [1, 2]
+        await until(lambda: watcher.versions == [1, 2], "node two to read the match again", watching)
+
+        # A client that saw a version through node one resumes after it through node two, even
+        # before node two hears of it.
+        assert await cut_news(postgres_dsn) == 2
+        seen = await move()
+        resumed = client_of(two).follow(match_id, after_version=seen)
+        async with contextlib.aclosing(resumed):
+            first = await timely(anext(resumed))
+        assert first.version == seen and not first.HasField("action")
+        await until(lambda: watcher.versions == [1, 2, 3], "node two's stream to carry the move", watching)
