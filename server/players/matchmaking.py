@@ -165,9 +165,11 @@ class Matchmaker:
         loop = asyncio.get_running_loop()
         seeker = Seeker(player_id, display_name, rating, players, allow_ai, loop.time(), loop.create_future())
         since = now_ms()
+        # One server alone holds every queued player: an entry it does not hold is a dead process's.
+        stale_before = since - STALE_MS if self.store.shared else since + 1
         try:
             await self.store.enqueue(
-                QueuedRecord(player_id, display_name, rating, players, allow_ai, since), since - STALE_MS
+                QueuedRecord(player_id, display_name, rating, players, allow_ai, since), stale_before
             )
         except Conflict:
             raise already from None
