@@ -108,12 +108,6 @@ def nodes(request: pytest.FixtureRequest) -> Iterator[Nodes]:
         return group
 
     yield start
-    import pathlib  # DEBUG
-
-    for i, node in enumerate(started):  # DEBUG
-        pathlib.Path(f"/tmp/nodelogs/{request.node.name}-{i}.log").write_text(
-            "".join(node.log_lines)
-        )  # DEBUG
     for node in started:
         if node.process is not None and node.process.poll() is None:
             node.stop_cleanly()
