@@ -17,7 +17,7 @@ import pytest
 from test_store_conformance import COIN, OFFER, Database, record, taken
 
 from server.bench.postgres import PostgresServer, available
-from server.store import Conflict, StoreUnavailable
+from server.store import AgentRecord, Conflict, StoreUnavailable
 from server.store.postgres import PostgresStore
 from server.store.postgres_schema import MIGRATIONS
 from server.store.records import (
@@ -29,6 +29,7 @@ from server.store.records import (
     UNRATED,
     WAITING,
     PlayerRecord,
+    QueuedRecord,
     SeatRecord,
     TimeControl,
 )
@@ -193,6 +194,52 @@ async def test_servers_racing_to_rate_a_match_rate_it_once(database: Database) -
         loaded = await b.load_match(match_id)
         assert loaded is not None and loaded[0].rating == rating
     assert await a.finished_unrated() == []
+
+
+async def test_servers_rating_two_matches_of_one_player_at_once_count_both_or_refuse_one(
+    database: Database,
+) -> None:
+    a, b = await servers(database, 2)
+    ana = PlayerRecord("a" * 32, GUEST, "Ana")
+    await a.save_player(ana)
+    for n in range(ROUNDS):
+        for match_id in (f"x{n}", f"y{n}"):
+            await a.create_match(record(match_id))
+            await a.set_status(match_id, FINISHED)
+        # Both read Ana after n rated matches; each rates its match from that reading.
+        played = replace(ana, rated_matches=n + 1, mu=25.0 + n)
+        outcomes = await race(
+            a.record_rating(f"x{n}", RATED, [played]),
+            b.record_rating(f"y{n}", RATED, [played]),
+            swap=n % 2 == 1,
+        )
+        loser = f"{'yx'[one_won(outcomes)]}{n}"
+        assert (await b.players([ana.player_id]))[ana.player_id].rated_matches == n + 1
+        assert await a.finished_unrated() == [loser]  # to be rated again from the new reading
+        await a.record_rating(loser, UNRATED, [])
+
+
+async def test_servers_grouping_one_player_into_two_matches_claim_it_once(database: Database) -> None:
+    a, b = await servers(database, 2)
+    ana, bea, ceu = "a" * 32, "b" * 32, "c" * 32
+    for n in range(ROUNDS):
+        for player in (ana, bea, ceu):
+            await a.enqueue(QueuedRecord(player, "p", 25.0, 2, False, 1000 + n), 1000 + n)
+        claims = [a.claim_queued([ana, bea], 2000, 1000), b.claim_queued([bea, ceu], 2000, 1000)]
+        if n % 2:
+            claims.reverse()
+        assert sorted(await asyncio.gather(*claims)) == [False, True]
+        for player in (ana, bea, ceu):
+            await b.dequeue(player, 1000 + n)
+
+
+async def test_an_agent_heard_through_one_server_is_known_to_the_others(database: Database) -> None:
+    a, b = await servers(database, 2)
+    await a.save_agent("agent-1", ["easy", "hard"], 3, 1000)
+    await a.save_agent("agent-2", ["easy"], 1, 500)
+    await a.save_agent("agent-1", ["easy", "hard"], 2, 2000)  # its next heartbeat
+    assert await b.live_agents(1000) == [AgentRecord("agent-1", ["easy", "hard"], 2, 2000)]
+    assert {agent.agent_id for agent in await b.live_agents(0)} == {"agent-1", "agent-2"}
 
 
 async def test_servers_asking_for_a_new_secret_together_get_the_same(database: Database) -> None:

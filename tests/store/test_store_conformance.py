@@ -34,6 +34,7 @@ from server.store.records import (
     WAITING,
     MatchRecord,
     PlayerRecord,
+    QueuedRecord,
     SeatRecord,
     TimeControl,
 )
@@ -478,3 +479,75 @@ async def test_the_servers_secret_is_made_once_and_kept(database: Database, stor
     assert await store.secret("guest") == secret and await store.secret("other") != secret
     again = await database.reopen(store)
     assert await again.secret("guest") == secret
+
+
+# --- the matchmaking queue and seat tokens ---------------------------------------
+
+CEU = "c" * 32
+
+
+def seeker(player_id: str, since_ms: int = 1000, players: int = 2) -> QueuedRecord:
+    return QueuedRecord(player_id, player_id[:3], 25.0, players, False, since_ms)
+
+
+async def test_a_queued_player_is_kept_while_seen_and_dropped_once_stale(store: Store) -> None:
+    await store.enqueue(seeker(ANA, 1000), 0)
+    await store.enqueue(seeker(BEA, 1000, players=3), 0)
+    assert await store.queued([], 1000, 0) == [seeker(ANA, 1000), seeker(BEA, 1000, players=3)]
+    # Only Ana's server says she still waits: Bea, not seen since 1000, goes when 1000 is stale.
+    await store.queued([ANA], 5000, 0)
+    assert await store.queued([], 6000, 2000) == [seeker(ANA, 1000)]
+
+
+async def test_a_player_queued_and_seen_lately_is_not_queued_twice(store: Store) -> None:
+    await store.enqueue(seeker(ANA, 1000), 0)
+    with pytest.raises(Conflict):
+        await store.enqueue(seeker(ANA, 2000, players=4), 500)
+    assert await store.queued([], 2000, 0) == [seeker(ANA, 1000)]
+    # Its entry is stale (its server stopped saying it waits): a new one takes its place.
+    await store.enqueue(seeker(ANA, 3000, players=4), 2000)
+    assert await store.queued([], 3000, 0) == [seeker(ANA, 3000, players=4)]
+
+
+async def test_leaving_the_queue_takes_out_only_the_entry_it_made(store: Store) -> None:
+    await store.enqueue(seeker(ANA, 1000), 0)
+    await store.enqueue(seeker(ANA, 3000), 2000)  # queued again elsewhere after its entry went stale
+    await store.dequeue(ANA, 1000)  # the first stream ends late
+    assert [q.since_ms for q in await store.queued([], 3000, 0)] == [3000]
+    await store.dequeue(ANA, 3000)
+    assert await store.queued([], 3000, 0) == []
+
+
+async def test_players_are_claimed_all_together_or_not_at_all(store: Store) -> None:
+    for player in (ANA, BEA, CEU):
+        await store.enqueue(seeker(player), 0)
+    assert await store.claim_queued([ANA, BEA], 2000, 1000)
+    assert not await store.claim_queued([BEA, CEU], 2000, 1000)  # Bea is claimed: Ceu is left free
+    assert await store.claim_queued([CEU], 2000, 1000)
+    # A claim its server never completed lapses; one undone is free at once.
+    assert not await store.claim_queued([ANA], 9000, 2000)
+    assert await store.claim_queued([ANA, BEA], 9000, 3000)
+    await store.unclaim_queued([CEU])
+    assert await store.claim_queued([CEU], 9000, 8000)
+
+
+async def test_a_matched_player_is_told_its_match_and_is_claimed_no_more(store: Store) -> None:
+    for player in (ANA, BEA):
+        await store.enqueue(seeker(player), 0)
+    assert await store.claim_queued([ANA, BEA], 2000, 1000)
+    await store.matched({ANA: ("m", 0), BEA: ("m", 1)})
+    queued = {q.player_id: (q.match_id, q.seat) for q in await store.queued([], 2000, 0)}
+    assert queued == {ANA: ("m", 0), BEA: ("m", 1)}
+    assert not await store.claim_queued([ANA], 99_000, 98_000)
+
+
+async def test_a_seat_token_is_reissued_only_for_the_seats_player(store: Store) -> None:
+    seats = [SeatRecord(n, None, f"p{n}", f"old-{n}", player_id=p) for n, p in enumerate((ANA, BEA))]
+    await store.create_match(replace(record("m"), seats=seats))
+    await store.reissue_token("m", 1, BEA, "new-1")
+    assert await store.seat_of_token("new-1") == ("m", 1)
+    assert await store.seat_of_token("old-1") is None
+    with pytest.raises(Conflict):
+        await store.reissue_token("m", 0, BEA, "stolen")
+    assert await store.seat_of_token("old-0") == ("m", 0)
+    assert await store.seat_of_token("stolen") is None
