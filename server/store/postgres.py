@@ -118,6 +118,15 @@ def _unavailable(error: BaseException) -> StoreUnavailable:
     return StoreUnavailable("storage is unavailable: the database failed")
 
 
+class _PooledConnection(asyncpg.Connection):  # type: ignore[misc]
+    """A connection given back to the pool as it is, without asyncpg's reset statement (a round trip
+    per call): the store leaves no session state on it (no SET, LISTEN or session-level lock), and
+    an unfinished transaction is still rolled back."""
+
+    def get_reset_query(self) -> str:
+        return ""
+
+
 class PostgresStore:
     """Matches, seats, actions and players in a PostgreSQL database shared by every server."""
 
@@ -140,6 +149,7 @@ class PostgresStore:
         try:
             pool = await asyncpg.create_pool(
                 dsn,
+                connection_class=_PooledConnection,
                 min_size=1,
                 max_size=POOL_SIZE,
                 timeout=CONNECT_SECONDS,
@@ -268,7 +278,9 @@ class PostgresStore:
             if updated != len(changed):  # a seat the match does not have: nothing is stored
                 raise _RowMissing
 
-        await self._write(write)
+        # Without seats to change there is nothing to check after the statement, which then needs no
+        # transaction around it; with seats, one that is missing rolls the whole back.
+        await self._write(write, one_statement=not changed)
 
     async def set_status(self, match_id: str, status: str) -> None:
         async def write(db: Db) -> None:
@@ -337,13 +349,18 @@ class PostgresStore:
 
         await self._write(write)
 
-    async def _write(self, write: Callable[[Db], Awaitable[None]]) -> None:
-        """Run ``write`` in a transaction of its own; return once it is committed."""
+    async def _write(self, write: Callable[[Db], Awaitable[None]], one_statement: bool = False) -> None:
+        """Run ``write`` in a transaction of its own; return once it is committed. A write of
+        ``one_statement`` is a transaction by itself: it saves the round trips of BEGIN and COMMIT."""
         started = time.perf_counter()
         for attempt in range(1, WRITE_ATTEMPTS + 1):
             try:
-                async with self._connection(retry=attempt < WRITE_ATTEMPTS) as db, db.transaction():
-                    await write(db)
+                async with self._connection(retry=attempt < WRITE_ATTEMPTS) as db:
+                    if one_statement:
+                        await write(db)
+                    else:
+                        async with db.transaction():
+                            await write(db)
                 break
             except REFUSED:
                 raise Conflict("the match changed meanwhile") from None

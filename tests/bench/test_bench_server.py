@@ -114,6 +114,9 @@ def test_bench_server_on_postgres_measures_sqlite_one_node_and_several() -> None
         "| PostgreSQL, 1 node",
         "| PostgreSQL, 2 nodes",
     ]
+    # The last column: what a node would serve with a core of its own, by its CPU per action.
+    for row, config in zip(rows, configurations, strict=True):
+        assert row.split(" | ")[-1] == f"{1000 / config['server_cpu_ms_per_action']:,.0f} |"
 
 
 def test_bench_server_nodes_need_postgres() -> None:
