@@ -1,13 +1,18 @@
-"""Fixtures of the end-to-end tests: clients connected to the real servers of tests/conftest.py."""
+"""Fixtures of the end-to-end tests: clients connected to the real servers of tests/conftest.py; and
+(from nodes.py) several servers on one PostgreSQL database, with clients of each."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 
 import pytest
-from matchplay import Connect
-from mercado_client import MercadoClient
-from server_process import ServerProcess
+
+pytest.register_assert_rewrite("nodes")  # the shared helper module reports failed assertions in full
+
+from matchplay import Connect  # noqa: E402 (after the rewrite is registered)
+from mercado_client import MercadoClient  # noqa: E402
+from nodes import client_of, nodes, own_postgres  # noqa: E402, F401 (fixtures of the tests that use them)
+from server_process import ServerProcess  # noqa: E402
 
 
 async def _connector(target: Callable[[], str]) -> AsyncIterator[Connect]:

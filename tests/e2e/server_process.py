@@ -9,7 +9,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -123,3 +123,47 @@ async def health(target: str, timeout: float = 5.0) -> int:
         stub = health_pb2_grpc.HealthStub(channel)
         response = await stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=timeout)
         return int(response.status)
+
+
+class AgentProcess:
+    """``python -m server ai`` against a server, its log in a file."""
+
+    def __init__(self, target: str, log: Path, state: Path, args: Sequence[str] = ()) -> None:
+        self.log_path = log
+        self.log: IO[str] = log.open("w", encoding="utf-8")
+        command = [sys.executable, "-m", "server", "ai", "--server", target, "--level", "easy"]
+        command += ["--agent-key", AGENT_KEY, "--state-file", str(state), *args]
+        self.process = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=self.log,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+
+    def records(self) -> list[dict[str, object]]:
+        out = []
+        for line in self.log_path.read_text(encoding="utf-8").splitlines():
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError:
+                out.append({"message": line})
+        return out
+
+    def tail(self) -> str:
+        return "\n".join(self.log_path.read_text(encoding="utf-8").splitlines()[-30:])
+
+    def stop(self) -> int:
+        """SIGTERM and wait for it to exit; returns the exit status."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(timeout=30)
+        finally:
+            self.log.close()
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        self.log.close()

@@ -8,23 +8,19 @@ stops the agent cleanly.
 from __future__ import annotations
 
 import asyncio
-import json
-import os
 import random
-import signal
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO
 
 import pytest
 from matchplay import Connect, Received, announce_agent, random_player, replay_history
 from mercado.v1 import match_pb2 as api
 from mercado_client import MercadoClient, Seat
 from positions import ROOT
-from server_process import AGENT_KEY, ServerProcess
+from server_process import AgentProcess, ServerProcess
 
 from server.engine import Options, new_game
 
@@ -32,50 +28,6 @@ MATCH_SECONDS = 120.0
 # No update for this long while the match is unfinished: it waits for a move that never comes.
 STALL_SECONDS = 20.0
 CLAIM_SECONDS = 30.0
-
-
-class AgentProcess:
-    """``python -m server ai`` against a server, its log in a file."""
-
-    def __init__(self, target: str, log: Path, state: Path) -> None:
-        self.log_path = log
-        self.log: IO[str] = log.open("w", encoding="utf-8")
-        command = [sys.executable, "-m", "server", "ai", "--server", target, "--level", "easy"]
-        command += ["--agent-key", AGENT_KEY, "--state-file", str(state)]
-        self.process = subprocess.Popen(
-            command,
-            cwd=ROOT,
-            stdout=subprocess.DEVNULL,
-            stderr=self.log,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
-
-    def records(self) -> list[dict[str, object]]:
-        out = []
-        for line in self.log_path.read_text(encoding="utf-8").splitlines():
-            try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError:
-                out.append({"message": line})
-        return out
-
-    def tail(self) -> str:
-        return "\n".join(self.log_path.read_text(encoding="utf-8").splitlines()[-30:])
-
-    def stop(self) -> int:
-        """SIGTERM and wait for it to exit; returns the exit status."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-        try:
-            return self.process.wait(timeout=30)
-        finally:
-            self.log.close()
-
-    def kill(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
-        self.log.close()
 
 
 @pytest.fixture
