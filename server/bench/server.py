@@ -16,7 +16,10 @@ each) share ``matches`` slots between them and run two timed phases of
    passes): never from an extra ``GetView``. A finished match is replaced by a
    new one, so ``matches`` stay in play.
 
-Only what completes inside a phase's window is counted. This module talks to
+Only what completes inside a phase's window is counted. The matches play
+WARMUP_SECONDS before their window opens: 200 matches making their first moves
+at once, on a server whose database connections have not prepared their
+statements yet, is how a benchmark starts, not how a server runs. This module talks to
 the server only through the public API, like any client.
 
 With ``db="postgres"``, one run measures three configurations in turn on the
@@ -59,6 +62,7 @@ if TYPE_CHECKING:
 CONNECT_SECONDS = 30.0  # for a load generator's channel to connect
 SETUP_SECONDS = 120.0  # for every load generator to set up its first matches
 CALL_SECONDS = 10.0  # deadline of one RPC
+WARMUP_SECONDS = 2.0  # of play before the matches' window opens
 BENCH_STREAMS_PER_CONNECTION = 100_000  # the calls one load process's channel holds at once, and more
 
 Metadata = tuple[tuple[str, str], ...]
@@ -104,8 +108,9 @@ def _bearer(token: str) -> Metadata:
 class Watcher:
     """One seat's ``StreamEvents``: counts what it delivers and keeps the seat's latest view."""
 
-    def __init__(self, result: WorkerResult, deadline: float) -> None:
+    def __init__(self, result: WorkerResult, opens: float, deadline: float) -> None:
         self.result = result
+        self.opens = opens  # the window: what the stream delivers from opens to deadline counts
         self.deadline = deadline
         self.version = 0
         self.state: api.MatchState | None = None
@@ -119,7 +124,7 @@ class Watcher:
         try:
             call: Any = stub.StreamEvents(request, metadata=token)
             async for update in call:
-                if time.perf_counter() <= self.deadline:
+                if self.opens <= time.perf_counter() <= self.deadline:
                     self.result.updates_delivered += 1
                     self.result.events_delivered += len(update.events)
                 self.version = update.version
@@ -129,7 +134,7 @@ class Watcher:
             raise
         except Exception:
             # Counted; the match then stalls on this seat and its slot moves on at the timeout.
-            if time.perf_counter() <= self.deadline:
+            if self.opens <= time.perf_counter() <= self.deadline:
                 self.result.stream_errors += 1
         finally:
             self.ended = True
@@ -170,7 +175,7 @@ class Driver:
         self.config = config
         self.result = result
         self.rng = random.Random(f"{config.seed}:{config.index}")
-        self.deadline = math.inf
+        self.opens = self.deadline = math.inf  # the matches' window, once they start
         self.requests = 0
         self.stream_tasks: set[asyncio.Task[None]] = set()
 
@@ -195,7 +200,7 @@ class Driver:
                 timeout=CALL_SECONDS,
             )
             tokens.append(_bearer(joined.seat_token))
-        watchers = [Watcher(self.result, self.deadline) for _ in tokens]
+        watchers = [Watcher(self.result, self.opens, self.deadline) for _ in tokens]
         for watcher, token in zip(watchers, tokens, strict=True):
             task = asyncio.create_task(watcher.run(stub, match_id, token))
             self.stream_tasks.add(task)
@@ -247,15 +252,18 @@ class Driver:
                     request, metadata=game.tokens[seat], timeout=CALL_SECONDS
                 )
             except grpc.aio.AioRpcError:
-                self.result.submit_errors += 1
+                if clock() >= self.opens:
+                    self.result.submit_errors += 1
                 return
             end = clock()
             # Every submission started in the window has its latency taken; only those
             # answered in the window count as throughput.
-            self.result.submit_latencies.append(end - start)
+            if start >= self.opens:
+                self.result.submit_latencies.append(end - start)
             if end > self.deadline:
                 return
-            self.result.submits_accepted += 1
+            if end >= self.opens:
+                self.result.submits_accepted += 1
             after = response.state
             if after.match.status == api.MATCH_STATUS_FINISHED or not after.HasField("to_move"):
                 self.result.matches_finished += 1
@@ -319,15 +327,18 @@ async def _load(config: WorkerConfig, barrier: Any, results: Any) -> None:
         driver = Driver([api_grpc.MatchServiceStub(channel) for channel in channels], config, result)
         games = await asyncio.gather(*(driver.new_game(driver.stub_of(slot)) for slot in range(config.slots)))
         await asyncio.to_thread(barrier.wait, SETUP_SECONDS)
-        cpu_start = time.process_time()
-        driver.deadline = time.perf_counter() + config.duration
+        driver.opens = time.perf_counter() + WARMUP_SECONDS
+        driver.deadline = driver.opens + config.duration
         for game in games:
             for watcher in game.watchers:
-                watcher.deadline = driver.deadline
+                watcher.opens, watcher.deadline = driver.opens, driver.deadline
+        cpu_at_open: list[float] = []
+        asyncio.get_running_loop().call_later(WARMUP_SECONDS, lambda: cpu_at_open.append(time.process_time()))
         await asyncio.wait_for(
-            asyncio.gather(*(driver.slot(game) for game in games)), config.duration + 2 * CALL_SECONDS
+            asyncio.gather(*(driver.slot(game) for game in games)),
+            WARMUP_SECONDS + config.duration + 2 * CALL_SECONDS,
         )
-        result.matches_cpu_seconds = time.process_time() - cpu_start
+        result.matches_cpu_seconds = time.process_time() - cpu_at_open[0]
         await driver.stop_streams()
     finally:
         for channel in channels:
@@ -532,16 +543,20 @@ def _measure(load: Load, servers: list[ServerProcess], postmaster: int | None) -
         for process in processes:
             process.start()
         # The parent joins both barriers only to read the CPU times over each window.
-        for _phase in ("baseline", "matches"):
+        for phase in ("baseline", "matches"):
             try:
                 barrier.wait(SETUP_SECONDS + load.duration)
             except threading.BrokenBarrierError:
                 _collect(results, processes, time.monotonic() + CALL_SECONDS)
                 raise RuntimeError("a load generator did not reach the start of a phase") from None
+            if phase == "matches":
+                time.sleep(WARMUP_SECONDS)
             read_cpu()
             time.sleep(load.duration)
             read_cpu()
-        by_index = _collect(results, processes, time.monotonic() + load.duration + 4 * CALL_SECONDS)
+        by_index = _collect(
+            results, processes, time.monotonic() + WARMUP_SECONDS + load.duration + 4 * CALL_SECONDS
+        )
         peak_mib = _total([peak_memory_mib(server.pid) for server in servers])
     finally:
         for process in processes:
