@@ -753,10 +753,11 @@ class MatchService:
         mover = charged(match, seat, at)  # its reserve, less what this turn took beyond its time
         if stand_in and mover.played_by == AI and mover.bot_level is None:
             mover = replace(mover, ai_turns=mover.ai_turns + 1)  # a person's turn the AI played
+        changed = [mover] if mover != match.record.seats[seat] else []  # untimed seats rarely change
         # Persist first: once the write returns, the action survives a crash.
         try:
             await self.store.append_action(
-                match.match_id, match.version + 1, seat, action, request_id, after.is_terminal, [mover]
+                match.match_id, match.version + 1, seat, action, request_id, after.is_terminal, changed
             )
         except Conflict:
             await self._catch_up(match)  # another server moved it on
