@@ -50,17 +50,26 @@ def start(tmp_path: Path) -> Iterator[Start]:
             running.stop()
 
 
-@pytest.fixture(scope="session")
-def postgres_server() -> Iterator[PostgresServer]:
-    """A throwaway PostgreSQL server for the whole session (server/bench/postgres.py).
-
-    Skipped only when PostgreSQL's server binaries are not installed (scripts/install-postgres.sh).
-    """
+def _throwaway_postgres() -> Iterator[PostgresServer]:
+    """A throwaway PostgreSQL server (server/bench/postgres.py). Skipped only when PostgreSQL's
+    server binaries are not installed (scripts/install-postgres.sh)."""
     reason = available()
     if reason is not None:
         pytest.skip(f"PostgreSQL is not available: {reason}")
     with PostgresServer() as running:
         yield running
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """A PostgreSQL server for the whole session."""
+    yield from _throwaway_postgres()
+
+
+@pytest.fixture
+def own_postgres() -> Iterator[PostgresServer]:
+    """A PostgreSQL server of the test's own, for a test that stops it."""
+    yield from _throwaway_postgres()
 
 
 @pytest.fixture

@@ -376,45 +376,32 @@ def _count_actions(db: Path) -> int:
         connection.close()
 
 
-def _count_actions_postgres(dsn: str) -> int:
-    """Actions the nodes wrote to their PostgreSQL database (read after they stopped)."""
+def _ask(dsn: str, statement: str) -> Any:
+    """Run one statement on a connection of its own to ``dsn``; its first value."""
     import asyncpg
 
-    async def count() -> int:
+    async def ask() -> Any:
         connection = await asyncpg.connect(dsn)
         try:
-            return int(await connection.fetchval("SELECT count(*) FROM actions"))
+            return await connection.fetchval(statement)
         finally:
             await connection.close()
 
-    return asyncio.run(count())
+    return asyncio.run(ask())
+
+
+def _count_actions_postgres(dsn: str) -> int:
+    """Actions the nodes wrote to their PostgreSQL database (read after they stopped)."""
+    return int(_ask(dsn, "SELECT count(*) FROM actions"))
 
 
 def _checkpoint(dsn: str) -> None:
     """Write out what earlier configurations left in PostgreSQL's buffers: this one does not pay for it."""
-    import asyncpg
-
-    async def checkpoint() -> None:
-        connection = await asyncpg.connect(dsn)
-        try:
-            await connection.execute("CHECKPOINT")
-        finally:
-            await connection.close()
-
-    asyncio.run(checkpoint())
+    _ask(dsn, "CHECKPOINT")
 
 
 def _postgres_version(dsn: str) -> str:
-    import asyncpg
-
-    async def version() -> str:
-        connection = await asyncpg.connect(dsn)
-        try:
-            return str(await connection.fetchval("SHOW server_version"))
-        finally:
-            await connection.close()
-
-    return asyncio.run(version())
+    return str(_ask(dsn, "SHOW server_version"))
 
 
 def _postmaster_pid(cluster: PostgresServer) -> int:

@@ -11,7 +11,7 @@ pytest.register_assert_rewrite("nodes")  # the shared helper module reports fail
 
 from matchplay import Connect  # noqa: E402 (after the rewrite is registered)
 from mercado_client import MercadoClient  # noqa: E402
-from nodes import client_of, nodes, own_postgres  # noqa: E402, F401 (fixtures of the tests that use them)
+from nodes import client_of, nodes  # noqa: E402, F401 (fixtures of the tests that use them)
 from server_process import ServerProcess  # noqa: E402
 
 

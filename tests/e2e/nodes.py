@@ -2,7 +2,7 @@
 fixtures that start nodes and connect clients to them, and ``Caller``, a client that plays (or watches)
 a match through one node and carries on through another when that node goes away.
 
-tests/e2e/conftest.py makes the fixtures (``nodes``, ``client_of``, ``own_postgres``) available to
+tests/e2e/conftest.py makes the fixtures (``nodes``, ``client_of``) available to
 every end-to-end test module.
 """
 
@@ -27,7 +27,6 @@ from mercado.v1 import match_pb2_grpc as api_grpc
 from mercado_client import MercadoClient, Seat
 from server_process import ServerProcess
 
-from server.bench.postgres import PostgresServer, available
 from server.engine import player_view
 from server.rpc.convert import view_message
 
@@ -117,16 +116,6 @@ async def client_of() -> AsyncIterator[ClientOf]:
         await client.close()
     for channel in channels:
         await channel.close()
-
-
-@pytest.fixture
-def own_postgres() -> Iterator[PostgresServer]:
-    """A PostgreSQL server of the test's own, for a test that stops it."""
-    reason = available()
-    if reason is not None:
-        pytest.skip(f"PostgreSQL is not available: {reason}")
-    with PostgresServer() as running:
-        yield running
 
 
 class Caller:

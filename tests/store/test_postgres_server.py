@@ -2,24 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import asyncpg
 import pytest
 
 from server.bench.postgres import PostgresServer, available
 
 pytestmark = pytest.mark.postgres
-
-
-@pytest.fixture
-def own_postgres() -> Iterator[PostgresServer]:
-    """A PostgreSQL server of the test's own, for tests that stop it."""
-    reason = available()
-    if reason is not None:
-        pytest.skip(f"PostgreSQL is not available: {reason}")
-    with PostgresServer() as running:
-        yield running
 
 
 async def test_it_answers_a_query(postgres_server: PostgresServer) -> None:

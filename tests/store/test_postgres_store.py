@@ -9,14 +9,14 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
 
 import asyncpg
 import pytest
 from test_store_conformance import COIN, OFFER, Database, record, taken
 
-from server.bench.postgres import PostgresServer, available
+from server.bench.postgres import PostgresServer
 from server.store import AgentRecord, Conflict, StoreUnavailable
 from server.store.postgres import PostgresStore
 from server.store.postgres_schema import MIGRATIONS
@@ -45,16 +45,6 @@ async def database(postgres_dsn: str) -> AsyncIterator[Database]:
     opened = Database(postgres_dsn)
     yield opened
     await opened.close()
-
-
-@pytest.fixture
-def own_postgres() -> Iterator[PostgresServer]:
-    """A PostgreSQL server of the test's own, for a test that stops it."""
-    reason = available()
-    if reason is not None:
-        pytest.skip(f"PostgreSQL is not available: {reason}")
-    with PostgresServer() as running:
-        yield running
 
 
 @pytest.fixture
