@@ -7,7 +7,9 @@ from pathlib import Path
 
 from positions import ROOT
 
-# The only absolute imports the pure engine may make.
+# The only absolute imports the pure rules (the engine and every game) may make, besides the
+# games' shared interface and chance (server.games.interface, server.games.rng). ``random`` only
+# for the random.Random a sampler is handed: never its global state.
 ENGINE_ALLOWED = {
     "__future__",
     "collections",
@@ -16,8 +18,10 @@ ENGINE_ALLOWED = {
     "functools",
     "itertools",
     "math",
+    "random",
     "typing",
 }
+GAMES_SHARED = ("server.games.interface", "server.games.rng")
 # Server layers the AI must not reach into: it plays through the public API like any client.
 AI_FORBIDDEN = ("server.match", "server.store", "server.rpc", "server.cli")
 
@@ -33,14 +37,30 @@ def imported_modules(path: Path) -> list[str]:
     return names
 
 
-def test_engine_imports_nothing_that_does_io() -> None:
-    sources = sorted((ROOT / "server" / "engine").rglob("*.py"))
+def test_rules_import_nothing_that_does_io() -> None:
+    sources = sorted((ROOT / "server" / "engine").rglob("*.py")) + sorted(
+        (ROOT / "server" / "games").rglob("*.py")
+    )
     assert sources
     offenders = [
         f"{path.relative_to(ROOT)} imports {name}"
         for path in sources
         for name in imported_modules(path)
-        if name.split(".")[0] not in ENGINE_ALLOWED
+        if name.split(".")[0] not in ENGINE_ALLOWED and name not in GAMES_SHARED
+    ]
+    assert offenders == []
+
+
+def test_a_game_knows_no_other_games_rules() -> None:
+    games = ROOT / "server" / "games"
+    offenders = [
+        f"{path.relative_to(ROOT)} imports {name}"
+        for package in sorted(p for p in games.iterdir() if p.is_dir() and p.name != "__pycache__")
+        for path in sorted(package.rglob("*.py"))
+        for name in imported_modules(path)
+        if name.startswith(("server.games.", "server.engine"))
+        and name not in GAMES_SHARED
+        and not name.startswith(f"server.games.{package.name}")
     ]
     assert offenders == []
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from server.games.rng import MASK64
+
 from .components import DISPLAY_PER_LEVEL, GOODS, HAND_SIZE, OFFER_SIZE, RESTAURANTS, WOODEN_STANDS_PER_PLAYER
 from .errors import InvalidPosition
 from .geometry import (
@@ -23,7 +25,6 @@ from .geometry import (
     SQUARE_NAMES,
     customer_kind,
 )
-from .rng import MASK64
 from .scoring import final_result
 from .state import (
     FINAL_ROUND,

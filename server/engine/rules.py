@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from server.games.rng import insert_randomly
+
 from .actions import (
     BRING_CUSTOMER,
     BRING_CUSTOMER_ACTIONS,
@@ -47,7 +49,6 @@ from .geometry import (
     SQUARE_NAMES,
     SQUARE_ROW,
 )
-from .rng import insert_randomly
 from .scoring import final_result
 from .state import FINAL_ROUND, FINISHED, MAIN, PLAYING, TAKE_OFFER_PHASE, GameState
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from server.games.rng import MASK64, below, insert_randomly, shuffle
+
 from .actions import Action
 from .components import (
     BOARD_RESTAURANTS,
@@ -19,7 +21,6 @@ from .components import (
     WOODEN_STANDS_PER_PLAYER,
 )
 from .geometry import CUSTOMER_DECKS, GOOD_INDEX, RESTAURANT_INDEX, SQUARE_INDEX
-from .rng import MASK64, below, insert_randomly, shuffle
 from .rules import apply
 from .state import GameState, Options
 

@@ -1,4 +1,4 @@
-"""The engine's only source of chance: SplitMix64 over an explicit integer state.
+"""The games' only source of chance: SplitMix64 over an explicit integer state.
 
 The state is part of the position (``rng``), so applying an action is a
 function of the position alone, and any language can reproduce it.
