@@ -27,7 +27,7 @@ from mercado_client import Endpoint, MercadoClient, Seat, action_json, action_me
 from mercado_client.held import HeldSeat, SeatFile
 from mercado_client.views import view_json
 
-from server.engine import action_by_id, action_from_json
+from server.games.mercado import action_by_id, action_from_json
 
 from .determinize import View
 from .levels import decide

@@ -11,7 +11,7 @@ import math
 import statistics
 from dataclasses import dataclass
 
-from server.engine import Options, apply, new_game, player_view
+from server.games.mercado import Options, apply, new_game, player_view
 
 from .bots import make_bot
 from .levels import LEVELS

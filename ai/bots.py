@@ -11,7 +11,7 @@ import dataclasses
 import random
 from typing import Protocol
 
-from server.engine import Action, legal_actions
+from server.games.mercado import Action, legal_actions
 
 from .determinize import View, visible_state
 from .heuristics import immediate_gain

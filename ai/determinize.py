@@ -1,6 +1,6 @@
 """Determinizations: complete game states consistent with one seat's view.
 
-The view (``server.engine.player_view``) hides face-down restaurant
+The view (``server.games.mercado.player_view``) hides face-down restaurant
 identities, the bag, the customer decks and, with hidden money, the other
 seats' coins. A sample fills them in: face-down squares from the restaurants
 not yet seen, the bag and each deck shuffled from the tiles not visible, and
@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from server.engine import (
+from server.games.mercado import (
     CUSTOMER_DECKS,
     GOOD_INDEX,
     RESTAURANT_INDEX,
@@ -25,7 +25,7 @@ from server.engine import (
     customer_kind,
     position,
 )
-from server.engine.components import (
+from server.games.mercado.components import (
     BOARD_RESTAURANTS,
     GOODS,
     RESTAURANTS,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from server.engine import Action, GameState, customer_income, stand_cost, stand_income
+from server.games.mercado import Action, GameState, customer_income, stand_cost, stand_income
 
 
 def immediate_gain(state: GameState, action: Action) -> int:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.engine import Action, customer_income, stand_cost, stand_income
-from server.engine.components import STARTING_COINS
+from server.games.mercado import Action, customer_income, stand_cost, stand_income
+from server.games.mercado.components import STARTING_COINS
 
 from .determinize import View, visible_state
 

@@ -1,4 +1,5 @@
-"""The layering of docs/architecture.md, enforced: the engine does no I/O, the AI sees no server internals."""
+"""The layering of docs/architecture.md, enforced: the games' rules do no I/O and know no other game's,
+the AI sees no server internals."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 
 from positions import ROOT
 
-# The only absolute imports the pure rules (the engine and every game) may make, besides the
+# The only absolute imports the pure rules of every game may make, besides the
 # games' shared interface and chance (server.games.interface, server.games.rng). ``random`` only
 # for the random.Random a sampler is handed: never its global state.
 ENGINE_ALLOWED = {
@@ -38,9 +39,7 @@ def imported_modules(path: Path) -> list[str]:
 
 
 def test_rules_import_nothing_that_does_io() -> None:
-    sources = sorted((ROOT / "server" / "engine").rglob("*.py")) + sorted(
-        (ROOT / "server" / "games").rglob("*.py")
-    )
+    sources = sorted((ROOT / "server" / "games").rglob("*.py"))
     assert sources
     offenders = [
         f"{path.relative_to(ROOT)} imports {name}"
@@ -58,7 +57,7 @@ def test_a_game_knows_no_other_games_rules() -> None:
         for package in sorted(p for p in games.iterdir() if p.is_dir() and p.name != "__pycache__")
         for path in sorted(package.rglob("*.py"))
         for name in imported_modules(path)
-        if name.startswith(("server.games.", "server.engine"))
+        if name.startswith(("server.games.", "server.games.mercado"))
         and name not in GAMES_SHARED
         and not name.startswith(f"server.games.{package.name}")
     ]
@@ -79,12 +78,12 @@ def test_ai_does_not_import_server_internals() -> None:
 
 def test_ai_uses_only_the_engines_public_api() -> None:
     """The engine's package and its component data, never its internals."""
-    allowed = {"server.engine", "server.engine.components"}
+    allowed = {"server.games.mercado", "server.games.mercado.components"}
     offenders = [
         f"{path.relative_to(ROOT)} imports {name}"
         for path in sorted((ROOT / "ai").rglob("*.py"))
         for name in imported_modules(path)
-        if name.startswith("server.engine") and name not in allowed
+        if name.startswith("server.games.mercado") and name not in allowed
     ]
     assert offenders == []
 

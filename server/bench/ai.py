@@ -8,7 +8,7 @@ from typing import Any
 
 from ai.levels import LEVELS
 from ai.mcts import Search, SearchConfig
-from server.engine import GameState, Options, apply, legal_actions, new_game, player_view
+from server.games.mercado import GameState, Options, apply, legal_actions, new_game, player_view
 
 # How many actions into a seeded greedy-ish game each phase is sampled.
 PHASES = {"start": 0, "middle": 20, "end": 38}

@@ -7,7 +7,7 @@ import resource
 import time
 from typing import Any
 
-from server.engine import GameState, Options, apply_unchecked, legal_actions, new_game
+from server.games.mercado import GameState, Options, apply_unchecked, legal_actions, new_game
 
 
 def play_random_game(players: int, seed: int) -> GameState:

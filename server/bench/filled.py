@@ -15,7 +15,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from server.engine import Action, Options, apply_unchecked, legal_actions, new_game
+from server.games.mercado import Action, Options, apply_unchecked, legal_actions, new_game
 from server.store.encoding import ACTION_TEXT
 from server.store.records import FINISHED, PLAYING, UNRATED, WAITING
 from server.store.schema import migrate

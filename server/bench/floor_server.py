@@ -30,7 +30,7 @@ from mercado.v1 import match_pb2_grpc as api_grpc
 
 from server.bench.server import BENCH_STREAMS_PER_CONNECTION
 from server.cli.serve import configure_logging
-from server.engine import Options, legal_actions
+from server.games.mercado import Options, legal_actions
 from server.match import MatchService, Policy
 from server.rpc import render
 from server.rpc.server import SHUTDOWN_GRACE_SECONDS, Connections, run_event_loop, server_options

@@ -9,7 +9,7 @@ from typing import Any, NoReturn
 
 import click
 
-from server.engine import (
+from server.games.mercado import (
     Options,
     RulesError,
     action_from_json,

@@ -21,7 +21,7 @@ from dataclasses import replace
 from typing import Any
 
 from ai.workers import search_pool
-from server.engine import Action, action_by_id, player_view
+from server.games.mercado import Action, action_by_id, player_view
 
 from .match import Match
 from .records import DEFAULT_FALLBACK_LEVEL, PLAYING, SeatRecord, TimeControl

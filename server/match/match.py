@@ -7,7 +7,7 @@ import hmac
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from server.engine import Action, Event, GameState, apply, apply_unchecked, new_game
+from server.games.mercado import Action, Event, GameState, apply, apply_unchecked, new_game
 from server.store import StoredAction
 
 from .records import (

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from server.engine import Action, Event, GameState
+from server.games.mercado import Action, Event, GameState
 from server.store.records import (
     AI,
     AI_PLAYED,

@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 
 from mercado_client.fairness import SALT_BYTES
 
-from server.engine import Action, Event, GameState, Options, apply_unchecked, new_game, why_illegal
+from server.games.mercado import Action, Event, GameState, Options, apply_unchecked, new_game, why_illegal
 from server.store import Conflict, MatchListing, Store
 from server.store.records import bot_player_id
 

@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mappi
 from dataclasses import dataclass, field
 from typing import Any
 
-from server.engine import Options
+from server.games.mercado import Options
 from server.match import MatchService, Seated
 from server.match.clocks import now_ms
 from server.match.errors import MatchError, SeatTaken

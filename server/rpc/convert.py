@@ -25,7 +25,7 @@ from mercado_client.wire import (
     tile_message,
 )
 
-from server.engine import Action, Event, Money, Options, action_from_json, events_for
+from server.games.mercado import Action, Event, Money, Options, action_from_json, events_for
 from server.match import Match
 from server.match.records import (
     AI,

@@ -7,7 +7,7 @@ import math
 import grpc
 from mercado_client.wire import WireError
 
-from server.engine import IllegalAction, InvalidAction, InvalidPosition
+from server.games.mercado import IllegalAction, InvalidAction, InvalidPosition
 from server.match import errors
 from server.store import Conflict, StoreUnavailable
 

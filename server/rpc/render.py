@@ -19,8 +19,8 @@ from mercado.v1 import match_pb2 as api
 from mercado.v1 import mercado_pb2 as pb
 from mercado_client.wire import MATCH_STATUSES
 
-from server.engine import ALL_ACTIONS, Action, legal_actions, payments, player_view
-from server.engine.views import may_see_coins
+from server.games.mercado import ALL_ACTIONS, Action, legal_actions, payments, player_view
+from server.games.mercado.views import may_see_coins
 from server.match import FINISHED, OWNER, PLAYING, Match, Update
 
 from . import convert

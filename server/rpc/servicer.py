@@ -26,7 +26,7 @@ from mercado.v1 import match_pb2_grpc as api_grpc
 from mercado.v1 import players_pb2 as players_pb
 from mercado_client.wire import BOT_LEVEL_NAMES, MATCH_STATUS_NAMES
 
-from server.engine import Options
+from server.games.mercado import Options
 from server.match import BOT_LEVELS, DEFAULT_BOT_LEVEL, FINISHED, MatchService
 from server.match.errors import InvalidRequest, NotAllowedNow, Throttled, Unauthenticated
 from server.players.directory import Players

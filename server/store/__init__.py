@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from server.engine import Action
+from server.games.mercado import Action
 
 from .records import MatchRecord, PlayerRecord, QueuedRecord, SeatRecord
 

@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from server.engine import ALL_ACTIONS, Action, Options, action_from_json
+from server.games.mercado import ALL_ACTIONS, Action, Options, action_from_json
 
 from .records import CANCELLED, MatchRecord, PlayerRecord, QueuedRecord, SeatRecord, TimeControl
 

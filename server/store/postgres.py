@@ -32,7 +32,7 @@ from typing import Any, TypeAlias, TypeVar
 
 import asyncpg
 
-from server.engine import Action
+from server.games.mercado import Action
 
 from . import AgentRecord, Conflict, MatchListing, StoredAction, StoreUnavailable
 from .encoding import (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from server.engine import Options
+from server.games.mercado import Options
 
 # A match's status: some seats open, every seat taken and the game on, the game over, or
 # given up before every seat was taken.

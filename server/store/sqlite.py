@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from server.engine import Action
+from server.games.mercado import Action
 
 from . import AgentRecord, Conflict, MatchListing, StoredAction, StoreLocked, StoreUnavailable
 from .encoding import (

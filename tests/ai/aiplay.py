@@ -6,8 +6,8 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from server.engine import Action, GameState, Options, apply, legal_actions, new_game
-from server.engine.state import FINAL_ROUND, TAKE_OFFER_PHASE
+from server.games.mercado import Action, GameState, Options, apply, legal_actions, new_game
+from server.games.mercado.state import FINAL_ROUND, TAKE_OFFER_PHASE
 
 
 def pick(state: GameState, rng: random.Random, coin_rate: float = 0.1) -> Action:

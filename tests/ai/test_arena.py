@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from ai.arena import GameOutcome, estimate, play_game, rate_estimate, seating, summarize
 from ai.mcts import win_shares
 from server.cli import main
-from server.engine import Options, apply, new_game, player_view
+from server.games.mercado import Options, apply, new_game, player_view
 
 # --- seating -----------------------------------------------------------------------------------------
 

@@ -10,14 +10,14 @@ import pytest
 from aiplay import interesting_positions, random_game
 
 from ai.determinize import Determinizer, visible_state
-from server.engine import GameState, apply, legal_actions, player_view
-from server.engine.components import (
+from server.games.mercado import GameState, apply, legal_actions, player_view
+from server.games.mercado.components import (
     CUSTOMER_TILES,
     GOODS,
     RESTAURANTS,
     STAND_TILES_PER_GOOD,
 )
-from server.engine.geometry import GOOD_INDEX, customer_kind
+from server.games.mercado.geometry import GOOD_INDEX, customer_kind
 
 SAMPLES = 6
 # Every physical tile of the game, by kind index.

@@ -15,7 +15,7 @@ from ai.bots import BOT_NAMES, GreedyBot, MctsBot, RandomBot, make_bot
 from ai.levels import LEVELS
 from ai.mcts import Node, Search, SearchConfig, choose_action, rewards, rollout
 from ai.observation import CoinTracker
-from server.engine import (
+from server.games.mercado import (
     GameState,
     Result,
     action_by_id,
@@ -24,7 +24,7 @@ from server.engine import (
     player_view,
     position,
 )
-from server.engine.state import FINAL_ROUND, MAIN
+from server.games.mercado.state import FINAL_ROUND, MAIN
 
 SMALL = SearchConfig(iterations=30)
 

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ai.observation import CoinTracker, coin_changes
-from server.engine import player_view
-from server.engine.components import STARTING_COINS
+from server.games.mercado import player_view
+from server.games.mercado.components import STARTING_COINS
 
 SEEDS = range(16)
 

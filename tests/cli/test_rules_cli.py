@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from positions import ROOT, doc_example, rules, single_json
 
-from server.engine import Options, action_from_json, apply, legal_actions, new_game, position
+from server.games.mercado import Options, action_from_json, apply, legal_actions, new_game, position
 
 CONSOLE_SCRIPT = ROOT / ".venv" / "bin" / "mercado"
 

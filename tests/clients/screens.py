@@ -9,8 +9,17 @@ from mercado.v1 import mercado_pb2 as pb
 from mercado_client.wire import action_message
 from rich.console import Console, RenderableType
 
-from server.engine import GameState, Money, Options, apply, legal_actions, new_game, payments, player_view
-from server.engine.views import may_see_coins
+from server.games.mercado import (
+    GameState,
+    Money,
+    Options,
+    apply,
+    legal_actions,
+    new_game,
+    payments,
+    player_view,
+)
+from server.games.mercado.views import may_see_coins
 from server.rpc.convert import view_message
 
 NAMES = ["ada", "bob", "carmen", "dimitri"]

@@ -9,9 +9,9 @@ from mercado_client.narrate import seat_changes, update_lines
 from mercado_client.wire import action_message, entrance_name, good_name, square_name
 from screens import MATCH_ID, NAMES, match_state, played, squeezed, text
 
-from server.engine import GameState, apply, legal_actions
-from server.engine.components import GOODS
-from server.engine.geometry import ENTRANCE_NAMES, SQUARE_NAMES
+from server.games.mercado import GameState, apply, legal_actions
+from server.games.mercado.components import GOODS
+from server.games.mercado.geometry import ENTRANCE_NAMES, SQUARE_NAMES
 from server.rpc.convert import events_message
 
 

@@ -21,9 +21,9 @@ from mercado_client.wire import action_json, square_name
 from rich.text import Text
 from screens import NAMES, match_state, played, squeezed, text
 
-from server.engine import GameState, Money, apply, legal_actions, payments
-from server.engine.components import GOODS
-from server.engine.geometry import ENTRANCE_NAMES, SQUARE_NAMES
+from server.games.mercado import GameState, Money, apply, legal_actions, payments
+from server.games.mercado.components import GOODS
+from server.games.mercado.geometry import ENTRANCE_NAMES, SQUARE_NAMES
 
 
 def mover_state(state: GameState) -> api.MatchState:

@@ -11,8 +11,8 @@ from mercado.v1 import match_pb2 as api
 from mercado_client import action_json
 from mercado_client.views import view_json
 
-from server.engine import Options, legal_actions, player_view
-from server.engine.state import FINAL_ROUND
+from server.games.mercado import Options, legal_actions, player_view
+from server.games.mercado.state import FINAL_ROUND
 from server.match import Match, MatchService, Policy, Update
 from server.rpc.render import match_state
 from server.store.sqlite import SqliteStore

@@ -15,7 +15,7 @@ from google.protobuf.unknown_fields import UnknownFieldSet
 from mercado.v1 import match_pb2 as api
 from mercado_client import MercadoClient, Seat
 
-from server.engine import Event, GameState, Options, apply, new_game
+from server.games.mercado import Event, GameState, Options, apply, new_game
 from server.rpc.convert import action_from_message, options_from_request
 
 MATCH_SECONDS = 30.0

@@ -27,7 +27,7 @@ from mercado.v1 import match_pb2_grpc as api_grpc
 from mercado_client import MercadoClient, Seat
 from server_process import ServerProcess
 
-from server.engine import player_view
+from server.games.mercado import player_view
 from server.rpc.convert import view_message
 
 T = TypeVar("T")

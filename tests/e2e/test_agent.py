@@ -22,7 +22,7 @@ from mercado_client import MercadoClient, Seat
 from positions import ROOT
 from server_process import AgentProcess, ServerProcess
 
-from server.engine import Options, new_game
+from server.games.mercado import Options, new_game
 
 MATCH_SECONDS = 120.0
 # No update for this long while the match is unfinished: it waits for a move that never comes.

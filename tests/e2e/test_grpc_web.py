@@ -23,7 +23,7 @@ from mercado.v1 import match_pb2 as api
 from positions import ROOT
 from server_process import ServerProcess
 
-from server.engine import Options
+from server.games.mercado import Options
 from server.match import MatchService
 from server.rpc.servicer import MatchServicer
 from server.rpc.web import WebApp, parse_timeout, percent_encode

@@ -33,7 +33,7 @@ from mercado.v1 import match_pb2 as api
 from mercado.v1 import mercado_pb2 as pb
 from mercado_client import MercadoClient, Seat, action_message
 
-from server.engine import Event, GameState, Options, events_for, new_game, player_view, position
+from server.games.mercado import Event, GameState, Options, events_for, new_game, player_view, position
 from server.match import Match, MatchService, Policy, Update
 from server.rpc.convert import events_message, view_message
 from server.rpc.server import create_server

@@ -8,7 +8,7 @@ from matchplay import Connect, play_random_match, refusal, replay_history, seate
 from mercado.v1 import match_pb2 as api
 from mercado.v1 import mercado_pb2 as pb
 
-from server.engine import player_view
+from server.games.mercado import player_view
 from server.rpc.convert import view_message
 
 

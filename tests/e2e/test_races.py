@@ -13,7 +13,7 @@ from mercado.v1 import match_pb2 as api
 from mercado_client import Seat
 from server_process import ServerProcess
 
-from server.engine import Options, player_view, replay
+from server.games.mercado import Options, player_view, replay
 from server.rpc.convert import action_from_message, view_message
 
 

@@ -13,7 +13,7 @@ from mercado.v1 import match_pb2 as api
 from mercado_client import MercadoClient, Seat
 from server_process import AGENT_KEY, ServerProcess
 
-from server.engine import player_view
+from server.games.mercado import player_view
 from server.rpc.convert import view_message
 
 FOLLOW_SECONDS = 20.0

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from authorities import AGENT_KEY, authority, close
 
-from server.engine import Options, legal_actions
+from server.games.mercado import Options, legal_actions
 from server.match import (
     AI,
     CANCELLED,

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from authorities import AGENT_KEY, authority, close
 
-from server.engine import Action, Options, apply, legal_actions, new_game, parse_action, replay
+from server.games.mercado import Action, Options, apply, legal_actions, new_game, parse_action, replay
 from server.match import FINISHED, PLAYING, WAITING, Limits, Match, MatchService, Policy, Seated, Update
 from server.match.errors import (
     InvalidRequest,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from openskill.models import PlackettLuce
 
-from server.engine import Options
+from server.games.mercado import Options
 from server.match.records import AI, FORFEITED, LEFT, MatchRecord, SeatRecord
 from server.players.ratings import final_ranks, load_ratings, rate, save_ratings, unrated_because
 from server.store.records import GUEST, PlayerRecord

@@ -153,7 +153,7 @@ def test_an_acknowledged_action_survives_a_killed_process(path: Path) -> None:
     script = textwrap.dedent(
         f"""
         import asyncio, os, signal
-        from server.engine import Options, parse_action
+        from server.games.mercado import Options, parse_action
         from server.store.records import MatchRecord, SeatRecord
         from server.store.sqlite import SqliteStore
 

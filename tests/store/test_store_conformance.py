@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from server.engine import Options, parse_action
+from server.games.mercado import Options, parse_action
 from server.store import Conflict, Store
 from server.store.postgres import PostgresStore, is_postgres
 from server.store.records import (

@@ -3,7 +3,7 @@ move, and every action of the replay was legal for the seat that made it, up to 
 
 The commitment to check against is the one seen while the match was played (``mercado play``
 prints it at the start); a commitment read afterwards only shows that the server is consistent.
-Replaying needs the rules engine (``server.engine``, in the ``mercado`` distribution).
+Replaying needs the rules engine (``server.games.mercado``, in the ``mercado`` distribution).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def verify_replay(
 ) -> Verdict:
     """Check ``replay`` against its commitment (``committed``, when given, must be the same one) and
     replay it through the rules; ``result``, when given, must be the one the replay leads to."""
-    from server.engine import Options, RulesError, action_from_json, apply, new_game, why_illegal
+    from server.games.mercado import Options, RulesError, action_from_json, apply, new_game, why_illegal
 
     verdict = Verdict(replay.match_id, seed_chosen=replay.seed_chosen)
     problems = verdict.problems

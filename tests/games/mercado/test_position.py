@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from positions import doc_example
 
-from server.engine import (
+from server.games.mercado import (
     ALL_ACTIONS,
     N_ACTIONS,
     InvalidAction,

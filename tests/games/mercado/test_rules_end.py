@@ -16,7 +16,7 @@ from positions import (
     stands,
 )
 
-from server.engine import Action, GameState, apply, legal_actions, position
+from server.games.mercado import Action, GameState, apply, legal_actions, position
 
 FIVE_OPEN = {"a1", "b2", "c3", "d4", "e5"}
 SIX_OPEN = {*FIVE_OPEN, "a2"}

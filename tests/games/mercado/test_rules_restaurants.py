@@ -17,7 +17,7 @@ from positions import (
     stand,
 )
 
-from server.engine import apply, position
+from server.games.mercado import apply, position
 
 
 def test_open_restaurant_on_an_empty_square_gains_one_coin() -> None:

@@ -18,7 +18,7 @@ from positions import (
     stands,
 )
 
-from server.engine import apply, position
+from server.games.mercado import apply, position
 
 
 def bring(level: int, goods: list[str], entrance: str) -> Any:

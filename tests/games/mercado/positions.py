@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from server.engine import (
+from server.games.mercado import (
     Action,
     Event,
     GameState,
@@ -31,7 +31,7 @@ from server.engine import (
     why_illegal,
 )
 
-ROOT = Path(__file__).resolve().parents[2]  # the repository
+ROOT = Path(__file__).resolve().parents[3]  # the repository
 
 GOODS = ("fish", "flowers", "tomatoes", "meat", "grapes")
 RESTAURANT_KINDS = ("sushi_bar", "tea_house", "pizzeria", "burger_bar", "wine_bar", "pub")

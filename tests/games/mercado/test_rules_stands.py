@@ -21,8 +21,8 @@ from positions import (
     stands,
 )
 
-from server.engine import apply, position, stand_cost, stand_income, stand_value
-from server.engine.geometry import GOOD_INDEX, SQUARE_INDEX
+from server.games.mercado import apply, position, stand_cost, stand_income, stand_value
+from server.games.mercado.geometry import GOOD_INDEX, SQUARE_INDEX
 
 # --- cost ----------------------------------------------------------------------
 

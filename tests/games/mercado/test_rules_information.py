@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from positions import act, customer, load, stand
 
-from server.engine import apply, events_for, player_view
+from server.games.mercado import apply, events_for, player_view
 
 
 def info_position(money: str) -> dict[str, Any]:

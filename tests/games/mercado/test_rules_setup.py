@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 from positions import LEVEL_4_PAIRS, PAIRS, RESTAURANT_TILES, STAND_TILES, tile_counts
 
-from server.engine import Options, legal_actions, new_game, position
+from server.games.mercado import Options, legal_actions, new_game, position
 
 SEEDS = range(40)
 RESTAURANT_SQUARES = {"b1", "d1", "a2", "c2", "e2", "c3", "a4", "c4", "e4", "b5", "d5"}

@@ -32,7 +32,7 @@ from positions import (
     tile_counts,
 )
 
-from server.engine import (
+from server.games.mercado import (
     ALL_ACTIONS,
     Action,
     Event,
@@ -49,7 +49,7 @@ from server.engine import (
     replay,
     why_illegal,
 )
-from server.engine.actions import KIND_NAMES
+from server.games.mercado.actions import KIND_NAMES
 
 # RULES.md components: 35 customer tiles, each (level, two different goods) exactly once.
 ALL_CUSTOMER_TILES = Counter(
@@ -622,7 +622,7 @@ def test_view_of_the_current_seat_lists_its_legal_actions(game: Game) -> None:
 
 GOLDEN_SCRIPT = """
 import json, random
-from server.engine import Options, apply, legal_actions, new_game, position
+from server.games.mercado import Options, apply, legal_actions, new_game, position
 state = new_game(Options(players=2), seed=12345)
 rnd = random.Random(777)
 actions = []

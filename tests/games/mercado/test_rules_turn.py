@@ -21,7 +21,7 @@ from positions import (
     tile_counts,
 )
 
-from server.engine import ALL_ACTIONS, apply, legal_actions, position, why_illegal
+from server.games.mercado import ALL_ACTIONS, apply, legal_actions, position, why_illegal
 
 # --- the hand redraw -----------------------------------------------------------
 
