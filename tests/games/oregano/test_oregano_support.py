@@ -54,7 +54,8 @@ def position(
     for kind, level, seller in boulevard or []:
         blvd.append({"shop": kind, "level": level, "seller": seller, "id": next_id})
         next_id += 1
-    held = strategies if strategies is not None else ["aggressive_merger"] * players
+    defaults: list[str | None] = ["aggressive_merger", "aggressive_merger", "savvy_shopper", "savvy_shopper"]
+    held = strategies if strategies is not None else defaults[:players]
     if deck is None:
         deck = [card for card in STRATEGIES for _ in range(STRATEGY_COPIES)]
         for card in held:
