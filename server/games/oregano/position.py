@@ -1,10 +1,42 @@
 """Positions as JSON (docs/positions.md's conventions, format ``oregano-position/1``).
 
-A position holds everything, hidden parts included: the strategy deck's order
-(first element drawn next), every seat's strategy card, the cards drawn and not
-yet chosen from, and ``rng``, from which shuffles and die rolls are drawn.
+A position holds everything, hidden parts included, with RULES.md's names::
+
+    {"format": "oregano-position/1",
+     "options": {"players": 2, "special_limit": "one_total", ...every option...},
+     "status": "playing",            # playing | final_round (end triggered) | finished
+     "phase": "action",              # start_shop | keep_strategy | declare | action | casino | over
+     "first_player": 0, "current_player": 0,
+     "round": 7,                     # 0 during set-up
+     "gold": [8, 6],
+     "resources": [{"wood": 1, "stone": 1, "metal": 0}, ...],
+     "areas": [{"1a": {"shop": "lumber_merchant", "id": 0}, ...}, ...],   # occupied cells only
+     "boulevard": [{"shop": "restaurant", "level": 1, "seller": 0, "id": 8}],
+     "stock": {"lumber_merchant": 2, ...every kind...},
+     "supply": {"wood": 17, "stone": 15, "metal": 18},
+     "strategy_deck": ["chain_store", ...],      # the first element is drawn next
+     "strategies": ["step_by_step", "aggressive_merger"],   # null while choosing
+     "drawn": [[], []],              # the cards the seat keeping a card chooses from
+     "records": [{"built": [], "sold": 0, "acquired": 0, "levelled": [3], "taken": []}, ...],
+     "bonus_available": ["first_level4", ...], "bonuses": [[], []],
+     "declared": ["resource", "attract"],        # null outside a turn's actions
+     "step": 1,                      # declared actions done
+     "next_shop_id": 9, "end_triggered": false, "rng": 12345,
+     "result": null}                 # {"scores", "ranks", "tie_breaks"} once finished
+
+- Shop ids: each placed shop token has an identity that it keeps when moved,
+  sold or acquired (``step_by_step`` counts different shops); ``next_shop_id``
+  is the id of the next shop taken from the stock.
+- ``records``: what each seat did since it took its strategy card (all public
+  facts); a card's progress is computed from it. ``built``: kinds built by
+  attract; ``sold``/``acquired``: counts; ``levelled``: shop ids levelled up;
+  ``taken``: resources taken from other players' shops.
+- ``rng``: SplitMix64 state (server/games/rng.py); shuffles and die rolls are
+  drawn from it and the next state written back, so ``apply`` is deterministic.
+
 Loading validates the structure and raises ``InvalidPosition`` naming the first
-bad field.
+bad field. As in docs/positions.md, a position need not account for every
+component (a fixture may hold fewer cards), but it must be structurally valid.
 """
 
 from __future__ import annotations

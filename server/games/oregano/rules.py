@@ -2,6 +2,21 @@
 
 Every function takes the state and mutates it only when the action is legal.
 Chance comes only from ``state.rng`` (SplitMix64, :mod:`server.games.rng`).
+
+Events (``apply``'s list, hidden parts included; :func:`views.events_for` filters them)::
+
+    start_shop {seat, shop, cell, id}       strategy_drawn {seat, cards}      (cards: private)
+    strategy_kept {seat, card, returned}    (returned: private; card: private unless open)
+    deck_shuffled {size}                    turn {seat, round}      income {seat, gold}
+    declared {seat, first, second}          built {seat, shop, cell, id, paid}
+    levelled_up {seat, shop, id, from, to, paid}
+    took_resources {seat, owner, cell, resource, count, fee}
+    sold {seat, shop, id, cell, level, gold}
+    acquired {seat, shop, id, level, seller, cell, gold}
+    skipped {seat, kind}                    strategy_achieved {seat, card, gold}
+    bonus_taken {seat, bonus}               casino {seat, go}       die {seat, roll}
+    casino_lost {seat, gold}                casino_won {seat, took}  (took: per seat)
+    end_triggered {seat, round}             game_over {result}
 """
 
 from __future__ import annotations
@@ -46,7 +61,7 @@ from .components import (
     sale_price,
     stock_of,
 )
-from .errors import IllegalAction
+from .errors import IllegalAction, InvalidAction
 from .scoring import level_of, outcome
 from .state import (
     ACTION,
@@ -332,7 +347,20 @@ _CHECKS = {
 
 
 def why_illegal(state: OreganoState, seat: int, action: OreganoAction) -> str | None:
-    """Why ``seat`` may not play ``action`` now (one line), or None if it may."""
+    """Why ``seat`` may not play ``action`` now (one line), or None if it may; an action that is
+    not well formed (built by hand with a missing or unknown field) is illegal too."""
+    if not isinstance(action, OreganoAction) or action.type not in A.FIELDS:
+        return "not an action of this game"
+    try:
+        if A.action_from_json(action.to_json()) != action:
+            return f"{action.type} has fields it does not take"
+    except InvalidAction as error:
+        return str(error)
+    return _why(state, seat, action)
+
+
+def _why(state: OreganoState, seat: int, action: OreganoAction) -> str | None:
+    """why_illegal for a well-formed action."""
     if state.phase == OVER:
         return "the game is over"
     if seat != state.current:
@@ -389,7 +417,7 @@ def legal_actions(state: OreganoState, seat: int) -> list[OreganoAction]:
     """What ``seat`` may do now, in a stable order; empty if it is not to move."""
     if state.phase == OVER or seat != state.current:
         return []
-    return [a for a in _candidates(state, seat) if why_illegal(state, seat, a) is None]
+    return [a for a in _candidates(state, seat) if _why(state, seat, a) is None]
 
 
 # --- effects -------------------------------------------------------------------

@@ -406,3 +406,74 @@ def test_gold_never_negative_after_refusal() -> None:
         play(state, 0, A.build("stone_merchant", "1a"))
     assert RULES.position_to_json(state) == before
     assert types(play(state, 0, SKIP)) == ["skipped"]
+
+
+# Decision: the bank is unlimited; denominations do not matter.
+def test_bank_is_unlimited() -> None:
+    state = acting("sell", areas=[{"4a": "stone_merchant"}, {}], gold=[10_000, 10_000])
+    play(state, 0, A.sell("4a"))
+    assert state.gold[0] == 10_013
+
+
+# A cell holds at most one shop, also for an acquisition.
+def test_acquire_into_a_taken_cell_refused() -> None:
+    state = acting("acquire", areas=[{"2a": "cafe"}, {}], boulevard=[("cafe", 2, 1)], gold=[9, 0])
+    with pytest.raises(IllegalAction, match="taken"):
+        play(state, 0, A.acquire("cafe", 2, 1, "2a"))
+
+
+# Boulevard entries equal in kind, level and seller are interchangeable (the engine takes the
+# one with the smallest shop id, so play stays deterministic).
+def test_equal_boulevard_entries_are_interchangeable() -> None:
+    state = acting("acquire", boulevard=[("cafe", 2, 1), ("cafe", 2, 1)], gold=[9, 0])
+    assert [a for a in RULES.legal_actions(state, 0) if a.cell == "2a"] == [A.acquire("cafe", 2, 1, "2a")]
+    first_id = min(e.id for e in state.boulevard)
+    play(state, 0, A.acquire("cafe", 2, 1, "2a"))
+    assert state.areas[0]["2a"].id == first_id and len(state.boulevard) == 1
+
+
+# Resource: only shops in an area, not on the boulevard.
+def test_boulevard_merchants_give_nothing() -> None:
+    state = acting("resource", boulevard=[("lumber_merchant", 1, 1)])
+    assert RULES.legal_actions(state, 0) == [SKIP]
+
+
+# The level-up's cards go back to the supply.
+def test_level_up_cards_return_to_the_supply() -> None:
+    state = acting(
+        "attract",
+        areas=[{"1a": "clothing_store", "1b": "builder"}, {}],
+        resources=[{"wood": 1, "stone": 1}, {}],
+        supply={"wood": 0, "stone": 0},
+        gold=[3, 0],
+    )
+    play(state, 0, A.level_up("1a", "2a"))
+    assert state.supply == {"wood": 1, "stone": 1, "metal": 18}
+
+
+# Information: the declaration is public.
+def test_declaration_is_public() -> None:
+    state = position()
+    events = play(state, 0, A.declare("acquire", "attract"))
+    assert RULES.events_for(state, events, 1) == events
+    assert RULES.view(state, 1)["declared"] == ["acquire", "attract"]
+
+
+# Casino (Decision): only the owner goes, however rich another player is.
+def test_no_casino_without_owning_one() -> None:
+    state = position(
+        phase="action", declared=["sell", "attract"], step=1, areas=[{}, {"1a": "casino"}], gold=[50, 5]
+    )
+    play(state, 0, SKIP)
+    assert state.phase == "declare" and state.current == 1
+
+
+# Errors: a hand-built action with a missing field is refused, the state unchanged.
+def test_malformed_action_refused() -> None:
+    state = acting("attract")
+    before = RULES.position_to_json(state)
+    for action in (A.OreganoAction("build", shop="cafe"), A.OreganoAction("fly")):
+        assert RULES.why_illegal(state, 0, action) is not None
+        with pytest.raises(ValueError):
+            play(state, 0, action)
+    assert RULES.position_to_json(state) == before
