@@ -477,3 +477,12 @@ def test_malformed_action_refused() -> None:
         with pytest.raises(ValueError):
             play(state, 0, action)
     assert RULES.position_to_json(state) == before
+
+
+# Decision: one attract action is exactly one operation (one build or one level-up).
+def test_attract_is_one_operation() -> None:
+    state = acting("attract", resources=[{"wood": 2}, {}], areas=[{}, {}])
+    play(state, 0, A.build("cafe", "1a"))
+    assert state.step == 1 and state.declared == ["attract", "sell"]
+    with pytest.raises(IllegalAction, match="declared action is sell"):
+        play(state, 0, A.build("cafe", "1b"))
