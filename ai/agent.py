@@ -27,9 +27,8 @@ from mercado_client import Endpoint, MercadoClient, Seat, action_json, action_me
 from mercado_client.held import HeldSeat, SeatFile
 from mercado_client.views import view_json
 
-from server.games.mercado import action_by_id, action_from_json
+from server.games.mercado import View, action_by_id, action_from_json
 
-from .determinize import View
 from .levels import decide
 from .observation import CoinTracker
 from .workers import search_pool

@@ -11,9 +11,8 @@ import dataclasses
 import random
 from typing import Protocol
 
-from server.games.mercado import Action, legal_actions
+from server.games.mercado import Action, View, legal_actions, visible_state
 
-from .determinize import View, visible_state
 from .heuristics import immediate_gain
 from .levels import LEVELS
 from .mcts import SearchConfig, choose_action

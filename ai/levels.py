@@ -7,7 +7,8 @@ deterministic for a seed. On a slow machine the time cap keeps moves prompt.
 
 from __future__ import annotations
 
-from .determinize import View
+from server.games.mercado import View
+
 from .mcts import SearchConfig, choose_action
 
 LEVELS: dict[str, SearchConfig] = {

@@ -18,9 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from server.games.mercado import Action, GameState, Result, apply_unchecked, legal_actions
+from server.games.mercado import Action, Determinizer, GameState, Result, View, apply_unchecked, legal_actions
 
-from .determinize import Determinizer, View
 from .heuristics import immediate_gain
 
 Reward = Literal["win", "margin"]

@@ -10,10 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.games.mercado import Action, customer_income, stand_cost, stand_income
+from server.games.mercado import Action, View, customer_income, stand_cost, stand_income, visible_state
 from server.games.mercado.components import STARTING_COINS
-
-from .determinize import View, visible_state
 
 
 def coin_changes(view_after: View, actor: int, action: Action) -> list[int]:

@@ -11,11 +11,14 @@ Public API::
     payments(state, action)                 # what an action costs and pays, before it is applied
     position.to_json(state) / position.from_json(data)
     components                              # the component data (tile counts, layout)
+    Determinizer(view, coins).sample(rng)   # a full state consistent with one seat's view
+    RULES                                   # all of it behind the games' interface (game.py)
 """
 
 from . import components, position
 from .actions import ALL_ACTIONS, N_ACTIONS, Action, action_by_id, action_from_json, parse_action
 from .errors import IllegalAction, InvalidAction, InvalidPosition, RulesError
+from .game import RULES
 from .geometry import CUSTOMER_DECKS, GOOD_INDEX, RESTAURANT_INDEX, SQUARE_INDEX, customer_kind
 from .rules import (
     Event,
@@ -29,6 +32,7 @@ from .rules import (
     stand_value,
     why_illegal,
 )
+from .sampling import Determinizer, View, visible_state
 from .setup import new_game, replay
 from .state import GameState, Money, Options, Result
 from .views import events_for, player_view
@@ -39,8 +43,10 @@ __all__ = [
     "GOOD_INDEX",
     "N_ACTIONS",
     "RESTAURANT_INDEX",
+    "RULES",
     "SQUARE_INDEX",
     "Action",
+    "Determinizer",
     "Event",
     "GameState",
     "IllegalAction",
@@ -50,6 +56,7 @@ __all__ = [
     "Options",
     "Result",
     "RulesError",
+    "View",
     "action_by_id",
     "action_from_json",
     "apply",
@@ -68,5 +75,6 @@ __all__ = [
     "stand_cost",
     "stand_income",
     "stand_value",
+    "visible_state",
     "why_illegal",
 ]

@@ -195,4 +195,7 @@ def parse_action(text: str) -> OreganoAction:
             data[name] = word == "go"
         else:
             data[name] = word
-    return action_from_json(data)
+    action = action_from_json(data)
+    if action.text() != text:
+        raise InvalidAction(f"{text!r} is not written as {action.text()!r}")
+    return action

@@ -74,7 +74,9 @@ def test_bad_action_json_refused(data: Any, reason: str) -> None:
         RULES.action_from_json(data)
 
 
-@pytest.mark.parametrize("text", ["", "sell", "sell 1a 1b", "casino maybe", "take_resources x 1a", "jump"])
+@pytest.mark.parametrize(
+    "text", ["", "sell", "sell 1a 1b", "casino maybe", "take_resources x 1a", "take_resources 01 1a", "jump"]
+)
 def test_bad_action_text_refused(text: str) -> None:
     with pytest.raises(ValueError):
         RULES.parse_action(text)

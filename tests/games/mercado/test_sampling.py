@@ -9,8 +9,7 @@ from collections import Counter
 import pytest
 from aiplay import interesting_positions, random_game
 
-from ai.determinize import Determinizer, visible_state
-from server.games.mercado import GameState, apply, legal_actions, player_view
+from server.games.mercado import Determinizer, GameState, apply, legal_actions, player_view, visible_state
 from server.games.mercado.components import (
     CUSTOMER_TILES,
     GOODS,

@@ -1,11 +1,12 @@
 """Determinizations: complete game states consistent with one seat's view.
 
-The view (``server.games.mercado.player_view``) hides face-down restaurant
+The view (``player_view``) hides face-down restaurant
 identities, the bag, the customer decks and, with hidden money, the other
 seats' coins. A sample fills them in: face-down squares from the restaurants
 not yet seen, the bag and each deck shuffled from the tiles not visible, and
-coins from what the caller reconstructed (see :mod:`ai.observation`). The
-search never sees the true state.
+coins from what the caller reconstructed (every payment follows from public
+information, so a seat can always work out every seat's coins). A search on
+samples never sees the true state.
 """
 
 from __future__ import annotations
@@ -16,16 +17,8 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from server.games.mercado import (
-    CUSTOMER_DECKS,
-    GOOD_INDEX,
-    RESTAURANT_INDEX,
-    SQUARE_INDEX,
-    GameState,
-    customer_kind,
-    position,
-)
-from server.games.mercado.components import (
+from . import position
+from .components import (
     BOARD_RESTAURANTS,
     GOODS,
     RESTAURANTS,
@@ -33,6 +26,8 @@ from server.games.mercado.components import (
     SET_ASIDE_USED_WITH_PLAYERS,
     STAND_TILES_PER_GOOD,
 )
+from .geometry import CUSTOMER_DECKS, GOOD_INDEX, RESTAURANT_INDEX, SQUARE_INDEX, customer_kind
+from .state import GameState
 
 View = dict[str, Any]
 

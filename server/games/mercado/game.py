@@ -1,0 +1,100 @@
+"""Mercado de Lisboa behind the games' interface (``server/games/interface.py``): one seat moves at a
+time, the current player."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from server.games.interface import Event, GameRules, Outcome
+
+from . import position
+from .actions import Action, action_from_json, parse_action
+from .components import MAX_PLAYERS, MIN_PLAYERS
+from .errors import IllegalAction, InvalidPosition
+from .rules import apply, apply_unchecked, legal_actions, why_illegal
+from .sampling import Determinizer
+from .setup import new_game
+from .state import FINISHED, GameState, Options
+from .views import events_for, player_view
+
+NOT_YOUR_TURN = "it is not your turn"
+
+
+class Mercado:
+    name = "mercado"
+    min_players = MIN_PLAYERS
+    max_players = MAX_PLAYERS
+
+    def options(self, data: Mapping[str, Any]) -> Mapping[str, Any]:
+        unknown = sorted(set(data) - set(Options.__dataclass_fields__))
+        if unknown:
+            raise InvalidPosition(f"unknown option {unknown[0]!r}")
+        return Options(**data).to_json()
+
+    def new_game(self, options: Mapping[str, Any], seed: int) -> GameState:
+        return new_game(Options(**self.options(options)), seed)
+
+    def to_move(self, state: GameState) -> frozenset[int]:
+        return frozenset() if state.status == FINISHED else frozenset({state.current})
+
+    def legal_actions(self, state: GameState, seat: int) -> list[Action]:
+        return legal_actions(state) if seat in self.to_move(state) else []
+
+    def why_illegal(self, state: GameState, seat: int, action: Action) -> str | None:
+        if seat not in self.to_move(state):
+            return NOT_YOUR_TURN
+        return why_illegal(state, action)
+
+    def apply(self, state: GameState, seat: int, action: Action) -> list[Event]:
+        if seat not in self.to_move(state):
+            raise IllegalAction(NOT_YOUR_TURN)
+        return apply(state, action)
+
+    def apply_unchecked(self, state: GameState, seat: int, action: Action) -> None:
+        apply_unchecked(state, action)
+
+    def clone(self, state: GameState) -> GameState:
+        return state.clone()
+
+    def is_over(self, state: GameState) -> bool:
+        return state.status == FINISHED
+
+    def outcome(self, state: GameState) -> Outcome | None:
+        result = state.result
+        if result is None:
+            return None
+        tie_breaks = tuple((stands,) for stands in result.stands_on_market)  # RULES.md: stands break ties
+        return Outcome(result.scores, result.ranks, tie_breaks)
+
+    def view(self, state: GameState, seat: int | None) -> dict[str, Any]:
+        return {**player_view(state, seat), "to_move": sorted(self.to_move(state))}
+
+    def events_for(self, state: GameState, events: Sequence[Event], seat: int | None) -> list[Event]:
+        return events_for(list(events), state.options, seat)
+
+    def sample(self, state: GameState, seat: int, rng: random.Random) -> GameState:
+        # Every seat can work out every seat's coins from the public history: they are not sampled.
+        return Determinizer(player_view(state, seat), list(state.coins)).sample(rng)
+
+    def position_to_json(self, state: GameState) -> dict[str, Any]:
+        return position.to_json(state)
+
+    def position_from_json(self, data: Any) -> GameState:
+        return position.from_json(data)
+
+    def action_to_json(self, action: Action) -> dict[str, Any]:
+        return action.to_json()
+
+    def action_from_json(self, data: Any) -> Action:
+        return action_from_json(data)
+
+    def action_text(self, action: Action) -> str:
+        return str(action)
+
+    def parse_action(self, text: str) -> Action:
+        return parse_action(text)
+
+
+RULES: GameRules[GameState, Action] = Mercado()
