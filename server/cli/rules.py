@@ -1,4 +1,4 @@
-"""``mercado rules``: the engine on JSON positions (POSITION.md)."""
+"""``mercado rules``: any game's rules on JSON positions (docs/positions.md)."""
 
 from __future__ import annotations
 
@@ -9,15 +9,7 @@ from typing import Any, NoReturn
 
 import click
 
-from server.games.mercado import (
-    Options,
-    RulesError,
-    action_from_json,
-    apply,
-    legal_actions,
-    new_game,
-    position,
-)
+from server.games.registry import GAMES, AnyGame, game_named, game_of_position
 
 EXIT_REFUSED = 2
 
@@ -45,47 +37,108 @@ def _print(data: Any) -> None:
     click.echo(json.dumps(data))
 
 
+def _position(source: str) -> tuple[AnyGame, Any]:
+    """The game and the state of the position in ``source``; refused if it is not a valid one."""
+    data = _read_json(source, "position")
+    try:
+        game = game_of_position(data)
+        return game, game.position_from_json(data)
+    except ValueError as error:
+        _refuse(f"invalid position: {error}")
+
+
+def _seat(game: AnyGame, state: Any, seat: int | None) -> int:
+    """``seat``, or the one seat to move; refused when several are and none was named."""
+    if seat is not None:
+        return seat
+    movers = sorted(game.to_move(state))
+    if len(movers) > 1:
+        _refuse(f"seats {', '.join(map(str, movers))} are to move: name one with --seat")
+    if not movers:
+        _refuse("illegal action: the game is over")
+    return movers[0]
+
+
+SEAT = click.option(
+    "--seat", type=click.IntRange(min=0), default=None, help="The seat acting; default: the one to move."
+)
+
+
 @click.group()
 def rules() -> None:
-    """Set up, list legal actions and apply actions on JSON positions."""
+    """Set up, list legal actions and apply actions on JSON positions of any game."""
 
 
 @rules.command()
+@click.option("--game", "game_name", type=click.Choice(list(GAMES)), default="mercado", show_default=True)
 @click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True)
 @click.option("--seed", type=click.IntRange(min=0), required=True)
-@click.option("--money", type=click.Choice(["public", "hidden"]), default="hidden", show_default=True)
+@click.option(
+    "--option",
+    "options",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="A rule option of the game (RULES.md), VALUE as JSON or a bare word; repeatable.",
+)
+@click.option("--money", type=click.Choice(["public", "hidden"]), default=None, help="Mercado: money option.")
 @click.option(
     "--face-down-counts-as-available/--face-down-not-available",
-    default=True,
-    show_default=True,
-    help="Whether end trigger 1 counts face-down restaurant squares as available.",
+    default=None,
+    help="Mercado: whether end trigger 1 counts face-down restaurant squares as available.",
 )
-def new(players: int, seed: int, money: str, face_down_counts_as_available: bool) -> None:
+def new(
+    game_name: str,
+    players: int,
+    seed: int,
+    options: tuple[str, ...],
+    money: str | None,
+    face_down_counts_as_available: bool | None,
+) -> None:
     """Print a freshly set-up position."""
-    options = Options(players, money, face_down_counts_as_available)  # type: ignore[arg-type]
-    _print(position.to_json(new_game(options, seed)))
+    game = game_named(game_name)
+    chosen: dict[str, Any] = {"players": players}
+    for option in options:
+        name, equals, value = option.partition("=")
+        if not equals or not name:
+            _refuse(f"--option {option!r} is not NAME=VALUE")
+        try:
+            chosen[name] = json.loads(value)
+        except json.JSONDecodeError:
+            chosen[name] = value  # a bare word: a string
+    mercado_flags = {"money": money, "face_down_counts_as_available": face_down_counts_as_available}
+    for name, flag in mercado_flags.items():
+        if flag is not None:
+            if game.name != "mercado":
+                _refuse(f"--{name.replace('_', '-')} is an option of mercado, not of {game.name}")
+            chosen[name] = flag
+    try:
+        state = game.new_game(game.options(chosen), seed)
+    except ValueError as error:
+        _refuse(f"invalid options: {error}")
+    _print(game.position_to_json(state))
 
 
 @rules.command()
 @click.argument("position_file")
-def legal(position_file: str) -> None:
-    """Print every legal action in POSITION_FILE ('-' for stdin)."""
-    try:
-        state = position.from_json(_read_json(position_file, "position"))
-    except RulesError as error:
-        _refuse(f"invalid position: {error.reason}")
-    _print([action.to_json() for action in legal_actions(state)])
+@SEAT
+def legal(position_file: str, seat: int | None) -> None:
+    """Print every legal action in POSITION_FILE ('-' for stdin) of the seat to move."""
+    game, state = _position(position_file)
+    movers = game.to_move(state)
+    chosen = seat if seat is not None else (min(movers) if len(movers) == 1 else None)
+    if chosen is None and len(movers) > 1:
+        _seat(game, state, None)  # refused: several seats are to move
+    actions = [] if chosen is None else game.legal_actions(state, chosen)
+    _print([game.action_to_json(action) for action in actions])
 
 
 @rules.command(name="apply")
 @click.argument("position_file")
 @click.argument("action_json")
-def apply_command(position_file: str, action_json: str) -> None:
-    """Apply ACTION_JSON (JSON text, or a file holding it) to POSITION_FILE."""
-    try:
-        state = position.from_json(_read_json(position_file, "position"))
-    except RulesError as error:
-        _refuse(f"invalid position: {error.reason}")
+@SEAT
+def apply_command(position_file: str, action_json: str, seat: int | None) -> None:
+    """Apply ACTION_JSON (JSON text, or a file holding it) to POSITION_FILE for the seat to move."""
+    game, state = _position(position_file)
     try:
         raw = json.loads(action_json)
     except json.JSONDecodeError as error:
@@ -93,11 +146,12 @@ def apply_command(position_file: str, action_json: str) -> None:
             _refuse(f"action is neither valid JSON ({error.msg}) nor a file")
         raw = _read_json(action_json, "action")
     try:
-        action = action_from_json(raw)
-    except RulesError as error:
-        _refuse(f"invalid action: {error.reason}")
+        action = game.action_from_json(raw)
+    except ValueError as error:
+        _refuse(f"invalid action: {error}")
+    acting = _seat(game, state, seat)
     try:
-        events = apply(state, action)
-    except RulesError as error:
-        _refuse(f"illegal action: {error.reason}")
-    _print({"position": position.to_json(state), "events": events})
+        events = game.apply(state, acting, action)
+    except ValueError as error:
+        _refuse(f"illegal action: {error}")
+    _print({"position": game.position_to_json(state), "events": events})

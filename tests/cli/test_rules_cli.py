@@ -1,4 +1,4 @@
-"""The ``mercado rules`` command (POSITION.md), run as a subprocess."""
+"""The ``mercado rules`` command (POSITION.md) on every game, run as a subprocess."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 from positions import ROOT, doc_example, rules, single_json
 
+from server.games.leilao import RULES as LEILAO
 from server.games.mercado import Options, action_from_json, apply, legal_actions, new_game, position
+from server.games.oregano import RULES as OREGANO
 
 CONSOLE_SCRIPT = ROOT / ".venv" / "bin" / "mercado"
 
@@ -182,3 +184,50 @@ def test_standard_input_that_is_not_json_is_refused() -> None:
 
 def test_position_that_is_not_an_object_is_refused(tmp_path: Path) -> None:
     assert_refused(rules("legal", write(tmp_path, [1, 2, 3])), "position")
+
+
+# --- every game --------------------------------------------------------------------------
+
+
+def test_new_sets_up_any_game_with_its_options() -> None:
+    data = single_json(rules("new", "--game", "leilao", "--players", "3", "--seed", "5"))
+    assert data == LEILAO.position_to_json(LEILAO.new_game(LEILAO.options({"players": 3}), 5))
+    data = single_json(rules("new", "--game", "oregano", "--seed", "2", "--option", "strategy_cards=open"))
+    assert data["format"] == "oregano-position/1"
+    assert data["options"] == OREGANO.options({"players": 2, "strategy_cards": "open"})
+
+
+@pytest.mark.parametrize(
+    ("args", "names"),
+    [
+        (["--game", "leilao", "--money", "public"], ["--money", "mercado", "leilao"]),
+        (["--game", "leilao", "--option", "nope=1"], ["nope"]),
+        (["--game", "oregano", "--option", "strategy_cards"], ["NAME=VALUE"]),
+    ],
+)
+def test_new_refuses_options_the_game_does_not_have(args: list[str], names: list[str]) -> None:
+    assert_refused(rules("new", "--seed", "1", *args), *names)
+
+
+def test_a_simultaneous_step_needs_the_seat_named(tmp_path: Path) -> None:
+    state = LEILAO.new_game(LEILAO.options({"players": 2}), 9)
+    path = write(tmp_path, LEILAO.position_to_json(state))
+    assert_refused(rules("legal", path), "--seat", "0, 1")
+    assert_refused(rules("apply", path, '{"type": "bid", "card": 3}'), "--seat")
+    legal = single_json(rules("legal", "--seat", "1", path))
+    assert legal == [LEILAO.action_to_json(a) for a in LEILAO.legal_actions(state, 1)]
+
+
+def test_apply_seals_a_bid_of_the_seat_named(tmp_path: Path) -> None:
+    state = LEILAO.new_game(LEILAO.options({"players": 2}), 9)
+    path = write(tmp_path, LEILAO.position_to_json(state))
+    bid = {"type": "bid", "card": 11, "extra": 4}
+    out = single_json(rules("apply", "--seat", "0", path, json.dumps(bid)))
+    events = LEILAO.apply(state, 0, LEILAO.action_from_json(bid))
+    assert out == {"position": LEILAO.position_to_json(state), "events": events}
+    assert LEILAO.to_move(state) == {1}  # seat 0 has bid; seat 1 still must
+
+
+def test_a_position_of_no_game_is_refused_naming_the_formats(tmp_path: Path) -> None:
+    line = assert_refused(rules("legal", write(tmp_path, dict(EXAMPLE, format="chess/1"))), "format")
+    assert all(f"{name}-position/1" in line for name in ("mercado", "oregano", "leilao"))

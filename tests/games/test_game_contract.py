@@ -1,0 +1,115 @@
+"""What every game behind the interface (server/games/interface.py) does alike, checked on random
+seeded games of each registered game: a fourth game gets these checks by being registered."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+
+from server.games.registry import GAMES, AnyGame, game_named, game_of_position
+
+MOVES_AT_MOST = 5_000  # no game of ours lasts this long: one that does is stuck
+CHECK_EVERY = 7  # the costlier checks (JSON round trips, views, samples) run on every 7th position
+
+
+def played(game: AnyGame, players: int, seed: int) -> tuple[Any, list[tuple[int, Any]]]:
+    """A random game to its end, checking each position on the way; the end and the moves."""
+    rng = random.Random(seed)
+    state = game.new_game(game.options({"players": players}), seed)
+    moves: list[tuple[int, Any]] = []
+    while not game.is_over(state):
+        assert len(moves) < MOVES_AT_MOST, "the game does not end"
+        movers = game.to_move(state)
+        assert movers, "nobody is to move in a game that is not over"
+        assert game.outcome(state) is None
+        if len(moves) % CHECK_EVERY == 0:
+            check_position(game, state, rng)
+        seat = rng.choice(sorted(movers))
+        actions = game.legal_actions(state, seat)
+        assert actions, f"seat {seat} is to move but has no legal action"
+        action = rng.choice(actions)
+        assert game.why_illegal(state, seat, action) is None
+        events = game.apply(state, seat, action)
+        assert all(isinstance(event.get("type"), str) for event in events)
+        json.dumps(events)
+        moves.append((seat, action))
+    assert game.to_move(state) == frozenset()
+    return state, moves
+
+
+def check_position(game: AnyGame, state: Any, rng: random.Random) -> None:
+    data = game.position_to_json(state)
+    assert game_of_position(data) is game
+    assert game.position_to_json(game.position_from_json(json.loads(json.dumps(data)))) == data
+    movers = game.to_move(state)
+    for seat in range(players_of(data)):
+        view = game.view(state, seat)
+        json.dumps(view)
+        assert ("legal_actions" in view) == (seat in movers)
+        if seat in movers:
+            actions = game.legal_actions(state, seat)
+            assert view["legal_actions"] == [game.action_to_json(a) for a in actions]
+            for action in actions:
+                assert game.action_from_json(game.action_to_json(action)) == action
+                assert game.parse_action(game.action_text(action)) == action
+        elif not game.is_over(state):
+            assert game.legal_actions(state, seat) == []
+            refused_unchanged(game, state, seat, data)
+        sample = game.sample(state, seat, rng)
+        assert game.view(sample, seat) == view, "a sample must look the same to the seat it is for"
+    assert game.position_to_json(state) == data, "looking changed the position"
+
+
+def players_of(data: dict[str, Any]) -> int:
+    players: int = data["options"]["players"]
+    return players
+
+
+def refused_unchanged(game: AnyGame, state: Any, seat: int, data: dict[str, Any]) -> None:
+    """An action of a seat that is to move, tried by one that is not: refused, nothing changed."""
+    mover = min(game.to_move(state))
+    action = game.legal_actions(state, mover)[0]
+    assert game.why_illegal(state, seat, action)
+    with pytest.raises(ValueError):
+        game.apply(state, seat, action)
+    assert game.position_to_json(state) == data
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_random_games_end_with_an_outcome_and_replay_exactly(name: str, players: int) -> None:
+    game = game_named(name)
+    seed = 1000 * players + len(name)
+    state, moves = played(game, players, seed)
+    outcome = game.outcome(state)
+    assert outcome is not None
+    assert len(outcome.scores) == len(outcome.ranks) == players
+    assert min(outcome.ranks) == 1 and max(outcome.ranks) <= players
+    by_score = sorted(range(players), key=lambda p: outcome.ranks[p])
+    assert [outcome.scores[p] for p in by_score] == sorted(outcome.scores, reverse=True)
+    json.dumps(outcome.to_json())
+    # The seed and the moves make the same game again, through the moves' text.
+    again = game.new_game(game.options({"players": players}), seed)
+    for seat, action in moves:
+        game.apply_unchecked(again, seat, game.parse_action(game.action_text(action)))
+    assert game.position_to_json(again) == game.position_to_json(state)
+
+
+def test_a_clone_is_independent() -> None:
+    for game in GAMES.values():
+        state = game.new_game(game.options({"players": 2}), 3)
+        before = game.position_to_json(state)
+        copy = game.clone(state)
+        seat = min(game.to_move(copy))
+        game.apply(copy, seat, game.legal_actions(copy, seat)[0])
+        assert game.position_to_json(state) == before != game.position_to_json(copy)
+
+
+def test_an_unknown_game_is_named_with_the_known_ones() -> None:
+    with pytest.raises(ValueError, match="mercado"):
+        game_named("chess")
+    with pytest.raises(ValueError, match="format"):
+        game_of_position({"format": "chess/1"})
