@@ -121,6 +121,8 @@ def why_illegal(state: LeilaoState, seat: int, action: LeilaoAction) -> str | No
         return None
     if state.phase != PICK:
         return f"no picks in the {state.phase} step"
+    if not isinstance(action.stall, int) or not 0 <= action.stall < len(CARD_NAMES):
+        return f"there is no stall {action.stall!r}"
     if action.stall not in state.display:
         return f"stall {CARD_NAMES[action.stall]} is not in the display"
     return None

@@ -45,7 +45,7 @@ class Options:
     def __post_init__(self) -> None:
         for name, allowed in OPTION_VALUES.items():
             value = getattr(self, name)
-            if isinstance(value, bool) or value not in allowed:
+            if type(value) is not type(allowed[0]) or value not in allowed:
                 shown = ", ".join(repr(v) if isinstance(v, str) else str(v) for v in allowed)
                 raise InvalidOptions(f"option {name} must be one of {shown}")
 

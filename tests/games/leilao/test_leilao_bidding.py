@@ -148,3 +148,13 @@ def test_the_state_is_the_same_whatever_the_order_of_submissions() -> None:
     for seat in (3, 1, 2, 0):
         bid(second, seat, *bids[seat])
     assert RULES.position_to_json(first) == RULES.position_to_json(second)
+
+
+# Not decided by the source, decided here: bidding is compulsory; nobody can pass.
+def test_nobody_can_pass_a_bid() -> None:
+    state = game(2)
+    set_hand(state, 1, [4])
+    assert all(isinstance(a, Bid) for seat in (0, 1) for a in RULES.legal_actions(state, seat))
+    assert RULES.legal_actions(state, 1) == [Bid(4, None)]
+    with pytest.raises(ValueError):
+        RULES.action_from_json({"type": "pass"})

@@ -42,6 +42,7 @@ def test_only_the_current_slot_picks_and_only_a_stall_in_the_display() -> None:
     assert RULES.legal_actions(state, 0) == []
     assert RULES.why_illegal(state, 0, Pick(state.display[0])) == "it is not seat 0's turn to pick"
     assert RULES.why_illegal(state, 1, Pick(79)) == "stall yellow-20 is not in the display"
+    assert RULES.why_illegal(state, 1, Pick(80)) == "there is no stall 80"
     before = RULES.position_to_json(state)
     with pytest.raises(IllegalAction):
         pick(state, 1, "yellow-20")

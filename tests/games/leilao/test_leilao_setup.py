@@ -85,6 +85,7 @@ def test_options_fill_in_the_defaults() -> None:
         {"players": 5},
         {"players": True},
         {"players": "2"},
+        {"players": 2.0},
         {"players": 2, "card_penalty": "two"},
         {"players": 2, "set_bonus": "never"},
         {"players": 2, "leftover_stalls": "keep"},
