@@ -4,6 +4,36 @@
 A position need not hold all 80 market cards (a fixture may have a short deck),
 but every market card appears at most once, every seat's hand + sealed choice +
 played pile is exactly its 20 bid cards, and the phase agrees with the rest.
+
+The format (names as in RULES.md; market cards as ``colour-number``, bid cards as numbers)::
+
+    {
+      "format": "leilao-position/1",
+      "options": {"players": 2, "card_penalty": "face", "set_bonus": "per_set",
+                  "leftover_stalls": "cycle"},
+      "start_player": 0,            # the priority order starts here
+      "round": 1,
+      "phase": "bid",               # bid | tiebreak | pick | finished
+      "pending": [1],               # derived: the seats to act (checked if present)
+      "deck": ["green-3", ...],     # top first
+      "display": ["red-17", ...],   # in the order dealt
+      "removed": [],                # stalls that left the game (leftover_stalls = discard)
+      "stalls": [["red-17"], []],   # each seat's stall area, in the order taken
+      "hands": [[1, 2, ...], ...],  # increasing; a sealed choice's cards are not in it
+      "played": [[{"card": 11, "role": "main", "void": false, "round": 1}, ...], ...],
+                                    # role: main | extra | rebid; void: a tie voided it
+      "sealed": [{"card": 11, "extra": 4}, null],  # bid step; {"card": 3} in a tie-break
+      "fees": [5, 0],               # derived: 5 per extra card played (checked if present)
+      "ranking": null,              # from the reveal: groups of slots in rank order, a group
+                                    # of two or more a tie not yet broken:
+                                    # [[{"seat": 0, "role": "main", "card": 11}], ...]
+      "pick_sequence": null,        # pick phase: the seats in picking order (derived, checked)
+      "picks_made": 0,
+      "result": null                # finished: {"scores", "ranks", "tie_breaks"} (checked)
+    }
+
+Only ``options``, ``start_player``, ``round``, ``phase``, ``deck``, ``display``, ``stalls``,
+``hands`` and ``played`` are required.
 """
 
 from __future__ import annotations

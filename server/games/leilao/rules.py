@@ -7,6 +7,20 @@ the caller and records nothing. Everything after set-up is deterministic.
 Sealed steps (``bid``, ``tiebreak``): a submission leaves the hand for
 ``state.sealed[seat]``; the last submission of the step reveals them all, and the
 engine goes on by itself (ranking, tie groups, picking, the next round).
+
+Events (``apply``; :func:`views.events_for` strips what another seat may not see)::
+
+    {"type": "sealed", "step": "bid", "seat": 0, "card": 11, "extra": 4}   # others: type, step, seat
+    {"type": "sealed", "step": "tiebreak", "seat": 0, "card": 3}
+    {"type": "reveal", "step": "bid", "round": 1, "bids": [{"seat", "card", "extra"}, ...]}
+    {"type": "reveal", "step": "tiebreak", "round": 1, "rebids": [{"seat", "card"}, ...]}
+    {"type": "tiebreak", "card": 4, "slots": [{"seat", "role", "card"}, ...], "pending": [0, 1]}
+    {"type": "tie_settled", "order": [{"seat", "role", "card"}, ...]}   # fewer than two hold cards
+    {"type": "ranking", "ranking": [{"seat", "role", "card"}, ...], "pick_sequence": [0, 1, 0, 0]}
+    {"type": "pick", "seat": 0, "stall": "red-17"}
+    {"type": "leftover", "stalls": ["green-5"]}                         # leftover_stalls = discard
+    {"type": "deal", "round": 2, "display": [...], "deck_count": 72}
+    {"type": "game_over", "result": {"scores", "ranks", "tie_breaks"}}
 """
 
 from __future__ import annotations
