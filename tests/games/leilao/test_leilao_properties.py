@@ -106,7 +106,7 @@ def test_every_game_ends_with_components_conserved(
 
 
 @PLAYERS
-@FAST
+@settings(max_examples=20, deadline=None)
 @given(options=options_data, seed=seeds, move_seed=st.integers(0, 2**32))
 def test_illegal_actions_are_refused_and_positions_round_trip(
     players: int, options: dict[str, str], seed: int, move_seed: int
