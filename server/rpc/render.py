@@ -61,6 +61,7 @@ def _shared(match: Match, update: Update) -> bytes:
         state.match.status = MATCH_STATUSES[status]
         if status == PLAYING:  # nobody is to move while seats are open
             state.to_move = update.state.current_player
+            state.seats_to_move.append(update.state.current_player)
         if update.version != match.version:  # an earlier version (a stream catching up): its turn is over
             state.match.ClearField("deadline_unix_ms")
         if status != FINISHED:

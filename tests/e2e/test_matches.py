@@ -50,7 +50,7 @@ async def test_random_match_ends_as_its_replay(
         view = got.views[-1]
         assert view.version == len(replay.steps)
         assert view.match.status == api.MATCH_STATUS_FINISHED
-        assert not view.HasField("to_move")
+        assert not view.HasField("to_move") and not view.seats_to_move
         assert not view.legal_actions
         result = view.view.mercado.result
         assert list(result.scores) == list(final.result.scores)
@@ -97,4 +97,5 @@ async def test_replaying_a_finished_stream_shows_each_version_as_it_was(connect:
         assert update.state.match.version == update.version
         assert update.state.match.status == api.MATCH_STATUS_PLAYING
         assert update.state.HasField("to_move")
+        assert list(update.state.seats_to_move) == [update.state.to_move]  # one mover in a turn-based game
     assert updates[-1].state.match.status == api.MATCH_STATUS_FINISHED

@@ -1493,7 +1493,11 @@ type MatchState struct {
 	// The caller's legal actions, when it is the caller's turn; otherwise empty.
 	LegalActions []*Action `protobuf:"bytes,6,rep,name=legal_actions,json=legalActions,proto3" json:"legal_actions,omitempty"`
 	// For each legal action, in the same order: what it costs and pays, as the caller may see.
-	Previews      []*ActionPreview `protobuf:"bytes,7,rep,name=previews,proto3" json:"previews,omitempty"`
+	Previews []*ActionPreview `protobuf:"bytes,7,rep,name=previews,proto3" json:"previews,omitempty"`
+	// Every seat that must act now, in increasing order; empty unless playing. A turn-based game has
+	// one, the same as to_move; a game whose seats choose at once (sealed bids) has several, and
+	// to_move is then absent.
+	SeatsToMove   []uint32 `protobuf:"varint,8,rep,packed,name=seats_to_move,json=seatsToMove,proto3" json:"seats_to_move,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1573,6 +1577,13 @@ func (x *MatchState) GetLegalActions() []*Action {
 func (x *MatchState) GetPreviews() []*ActionPreview {
 	if x != nil {
 		return x.Previews
+	}
+	return nil
+}
+
+func (x *MatchState) GetSeatsToMove() []uint32 {
+	if x != nil {
+		return x.SeatsToMove
 	}
 	return nil
 }
@@ -2914,7 +2925,7 @@ const file_mercado_v1_match_proto_rawDesc = "" +
 	"\rActionPreview\x126\n" +
 	"\amercado\x18\n" +
 	" \x01(\v2\x1a.mercado.v1.MercadoPreviewH\x00R\amercadoB\x06\n" +
-	"\x04game\"\xc6\x02\n" +
+	"\x04game\"\xea\x02\n" +
 	"\n" +
 	"MatchState\x12.\n" +
 	"\x05match\x18\x01 \x01(\v2\x18.mercado.v1.MatchSummaryR\x05match\x12\x18\n" +
@@ -2923,7 +2934,8 @@ const file_mercado_v1_match_proto_rawDesc = "" +
 	"\ato_move\x18\x04 \x01(\rH\x01R\x06toMove\x88\x01\x01\x12$\n" +
 	"\x04view\x18\x05 \x01(\v2\x10.mercado.v1.ViewR\x04view\x127\n" +
 	"\rlegal_actions\x18\x06 \x03(\v2\x12.mercado.v1.ActionR\flegalActions\x125\n" +
-	"\bpreviews\x18\a \x03(\v2\x19.mercado.v1.ActionPreviewR\bpreviewsB\f\n" +
+	"\bpreviews\x18\a \x03(\v2\x19.mercado.v1.ActionPreviewR\bpreviews\x12\"\n" +
+	"\rseats_to_move\x18\b \x03(\rR\vseatsToMoveB\f\n" +
 	"\n" +
 	"_your_seatB\n" +
 	"\n" +

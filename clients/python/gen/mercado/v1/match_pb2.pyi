@@ -671,6 +671,7 @@ class MatchState(google.protobuf.message.Message):
     VIEW_FIELD_NUMBER: builtins.int
     LEGAL_ACTIONS_FIELD_NUMBER: builtins.int
     PREVIEWS_FIELD_NUMBER: builtins.int
+    SEATS_TO_MOVE_FIELD_NUMBER: builtins.int
     version: builtins.int
     your_seat: builtins.int
     """absent for a spectator"""
@@ -688,6 +689,13 @@ class MatchState(google.protobuf.message.Message):
     def previews(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___ActionPreview]:
         """For each legal action, in the same order: what it costs and pays, as the caller may see."""
 
+    @property
+    def seats_to_move(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[builtins.int]:
+        """Every seat that must act now, in increasing order; empty unless playing. A turn-based game has
+        one, the same as to_move; a game whose seats choose at once (sealed bids) has several, and
+        to_move is then absent.
+        """
+
     def __init__(
         self,
         *,
@@ -698,9 +706,10 @@ class MatchState(google.protobuf.message.Message):
         view: global___View | None = ...,
         legal_actions: collections.abc.Iterable[global___Action] | None = ...,
         previews: collections.abc.Iterable[global___ActionPreview] | None = ...,
+        seats_to_move: collections.abc.Iterable[builtins.int] | None = ...,
     ) -> None: ...
     def HasField(self, field_name: typing.Literal["_to_move", b"_to_move", "_your_seat", b"_your_seat", "match", b"match", "to_move", b"to_move", "view", b"view", "your_seat", b"your_seat"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["_to_move", b"_to_move", "_your_seat", b"_your_seat", "legal_actions", b"legal_actions", "match", b"match", "previews", b"previews", "to_move", b"to_move", "version", b"version", "view", b"view", "your_seat", b"your_seat"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["_to_move", b"_to_move", "_your_seat", b"_your_seat", "legal_actions", b"legal_actions", "match", b"match", "previews", b"previews", "seats_to_move", b"seats_to_move", "to_move", b"to_move", "version", b"version", "view", b"view", "your_seat", b"your_seat"]) -> None: ...
     @typing.overload
     def WhichOneof(self, oneof_group: typing.Literal["_to_move", b"_to_move"]) -> typing.Literal["to_move"] | None: ...
     @typing.overload
