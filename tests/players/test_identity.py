@@ -31,7 +31,7 @@ def claims(**changes: object) -> dict[str, object]:
         "aud": AUDIENCE,
         "sub": "user-7",
         "name": "Ana",
-        "exp": now + 600,
+        "exp": now + 86_400,  # parametrized claims are made at collection, long before their test runs
     }
     base.update(changes)
     return {key: value for key, value in base.items() if value is not None}
