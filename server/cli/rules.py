@@ -124,11 +124,10 @@ def new(
 def legal(position_file: str, seat: int | None) -> None:
     """Print every legal action in POSITION_FILE ('-' for stdin) of the seat to move."""
     game, state = _position(position_file)
-    movers = game.to_move(state)
-    chosen = seat if seat is not None else (min(movers) if len(movers) == 1 else None)
-    if chosen is None and len(movers) > 1:
-        _seat(game, state, None)  # refused: several seats are to move
-    actions = [] if chosen is None else game.legal_actions(state, chosen)
+    if seat is None and not game.to_move(state):
+        actions = []  # the game is over
+    else:
+        actions = game.legal_actions(state, _seat(game, state, seat))
     _print([game.action_to_json(action) for action in actions])
 
 
