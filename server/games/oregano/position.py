@@ -90,9 +90,9 @@ def record_json(record: dict[str, Any]) -> dict[str, Any]:
     return {k: (v[:] if isinstance(v, list) else v) for k, v in record.items()}
 
 
-def to_json(state: OreganoState) -> dict[str, Any]:
+def public_json(state: OreganoState) -> dict[str, Any]:
+    """What every seat sees alike, in a position and in every view."""
     return {
-        "format": POSITION_FORMAT,
         "options": state.options.to_json(),
         "status": state.status,
         "phase": state.phase,
@@ -105,6 +105,13 @@ def to_json(state: OreganoState) -> dict[str, Any]:
         "boulevard": boulevard_json(state),
         "stock": dict(state.stock),
         "supply": dict(state.supply),
+    }
+
+
+def to_json(state: OreganoState) -> dict[str, Any]:
+    return {
+        "format": POSITION_FORMAT,
+        **public_json(state),
         "strategy_deck": state.strategy_deck[:],
         "strategies": state.strategies[:],
         "drawn": [d[:] for d in state.drawn],

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .components import STRATEGY_GOAL
-from .position import area_json, boulevard_json
+from .position import public_json
 from .rules import Event, legal_actions, strategy_progress, to_move
 from .state import OVER, OreganoState
 
@@ -43,19 +43,8 @@ def player_view(state: OreganoState, seat: int | None) -> dict[str, Any]:
     view: dict[str, Any] = {
         "format": VIEW_FORMAT,
         "seat": seat,
-        "options": state.options.to_json(),
-        "status": state.status,
-        "phase": state.phase,
+        **public_json(state),
         "to_move": sorted(to_move(state)),
-        "first_player": state.first_player,
-        "current_player": state.current,
-        "round": state.round,
-        "gold": state.gold[:],
-        "resources": [dict(r) for r in state.resources],
-        "areas": [area_json(area) for area in state.areas],
-        "boulevard": boulevard_json(state),
-        "stock": dict(state.stock),
-        "supply": dict(state.supply),
         "strategy_deck_count": len(state.strategy_deck),
         "strategies": [_strategy(state, seat, holder) for holder in range(n)],
         "drawn": [
