@@ -4,6 +4,7 @@ lookup, and changes nothing."""
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import json
 import struct
@@ -17,6 +18,8 @@ from mercado_client import MercadoClient
 from mercado_client.board import render_match
 from rich.console import Console
 from server_process import AGENT_KEY, ServerProcess, Start
+
+LOG_SECONDS = 5.0  # for a log line to be read from the server's output
 
 Code = grpc.StatusCode
 HUGE = "x" * ((1 << 20) - 64)  # a 1 MB id, inside the message size limit
@@ -89,6 +92,18 @@ def test_a_huge_id_over_grpc_web_gets_a_short_answer(server: ServerProcess) -> N
     assert len(trailers["grpc-message"]) <= 200
 
 
+async def _logged(server: ServerProcess, message: str, count: int) -> list[dict[str, object]]:
+    """The server's log records of ``message``, once ``count`` of them were read from its output
+    (a thread reads it: the last may come a moment after the call that logged it), or at a deadline."""
+    deadline = asyncio.get_running_loop().time() + LOG_SECONDS
+    while True:
+        logged = [json.loads(line) for line in list(server.log_lines) if line.startswith("{")]
+        records = [r for r in logged if r.get("message") == message]
+        if len(records) >= count or asyncio.get_running_loop().time() > deadline:
+            return records
+        await asyncio.sleep(0.02)
+
+
 async def test_garbage_bytes_are_invalid_argument_with_one_warning(server: ServerProcess) -> None:
     invalid_utf8 = b"\x0a\x04\xff\xfe\xfd\xfc"  # field 1 (match_id), a string that is not UTF-8
     async with grpc.aio.insecure_channel(server.target) as channel:
@@ -98,8 +113,7 @@ async def test_garbage_bytes_are_invalid_argument_with_one_warning(server: Serve
             assert error.details().startswith("the request is not a valid GetView request")
         stream = channel.unary_stream("/mercado.v1.MatchService/StreamEvents")(invalid_utf8)
         assert_reason(await refusal(stream.read()), Code.INVALID_ARGUMENT)
-    logged = [json.loads(line) for line in server.log_lines if line.startswith("{")]
-    warnings = [r for r in logged if r.get("message") == "undecodable request"]
+    warnings = await _logged(server, "undecodable request", count=4)
     assert len(warnings) == 4 and all(r["levelname"] == "WARNING" for r in warnings)
     assert not any("Traceback" in line for line in server.log_lines)
     status, trailers = _grpc_web(server, "GetView", invalid_utf8)
