@@ -12,11 +12,11 @@ from server.games.interface import Event, GameRules, Outcome
 from . import position
 from .actions import Action, action_from_json, parse_action
 from .components import MAX_PLAYERS, MIN_PLAYERS
-from .errors import IllegalAction, InvalidPosition
+from .errors import IllegalAction
 from .rules import apply, apply_unchecked, legal_actions, why_illegal
 from .sampling import Determinizer
 from .setup import new_game
-from .state import FINISHED, GameState, Options
+from .state import FINISHED, GameState
 from .views import events_for, player_view
 
 NOT_YOUR_TURN = "it is not your turn"
@@ -28,13 +28,10 @@ class Mercado:
     max_players = MAX_PLAYERS
 
     def options(self, data: Mapping[str, Any]) -> Mapping[str, Any]:
-        unknown = sorted(set(data) - set(Options.__dataclass_fields__))
-        if unknown:
-            raise InvalidPosition(f"unknown option {unknown[0]!r}")
-        return Options(**data).to_json()
+        return position.options_from_json(dict(data)).to_json()
 
     def new_game(self, options: Mapping[str, Any], seed: int) -> GameState:
-        return new_game(Options(**self.options(options)), seed)
+        return new_game(position.options_from_json(dict(options)), seed)
 
     def to_move(self, state: GameState) -> frozenset[int]:
         return frozenset() if state.status == FINISHED else frozenset({state.current})

@@ -177,7 +177,8 @@ def _piles(value: Any, field: str, most: int | None) -> list[list[int]]:
     return piles
 
 
-def _options(value: Any) -> Options:
+def options_from_json(value: Any) -> Options:
+    """Match options from JSON: the known ones only, each checked."""
     data = _dict(value, "options")
     unknown = set(data) - {"players", "money", "face_down_counts_as_available"}
     if unknown:
@@ -248,7 +249,7 @@ def from_json(data: Any) -> GameState:
             raise InvalidPosition(f"missing field {key!r}")
     if data.get("format", FORMAT) != FORMAT:
         raise InvalidPosition(f"format must be {FORMAT!r}")
-    state = GameState(_options(data["options"]))
+    state = GameState(options_from_json(data["options"]))
     n = state.players
 
     state.status = _name(data["status"], {s: i for i, s in enumerate(STATUS_NAMES)}, "status", "status")
