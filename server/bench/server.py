@@ -101,6 +101,17 @@ class WorkerResult:
 # --- the load generator (runs in each spawned process) ------------------------
 
 
+@dataclass
+class Window:
+    """When the matches' figures count: from ``opens`` (after the warm-up) to ``closes``."""
+
+    opens: float = math.inf
+    closes: float = math.inf
+
+    def holds(self, moment: float) -> bool:
+        return self.opens <= moment <= self.closes
+
+
 def _bearer(token: str) -> Metadata:
     return (("authorization", f"Bearer {token}"),)
 
@@ -108,10 +119,9 @@ def _bearer(token: str) -> Metadata:
 class Watcher:
     """One seat's ``StreamEvents``: counts what it delivers and keeps the seat's latest view."""
 
-    def __init__(self, result: WorkerResult, opens: float, deadline: float) -> None:
+    def __init__(self, result: WorkerResult, window: Window) -> None:
         self.result = result
-        self.opens = opens  # the window: what the stream delivers from opens to deadline counts
-        self.deadline = deadline
+        self.window = window  # what the stream delivers inside it counts
         self.version = 0
         self.state: api.MatchState | None = None
         self.changed = asyncio.Event()
@@ -124,7 +134,7 @@ class Watcher:
         try:
             call: Any = stub.StreamEvents(request, metadata=token)
             async for update in call:
-                if self.opens <= time.perf_counter() <= self.deadline:
+                if self.window.holds(time.perf_counter()):
                     self.result.updates_delivered += 1
                     self.result.events_delivered += len(update.events)
                 self.version = update.version
@@ -134,7 +144,7 @@ class Watcher:
             raise
         except Exception:
             # Counted; the match then stalls on this seat and its slot moves on at the timeout.
-            if self.opens <= time.perf_counter() <= self.deadline:
+            if self.window.holds(time.perf_counter()):
                 self.result.stream_errors += 1
         finally:
             self.ended = True
@@ -143,7 +153,7 @@ class Watcher:
     async def state_at(self, version: int) -> api.MatchState | None:
         """The seat's view once its stream has reached ``version``; None at the deadline or on a stall."""
         while self.version < version:
-            remaining = self.deadline - time.perf_counter()
+            remaining = self.window.closes - time.perf_counter()
             if self.ended or remaining <= 0:
                 return None
             self.changed.clear()
@@ -175,7 +185,7 @@ class Driver:
         self.config = config
         self.result = result
         self.rng = random.Random(f"{config.seed}:{config.index}")
-        self.opens = self.deadline = math.inf  # the matches' window, once they start
+        self.window = Window()  # set once the matches start
         self.requests = 0
         self.stream_tasks: set[asyncio.Task[None]] = set()
 
@@ -200,7 +210,7 @@ class Driver:
                 timeout=CALL_SECONDS,
             )
             tokens.append(_bearer(joined.seat_token))
-        watchers = [Watcher(self.result, self.opens, self.deadline) for _ in tokens]
+        watchers = [Watcher(self.result, self.window) for _ in tokens]
         for watcher, token in zip(watchers, tokens, strict=True):
             task = asyncio.create_task(watcher.run(stub, match_id, token))
             self.stream_tasks.add(task)
@@ -226,7 +236,7 @@ class Driver:
         state = game.state
         clock = time.perf_counter
         interval = self.config.interval
-        while clock() < self.deadline:
+        while clock() < self.window.closes:
             if not state.HasField("to_move") or not state.legal_actions:
                 return
             if interval:
@@ -234,7 +244,7 @@ class Driver:
                 delay = pace[0] - clock()
                 if delay > 0:
                     await asyncio.sleep(delay)
-                    if clock() >= self.deadline:
+                    if clock() >= self.window.closes:
                         return
                 pace[0] = max(pace[0], clock() - interval) + interval
             seat = state.to_move
@@ -252,17 +262,17 @@ class Driver:
                     request, metadata=game.tokens[seat], timeout=CALL_SECONDS
                 )
             except grpc.aio.AioRpcError:
-                if clock() >= self.opens:
+                if clock() >= self.window.opens:
                     self.result.submit_errors += 1
                 return
             end = clock()
             # Every submission started in the window has its latency taken; only those
             # answered in the window count as throughput.
-            if start >= self.opens:
+            if start >= self.window.opens:
                 self.result.submit_latencies.append(end - start)
-            if end > self.deadline:
+            if end > self.window.closes:
                 return
-            if end >= self.opens:
+            if end >= self.window.opens:
                 self.result.submits_accepted += 1
             after = response.state
             if after.match.status == api.MATCH_STATUS_FINISHED or not after.HasField("to_move"):
@@ -282,7 +292,7 @@ class Driver:
         pace = [time.perf_counter() + self.rng.uniform(0, self.config.interval)]
         while game is not None:
             await self.play(game, pace)
-            game = await self.new_game(first.stub) if time.perf_counter() < self.deadline else None
+            game = await self.new_game(first.stub) if time.perf_counter() < self.window.closes else None
 
     async def stop_streams(self) -> None:
         for task in self.stream_tasks:
@@ -327,11 +337,8 @@ async def _load(config: WorkerConfig, barrier: Any, results: Any) -> None:
         driver = Driver([api_grpc.MatchServiceStub(channel) for channel in channels], config, result)
         games = await asyncio.gather(*(driver.new_game(driver.stub_of(slot)) for slot in range(config.slots)))
         await asyncio.to_thread(barrier.wait, SETUP_SECONDS)
-        driver.opens = time.perf_counter() + WARMUP_SECONDS
-        driver.deadline = driver.opens + config.duration
-        for game in games:
-            for watcher in game.watchers:
-                watcher.opens, watcher.deadline = driver.opens, driver.deadline
+        driver.window.opens = time.perf_counter() + WARMUP_SECONDS
+        driver.window.closes = driver.window.opens + config.duration
         cpu_at_open: list[float] = []
         asyncio.get_running_loop().call_later(WARMUP_SECONDS, lambda: cpu_at_open.append(time.process_time()))
         await asyncio.wait_for(
