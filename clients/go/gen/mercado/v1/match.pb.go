@@ -79,12 +79,14 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// The games this service hosts. v1 hosts one; more may be added.
+// The games this service hosts (docs/games.md); more may be added.
 type Game int32
 
 const (
 	Game_GAME_UNSPECIFIED Game = 0 // the default: Mercado de Lisboa
-	Game_GAME_MERCADO     Game = 1
+	Game_GAME_MERCADO     Game = 1 // Mercado de Lisboa: docs/rules.md
+	Game_GAME_OREGANO     Game = 2 // Oregano, a market-building game: docs/oregano.md
+	Game_GAME_LEILAO      Game = 3 // Leilão, sealed bids for market stalls: docs/leilao.md
 )
 
 // Enum value maps for Game.
@@ -92,10 +94,14 @@ var (
 	Game_name = map[int32]string{
 		0: "GAME_UNSPECIFIED",
 		1: "GAME_MERCADO",
+		2: "GAME_OREGANO",
+		3: "GAME_LEILAO",
 	}
 	Game_value = map[string]int32{
 		"GAME_UNSPECIFIED": 0,
 		"GAME_MERCADO":     1,
+		"GAME_OREGANO":     2,
+		"GAME_LEILAO":      3,
 	}
 )
 
@@ -449,6 +455,8 @@ type CreateMatchRequest struct {
 	// Types that are valid to be assigned to Options:
 	//
 	//	*CreateMatchRequest_Mercado
+	//	*CreateMatchRequest_Oregano
+	//	*CreateMatchRequest_Leilao
 	Options isCreateMatchRequest_Options `protobuf_oneof:"options"`
 	// Absent: live play, 60 s per turn and 180 s of reserve, the AI (easy) taking over a seat
 	// that runs out. With turn_seconds 0: no clock.
@@ -535,6 +543,24 @@ func (x *CreateMatchRequest) GetMercado() *MercadoOptions {
 	return nil
 }
 
+func (x *CreateMatchRequest) GetOregano() *OreganoOptions {
+	if x != nil {
+		if x, ok := x.Options.(*CreateMatchRequest_Oregano); ok {
+			return x.Oregano
+		}
+	}
+	return nil
+}
+
+func (x *CreateMatchRequest) GetLeilao() *LeilaoOptions {
+	if x != nil {
+		if x, ok := x.Options.(*CreateMatchRequest_Leilao); ok {
+			return x.Leilao
+		}
+	}
+	return nil
+}
+
 func (x *CreateMatchRequest) GetTimeControl() *TimeControl {
 	if x != nil {
 		return x.TimeControl
@@ -564,7 +590,19 @@ type CreateMatchRequest_Mercado struct {
 	Mercado *MercadoOptions `protobuf:"bytes,10,opt,name=mercado,proto3,oneof"`
 }
 
+type CreateMatchRequest_Oregano struct {
+	Oregano *OreganoOptions `protobuf:"bytes,16,opt,name=oregano,proto3,oneof"`
+}
+
+type CreateMatchRequest_Leilao struct {
+	Leilao *LeilaoOptions `protobuf:"bytes,17,opt,name=leilao,proto3,oneof"`
+}
+
 func (*CreateMatchRequest_Mercado) isCreateMatchRequest_Options() {}
+
+func (*CreateMatchRequest_Oregano) isCreateMatchRequest_Options() {}
+
+func (*CreateMatchRequest_Leilao) isCreateMatchRequest_Options() {}
 
 type CreateMatchResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -750,6 +788,7 @@ type ListMatchesRequest struct {
 	// Only the matches where this player holds a seat ("my games": the caller's own id, from
 	// GetPlayer); a bot level's player id (`bot:easy`) lists that level's matches.
 	PlayerId      string `protobuf:"bytes,4,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	Game          Game   `protobuf:"varint,5,opt,name=game,proto3,enum=mercado.v1.Game" json:"game,omitempty"` // only this game's matches; unspecified: every game
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -810,6 +849,13 @@ func (x *ListMatchesRequest) GetPlayerId() string {
 		return x.PlayerId
 	}
 	return ""
+}
+
+func (x *ListMatchesRequest) GetGame() Game {
+	if x != nil {
+		return x.Game
+	}
+	return Game_GAME_UNSPECIFIED
 }
 
 type ListMatchesResponse struct {
@@ -877,9 +923,12 @@ type SeatInfo struct {
 	Forfeited   bool                   `protobuf:"varint,9,opt,name=forfeited,proto3" json:"forfeited,omitempty"`                       // ranked last whatever its score
 	// The player the seat is bound to: a player id, `bot:<level>` for a bot seat taken by an
 	// agent; empty for an open seat or anonymous play (a seat token alone).
-	PlayerId      string `protobuf:"bytes,10,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	PlayerId string `protobuf:"bytes,10,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// With a clock, while this seat must act: when its time (and reserve) runs out, as a Unix
+	// time in milliseconds. In a simultaneous step every seat still to act has one.
+	DeadlineUnixMs *int64 `protobuf:"varint,11,opt,name=deadline_unix_ms,json=deadlineUnixMs,proto3,oneof" json:"deadline_unix_ms,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *SeatInfo) Reset() {
@@ -982,6 +1031,13 @@ func (x *SeatInfo) GetPlayerId() string {
 	return ""
 }
 
+func (x *SeatInfo) GetDeadlineUnixMs() int64 {
+	if x != nil && x.DeadlineUnixMs != nil {
+		return *x.DeadlineUnixMs
+	}
+	return 0
+}
+
 type MatchSummary struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	MatchId       string                 `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
@@ -994,6 +1050,8 @@ type MatchSummary struct {
 	// Types that are valid to be assigned to Options:
 	//
 	//	*MatchSummary_Mercado
+	//	*MatchSummary_Oregano
+	//	*MatchSummary_Leilao
 	Options isMatchSummary_Options `protobuf_oneof:"options"`
 	// Lowercase hex SHA-256 of the seed salt (32 bytes) followed by the seed (8 bytes,
 	// big-endian): fixed at creation, checked against GetReplay's seed and salt.
@@ -1001,7 +1059,8 @@ type MatchSummary struct {
 	SeedChosen     bool         `protobuf:"varint,9,opt,name=seed_chosen,json=seedChosen,proto3" json:"seed_chosen,omitempty"`    // the creator chose the seed, so the set-up was known to it
 	TimeControl    *TimeControl `protobuf:"bytes,11,opt,name=time_control,json=timeControl,proto3" json:"time_control,omitempty"` // turn_seconds 0: no clock
 	// With a clock, while the match is playing: when the current turn's time (and the mover's
-	// reserve) runs out, as a Unix time in milliseconds.
+	// reserve) runs out, as a Unix time in milliseconds; in a simultaneous step, the earliest of
+	// the seats still to act (each seat's own is in SeatInfo).
 	DeadlineUnixMs *int64 `protobuf:"varint,12,opt,name=deadline_unix_ms,json=deadlineUnixMs,proto3,oneof" json:"deadline_unix_ms,omitempty"`
 	// Once finished: each seat's rank (1-based, ties shared), forfeited seats last.
 	Ranks   []uint32 `protobuf:"varint,13,rep,packed,name=ranks,proto3" json:"ranks,omitempty"`
@@ -1111,6 +1170,24 @@ func (x *MatchSummary) GetMercado() *MercadoOptions {
 	return nil
 }
 
+func (x *MatchSummary) GetOregano() *OreganoOptions {
+	if x != nil {
+		if x, ok := x.Options.(*MatchSummary_Oregano); ok {
+			return x.Oregano
+		}
+	}
+	return nil
+}
+
+func (x *MatchSummary) GetLeilao() *LeilaoOptions {
+	if x != nil {
+		if x, ok := x.Options.(*MatchSummary_Leilao); ok {
+			return x.Leilao
+		}
+	}
+	return nil
+}
+
 func (x *MatchSummary) GetSeedCommitment() string {
 	if x != nil {
 		return x.SeedCommitment
@@ -1168,7 +1245,19 @@ type MatchSummary_Mercado struct {
 	Mercado *MercadoOptions `protobuf:"bytes,10,opt,name=mercado,proto3,oneof"`
 }
 
+type MatchSummary_Oregano struct {
+	Oregano *OreganoOptions `protobuf:"bytes,16,opt,name=oregano,proto3,oneof"`
+}
+
+type MatchSummary_Leilao struct {
+	Leilao *LeilaoOptions `protobuf:"bytes,17,opt,name=leilao,proto3,oneof"`
+}
+
 func (*MatchSummary_Mercado) isMatchSummary_Options() {}
+
+func (*MatchSummary_Oregano) isMatchSummary_Options() {}
+
+func (*MatchSummary_Leilao) isMatchSummary_Options() {}
 
 type GetViewRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1220,6 +1309,8 @@ type Action struct {
 	// Types that are valid to be assigned to Game:
 	//
 	//	*Action_Mercado
+	//	*Action_Oregano
+	//	*Action_Leilao
 	Game          isAction_Game `protobuf_oneof:"game"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1271,6 +1362,24 @@ func (x *Action) GetMercado() *MercadoAction {
 	return nil
 }
 
+func (x *Action) GetOregano() *OreganoAction {
+	if x != nil {
+		if x, ok := x.Game.(*Action_Oregano); ok {
+			return x.Oregano
+		}
+	}
+	return nil
+}
+
+func (x *Action) GetLeilao() *LeilaoAction {
+	if x != nil {
+		if x, ok := x.Game.(*Action_Leilao); ok {
+			return x.Leilao
+		}
+	}
+	return nil
+}
+
 type isAction_Game interface {
 	isAction_Game()
 }
@@ -1279,7 +1388,19 @@ type Action_Mercado struct {
 	Mercado *MercadoAction `protobuf:"bytes,10,opt,name=mercado,proto3,oneof"`
 }
 
+type Action_Oregano struct {
+	Oregano *OreganoAction `protobuf:"bytes,11,opt,name=oregano,proto3,oneof"`
+}
+
+type Action_Leilao struct {
+	Leilao *LeilaoAction `protobuf:"bytes,12,opt,name=leilao,proto3,oneof"`
+}
+
 func (*Action_Mercado) isAction_Game() {}
+
+func (*Action_Oregano) isAction_Game() {}
+
+func (*Action_Leilao) isAction_Game() {}
 
 // The game-specific part of an event.
 type Event struct {
@@ -1287,6 +1408,8 @@ type Event struct {
 	// Types that are valid to be assigned to Game:
 	//
 	//	*Event_Mercado
+	//	*Event_Oregano
+	//	*Event_Leilao
 	Game          isEvent_Game `protobuf_oneof:"game"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1338,6 +1461,24 @@ func (x *Event) GetMercado() *MercadoEvent {
 	return nil
 }
 
+func (x *Event) GetOregano() *OreganoEvent {
+	if x != nil {
+		if x, ok := x.Game.(*Event_Oregano); ok {
+			return x.Oregano
+		}
+	}
+	return nil
+}
+
+func (x *Event) GetLeilao() *LeilaoEvent {
+	if x != nil {
+		if x, ok := x.Game.(*Event_Leilao); ok {
+			return x.Leilao
+		}
+	}
+	return nil
+}
+
 type isEvent_Game interface {
 	isEvent_Game()
 }
@@ -1346,7 +1487,19 @@ type Event_Mercado struct {
 	Mercado *MercadoEvent `protobuf:"bytes,10,opt,name=mercado,proto3,oneof"`
 }
 
+type Event_Oregano struct {
+	Oregano *OreganoEvent `protobuf:"bytes,11,opt,name=oregano,proto3,oneof"`
+}
+
+type Event_Leilao struct {
+	Leilao *LeilaoEvent `protobuf:"bytes,12,opt,name=leilao,proto3,oneof"`
+}
+
 func (*Event_Mercado) isEvent_Game() {}
+
+func (*Event_Oregano) isEvent_Game() {}
+
+func (*Event_Leilao) isEvent_Game() {}
 
 // The game-specific part of a view.
 type View struct {
@@ -1354,6 +1507,8 @@ type View struct {
 	// Types that are valid to be assigned to Game:
 	//
 	//	*View_Mercado
+	//	*View_Oregano
+	//	*View_Leilao
 	Game          isView_Game `protobuf_oneof:"game"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1405,6 +1560,24 @@ func (x *View) GetMercado() *MercadoView {
 	return nil
 }
 
+func (x *View) GetOregano() *OreganoView {
+	if x != nil {
+		if x, ok := x.Game.(*View_Oregano); ok {
+			return x.Oregano
+		}
+	}
+	return nil
+}
+
+func (x *View) GetLeilao() *LeilaoView {
+	if x != nil {
+		if x, ok := x.Game.(*View_Leilao); ok {
+			return x.Leilao
+		}
+	}
+	return nil
+}
+
 type isView_Game interface {
 	isView_Game()
 }
@@ -1413,7 +1586,19 @@ type View_Mercado struct {
 	Mercado *MercadoView `protobuf:"bytes,10,opt,name=mercado,proto3,oneof"`
 }
 
+type View_Oregano struct {
+	Oregano *OreganoView `protobuf:"bytes,11,opt,name=oregano,proto3,oneof"`
+}
+
+type View_Leilao struct {
+	Leilao *LeilaoView `protobuf:"bytes,12,opt,name=leilao,proto3,oneof"`
+}
+
 func (*View_Mercado) isView_Game() {}
+
+func (*View_Oregano) isView_Game() {}
+
+func (*View_Leilao) isView_Game() {}
 
 // The game-specific part of what a legal action would cost and pay.
 type ActionPreview struct {
@@ -1490,7 +1675,8 @@ type MatchState struct {
 	YourSeat *uint32                `protobuf:"varint,3,opt,name=your_seat,json=yourSeat,proto3,oneof" json:"your_seat,omitempty"` // absent for a spectator
 	ToMove   *uint32                `protobuf:"varint,4,opt,name=to_move,json=toMove,proto3,oneof" json:"to_move,omitempty"`       // the seat whose turn it is; absent unless playing
 	View     *View                  `protobuf:"bytes,5,opt,name=view,proto3" json:"view,omitempty"`
-	// The caller's legal actions, when it is the caller's turn; otherwise empty.
+	// The caller's legal actions, when it is the caller's turn (in a simultaneous step: while it
+	// has not yet acted); otherwise empty.
 	LegalActions []*Action `protobuf:"bytes,6,rep,name=legal_actions,json=legalActions,proto3" json:"legal_actions,omitempty"`
 	// For each legal action, in the same order: what it costs and pays, as the caller may see.
 	Previews []*ActionPreview `protobuf:"bytes,7,rep,name=previews,proto3" json:"previews,omitempty"`
@@ -1776,12 +1962,15 @@ func (x *StreamEventsRequest) GetAfterVersion() uint64 {
 // One accepted action, or (with no action) the match as it stands: the first message of a
 // stream, and every change of seats, clocks or status that no action made.
 type MatchUpdate struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Version       uint64                 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
-	Seat          *uint32                `protobuf:"varint,2,opt,name=seat,proto3,oneof" json:"seat,omitempty"` // who acted; absent for a seat change
-	Action        *Action                `protobuf:"bytes,3,opt,name=action,proto3" json:"action,omitempty"`    // what they did; absent for a seat change
-	Events        []*Event               `protobuf:"bytes,4,rep,name=events,proto3" json:"events,omitempty"`
-	State         *MatchState            `protobuf:"bytes,5,opt,name=state,proto3" json:"state,omitempty"` // the caller's view after the update
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Version uint64                 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
+	Seat    *uint32                `protobuf:"varint,2,opt,name=seat,proto3,oneof" json:"seat,omitempty"` // who acted; absent for a seat change
+	// What they did; absent for a seat change, and for another seat's sealed action (a bid made
+	// at the same time as others'): its events then say only that the seat has acted, and the
+	// last action of the step reveals every sealed choice together, in its events.
+	Action        *Action     `protobuf:"bytes,3,opt,name=action,proto3" json:"action,omitempty"`
+	Events        []*Event    `protobuf:"bytes,4,rep,name=events,proto3" json:"events,omitempty"`
+	State         *MatchState `protobuf:"bytes,5,opt,name=state,proto3" json:"state,omitempty"` // the caller's view after the update
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2557,6 +2746,8 @@ type Replay struct {
 	// Types that are valid to be assigned to Options:
 	//
 	//	*Replay_Mercado
+	//	*Replay_Oregano
+	//	*Replay_Leilao
 	Options        isReplay_Options `protobuf_oneof:"options"`
 	Steps          []*ReplayStep    `protobuf:"bytes,5,rep,name=steps,proto3" json:"steps,omitempty"`
 	SeedSalt       []byte           `protobuf:"bytes,6,opt,name=seed_salt,json=seedSalt,proto3" json:"seed_salt,omitempty"`
@@ -2640,6 +2831,24 @@ func (x *Replay) GetMercado() *MercadoOptions {
 	return nil
 }
 
+func (x *Replay) GetOregano() *OreganoOptions {
+	if x != nil {
+		if x, ok := x.Options.(*Replay_Oregano); ok {
+			return x.Oregano
+		}
+	}
+	return nil
+}
+
+func (x *Replay) GetLeilao() *LeilaoOptions {
+	if x != nil {
+		if x, ok := x.Options.(*Replay_Leilao); ok {
+			return x.Leilao
+		}
+	}
+	return nil
+}
+
 func (x *Replay) GetSteps() []*ReplayStep {
 	if x != nil {
 		return x.Steps
@@ -2676,7 +2885,19 @@ type Replay_Mercado struct {
 	Mercado *MercadoOptions `protobuf:"bytes,10,opt,name=mercado,proto3,oneof"`
 }
 
+type Replay_Oregano struct {
+	Oregano *OreganoOptions `protobuf:"bytes,16,opt,name=oregano,proto3,oneof"`
+}
+
+type Replay_Leilao struct {
+	Leilao *LeilaoOptions `protobuf:"bytes,17,opt,name=leilao,proto3,oneof"`
+}
+
 func (*Replay_Mercado) isReplay_Options() {}
+
+func (*Replay_Oregano) isReplay_Options() {}
+
+func (*Replay_Leilao) isReplay_Options() {}
 
 type ReplayStep struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -2825,7 +3046,7 @@ var File_mercado_v1_match_proto protoreflect.FileDescriptor
 const file_mercado_v1_match_proto_rawDesc = "" +
 	"\n" +
 	"\x16mercado/v1/match.proto\x12\n" +
-	"mercado.v1\x1a\x18mercado/v1/mercado.proto\x1a\x18mercado/v1/players.proto\"\xcc\x01\n" +
+	"mercado.v1\x1a\x17mercado/v1/leilao.proto\x1a\x18mercado/v1/mercado.proto\x1a\x18mercado/v1/oregano.proto\x1a\x18mercado/v1/players.proto\"\xcc\x01\n" +
 	"\vTimeControl\x12!\n" +
 	"\fturn_seconds\x18\x01 \x01(\rR\vturnSeconds\x12'\n" +
 	"\x0freserve_seconds\x18\x02 \x01(\rR\x0ereserveSeconds\x124\n" +
@@ -2838,14 +3059,16 @@ const file_mercado_v1_match_proto_rawDesc = "" +
 	"\x04Open\x1a1\n" +
 	"\x03Bot\x12*\n" +
 	"\x05level\x18\x01 \x01(\x0e2\x14.mercado.v1.BotLevelR\x05levelB\x06\n" +
-	"\x04kind\"\xec\x02\n" +
+	"\x04kind\"\xd9\x03\n" +
 	"\x12CreateMatchRequest\x12$\n" +
 	"\x04game\x18\x01 \x01(\x0e2\x10.mercado.v1.GameR\x04game\x12\x18\n" +
 	"\aplayers\x18\x02 \x01(\rR\aplayers\x12*\n" +
 	"\x05seats\x18\x03 \x03(\v2\x14.mercado.v1.SeatSpecR\x05seats\x12\x17\n" +
 	"\x04seed\x18\x04 \x01(\x04H\x01R\x04seed\x88\x01\x01\x126\n" +
 	"\amercado\x18\n" +
-	" \x01(\v2\x1a.mercado.v1.MercadoOptionsH\x00R\amercado\x12?\n" +
+	" \x01(\v2\x1a.mercado.v1.MercadoOptionsH\x00R\amercado\x126\n" +
+	"\aoregano\x18\x10 \x01(\v2\x1a.mercado.v1.OreganoOptionsH\x00R\aoregano\x123\n" +
+	"\x06leilao\x18\x11 \x01(\v2\x19.mercado.v1.LeilaoOptionsH\x00R\x06leilao\x12?\n" +
 	"\ftime_control\x18\x05 \x01(\v2\x17.mercado.v1.TimeControlH\x02R\vtimeControl\x88\x01\x01\x12\x19\n" +
 	"\bhot_seat\x18\x06 \x01(\bR\ahotSeat\x12\x18\n" +
 	"\aunrated\x18\a \x01(\bR\aunratedB\t\n" +
@@ -2864,16 +3087,17 @@ const file_mercado_v1_match_proto_rawDesc = "" +
 	"\x04seat\x18\x01 \x01(\rR\x04seat\x12\x1d\n" +
 	"\n" +
 	"seat_token\x18\x02 \x01(\tR\tseatToken\x12.\n" +
-	"\x05match\x18\x03 \x01(\v2\x18.mercado.v1.MatchSummaryR\x05match\"\x9e\x01\n" +
+	"\x05match\x18\x03 \x01(\v2\x18.mercado.v1.MatchSummaryR\x05match\"\xc4\x01\n" +
 	"\x12ListMatchesRequest\x12/\n" +
 	"\x06status\x18\x01 \x01(\x0e2\x17.mercado.v1.MatchStatusR\x06status\x12\x1b\n" +
 	"\tpage_size\x18\x02 \x01(\rR\bpageSize\x12\x1d\n" +
 	"\n" +
 	"page_token\x18\x03 \x01(\tR\tpageToken\x12\x1b\n" +
-	"\tplayer_id\x18\x04 \x01(\tR\bplayerId\"q\n" +
+	"\tplayer_id\x18\x04 \x01(\tR\bplayerId\x12$\n" +
+	"\x04game\x18\x05 \x01(\x0e2\x10.mercado.v1.GameR\x04game\"q\n" +
 	"\x13ListMatchesResponse\x122\n" +
 	"\amatches\x18\x01 \x03(\v2\x18.mercado.v1.MatchSummaryR\amatches\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xac\x02\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xf0\x02\n" +
 	"\bSeatInfo\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\rR\x04seat\x12\x10\n" +
 	"\x03bot\x18\x02 \x01(\bR\x03bot\x121\n" +
@@ -2887,7 +3111,9 @@ const file_mercado_v1_match_proto_rawDesc = "" +
 	"\x04left\x18\b \x01(\bR\x04left\x12\x1c\n" +
 	"\tforfeited\x18\t \x01(\bR\tforfeited\x12\x1b\n" +
 	"\tplayer_id\x18\n" +
-	" \x01(\tR\bplayerId\"\xdc\x04\n" +
+	" \x01(\tR\bplayerId\x12-\n" +
+	"\x10deadline_unix_ms\x18\v \x01(\x03H\x00R\x0edeadlineUnixMs\x88\x01\x01B\x13\n" +
+	"\x11_deadline_unix_ms\"\xc9\x05\n" +
 	"\fMatchSummary\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12$\n" +
 	"\x04game\x18\x02 \x01(\x0e2\x10.mercado.v1.GameR\x04game\x12/\n" +
@@ -2897,7 +3123,9 @@ const file_mercado_v1_match_proto_rawDesc = "" +
 	"\aversion\x18\x06 \x01(\x04R\aversion\x12&\n" +
 	"\x0fcreated_unix_ms\x18\a \x01(\x03R\rcreatedUnixMs\x126\n" +
 	"\amercado\x18\n" +
-	" \x01(\v2\x1a.mercado.v1.MercadoOptionsH\x00R\amercado\x12'\n" +
+	" \x01(\v2\x1a.mercado.v1.MercadoOptionsH\x00R\amercado\x126\n" +
+	"\aoregano\x18\x10 \x01(\v2\x1a.mercado.v1.OreganoOptionsH\x00R\aoregano\x123\n" +
+	"\x06leilao\x18\x11 \x01(\v2\x19.mercado.v1.LeilaoOptionsH\x00R\x06leilao\x12'\n" +
 	"\x0fseed_commitment\x18\b \x01(\tR\x0eseedCommitment\x12\x1f\n" +
 	"\vseed_chosen\x18\t \x01(\bR\n" +
 	"seedChosen\x12:\n" +
@@ -2909,18 +3137,24 @@ const file_mercado_v1_match_proto_rawDesc = "" +
 	"\aoptionsB\x13\n" +
 	"\x11_deadline_unix_ms\"+\n" +
 	"\x0eGetViewRequest\x12\x19\n" +
-	"\bmatch_id\x18\x01 \x01(\tR\amatchId\"G\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\"\xb2\x01\n" +
 	"\x06Action\x125\n" +
 	"\amercado\x18\n" +
-	" \x01(\v2\x19.mercado.v1.MercadoActionH\x00R\amercadoB\x06\n" +
-	"\x04game\"E\n" +
+	" \x01(\v2\x19.mercado.v1.MercadoActionH\x00R\amercado\x125\n" +
+	"\aoregano\x18\v \x01(\v2\x19.mercado.v1.OreganoActionH\x00R\aoregano\x122\n" +
+	"\x06leilao\x18\f \x01(\v2\x18.mercado.v1.LeilaoActionH\x00R\x06leilaoB\x06\n" +
+	"\x04game\"\xae\x01\n" +
 	"\x05Event\x124\n" +
 	"\amercado\x18\n" +
-	" \x01(\v2\x18.mercado.v1.MercadoEventH\x00R\amercadoB\x06\n" +
-	"\x04game\"C\n" +
+	" \x01(\v2\x18.mercado.v1.MercadoEventH\x00R\amercado\x124\n" +
+	"\aoregano\x18\v \x01(\v2\x18.mercado.v1.OreganoEventH\x00R\aoregano\x121\n" +
+	"\x06leilao\x18\f \x01(\v2\x17.mercado.v1.LeilaoEventH\x00R\x06leilaoB\x06\n" +
+	"\x04game\"\xaa\x01\n" +
 	"\x04View\x123\n" +
 	"\amercado\x18\n" +
-	" \x01(\v2\x17.mercado.v1.MercadoViewH\x00R\amercadoB\x06\n" +
+	" \x01(\v2\x17.mercado.v1.MercadoViewH\x00R\amercado\x123\n" +
+	"\aoregano\x18\v \x01(\v2\x17.mercado.v1.OreganoViewH\x00R\aoregano\x120\n" +
+	"\x06leilao\x18\f \x01(\v2\x16.mercado.v1.LeilaoViewH\x00R\x06leilaoB\x06\n" +
 	"\x04game\"O\n" +
 	"\rActionPreview\x126\n" +
 	"\amercado\x18\n" +
@@ -3005,14 +3239,16 @@ const file_mercado_v1_match_proto_rawDesc = "" +
 	"seat_token\x18\x03 \x01(\tR\tseatToken\x12.\n" +
 	"\x05match\x18\x04 \x01(\v2\x18.mercado.v1.MatchSummaryR\x05match\"-\n" +
 	"\x10GetReplayRequest\x12\x19\n" +
-	"\bmatch_id\x18\x01 \x01(\tR\amatchId\"\xcf\x02\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\"\xbc\x03\n" +
 	"\x06Replay\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12$\n" +
 	"\x04game\x18\x02 \x01(\x0e2\x10.mercado.v1.GameR\x04game\x12\x18\n" +
 	"\aplayers\x18\x03 \x01(\rR\aplayers\x12\x12\n" +
 	"\x04seed\x18\x04 \x01(\x04R\x04seed\x126\n" +
 	"\amercado\x18\n" +
-	" \x01(\v2\x1a.mercado.v1.MercadoOptionsH\x00R\amercado\x12,\n" +
+	" \x01(\v2\x1a.mercado.v1.MercadoOptionsH\x00R\amercado\x126\n" +
+	"\aoregano\x18\x10 \x01(\v2\x1a.mercado.v1.OreganoOptionsH\x00R\aoregano\x123\n" +
+	"\x06leilao\x18\x11 \x01(\v2\x19.mercado.v1.LeilaoOptionsH\x00R\x06leilao\x12,\n" +
 	"\x05steps\x18\x05 \x03(\v2\x16.mercado.v1.ReplayStepR\x05steps\x12\x1b\n" +
 	"\tseed_salt\x18\x06 \x01(\fR\bseedSalt\x12'\n" +
 	"\x0fseed_commitment\x18\a \x01(\tR\x0eseedCommitment\x12\x1f\n" +
@@ -3023,10 +3259,12 @@ const file_mercado_v1_match_proto_rawDesc = "" +
 	"ReplayStep\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x04R\aversion\x12\x12\n" +
 	"\x04seat\x18\x02 \x01(\rR\x04seat\x12*\n" +
-	"\x06action\x18\x03 \x01(\v2\x12.mercado.v1.ActionR\x06action*.\n" +
+	"\x06action\x18\x03 \x01(\v2\x12.mercado.v1.ActionR\x06action*Q\n" +
 	"\x04Game\x12\x14\n" +
 	"\x10GAME_UNSPECIFIED\x10\x00\x12\x10\n" +
-	"\fGAME_MERCADO\x10\x01*\x96\x01\n" +
+	"\fGAME_MERCADO\x10\x01\x12\x10\n" +
+	"\fGAME_OREGANO\x10\x02\x12\x0f\n" +
+	"\vGAME_LEILAO\x10\x03*\x96\x01\n" +
 	"\vMatchStatus\x12\x1c\n" +
 	"\x18MATCH_STATUS_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14MATCH_STATUS_WAITING\x10\x01\x12\x18\n" +
@@ -3116,16 +3354,24 @@ var file_mercado_v1_match_proto_goTypes = []any{
 	(*SeatSpec_Open)(nil),          // 38: mercado.v1.SeatSpec.Open
 	(*SeatSpec_Bot)(nil),           // 39: mercado.v1.SeatSpec.Bot
 	(*MercadoOptions)(nil),         // 40: mercado.v1.MercadoOptions
-	(*MercadoAction)(nil),          // 41: mercado.v1.MercadoAction
-	(*MercadoEvent)(nil),           // 42: mercado.v1.MercadoEvent
-	(*MercadoView)(nil),            // 43: mercado.v1.MercadoView
-	(*MercadoPreview)(nil),         // 44: mercado.v1.MercadoPreview
-	(*CreatePlayerRequest)(nil),    // 45: mercado.v1.CreatePlayerRequest
-	(*GetPlayerRequest)(nil),       // 46: mercado.v1.GetPlayerRequest
-	(*GetLeaderboardRequest)(nil),  // 47: mercado.v1.GetLeaderboardRequest
-	(*CreatePlayerResponse)(nil),   // 48: mercado.v1.CreatePlayerResponse
-	(*Player)(nil),                 // 49: mercado.v1.Player
-	(*GetLeaderboardResponse)(nil), // 50: mercado.v1.GetLeaderboardResponse
+	(*OreganoOptions)(nil),         // 41: mercado.v1.OreganoOptions
+	(*LeilaoOptions)(nil),          // 42: mercado.v1.LeilaoOptions
+	(*MercadoAction)(nil),          // 43: mercado.v1.MercadoAction
+	(*OreganoAction)(nil),          // 44: mercado.v1.OreganoAction
+	(*LeilaoAction)(nil),           // 45: mercado.v1.LeilaoAction
+	(*MercadoEvent)(nil),           // 46: mercado.v1.MercadoEvent
+	(*OreganoEvent)(nil),           // 47: mercado.v1.OreganoEvent
+	(*LeilaoEvent)(nil),            // 48: mercado.v1.LeilaoEvent
+	(*MercadoView)(nil),            // 49: mercado.v1.MercadoView
+	(*OreganoView)(nil),            // 50: mercado.v1.OreganoView
+	(*LeilaoView)(nil),             // 51: mercado.v1.LeilaoView
+	(*MercadoPreview)(nil),         // 52: mercado.v1.MercadoPreview
+	(*CreatePlayerRequest)(nil),    // 53: mercado.v1.CreatePlayerRequest
+	(*GetPlayerRequest)(nil),       // 54: mercado.v1.GetPlayerRequest
+	(*GetLeaderboardRequest)(nil),  // 55: mercado.v1.GetLeaderboardRequest
+	(*CreatePlayerResponse)(nil),   // 56: mercado.v1.CreatePlayerResponse
+	(*Player)(nil),                 // 57: mercado.v1.Player
+	(*GetLeaderboardResponse)(nil), // 58: mercado.v1.GetLeaderboardResponse
 }
 var file_mercado_v1_match_proto_depIdxs = []int32{
 	2,  // 0: mercado.v1.TimeControl.on_timeout:type_name -> mercado.v1.OnTimeout
@@ -3135,80 +3381,93 @@ var file_mercado_v1_match_proto_depIdxs = []int32{
 	0,  // 4: mercado.v1.CreateMatchRequest.game:type_name -> mercado.v1.Game
 	5,  // 5: mercado.v1.CreateMatchRequest.seats:type_name -> mercado.v1.SeatSpec
 	40, // 6: mercado.v1.CreateMatchRequest.mercado:type_name -> mercado.v1.MercadoOptions
-	4,  // 7: mercado.v1.CreateMatchRequest.time_control:type_name -> mercado.v1.TimeControl
-	13, // 8: mercado.v1.CreateMatchResponse.match:type_name -> mercado.v1.MatchSummary
-	13, // 9: mercado.v1.JoinMatchResponse.match:type_name -> mercado.v1.MatchSummary
-	1,  // 10: mercado.v1.ListMatchesRequest.status:type_name -> mercado.v1.MatchStatus
-	13, // 11: mercado.v1.ListMatchesResponse.matches:type_name -> mercado.v1.MatchSummary
-	3,  // 12: mercado.v1.SeatInfo.bot_level:type_name -> mercado.v1.BotLevel
-	0,  // 13: mercado.v1.MatchSummary.game:type_name -> mercado.v1.Game
-	1,  // 14: mercado.v1.MatchSummary.status:type_name -> mercado.v1.MatchStatus
-	12, // 15: mercado.v1.MatchSummary.seats:type_name -> mercado.v1.SeatInfo
-	40, // 16: mercado.v1.MatchSummary.mercado:type_name -> mercado.v1.MercadoOptions
-	4,  // 17: mercado.v1.MatchSummary.time_control:type_name -> mercado.v1.TimeControl
-	41, // 18: mercado.v1.Action.mercado:type_name -> mercado.v1.MercadoAction
-	42, // 19: mercado.v1.Event.mercado:type_name -> mercado.v1.MercadoEvent
-	43, // 20: mercado.v1.View.mercado:type_name -> mercado.v1.MercadoView
-	44, // 21: mercado.v1.ActionPreview.mercado:type_name -> mercado.v1.MercadoPreview
-	13, // 22: mercado.v1.MatchState.match:type_name -> mercado.v1.MatchSummary
-	17, // 23: mercado.v1.MatchState.view:type_name -> mercado.v1.View
-	15, // 24: mercado.v1.MatchState.legal_actions:type_name -> mercado.v1.Action
-	18, // 25: mercado.v1.MatchState.previews:type_name -> mercado.v1.ActionPreview
-	15, // 26: mercado.v1.SubmitActionRequest.action:type_name -> mercado.v1.Action
-	16, // 27: mercado.v1.SubmitActionResponse.events:type_name -> mercado.v1.Event
-	19, // 28: mercado.v1.SubmitActionResponse.state:type_name -> mercado.v1.MatchState
-	15, // 29: mercado.v1.MatchUpdate.action:type_name -> mercado.v1.Action
-	16, // 30: mercado.v1.MatchUpdate.events:type_name -> mercado.v1.Event
-	19, // 31: mercado.v1.MatchUpdate.state:type_name -> mercado.v1.MatchState
-	3,  // 32: mercado.v1.ClaimBotSeatRequest.levels:type_name -> mercado.v1.BotLevel
-	3,  // 33: mercado.v1.ClaimBotSeatResponse.level:type_name -> mercado.v1.BotLevel
-	13, // 34: mercado.v1.ClaimBotSeatResponse.match:type_name -> mercado.v1.MatchSummary
-	13, // 35: mercado.v1.LeaveMatchResponse.match:type_name -> mercado.v1.MatchSummary
-	3,  // 36: mercado.v1.AgentHeartbeatRequest.levels:type_name -> mercado.v1.BotLevel
-	0,  // 37: mercado.v1.FindMatchRequest.game:type_name -> mercado.v1.Game
-	33, // 38: mercado.v1.FindMatchUpdate.queued:type_name -> mercado.v1.Queued
-	34, // 39: mercado.v1.FindMatchUpdate.found:type_name -> mercado.v1.MatchFound
-	13, // 40: mercado.v1.MatchFound.match:type_name -> mercado.v1.MatchSummary
-	0,  // 41: mercado.v1.Replay.game:type_name -> mercado.v1.Game
-	40, // 42: mercado.v1.Replay.mercado:type_name -> mercado.v1.MercadoOptions
-	37, // 43: mercado.v1.Replay.steps:type_name -> mercado.v1.ReplayStep
-	15, // 44: mercado.v1.ReplayStep.action:type_name -> mercado.v1.Action
-	3,  // 45: mercado.v1.SeatSpec.Bot.level:type_name -> mercado.v1.BotLevel
-	6,  // 46: mercado.v1.MatchService.CreateMatch:input_type -> mercado.v1.CreateMatchRequest
-	8,  // 47: mercado.v1.MatchService.JoinMatch:input_type -> mercado.v1.JoinMatchRequest
-	10, // 48: mercado.v1.MatchService.ListMatches:input_type -> mercado.v1.ListMatchesRequest
-	14, // 49: mercado.v1.MatchService.GetView:input_type -> mercado.v1.GetViewRequest
-	20, // 50: mercado.v1.MatchService.SubmitAction:input_type -> mercado.v1.SubmitActionRequest
-	22, // 51: mercado.v1.MatchService.StreamEvents:input_type -> mercado.v1.StreamEventsRequest
-	24, // 52: mercado.v1.MatchService.ClaimBotSeat:input_type -> mercado.v1.ClaimBotSeatRequest
-	35, // 53: mercado.v1.MatchService.GetReplay:input_type -> mercado.v1.GetReplayRequest
-	26, // 54: mercado.v1.MatchService.LeaveMatch:input_type -> mercado.v1.LeaveMatchRequest
-	28, // 55: mercado.v1.MatchService.ReclaimSeat:input_type -> mercado.v1.ReclaimSeatRequest
-	29, // 56: mercado.v1.MatchService.AgentHeartbeat:input_type -> mercado.v1.AgentHeartbeatRequest
-	45, // 57: mercado.v1.MatchService.CreatePlayer:input_type -> mercado.v1.CreatePlayerRequest
-	46, // 58: mercado.v1.MatchService.GetPlayer:input_type -> mercado.v1.GetPlayerRequest
-	47, // 59: mercado.v1.MatchService.GetLeaderboard:input_type -> mercado.v1.GetLeaderboardRequest
-	31, // 60: mercado.v1.MatchService.FindMatch:input_type -> mercado.v1.FindMatchRequest
-	7,  // 61: mercado.v1.MatchService.CreateMatch:output_type -> mercado.v1.CreateMatchResponse
-	9,  // 62: mercado.v1.MatchService.JoinMatch:output_type -> mercado.v1.JoinMatchResponse
-	11, // 63: mercado.v1.MatchService.ListMatches:output_type -> mercado.v1.ListMatchesResponse
-	19, // 64: mercado.v1.MatchService.GetView:output_type -> mercado.v1.MatchState
-	21, // 65: mercado.v1.MatchService.SubmitAction:output_type -> mercado.v1.SubmitActionResponse
-	23, // 66: mercado.v1.MatchService.StreamEvents:output_type -> mercado.v1.MatchUpdate
-	25, // 67: mercado.v1.MatchService.ClaimBotSeat:output_type -> mercado.v1.ClaimBotSeatResponse
-	36, // 68: mercado.v1.MatchService.GetReplay:output_type -> mercado.v1.Replay
-	27, // 69: mercado.v1.MatchService.LeaveMatch:output_type -> mercado.v1.LeaveMatchResponse
-	19, // 70: mercado.v1.MatchService.ReclaimSeat:output_type -> mercado.v1.MatchState
-	30, // 71: mercado.v1.MatchService.AgentHeartbeat:output_type -> mercado.v1.AgentHeartbeatResponse
-	48, // 72: mercado.v1.MatchService.CreatePlayer:output_type -> mercado.v1.CreatePlayerResponse
-	49, // 73: mercado.v1.MatchService.GetPlayer:output_type -> mercado.v1.Player
-	50, // 74: mercado.v1.MatchService.GetLeaderboard:output_type -> mercado.v1.GetLeaderboardResponse
-	32, // 75: mercado.v1.MatchService.FindMatch:output_type -> mercado.v1.FindMatchUpdate
-	61, // [61:76] is the sub-list for method output_type
-	46, // [46:61] is the sub-list for method input_type
-	46, // [46:46] is the sub-list for extension type_name
-	46, // [46:46] is the sub-list for extension extendee
-	0,  // [0:46] is the sub-list for field type_name
+	41, // 7: mercado.v1.CreateMatchRequest.oregano:type_name -> mercado.v1.OreganoOptions
+	42, // 8: mercado.v1.CreateMatchRequest.leilao:type_name -> mercado.v1.LeilaoOptions
+	4,  // 9: mercado.v1.CreateMatchRequest.time_control:type_name -> mercado.v1.TimeControl
+	13, // 10: mercado.v1.CreateMatchResponse.match:type_name -> mercado.v1.MatchSummary
+	13, // 11: mercado.v1.JoinMatchResponse.match:type_name -> mercado.v1.MatchSummary
+	1,  // 12: mercado.v1.ListMatchesRequest.status:type_name -> mercado.v1.MatchStatus
+	0,  // 13: mercado.v1.ListMatchesRequest.game:type_name -> mercado.v1.Game
+	13, // 14: mercado.v1.ListMatchesResponse.matches:type_name -> mercado.v1.MatchSummary
+	3,  // 15: mercado.v1.SeatInfo.bot_level:type_name -> mercado.v1.BotLevel
+	0,  // 16: mercado.v1.MatchSummary.game:type_name -> mercado.v1.Game
+	1,  // 17: mercado.v1.MatchSummary.status:type_name -> mercado.v1.MatchStatus
+	12, // 18: mercado.v1.MatchSummary.seats:type_name -> mercado.v1.SeatInfo
+	40, // 19: mercado.v1.MatchSummary.mercado:type_name -> mercado.v1.MercadoOptions
+	41, // 20: mercado.v1.MatchSummary.oregano:type_name -> mercado.v1.OreganoOptions
+	42, // 21: mercado.v1.MatchSummary.leilao:type_name -> mercado.v1.LeilaoOptions
+	4,  // 22: mercado.v1.MatchSummary.time_control:type_name -> mercado.v1.TimeControl
+	43, // 23: mercado.v1.Action.mercado:type_name -> mercado.v1.MercadoAction
+	44, // 24: mercado.v1.Action.oregano:type_name -> mercado.v1.OreganoAction
+	45, // 25: mercado.v1.Action.leilao:type_name -> mercado.v1.LeilaoAction
+	46, // 26: mercado.v1.Event.mercado:type_name -> mercado.v1.MercadoEvent
+	47, // 27: mercado.v1.Event.oregano:type_name -> mercado.v1.OreganoEvent
+	48, // 28: mercado.v1.Event.leilao:type_name -> mercado.v1.LeilaoEvent
+	49, // 29: mercado.v1.View.mercado:type_name -> mercado.v1.MercadoView
+	50, // 30: mercado.v1.View.oregano:type_name -> mercado.v1.OreganoView
+	51, // 31: mercado.v1.View.leilao:type_name -> mercado.v1.LeilaoView
+	52, // 32: mercado.v1.ActionPreview.mercado:type_name -> mercado.v1.MercadoPreview
+	13, // 33: mercado.v1.MatchState.match:type_name -> mercado.v1.MatchSummary
+	17, // 34: mercado.v1.MatchState.view:type_name -> mercado.v1.View
+	15, // 35: mercado.v1.MatchState.legal_actions:type_name -> mercado.v1.Action
+	18, // 36: mercado.v1.MatchState.previews:type_name -> mercado.v1.ActionPreview
+	15, // 37: mercado.v1.SubmitActionRequest.action:type_name -> mercado.v1.Action
+	16, // 38: mercado.v1.SubmitActionResponse.events:type_name -> mercado.v1.Event
+	19, // 39: mercado.v1.SubmitActionResponse.state:type_name -> mercado.v1.MatchState
+	15, // 40: mercado.v1.MatchUpdate.action:type_name -> mercado.v1.Action
+	16, // 41: mercado.v1.MatchUpdate.events:type_name -> mercado.v1.Event
+	19, // 42: mercado.v1.MatchUpdate.state:type_name -> mercado.v1.MatchState
+	3,  // 43: mercado.v1.ClaimBotSeatRequest.levels:type_name -> mercado.v1.BotLevel
+	3,  // 44: mercado.v1.ClaimBotSeatResponse.level:type_name -> mercado.v1.BotLevel
+	13, // 45: mercado.v1.ClaimBotSeatResponse.match:type_name -> mercado.v1.MatchSummary
+	13, // 46: mercado.v1.LeaveMatchResponse.match:type_name -> mercado.v1.MatchSummary
+	3,  // 47: mercado.v1.AgentHeartbeatRequest.levels:type_name -> mercado.v1.BotLevel
+	0,  // 48: mercado.v1.FindMatchRequest.game:type_name -> mercado.v1.Game
+	33, // 49: mercado.v1.FindMatchUpdate.queued:type_name -> mercado.v1.Queued
+	34, // 50: mercado.v1.FindMatchUpdate.found:type_name -> mercado.v1.MatchFound
+	13, // 51: mercado.v1.MatchFound.match:type_name -> mercado.v1.MatchSummary
+	0,  // 52: mercado.v1.Replay.game:type_name -> mercado.v1.Game
+	40, // 53: mercado.v1.Replay.mercado:type_name -> mercado.v1.MercadoOptions
+	41, // 54: mercado.v1.Replay.oregano:type_name -> mercado.v1.OreganoOptions
+	42, // 55: mercado.v1.Replay.leilao:type_name -> mercado.v1.LeilaoOptions
+	37, // 56: mercado.v1.Replay.steps:type_name -> mercado.v1.ReplayStep
+	15, // 57: mercado.v1.ReplayStep.action:type_name -> mercado.v1.Action
+	3,  // 58: mercado.v1.SeatSpec.Bot.level:type_name -> mercado.v1.BotLevel
+	6,  // 59: mercado.v1.MatchService.CreateMatch:input_type -> mercado.v1.CreateMatchRequest
+	8,  // 60: mercado.v1.MatchService.JoinMatch:input_type -> mercado.v1.JoinMatchRequest
+	10, // 61: mercado.v1.MatchService.ListMatches:input_type -> mercado.v1.ListMatchesRequest
+	14, // 62: mercado.v1.MatchService.GetView:input_type -> mercado.v1.GetViewRequest
+	20, // 63: mercado.v1.MatchService.SubmitAction:input_type -> mercado.v1.SubmitActionRequest
+	22, // 64: mercado.v1.MatchService.StreamEvents:input_type -> mercado.v1.StreamEventsRequest
+	24, // 65: mercado.v1.MatchService.ClaimBotSeat:input_type -> mercado.v1.ClaimBotSeatRequest
+	35, // 66: mercado.v1.MatchService.GetReplay:input_type -> mercado.v1.GetReplayRequest
+	26, // 67: mercado.v1.MatchService.LeaveMatch:input_type -> mercado.v1.LeaveMatchRequest
+	28, // 68: mercado.v1.MatchService.ReclaimSeat:input_type -> mercado.v1.ReclaimSeatRequest
+	29, // 69: mercado.v1.MatchService.AgentHeartbeat:input_type -> mercado.v1.AgentHeartbeatRequest
+	53, // 70: mercado.v1.MatchService.CreatePlayer:input_type -> mercado.v1.CreatePlayerRequest
+	54, // 71: mercado.v1.MatchService.GetPlayer:input_type -> mercado.v1.GetPlayerRequest
+	55, // 72: mercado.v1.MatchService.GetLeaderboard:input_type -> mercado.v1.GetLeaderboardRequest
+	31, // 73: mercado.v1.MatchService.FindMatch:input_type -> mercado.v1.FindMatchRequest
+	7,  // 74: mercado.v1.MatchService.CreateMatch:output_type -> mercado.v1.CreateMatchResponse
+	9,  // 75: mercado.v1.MatchService.JoinMatch:output_type -> mercado.v1.JoinMatchResponse
+	11, // 76: mercado.v1.MatchService.ListMatches:output_type -> mercado.v1.ListMatchesResponse
+	19, // 77: mercado.v1.MatchService.GetView:output_type -> mercado.v1.MatchState
+	21, // 78: mercado.v1.MatchService.SubmitAction:output_type -> mercado.v1.SubmitActionResponse
+	23, // 79: mercado.v1.MatchService.StreamEvents:output_type -> mercado.v1.MatchUpdate
+	25, // 80: mercado.v1.MatchService.ClaimBotSeat:output_type -> mercado.v1.ClaimBotSeatResponse
+	36, // 81: mercado.v1.MatchService.GetReplay:output_type -> mercado.v1.Replay
+	27, // 82: mercado.v1.MatchService.LeaveMatch:output_type -> mercado.v1.LeaveMatchResponse
+	19, // 83: mercado.v1.MatchService.ReclaimSeat:output_type -> mercado.v1.MatchState
+	30, // 84: mercado.v1.MatchService.AgentHeartbeat:output_type -> mercado.v1.AgentHeartbeatResponse
+	56, // 85: mercado.v1.MatchService.CreatePlayer:output_type -> mercado.v1.CreatePlayerResponse
+	57, // 86: mercado.v1.MatchService.GetPlayer:output_type -> mercado.v1.Player
+	58, // 87: mercado.v1.MatchService.GetLeaderboard:output_type -> mercado.v1.GetLeaderboardResponse
+	32, // 88: mercado.v1.MatchService.FindMatch:output_type -> mercado.v1.FindMatchUpdate
+	74, // [74:89] is the sub-list for method output_type
+	59, // [59:74] is the sub-list for method input_type
+	59, // [59:59] is the sub-list for extension type_name
+	59, // [59:59] is the sub-list for extension extendee
+	0,  // [0:59] is the sub-list for field type_name
 }
 
 func init() { file_mercado_v1_match_proto_init() }
@@ -3216,7 +3475,9 @@ func file_mercado_v1_match_proto_init() {
 	if File_mercado_v1_match_proto != nil {
 		return
 	}
+	file_mercado_v1_leilao_proto_init()
 	file_mercado_v1_mercado_proto_init()
+	file_mercado_v1_oregano_proto_init()
 	file_mercado_v1_players_proto_init()
 	file_mercado_v1_match_proto_msgTypes[1].OneofWrappers = []any{
 		(*SeatSpec_Open_)(nil),
@@ -3224,19 +3485,30 @@ func file_mercado_v1_match_proto_init() {
 	}
 	file_mercado_v1_match_proto_msgTypes[2].OneofWrappers = []any{
 		(*CreateMatchRequest_Mercado)(nil),
+		(*CreateMatchRequest_Oregano)(nil),
+		(*CreateMatchRequest_Leilao)(nil),
 	}
 	file_mercado_v1_match_proto_msgTypes[4].OneofWrappers = []any{}
+	file_mercado_v1_match_proto_msgTypes[8].OneofWrappers = []any{}
 	file_mercado_v1_match_proto_msgTypes[9].OneofWrappers = []any{
 		(*MatchSummary_Mercado)(nil),
+		(*MatchSummary_Oregano)(nil),
+		(*MatchSummary_Leilao)(nil),
 	}
 	file_mercado_v1_match_proto_msgTypes[11].OneofWrappers = []any{
 		(*Action_Mercado)(nil),
+		(*Action_Oregano)(nil),
+		(*Action_Leilao)(nil),
 	}
 	file_mercado_v1_match_proto_msgTypes[12].OneofWrappers = []any{
 		(*Event_Mercado)(nil),
+		(*Event_Oregano)(nil),
+		(*Event_Leilao)(nil),
 	}
 	file_mercado_v1_match_proto_msgTypes[13].OneofWrappers = []any{
 		(*View_Mercado)(nil),
+		(*View_Oregano)(nil),
+		(*View_Leilao)(nil),
 	}
 	file_mercado_v1_match_proto_msgTypes[14].OneofWrappers = []any{
 		(*ActionPreview_Mercado)(nil),
@@ -3249,6 +3521,8 @@ func file_mercado_v1_match_proto_init() {
 	}
 	file_mercado_v1_match_proto_msgTypes[32].OneofWrappers = []any{
 		(*Replay_Mercado)(nil),
+		(*Replay_Oregano)(nil),
+		(*Replay_Leilao)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

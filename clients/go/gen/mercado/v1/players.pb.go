@@ -152,6 +152,9 @@ type Player struct {
 	RatedMatches  uint32     `protobuf:"varint,5,opt,name=rated_matches,json=ratedMatches,proto3" json:"rated_matches,omitempty"` // rated matches finished
 	Wins          uint32     `protobuf:"varint,6,opt,name=wins,proto3" json:"wins,omitempty"`                                     // of those, ranked first (alone or tied)
 	CreatedUnixMs int64      `protobuf:"varint,7,opt,name=created_unix_ms,json=createdUnixMs,proto3" json:"created_unix_ms,omitempty"`
+	// The game rating, rated_matches and wins are of: "mercado", "oregano" or "leilao" (ratings
+	// are per game).
+	Game          string `protobuf:"bytes,8,opt,name=game,proto3" json:"game,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -233,6 +236,13 @@ func (x *Player) GetCreatedUnixMs() int64 {
 		return x.CreatedUnixMs
 	}
 	return 0
+}
+
+func (x *Player) GetGame() string {
+	if x != nil {
+		return x.Game
+	}
+	return ""
 }
 
 type CreatePlayerRequest struct {
@@ -336,6 +346,7 @@ func (x *CreatePlayerResponse) GetPlayerToken() string {
 type GetPlayerRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	PlayerId      string                 `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"` // empty: the caller (a player credential is then required)
+	Game          string                 `protobuf:"bytes,2,opt,name=game,proto3" json:"game,omitempty"`                         // whose rating: "mercado" (the default when empty), "oregano" or "leilao"
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -377,10 +388,18 @@ func (x *GetPlayerRequest) GetPlayerId() string {
 	return ""
 }
 
+func (x *GetPlayerRequest) GetGame() string {
+	if x != nil {
+		return x.Game
+	}
+	return ""
+}
+
 type GetLeaderboardRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	PageSize      uint32                 `protobuf:"varint,1,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`   // 1..100; 0 means 20
 	PageToken     string                 `protobuf:"bytes,2,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"` // from a previous response
+	Game          string                 `protobuf:"bytes,3,opt,name=game,proto3" json:"game,omitempty"`                            // the game ranked: "mercado" (the default when empty), "oregano" or "leilao"
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -425,6 +444,13 @@ func (x *GetLeaderboardRequest) GetPageSize() uint32 {
 func (x *GetLeaderboardRequest) GetPageToken() string {
 	if x != nil {
 		return x.PageToken
+	}
+	return ""
+}
+
+func (x *GetLeaderboardRequest) GetGame() string {
+	if x != nil {
+		return x.Game
 	}
 	return ""
 }
@@ -542,7 +568,7 @@ const file_mercado_v1_players_proto_rawDesc = "" +
 	"\x06Rating\x12\x0e\n" +
 	"\x02mu\x18\x01 \x01(\x01R\x02mu\x12\x14\n" +
 	"\x05sigma\x18\x02 \x01(\x01R\x05sigma\x12\x18\n" +
-	"\adisplay\x18\x03 \x01(\x01R\adisplay\"\x81\x02\n" +
+	"\adisplay\x18\x03 \x01(\x01R\adisplay\"\x95\x02\n" +
 	"\x06Player\x12\x1b\n" +
 	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12!\n" +
 	"\fdisplay_name\x18\x02 \x01(\tR\vdisplayName\x12*\n" +
@@ -550,18 +576,21 @@ const file_mercado_v1_players_proto_rawDesc = "" +
 	"\x06rating\x18\x04 \x01(\v2\x12.mercado.v1.RatingR\x06rating\x12#\n" +
 	"\rrated_matches\x18\x05 \x01(\rR\fratedMatches\x12\x12\n" +
 	"\x04wins\x18\x06 \x01(\rR\x04wins\x12&\n" +
-	"\x0fcreated_unix_ms\x18\a \x01(\x03R\rcreatedUnixMs\"8\n" +
+	"\x0fcreated_unix_ms\x18\a \x01(\x03R\rcreatedUnixMs\x12\x12\n" +
+	"\x04game\x18\b \x01(\tR\x04game\"8\n" +
 	"\x13CreatePlayerRequest\x12!\n" +
 	"\fdisplay_name\x18\x01 \x01(\tR\vdisplayName\"e\n" +
 	"\x14CreatePlayerResponse\x12*\n" +
 	"\x06player\x18\x01 \x01(\v2\x12.mercado.v1.PlayerR\x06player\x12!\n" +
-	"\fplayer_token\x18\x02 \x01(\tR\vplayerToken\"/\n" +
+	"\fplayer_token\x18\x02 \x01(\tR\vplayerToken\"C\n" +
 	"\x10GetPlayerRequest\x12\x1b\n" +
-	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\"S\n" +
+	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12\x12\n" +
+	"\x04game\x18\x02 \x01(\tR\x04game\"g\n" +
 	"\x15GetLeaderboardRequest\x12\x1b\n" +
 	"\tpage_size\x18\x01 \x01(\rR\bpageSize\x12\x1d\n" +
 	"\n" +
-	"page_token\x18\x02 \x01(\tR\tpageToken\"R\n" +
+	"page_token\x18\x02 \x01(\tR\tpageToken\x12\x12\n" +
+	"\x04game\x18\x03 \x01(\tR\x04game\"R\n" +
 	"\x10LeaderboardEntry\x12\x12\n" +
 	"\x04rank\x18\x01 \x01(\rR\x04rank\x12*\n" +
 	"\x06player\x18\x02 \x01(\v2\x12.mercado.v1.PlayerR\x06player\"x\n" +

@@ -66,7 +66,9 @@ import google.protobuf.descriptor
 import google.protobuf.internal.containers
 import google.protobuf.internal.enum_type_wrapper
 import google.protobuf.message
+import mercado.v1.leilao_pb2
 import mercado.v1.mercado_pb2
+import mercado.v1.oregano_pb2
 import sys
 import typing
 
@@ -86,13 +88,23 @@ class _GameEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._EnumTypeW
     GAME_UNSPECIFIED: _Game.ValueType  # 0
     """the default: Mercado de Lisboa"""
     GAME_MERCADO: _Game.ValueType  # 1
+    """Mercado de Lisboa: docs/rules.md"""
+    GAME_OREGANO: _Game.ValueType  # 2
+    """Oregano, a market-building game: docs/oregano.md"""
+    GAME_LEILAO: _Game.ValueType  # 3
+    """Leilão, sealed bids for market stalls: docs/leilao.md"""
 
 class Game(_Game, metaclass=_GameEnumTypeWrapper):
-    """The games this service hosts. v1 hosts one; more may be added."""
+    """The games this service hosts (docs/games.md); more may be added."""
 
 GAME_UNSPECIFIED: Game.ValueType  # 0
 """the default: Mercado de Lisboa"""
 GAME_MERCADO: Game.ValueType  # 1
+"""Mercado de Lisboa: docs/rules.md"""
+GAME_OREGANO: Game.ValueType  # 2
+"""Oregano, a market-building game: docs/oregano.md"""
+GAME_LEILAO: Game.ValueType  # 3
+"""Leilão, sealed bids for market stalls: docs/leilao.md"""
 global___Game = Game
 
 class _MatchStatus:
@@ -255,6 +267,8 @@ class CreateMatchRequest(google.protobuf.message.Message):
     SEATS_FIELD_NUMBER: builtins.int
     SEED_FIELD_NUMBER: builtins.int
     MERCADO_FIELD_NUMBER: builtins.int
+    OREGANO_FIELD_NUMBER: builtins.int
+    LEILAO_FIELD_NUMBER: builtins.int
     TIME_CONTROL_FIELD_NUMBER: builtins.int
     HOT_SEAT_FIELD_NUMBER: builtins.int
     UNRATED_FIELD_NUMBER: builtins.int
@@ -278,6 +292,10 @@ class CreateMatchRequest(google.protobuf.message.Message):
     @property
     def mercado(self) -> mercado.v1.mercado_pb2.MercadoOptions: ...
     @property
+    def oregano(self) -> mercado.v1.oregano_pb2.OreganoOptions: ...
+    @property
+    def leilao(self) -> mercado.v1.leilao_pb2.LeilaoOptions: ...
+    @property
     def time_control(self) -> global___TimeControl:
         """Absent: live play, 60 s per turn and 180 s of reserve, the AI (easy) taking over a seat
         that runs out. With turn_seconds 0: no clock.
@@ -291,18 +309,20 @@ class CreateMatchRequest(google.protobuf.message.Message):
         seats: collections.abc.Iterable[global___SeatSpec] | None = ...,
         seed: builtins.int | None = ...,
         mercado: mercado.v1.mercado_pb2.MercadoOptions | None = ...,
+        oregano: mercado.v1.oregano_pb2.OreganoOptions | None = ...,
+        leilao: mercado.v1.leilao_pb2.LeilaoOptions | None = ...,
         time_control: global___TimeControl | None = ...,
         hot_seat: builtins.bool = ...,
         unrated: builtins.bool = ...,
     ) -> None: ...
-    def HasField(self, field_name: typing.Literal["_seed", b"_seed", "_time_control", b"_time_control", "mercado", b"mercado", "options", b"options", "seed", b"seed", "time_control", b"time_control"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["_seed", b"_seed", "_time_control", b"_time_control", "game", b"game", "hot_seat", b"hot_seat", "mercado", b"mercado", "options", b"options", "players", b"players", "seats", b"seats", "seed", b"seed", "time_control", b"time_control", "unrated", b"unrated"]) -> None: ...
+    def HasField(self, field_name: typing.Literal["_seed", b"_seed", "_time_control", b"_time_control", "leilao", b"leilao", "mercado", b"mercado", "options", b"options", "oregano", b"oregano", "seed", b"seed", "time_control", b"time_control"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["_seed", b"_seed", "_time_control", b"_time_control", "game", b"game", "hot_seat", b"hot_seat", "leilao", b"leilao", "mercado", b"mercado", "options", b"options", "oregano", b"oregano", "players", b"players", "seats", b"seats", "seed", b"seed", "time_control", b"time_control", "unrated", b"unrated"]) -> None: ...
     @typing.overload
     def WhichOneof(self, oneof_group: typing.Literal["_seed", b"_seed"]) -> typing.Literal["seed"] | None: ...
     @typing.overload
     def WhichOneof(self, oneof_group: typing.Literal["_time_control", b"_time_control"]) -> typing.Literal["time_control"] | None: ...
     @typing.overload
-    def WhichOneof(self, oneof_group: typing.Literal["options", b"options"]) -> typing.Literal["mercado"] | None: ...
+    def WhichOneof(self, oneof_group: typing.Literal["options", b"options"]) -> typing.Literal["mercado", "oregano", "leilao"] | None: ...
 
 global___CreateMatchRequest = CreateMatchRequest
 
@@ -387,6 +407,7 @@ class ListMatchesRequest(google.protobuf.message.Message):
     PAGE_SIZE_FIELD_NUMBER: builtins.int
     PAGE_TOKEN_FIELD_NUMBER: builtins.int
     PLAYER_ID_FIELD_NUMBER: builtins.int
+    GAME_FIELD_NUMBER: builtins.int
     status: global___MatchStatus.ValueType
     """unspecified: all"""
     page_size: builtins.int
@@ -397,6 +418,8 @@ class ListMatchesRequest(google.protobuf.message.Message):
     """Only the matches where this player holds a seat ("my games": the caller's own id, from
     GetPlayer); a bot level's player id (`bot:easy`) lists that level's matches.
     """
+    game: global___Game.ValueType
+    """only this game's matches; unspecified: every game"""
     def __init__(
         self,
         *,
@@ -404,8 +427,9 @@ class ListMatchesRequest(google.protobuf.message.Message):
         page_size: builtins.int = ...,
         page_token: builtins.str = ...,
         player_id: builtins.str = ...,
+        game: global___Game.ValueType = ...,
     ) -> None: ...
-    def ClearField(self, field_name: typing.Literal["page_size", b"page_size", "page_token", b"page_token", "player_id", b"player_id", "status", b"status"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["game", b"game", "page_size", b"page_size", "page_token", b"page_token", "player_id", b"player_id", "status", b"status"]) -> None: ...
 
 global___ListMatchesRequest = ListMatchesRequest
 
@@ -443,6 +467,7 @@ class SeatInfo(google.protobuf.message.Message):
     LEFT_FIELD_NUMBER: builtins.int
     FORFEITED_FIELD_NUMBER: builtins.int
     PLAYER_ID_FIELD_NUMBER: builtins.int
+    DEADLINE_UNIX_MS_FIELD_NUMBER: builtins.int
     seat: builtins.int
     bot: builtins.bool
     """reserved for a bot"""
@@ -461,6 +486,10 @@ class SeatInfo(google.protobuf.message.Message):
     """The player the seat is bound to: a player id, `bot:<level>` for a bot seat taken by an
     agent; empty for an open seat or anonymous play (a seat token alone).
     """
+    deadline_unix_ms: builtins.int
+    """With a clock, while this seat must act: when its time (and reserve) runs out, as a Unix
+    time in milliseconds. In a simultaneous step every seat still to act has one.
+    """
     def __init__(
         self,
         *,
@@ -474,8 +503,11 @@ class SeatInfo(google.protobuf.message.Message):
         left: builtins.bool = ...,
         forfeited: builtins.bool = ...,
         player_id: builtins.str = ...,
+        deadline_unix_ms: builtins.int | None = ...,
     ) -> None: ...
-    def ClearField(self, field_name: typing.Literal["bot", b"bot", "bot_level", b"bot_level", "display_name", b"display_name", "forfeited", b"forfeited", "left", b"left", "played_by_ai", b"played_by_ai", "player_id", b"player_id", "reserve_ms", b"reserve_ms", "seat", b"seat", "taken", b"taken"]) -> None: ...
+    def HasField(self, field_name: typing.Literal["_deadline_unix_ms", b"_deadline_unix_ms", "deadline_unix_ms", b"deadline_unix_ms"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["_deadline_unix_ms", b"_deadline_unix_ms", "bot", b"bot", "bot_level", b"bot_level", "deadline_unix_ms", b"deadline_unix_ms", "display_name", b"display_name", "forfeited", b"forfeited", "left", b"left", "played_by_ai", b"played_by_ai", "player_id", b"player_id", "reserve_ms", b"reserve_ms", "seat", b"seat", "taken", b"taken"]) -> None: ...
+    def WhichOneof(self, oneof_group: typing.Literal["_deadline_unix_ms", b"_deadline_unix_ms"]) -> typing.Literal["deadline_unix_ms"] | None: ...
 
 global___SeatInfo = SeatInfo
 
@@ -491,6 +523,8 @@ class MatchSummary(google.protobuf.message.Message):
     VERSION_FIELD_NUMBER: builtins.int
     CREATED_UNIX_MS_FIELD_NUMBER: builtins.int
     MERCADO_FIELD_NUMBER: builtins.int
+    OREGANO_FIELD_NUMBER: builtins.int
+    LEILAO_FIELD_NUMBER: builtins.int
     SEED_COMMITMENT_FIELD_NUMBER: builtins.int
     SEED_CHOSEN_FIELD_NUMBER: builtins.int
     TIME_CONTROL_FIELD_NUMBER: builtins.int
@@ -512,7 +546,8 @@ class MatchSummary(google.protobuf.message.Message):
     """the creator chose the seed, so the set-up was known to it"""
     deadline_unix_ms: builtins.int
     """With a clock, while the match is playing: when the current turn's time (and the mover's
-    reserve) runs out, as a Unix time in milliseconds.
+    reserve) runs out, as a Unix time in milliseconds; in a simultaneous step, the earliest of
+    the seats still to act (each seat's own is in SeatInfo).
     """
     hot_seat: builtins.bool
     """one player may hold several seats"""
@@ -527,6 +562,10 @@ class MatchSummary(google.protobuf.message.Message):
     def seats(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___SeatInfo]: ...
     @property
     def mercado(self) -> mercado.v1.mercado_pb2.MercadoOptions: ...
+    @property
+    def oregano(self) -> mercado.v1.oregano_pb2.OreganoOptions: ...
+    @property
+    def leilao(self) -> mercado.v1.leilao_pb2.LeilaoOptions: ...
     @property
     def time_control(self) -> global___TimeControl:
         """turn_seconds 0: no clock"""
@@ -546,6 +585,8 @@ class MatchSummary(google.protobuf.message.Message):
         version: builtins.int = ...,
         created_unix_ms: builtins.int = ...,
         mercado: mercado.v1.mercado_pb2.MercadoOptions | None = ...,
+        oregano: mercado.v1.oregano_pb2.OreganoOptions | None = ...,
+        leilao: mercado.v1.leilao_pb2.LeilaoOptions | None = ...,
         seed_commitment: builtins.str = ...,
         seed_chosen: builtins.bool = ...,
         time_control: global___TimeControl | None = ...,
@@ -554,12 +595,12 @@ class MatchSummary(google.protobuf.message.Message):
         hot_seat: builtins.bool = ...,
         rated: builtins.bool = ...,
     ) -> None: ...
-    def HasField(self, field_name: typing.Literal["_deadline_unix_ms", b"_deadline_unix_ms", "deadline_unix_ms", b"deadline_unix_ms", "mercado", b"mercado", "options", b"options", "time_control", b"time_control"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["_deadline_unix_ms", b"_deadline_unix_ms", "created_unix_ms", b"created_unix_ms", "deadline_unix_ms", b"deadline_unix_ms", "game", b"game", "hot_seat", b"hot_seat", "match_id", b"match_id", "mercado", b"mercado", "options", b"options", "players", b"players", "ranks", b"ranks", "rated", b"rated", "seats", b"seats", "seed_chosen", b"seed_chosen", "seed_commitment", b"seed_commitment", "status", b"status", "time_control", b"time_control", "version", b"version"]) -> None: ...
+    def HasField(self, field_name: typing.Literal["_deadline_unix_ms", b"_deadline_unix_ms", "deadline_unix_ms", b"deadline_unix_ms", "leilao", b"leilao", "mercado", b"mercado", "options", b"options", "oregano", b"oregano", "time_control", b"time_control"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["_deadline_unix_ms", b"_deadline_unix_ms", "created_unix_ms", b"created_unix_ms", "deadline_unix_ms", b"deadline_unix_ms", "game", b"game", "hot_seat", b"hot_seat", "leilao", b"leilao", "match_id", b"match_id", "mercado", b"mercado", "options", b"options", "oregano", b"oregano", "players", b"players", "ranks", b"ranks", "rated", b"rated", "seats", b"seats", "seed_chosen", b"seed_chosen", "seed_commitment", b"seed_commitment", "status", b"status", "time_control", b"time_control", "version", b"version"]) -> None: ...
     @typing.overload
     def WhichOneof(self, oneof_group: typing.Literal["_deadline_unix_ms", b"_deadline_unix_ms"]) -> typing.Literal["deadline_unix_ms"] | None: ...
     @typing.overload
-    def WhichOneof(self, oneof_group: typing.Literal["options", b"options"]) -> typing.Literal["mercado"] | None: ...
+    def WhichOneof(self, oneof_group: typing.Literal["options", b"options"]) -> typing.Literal["mercado", "oregano", "leilao"] | None: ...
 
 global___MatchSummary = MatchSummary
 
@@ -585,16 +626,24 @@ class Action(google.protobuf.message.Message):
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
 
     MERCADO_FIELD_NUMBER: builtins.int
+    OREGANO_FIELD_NUMBER: builtins.int
+    LEILAO_FIELD_NUMBER: builtins.int
     @property
     def mercado(self) -> mercado.v1.mercado_pb2.MercadoAction: ...
+    @property
+    def oregano(self) -> mercado.v1.oregano_pb2.OreganoAction: ...
+    @property
+    def leilao(self) -> mercado.v1.leilao_pb2.LeilaoAction: ...
     def __init__(
         self,
         *,
         mercado: mercado.v1.mercado_pb2.MercadoAction | None = ...,
+        oregano: mercado.v1.oregano_pb2.OreganoAction | None = ...,
+        leilao: mercado.v1.leilao_pb2.LeilaoAction | None = ...,
     ) -> None: ...
-    def HasField(self, field_name: typing.Literal["game", b"game", "mercado", b"mercado"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["game", b"game", "mercado", b"mercado"]) -> None: ...
-    def WhichOneof(self, oneof_group: typing.Literal["game", b"game"]) -> typing.Literal["mercado"] | None: ...
+    def HasField(self, field_name: typing.Literal["game", b"game", "leilao", b"leilao", "mercado", b"mercado", "oregano", b"oregano"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["game", b"game", "leilao", b"leilao", "mercado", b"mercado", "oregano", b"oregano"]) -> None: ...
+    def WhichOneof(self, oneof_group: typing.Literal["game", b"game"]) -> typing.Literal["mercado", "oregano", "leilao"] | None: ...
 
 global___Action = Action
 
@@ -605,16 +654,24 @@ class Event(google.protobuf.message.Message):
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
 
     MERCADO_FIELD_NUMBER: builtins.int
+    OREGANO_FIELD_NUMBER: builtins.int
+    LEILAO_FIELD_NUMBER: builtins.int
     @property
     def mercado(self) -> mercado.v1.mercado_pb2.MercadoEvent: ...
+    @property
+    def oregano(self) -> mercado.v1.oregano_pb2.OreganoEvent: ...
+    @property
+    def leilao(self) -> mercado.v1.leilao_pb2.LeilaoEvent: ...
     def __init__(
         self,
         *,
         mercado: mercado.v1.mercado_pb2.MercadoEvent | None = ...,
+        oregano: mercado.v1.oregano_pb2.OreganoEvent | None = ...,
+        leilao: mercado.v1.leilao_pb2.LeilaoEvent | None = ...,
     ) -> None: ...
-    def HasField(self, field_name: typing.Literal["game", b"game", "mercado", b"mercado"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["game", b"game", "mercado", b"mercado"]) -> None: ...
-    def WhichOneof(self, oneof_group: typing.Literal["game", b"game"]) -> typing.Literal["mercado"] | None: ...
+    def HasField(self, field_name: typing.Literal["game", b"game", "leilao", b"leilao", "mercado", b"mercado", "oregano", b"oregano"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["game", b"game", "leilao", b"leilao", "mercado", b"mercado", "oregano", b"oregano"]) -> None: ...
+    def WhichOneof(self, oneof_group: typing.Literal["game", b"game"]) -> typing.Literal["mercado", "oregano", "leilao"] | None: ...
 
 global___Event = Event
 
@@ -625,16 +682,24 @@ class View(google.protobuf.message.Message):
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
 
     MERCADO_FIELD_NUMBER: builtins.int
+    OREGANO_FIELD_NUMBER: builtins.int
+    LEILAO_FIELD_NUMBER: builtins.int
     @property
     def mercado(self) -> mercado.v1.mercado_pb2.MercadoView: ...
+    @property
+    def oregano(self) -> mercado.v1.oregano_pb2.OreganoView: ...
+    @property
+    def leilao(self) -> mercado.v1.leilao_pb2.LeilaoView: ...
     def __init__(
         self,
         *,
         mercado: mercado.v1.mercado_pb2.MercadoView | None = ...,
+        oregano: mercado.v1.oregano_pb2.OreganoView | None = ...,
+        leilao: mercado.v1.leilao_pb2.LeilaoView | None = ...,
     ) -> None: ...
-    def HasField(self, field_name: typing.Literal["game", b"game", "mercado", b"mercado"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["game", b"game", "mercado", b"mercado"]) -> None: ...
-    def WhichOneof(self, oneof_group: typing.Literal["game", b"game"]) -> typing.Literal["mercado"] | None: ...
+    def HasField(self, field_name: typing.Literal["game", b"game", "leilao", b"leilao", "mercado", b"mercado", "oregano", b"oregano"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["game", b"game", "leilao", b"leilao", "mercado", b"mercado", "oregano", b"oregano"]) -> None: ...
+    def WhichOneof(self, oneof_group: typing.Literal["game", b"game"]) -> typing.Literal["mercado", "oregano", "leilao"] | None: ...
 
 global___View = View
 
@@ -683,7 +748,9 @@ class MatchState(google.protobuf.message.Message):
     def view(self) -> global___View: ...
     @property
     def legal_actions(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___Action]:
-        """The caller's legal actions, when it is the caller's turn; otherwise empty."""
+        """The caller's legal actions, when it is the caller's turn (in a simultaneous step: while it
+        has not yet acted); otherwise empty.
+        """
 
     @property
     def previews(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___ActionPreview]:
@@ -816,7 +883,10 @@ class MatchUpdate(google.protobuf.message.Message):
     """who acted; absent for a seat change"""
     @property
     def action(self) -> global___Action:
-        """what they did; absent for a seat change"""
+        """What they did; absent for a seat change, and for another seat's sealed action (a bid made
+        at the same time as others'): its events then say only that the seat has acted, and the
+        last action of the step reveals every sealed choice together, in its events.
+        """
 
     @property
     def events(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___Event]: ...
@@ -1117,6 +1187,8 @@ class Replay(google.protobuf.message.Message):
     PLAYERS_FIELD_NUMBER: builtins.int
     SEED_FIELD_NUMBER: builtins.int
     MERCADO_FIELD_NUMBER: builtins.int
+    OREGANO_FIELD_NUMBER: builtins.int
+    LEILAO_FIELD_NUMBER: builtins.int
     STEPS_FIELD_NUMBER: builtins.int
     SEED_SALT_FIELD_NUMBER: builtins.int
     SEED_COMMITMENT_FIELD_NUMBER: builtins.int
@@ -1132,6 +1204,10 @@ class Replay(google.protobuf.message.Message):
     @property
     def mercado(self) -> mercado.v1.mercado_pb2.MercadoOptions: ...
     @property
+    def oregano(self) -> mercado.v1.oregano_pb2.OreganoOptions: ...
+    @property
+    def leilao(self) -> mercado.v1.leilao_pb2.LeilaoOptions: ...
+    @property
     def steps(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___ReplayStep]: ...
     def __init__(
         self,
@@ -1141,14 +1217,16 @@ class Replay(google.protobuf.message.Message):
         players: builtins.int = ...,
         seed: builtins.int = ...,
         mercado: mercado.v1.mercado_pb2.MercadoOptions | None = ...,
+        oregano: mercado.v1.oregano_pb2.OreganoOptions | None = ...,
+        leilao: mercado.v1.leilao_pb2.LeilaoOptions | None = ...,
         steps: collections.abc.Iterable[global___ReplayStep] | None = ...,
         seed_salt: builtins.bytes = ...,
         seed_commitment: builtins.str = ...,
         seed_chosen: builtins.bool = ...,
     ) -> None: ...
-    def HasField(self, field_name: typing.Literal["mercado", b"mercado", "options", b"options"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["game", b"game", "match_id", b"match_id", "mercado", b"mercado", "options", b"options", "players", b"players", "seed", b"seed", "seed_chosen", b"seed_chosen", "seed_commitment", b"seed_commitment", "seed_salt", b"seed_salt", "steps", b"steps"]) -> None: ...
-    def WhichOneof(self, oneof_group: typing.Literal["options", b"options"]) -> typing.Literal["mercado"] | None: ...
+    def HasField(self, field_name: typing.Literal["leilao", b"leilao", "mercado", b"mercado", "options", b"options", "oregano", b"oregano"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["game", b"game", "leilao", b"leilao", "match_id", b"match_id", "mercado", b"mercado", "options", b"options", "oregano", b"oregano", "players", b"players", "seed", b"seed", "seed_chosen", b"seed_chosen", "seed_commitment", b"seed_commitment", "seed_salt", b"seed_salt", "steps", b"steps"]) -> None: ...
+    def WhichOneof(self, oneof_group: typing.Literal["options", b"options"]) -> typing.Literal["mercado", "oregano", "leilao"] | None: ...
 
 global___Replay = Replay
 

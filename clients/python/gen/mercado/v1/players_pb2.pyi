@@ -87,6 +87,7 @@ class Player(google.protobuf.message.Message):
     RATED_MATCHES_FIELD_NUMBER: builtins.int
     WINS_FIELD_NUMBER: builtins.int
     CREATED_UNIX_MS_FIELD_NUMBER: builtins.int
+    GAME_FIELD_NUMBER: builtins.int
     player_id: builtins.str
     """32 lowercase hexadecimal characters for a person; `bot:<level>` for a bot level."""
     display_name: builtins.str
@@ -96,6 +97,10 @@ class Player(google.protobuf.message.Message):
     wins: builtins.int
     """of those, ranked first (alone or tied)"""
     created_unix_ms: builtins.int
+    game: builtins.str
+    """The game rating, rated_matches and wins are of: "mercado", "oregano" or "leilao" (ratings
+    are per game).
+    """
     @property
     def rating(self) -> global___Rating: ...
     def __init__(
@@ -108,9 +113,10 @@ class Player(google.protobuf.message.Message):
         rated_matches: builtins.int = ...,
         wins: builtins.int = ...,
         created_unix_ms: builtins.int = ...,
+        game: builtins.str = ...,
     ) -> None: ...
     def HasField(self, field_name: typing.Literal["rating", b"rating"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["created_unix_ms", b"created_unix_ms", "display_name", b"display_name", "kind", b"kind", "player_id", b"player_id", "rated_matches", b"rated_matches", "rating", b"rating", "wins", b"wins"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["created_unix_ms", b"created_unix_ms", "display_name", b"display_name", "game", b"game", "kind", b"kind", "player_id", b"player_id", "rated_matches", b"rated_matches", "rating", b"rating", "wins", b"wins"]) -> None: ...
 
 global___Player = Player
 
@@ -156,14 +162,18 @@ class GetPlayerRequest(google.protobuf.message.Message):
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
 
     PLAYER_ID_FIELD_NUMBER: builtins.int
+    GAME_FIELD_NUMBER: builtins.int
     player_id: builtins.str
     """empty: the caller (a player credential is then required)"""
+    game: builtins.str
+    """whose rating: "mercado" (the default when empty), "oregano" or "leilao" """
     def __init__(
         self,
         *,
         player_id: builtins.str = ...,
+        game: builtins.str = ...,
     ) -> None: ...
-    def ClearField(self, field_name: typing.Literal["player_id", b"player_id"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["game", b"game", "player_id", b"player_id"]) -> None: ...
 
 global___GetPlayerRequest = GetPlayerRequest
 
@@ -173,17 +183,21 @@ class GetLeaderboardRequest(google.protobuf.message.Message):
 
     PAGE_SIZE_FIELD_NUMBER: builtins.int
     PAGE_TOKEN_FIELD_NUMBER: builtins.int
+    GAME_FIELD_NUMBER: builtins.int
     page_size: builtins.int
     """1..100; 0 means 20"""
     page_token: builtins.str
     """from a previous response"""
+    game: builtins.str
+    """the game ranked: "mercado" (the default when empty), "oregano" or "leilao" """
     def __init__(
         self,
         *,
         page_size: builtins.int = ...,
         page_token: builtins.str = ...,
+        game: builtins.str = ...,
     ) -> None: ...
-    def ClearField(self, field_name: typing.Literal["page_size", b"page_size", "page_token", b"page_token"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["game", b"game", "page_size", b"page_size", "page_token", b"page_token"]) -> None: ...
 
 global___GetLeaderboardRequest = GetLeaderboardRequest
 

@@ -62,8 +62,12 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { LeilaoAction, LeilaoEvent, LeilaoOptions, LeilaoView } from "./leilao_pb.js";
+import { file_mercado_v1_leilao } from "./leilao_pb.js";
 import type { MercadoAction, MercadoEvent, MercadoOptions, MercadoPreview, MercadoView } from "./mercado_pb.js";
 import { file_mercado_v1_mercado } from "./mercado_pb.js";
+import type { OreganoAction, OreganoEvent, OreganoOptions, OreganoView } from "./oregano_pb.js";
+import { file_mercado_v1_oregano } from "./oregano_pb.js";
 import type { CreatePlayerRequestSchema, CreatePlayerResponseSchema, GetLeaderboardRequestSchema, GetLeaderboardResponseSchema, GetPlayerRequestSchema, PlayerSchema } from "./players_pb.js";
 import { file_mercado_v1_players } from "./players_pb.js";
 import type { Message } from "@bufbuild/protobuf";
@@ -72,7 +76,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file mercado/v1/match.proto.
  */
 export const file_mercado_v1_match: GenFile = /*@__PURE__*/
-  fileDesc("ChZtZXJjYWRvL3YxL21hdGNoLnByb3RvEgptZXJjYWRvLnYxIpUBCgtUaW1lQ29udHJvbBIUCgx0dXJuX3NlY29uZHMYASABKA0SFwoPcmVzZXJ2ZV9zZWNvbmRzGAIgASgNEikKCm9uX3RpbWVvdXQYAyABKA4yFS5tZXJjYWRvLnYxLk9uVGltZW91dBIsCg5mYWxsYmFja19sZXZlbBgEIAEoDjIULm1lcmNhZG8udjEuQm90TGV2ZWwimgEKCFNlYXRTcGVjEikKBG9wZW4YASABKAsyGS5tZXJjYWRvLnYxLlNlYXRTcGVjLk9wZW5IABInCgNib3QYAiABKAsyGC5tZXJjYWRvLnYxLlNlYXRTcGVjLkJvdEgAGgYKBE9wZW4aKgoDQm90EiMKBWxldmVsGAEgASgOMhQubWVyY2Fkby52MS5Cb3RMZXZlbEIGCgRraW5kIqgCChJDcmVhdGVNYXRjaFJlcXVlc3QSHgoEZ2FtZRgBIAEoDjIQLm1lcmNhZG8udjEuR2FtZRIPCgdwbGF5ZXJzGAIgASgNEiMKBXNlYXRzGAMgAygLMhQubWVyY2Fkby52MS5TZWF0U3BlYxIRCgRzZWVkGAQgASgESAGIAQESLQoHbWVyY2FkbxgKIAEoCzIaLm1lcmNhZG8udjEuTWVyY2Fkb09wdGlvbnNIABIyCgx0aW1lX2NvbnRyb2wYBSABKAsyFy5tZXJjYWRvLnYxLlRpbWVDb250cm9sSAKIAQESEAoIaG90X3NlYXQYBiABKAgSDwoHdW5yYXRlZBgHIAEoCEIJCgdvcHRpb25zQgcKBV9zZWVkQg8KDV90aW1lX2NvbnRyb2wiUAoTQ3JlYXRlTWF0Y2hSZXNwb25zZRIQCghtYXRjaF9pZBgBIAEoCRInCgVtYXRjaBgCIAEoCzIYLm1lcmNhZG8udjEuTWF0Y2hTdW1tYXJ5IlYKEEpvaW5NYXRjaFJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSEQoEc2VhdBgCIAEoDUgAiAEBEhQKDGRpc3BsYXlfbmFtZRgDIAEoCUIHCgVfc2VhdCJeChFKb2luTWF0Y2hSZXNwb25zZRIMCgRzZWF0GAEgASgNEhIKCnNlYXRfdG9rZW4YAiABKAkSJwoFbWF0Y2gYAyABKAsyGC5tZXJjYWRvLnYxLk1hdGNoU3VtbWFyeSJ3ChJMaXN0TWF0Y2hlc1JlcXVlc3QSJwoGc3RhdHVzGAEgASgOMhcubWVyY2Fkby52MS5NYXRjaFN0YXR1cxIRCglwYWdlX3NpemUYAiABKA0SEgoKcGFnZV90b2tlbhgDIAEoCRIRCglwbGF5ZXJfaWQYBCABKAkiWQoTTGlzdE1hdGNoZXNSZXNwb25zZRIpCgdtYXRjaGVzGAEgAygLMhgubWVyY2Fkby52MS5NYXRjaFN1bW1hcnkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJItEBCghTZWF0SW5mbxIMCgRzZWF0GAEgASgNEgsKA2JvdBgCIAEoCBInCglib3RfbGV2ZWwYAyABKA4yFC5tZXJjYWRvLnYxLkJvdExldmVsEg0KBXRha2VuGAQgASgIEhQKDGRpc3BsYXlfbmFtZRgFIAEoCRISCgpyZXNlcnZlX21zGAYgASgDEhQKDHBsYXllZF9ieV9haRgHIAEoCBIMCgRsZWZ0GAggASgIEhEKCWZvcmZlaXRlZBgJIAEoCBIRCglwbGF5ZXJfaWQYCiABKAkixAMKDE1hdGNoU3VtbWFyeRIQCghtYXRjaF9pZBgBIAEoCRIeCgRnYW1lGAIgASgOMhAubWVyY2Fkby52MS5HYW1lEicKBnN0YXR1cxgDIAEoDjIXLm1lcmNhZG8udjEuTWF0Y2hTdGF0dXMSDwoHcGxheWVycxgEIAEoDRIjCgVzZWF0cxgFIAMoCzIULm1lcmNhZG8udjEuU2VhdEluZm8SDwoHdmVyc2lvbhgGIAEoBBIXCg9jcmVhdGVkX3VuaXhfbXMYByABKAMSLQoHbWVyY2FkbxgKIAEoCzIaLm1lcmNhZG8udjEuTWVyY2Fkb09wdGlvbnNIABIXCg9zZWVkX2NvbW1pdG1lbnQYCCABKAkSEwoLc2VlZF9jaG9zZW4YCSABKAgSLQoMdGltZV9jb250cm9sGAsgASgLMhcubWVyY2Fkby52MS5UaW1lQ29udHJvbBIdChBkZWFkbGluZV91bml4X21zGAwgASgDSAGIAQESDQoFcmFua3MYDSADKA0SEAoIaG90X3NlYXQYDiABKAgSDQoFcmF0ZWQYDyABKAhCCQoHb3B0aW9uc0ITChFfZGVhZGxpbmVfdW5peF9tcyIiCg5HZXRWaWV3UmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCSI+CgZBY3Rpb24SLAoHbWVyY2FkbxgKIAEoCzIZLm1lcmNhZG8udjEuTWVyY2Fkb0FjdGlvbkgAQgYKBGdhbWUiPAoFRXZlbnQSKwoHbWVyY2FkbxgKIAEoCzIYLm1lcmNhZG8udjEuTWVyY2Fkb0V2ZW50SABCBgoEZ2FtZSI6CgRWaWV3EioKB21lcmNhZG8YCiABKAsyFy5tZXJjYWRvLnYxLk1lcmNhZG9WaWV3SABCBgoEZ2FtZSJGCg1BY3Rpb25QcmV2aWV3Ei0KB21lcmNhZG8YCiABKAsyGi5tZXJjYWRvLnYxLk1lcmNhZG9QcmV2aWV3SABCBgoEZ2FtZSKdAgoKTWF0Y2hTdGF0ZRInCgVtYXRjaBgBIAEoCzIYLm1lcmNhZG8udjEuTWF0Y2hTdW1tYXJ5Eg8KB3ZlcnNpb24YAiABKAQSFgoJeW91cl9zZWF0GAMgASgNSACIAQESFAoHdG9fbW92ZRgEIAEoDUgBiAEBEh4KBHZpZXcYBSABKAsyEC5tZXJjYWRvLnYxLlZpZXcSKQoNbGVnYWxfYWN0aW9ucxgGIAMoCzISLm1lcmNhZG8udjEuQWN0aW9uEisKCHByZXZpZXdzGAcgAygLMhkubWVyY2Fkby52MS5BY3Rpb25QcmV2aWV3EhUKDXNlYXRzX3RvX21vdmUYCCADKA1CDAoKX3lvdXJfc2VhdEIKCghfdG9fbW92ZSJ5ChNTdWJtaXRBY3Rpb25SZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhgKEGV4cGVjdGVkX3ZlcnNpb24YAiABKAQSEgoKcmVxdWVzdF9pZBgDIAEoCRIiCgZhY3Rpb24YBCABKAsyEi5tZXJjYWRvLnYxLkFjdGlvbiJxChRTdWJtaXRBY3Rpb25SZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgEEiEKBmV2ZW50cxgCIAMoCzIRLm1lcmNhZG8udjEuRXZlbnQSJQoFc3RhdGUYAyABKAsyFi5tZXJjYWRvLnYxLk1hdGNoU3RhdGUiPgoTU3RyZWFtRXZlbnRzUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCRIVCg1hZnRlcl92ZXJzaW9uGAIgASgEIqgBCgtNYXRjaFVwZGF0ZRIPCgd2ZXJzaW9uGAEgASgEEhEKBHNlYXQYAiABKA1IAIgBARIiCgZhY3Rpb24YAyABKAsyEi5tZXJjYWRvLnYxLkFjdGlvbhIhCgZldmVudHMYBCADKAsyES5tZXJjYWRvLnYxLkV2ZW50EiUKBXN0YXRlGAUgASgLMhYubWVyY2Fkby52MS5NYXRjaFN0YXRlQgcKBV9zZWF0ImEKE0NsYWltQm90U2VhdFJlcXVlc3QSJAoGbGV2ZWxzGAEgAygOMhQubWVyY2Fkby52MS5Cb3RMZXZlbBISCgphZ2VudF9uYW1lGAIgASgJEhAKCGFnZW50X2lkGAMgASgJIpgBChRDbGFpbUJvdFNlYXRSZXNwb25zZRIQCghtYXRjaF9pZBgBIAEoCRIMCgRzZWF0GAIgASgNEhIKCnNlYXRfdG9rZW4YAyABKAkSIwoFbGV2ZWwYBCABKA4yFC5tZXJjYWRvLnYxLkJvdExldmVsEicKBW1hdGNoGAUgASgLMhgubWVyY2Fkby52MS5NYXRjaFN1bW1hcnkiJQoRTGVhdmVNYXRjaFJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkiPQoSTGVhdmVNYXRjaFJlc3BvbnNlEicKBW1hdGNoGAEgASgLMhgubWVyY2Fkby52MS5NYXRjaFN1bW1hcnkiJgoSUmVjbGFpbVNlYXRSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJImMKFUFnZW50SGVhcnRiZWF0UmVxdWVzdBIQCghhZ2VudF9pZBgBIAEoCRIkCgZsZXZlbHMYAiADKA4yFC5tZXJjYWRvLnYxLkJvdExldmVsEhIKCmZyZWVfc2xvdHMYAyABKA0iMgoWQWdlbnRIZWFydGJlYXRSZXNwb25zZRIYChBpbnRlcnZhbF9zZWNvbmRzGAEgASgNIlUKEEZpbmRNYXRjaFJlcXVlc3QSHgoEZ2FtZRgBIAEoDjIQLm1lcmNhZG8udjEuR2FtZRIPCgdwbGF5ZXJzGAIgASgNEhAKCGFsbG93X2FpGAMgASgIImgKD0ZpbmRNYXRjaFVwZGF0ZRIkCgZxdWV1ZWQYASABKAsyEi5tZXJjYWRvLnYxLlF1ZXVlZEgAEicKBWZvdW5kGAIgASgLMhYubWVyY2Fkby52MS5NYXRjaEZvdW5kSABCBgoEa2luZCJKCgZRdWV1ZWQSEQoJd2FpdGVkX21zGAEgASgEEhYKDnF1ZXVlZF9wbGF5ZXJzGAIgASgNEhUKDXJhdGluZ193aW5kb3cYAyABKAEiaQoKTWF0Y2hGb3VuZBIQCghtYXRjaF9pZBgBIAEoCRIMCgRzZWF0GAIgASgNEhIKCnNlYXRfdG9rZW4YAyABKAkSJwoFbWF0Y2gYBCABKAsyGC5tZXJjYWRvLnYxLk1hdGNoU3VtbWFyeSIkChBHZXRSZXBsYXlSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJIvsBCgZSZXBsYXkSEAoIbWF0Y2hfaWQYASABKAkSHgoEZ2FtZRgCIAEoDjIQLm1lcmNhZG8udjEuR2FtZRIPCgdwbGF5ZXJzGAMgASgNEgwKBHNlZWQYBCABKAQSLQoHbWVyY2FkbxgKIAEoCzIaLm1lcmNhZG8udjEuTWVyY2Fkb09wdGlvbnNIABIlCgVzdGVwcxgFIAMoCzIWLm1lcmNhZG8udjEuUmVwbGF5U3RlcBIRCglzZWVkX3NhbHQYBiABKAwSFwoPc2VlZF9jb21taXRtZW50GAcgASgJEhMKC3NlZWRfY2hvc2VuGAggASgIQgkKB29wdGlvbnMiTwoKUmVwbGF5U3RlcBIPCgd2ZXJzaW9uGAEgASgEEgwKBHNlYXQYAiABKA0SIgoGYWN0aW9uGAMgASgLMhIubWVyY2Fkby52MS5BY3Rpb24qLgoER2FtZRIUChBHQU1FX1VOU1BFQ0lGSUVEEAASEAoMR0FNRV9NRVJDQURPEAEqlgEKC01hdGNoU3RhdHVzEhwKGE1BVENIX1NUQVRVU19VTlNQRUNJRklFRBAAEhgKFE1BVENIX1NUQVRVU19XQUlUSU5HEAESGAoUTUFUQ0hfU1RBVFVTX1BMQVlJTkcQAhIZChVNQVRDSF9TVEFUVVNfRklOSVNIRUQQAxIaChZNQVRDSF9TVEFUVVNfQ0FOQ0VMTEVEEAQqUgoJT25UaW1lb3V0EhoKFk9OX1RJTUVPVVRfVU5TUEVDSUZJRUQQABIRCg1PTl9USU1FT1VUX0FJEAESFgoST05fVElNRU9VVF9GT1JGRUlUEAIqYwoIQm90TGV2ZWwSGQoVQk9UX0xFVkVMX1VOU1BFQ0lGSUVEEAASEgoOQk9UX0xFVkVMX0VBU1kQARIUChBCT1RfTEVWRUxfTUVESVVNEAISEgoOQk9UX0xFVkVMX0hBUkQQAzKKCQoMTWF0Y2hTZXJ2aWNlEk4KC0NyZWF0ZU1hdGNoEh4ubWVyY2Fkby52MS5DcmVhdGVNYXRjaFJlcXVlc3QaHy5tZXJjYWRvLnYxLkNyZWF0ZU1hdGNoUmVzcG9uc2USSAoJSm9pbk1hdGNoEhwubWVyY2Fkby52MS5Kb2luTWF0Y2hSZXF1ZXN0Gh0ubWVyY2Fkby52MS5Kb2luTWF0Y2hSZXNwb25zZRJOCgtMaXN0TWF0Y2hlcxIeLm1lcmNhZG8udjEuTGlzdE1hdGNoZXNSZXF1ZXN0Gh8ubWVyY2Fkby52MS5MaXN0TWF0Y2hlc1Jlc3BvbnNlEj0KB0dldFZpZXcSGi5tZXJjYWRvLnYxLkdldFZpZXdSZXF1ZXN0GhYubWVyY2Fkby52MS5NYXRjaFN0YXRlElEKDFN1Ym1pdEFjdGlvbhIfLm1lcmNhZG8udjEuU3VibWl0QWN0aW9uUmVxdWVzdBogLm1lcmNhZG8udjEuU3VibWl0QWN0aW9uUmVzcG9uc2USSgoMU3RyZWFtRXZlbnRzEh8ubWVyY2Fkby52MS5TdHJlYW1FdmVudHNSZXF1ZXN0GhcubWVyY2Fkby52MS5NYXRjaFVwZGF0ZTABElEKDENsYWltQm90U2VhdBIfLm1lcmNhZG8udjEuQ2xhaW1Cb3RTZWF0UmVxdWVzdBogLm1lcmNhZG8udjEuQ2xhaW1Cb3RTZWF0UmVzcG9uc2USPQoJR2V0UmVwbGF5EhwubWVyY2Fkby52MS5HZXRSZXBsYXlSZXF1ZXN0GhIubWVyY2Fkby52MS5SZXBsYXkSSwoKTGVhdmVNYXRjaBIdLm1lcmNhZG8udjEuTGVhdmVNYXRjaFJlcXVlc3QaHi5tZXJjYWRvLnYxLkxlYXZlTWF0Y2hSZXNwb25zZRJFCgtSZWNsYWltU2VhdBIeLm1lcmNhZG8udjEuUmVjbGFpbVNlYXRSZXF1ZXN0GhYubWVyY2Fkby52MS5NYXRjaFN0YXRlElcKDkFnZW50SGVhcnRiZWF0EiEubWVyY2Fkby52MS5BZ2VudEhlYXJ0YmVhdFJlcXVlc3QaIi5tZXJjYWRvLnYxLkFnZW50SGVhcnRiZWF0UmVzcG9uc2USUQoMQ3JlYXRlUGxheWVyEh8ubWVyY2Fkby52MS5DcmVhdGVQbGF5ZXJSZXF1ZXN0GiAubWVyY2Fkby52MS5DcmVhdGVQbGF5ZXJSZXNwb25zZRI9CglHZXRQbGF5ZXISHC5tZXJjYWRvLnYxLkdldFBsYXllclJlcXVlc3QaEi5tZXJjYWRvLnYxLlBsYXllchJXCg5HZXRMZWFkZXJib2FyZBIhLm1lcmNhZG8udjEuR2V0TGVhZGVyYm9hcmRSZXF1ZXN0GiIubWVyY2Fkby52MS5HZXRMZWFkZXJib2FyZFJlc3BvbnNlEkgKCUZpbmRNYXRjaBIcLm1lcmNhZG8udjEuRmluZE1hdGNoUmVxdWVzdBobLm1lcmNhZG8udjEuRmluZE1hdGNoVXBkYXRlMAFCRVpDZ2l0aHViLmNvbS9tZXJjYWRvLWdhbWUvbWVyY2Fkby9jbGllbnRzL2dvL2dlbi9tZXJjYWRvL3YxO21lcmNhZG92MWIGcHJvdG8z", [file_mercado_v1_mercado, file_mercado_v1_players]);
+  fileDesc("ChZtZXJjYWRvL3YxL21hdGNoLnByb3RvEgptZXJjYWRvLnYxIpUBCgtUaW1lQ29udHJvbBIUCgx0dXJuX3NlY29uZHMYASABKA0SFwoPcmVzZXJ2ZV9zZWNvbmRzGAIgASgNEikKCm9uX3RpbWVvdXQYAyABKA4yFS5tZXJjYWRvLnYxLk9uVGltZW91dBIsCg5mYWxsYmFja19sZXZlbBgEIAEoDjIULm1lcmNhZG8udjEuQm90TGV2ZWwimgEKCFNlYXRTcGVjEikKBG9wZW4YASABKAsyGS5tZXJjYWRvLnYxLlNlYXRTcGVjLk9wZW5IABInCgNib3QYAiABKAsyGC5tZXJjYWRvLnYxLlNlYXRTcGVjLkJvdEgAGgYKBE9wZW4aKgoDQm90EiMKBWxldmVsGAEgASgOMhQubWVyY2Fkby52MS5Cb3RMZXZlbEIGCgRraW5kIoQDChJDcmVhdGVNYXRjaFJlcXVlc3QSHgoEZ2FtZRgBIAEoDjIQLm1lcmNhZG8udjEuR2FtZRIPCgdwbGF5ZXJzGAIgASgNEiMKBXNlYXRzGAMgAygLMhQubWVyY2Fkby52MS5TZWF0U3BlYxIRCgRzZWVkGAQgASgESAGIAQESLQoHbWVyY2FkbxgKIAEoCzIaLm1lcmNhZG8udjEuTWVyY2Fkb09wdGlvbnNIABItCgdvcmVnYW5vGBAgASgLMhoubWVyY2Fkby52MS5PcmVnYW5vT3B0aW9uc0gAEisKBmxlaWxhbxgRIAEoCzIZLm1lcmNhZG8udjEuTGVpbGFvT3B0aW9uc0gAEjIKDHRpbWVfY29udHJvbBgFIAEoCzIXLm1lcmNhZG8udjEuVGltZUNvbnRyb2xIAogBARIQCghob3Rfc2VhdBgGIAEoCBIPCgd1bnJhdGVkGAcgASgIQgkKB29wdGlvbnNCBwoFX3NlZWRCDwoNX3RpbWVfY29udHJvbCJQChNDcmVhdGVNYXRjaFJlc3BvbnNlEhAKCG1hdGNoX2lkGAEgASgJEicKBW1hdGNoGAIgASgLMhgubWVyY2Fkby52MS5NYXRjaFN1bW1hcnkiVgoQSm9pbk1hdGNoUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCRIRCgRzZWF0GAIgASgNSACIAQESFAoMZGlzcGxheV9uYW1lGAMgASgJQgcKBV9zZWF0Il4KEUpvaW5NYXRjaFJlc3BvbnNlEgwKBHNlYXQYASABKA0SEgoKc2VhdF90b2tlbhgCIAEoCRInCgVtYXRjaBgDIAEoCzIYLm1lcmNhZG8udjEuTWF0Y2hTdW1tYXJ5IpcBChJMaXN0TWF0Y2hlc1JlcXVlc3QSJwoGc3RhdHVzGAEgASgOMhcubWVyY2Fkby52MS5NYXRjaFN0YXR1cxIRCglwYWdlX3NpemUYAiABKA0SEgoKcGFnZV90b2tlbhgDIAEoCRIRCglwbGF5ZXJfaWQYBCABKAkSHgoEZ2FtZRgFIAEoDjIQLm1lcmNhZG8udjEuR2FtZSJZChNMaXN0TWF0Y2hlc1Jlc3BvbnNlEikKB21hdGNoZXMYASADKAsyGC5tZXJjYWRvLnYxLk1hdGNoU3VtbWFyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkihQIKCFNlYXRJbmZvEgwKBHNlYXQYASABKA0SCwoDYm90GAIgASgIEicKCWJvdF9sZXZlbBgDIAEoDjIULm1lcmNhZG8udjEuQm90TGV2ZWwSDQoFdGFrZW4YBCABKAgSFAoMZGlzcGxheV9uYW1lGAUgASgJEhIKCnJlc2VydmVfbXMYBiABKAMSFAoMcGxheWVkX2J5X2FpGAcgASgIEgwKBGxlZnQYCCABKAgSEQoJZm9yZmVpdGVkGAkgASgIEhEKCXBsYXllcl9pZBgKIAEoCRIdChBkZWFkbGluZV91bml4X21zGAsgASgDSACIAQFCEwoRX2RlYWRsaW5lX3VuaXhfbXMioAQKDE1hdGNoU3VtbWFyeRIQCghtYXRjaF9pZBgBIAEoCRIeCgRnYW1lGAIgASgOMhAubWVyY2Fkby52MS5HYW1lEicKBnN0YXR1cxgDIAEoDjIXLm1lcmNhZG8udjEuTWF0Y2hTdGF0dXMSDwoHcGxheWVycxgEIAEoDRIjCgVzZWF0cxgFIAMoCzIULm1lcmNhZG8udjEuU2VhdEluZm8SDwoHdmVyc2lvbhgGIAEoBBIXCg9jcmVhdGVkX3VuaXhfbXMYByABKAMSLQoHbWVyY2FkbxgKIAEoCzIaLm1lcmNhZG8udjEuTWVyY2Fkb09wdGlvbnNIABItCgdvcmVnYW5vGBAgASgLMhoubWVyY2Fkby52MS5PcmVnYW5vT3B0aW9uc0gAEisKBmxlaWxhbxgRIAEoCzIZLm1lcmNhZG8udjEuTGVpbGFvT3B0aW9uc0gAEhcKD3NlZWRfY29tbWl0bWVudBgIIAEoCRITCgtzZWVkX2Nob3NlbhgJIAEoCBItCgx0aW1lX2NvbnRyb2wYCyABKAsyFy5tZXJjYWRvLnYxLlRpbWVDb250cm9sEh0KEGRlYWRsaW5lX3VuaXhfbXMYDCABKANIAYgBARINCgVyYW5rcxgNIAMoDRIQCghob3Rfc2VhdBgOIAEoCBINCgVyYXRlZBgPIAEoCEIJCgdvcHRpb25zQhMKEV9kZWFkbGluZV91bml4X21zIiIKDkdldFZpZXdSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJIpgBCgZBY3Rpb24SLAoHbWVyY2FkbxgKIAEoCzIZLm1lcmNhZG8udjEuTWVyY2Fkb0FjdGlvbkgAEiwKB29yZWdhbm8YCyABKAsyGS5tZXJjYWRvLnYxLk9yZWdhbm9BY3Rpb25IABIqCgZsZWlsYW8YDCABKAsyGC5tZXJjYWRvLnYxLkxlaWxhb0FjdGlvbkgAQgYKBGdhbWUilAEKBUV2ZW50EisKB21lcmNhZG8YCiABKAsyGC5tZXJjYWRvLnYxLk1lcmNhZG9FdmVudEgAEisKB29yZWdhbm8YCyABKAsyGC5tZXJjYWRvLnYxLk9yZWdhbm9FdmVudEgAEikKBmxlaWxhbxgMIAEoCzIXLm1lcmNhZG8udjEuTGVpbGFvRXZlbnRIAEIGCgRnYW1lIpABCgRWaWV3EioKB21lcmNhZG8YCiABKAsyFy5tZXJjYWRvLnYxLk1lcmNhZG9WaWV3SAASKgoHb3JlZ2FubxgLIAEoCzIXLm1lcmNhZG8udjEuT3JlZ2Fub1ZpZXdIABIoCgZsZWlsYW8YDCABKAsyFi5tZXJjYWRvLnYxLkxlaWxhb1ZpZXdIAEIGCgRnYW1lIkYKDUFjdGlvblByZXZpZXcSLQoHbWVyY2FkbxgKIAEoCzIaLm1lcmNhZG8udjEuTWVyY2Fkb1ByZXZpZXdIAEIGCgRnYW1lIp0CCgpNYXRjaFN0YXRlEicKBW1hdGNoGAEgASgLMhgubWVyY2Fkby52MS5NYXRjaFN1bW1hcnkSDwoHdmVyc2lvbhgCIAEoBBIWCgl5b3VyX3NlYXQYAyABKA1IAIgBARIUCgd0b19tb3ZlGAQgASgNSAGIAQESHgoEdmlldxgFIAEoCzIQLm1lcmNhZG8udjEuVmlldxIpCg1sZWdhbF9hY3Rpb25zGAYgAygLMhIubWVyY2Fkby52MS5BY3Rpb24SKwoIcHJldmlld3MYByADKAsyGS5tZXJjYWRvLnYxLkFjdGlvblByZXZpZXcSFQoNc2VhdHNfdG9fbW92ZRgIIAMoDUIMCgpfeW91cl9zZWF0QgoKCF90b19tb3ZlInkKE1N1Ym1pdEFjdGlvblJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSGAoQZXhwZWN0ZWRfdmVyc2lvbhgCIAEoBBISCgpyZXF1ZXN0X2lkGAMgASgJEiIKBmFjdGlvbhgEIAEoCzISLm1lcmNhZG8udjEuQWN0aW9uInEKFFN1Ym1pdEFjdGlvblJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAQSIQoGZXZlbnRzGAIgAygLMhEubWVyY2Fkby52MS5FdmVudBIlCgVzdGF0ZRgDIAEoCzIWLm1lcmNhZG8udjEuTWF0Y2hTdGF0ZSI+ChNTdHJlYW1FdmVudHNSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhUKDWFmdGVyX3ZlcnNpb24YAiABKAQiqAEKC01hdGNoVXBkYXRlEg8KB3ZlcnNpb24YASABKAQSEQoEc2VhdBgCIAEoDUgAiAEBEiIKBmFjdGlvbhgDIAEoCzISLm1lcmNhZG8udjEuQWN0aW9uEiEKBmV2ZW50cxgEIAMoCzIRLm1lcmNhZG8udjEuRXZlbnQSJQoFc3RhdGUYBSABKAsyFi5tZXJjYWRvLnYxLk1hdGNoU3RhdGVCBwoFX3NlYXQiYQoTQ2xhaW1Cb3RTZWF0UmVxdWVzdBIkCgZsZXZlbHMYASADKA4yFC5tZXJjYWRvLnYxLkJvdExldmVsEhIKCmFnZW50X25hbWUYAiABKAkSEAoIYWdlbnRfaWQYAyABKAkimAEKFENsYWltQm90U2VhdFJlc3BvbnNlEhAKCG1hdGNoX2lkGAEgASgJEgwKBHNlYXQYAiABKA0SEgoKc2VhdF90b2tlbhgDIAEoCRIjCgVsZXZlbBgEIAEoDjIULm1lcmNhZG8udjEuQm90TGV2ZWwSJwoFbWF0Y2gYBSABKAsyGC5tZXJjYWRvLnYxLk1hdGNoU3VtbWFyeSIlChFMZWF2ZU1hdGNoUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCSI9ChJMZWF2ZU1hdGNoUmVzcG9uc2USJwoFbWF0Y2gYASABKAsyGC5tZXJjYWRvLnYxLk1hdGNoU3VtbWFyeSImChJSZWNsYWltU2VhdFJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkiYwoVQWdlbnRIZWFydGJlYXRSZXF1ZXN0EhAKCGFnZW50X2lkGAEgASgJEiQKBmxldmVscxgCIAMoDjIULm1lcmNhZG8udjEuQm90TGV2ZWwSEgoKZnJlZV9zbG90cxgDIAEoDSIyChZBZ2VudEhlYXJ0YmVhdFJlc3BvbnNlEhgKEGludGVydmFsX3NlY29uZHMYASABKA0iVQoQRmluZE1hdGNoUmVxdWVzdBIeCgRnYW1lGAEgASgOMhAubWVyY2Fkby52MS5HYW1lEg8KB3BsYXllcnMYAiABKA0SEAoIYWxsb3dfYWkYAyABKAgiaAoPRmluZE1hdGNoVXBkYXRlEiQKBnF1ZXVlZBgBIAEoCzISLm1lcmNhZG8udjEuUXVldWVkSAASJwoFZm91bmQYAiABKAsyFi5tZXJjYWRvLnYxLk1hdGNoRm91bmRIAEIGCgRraW5kIkoKBlF1ZXVlZBIRCgl3YWl0ZWRfbXMYASABKAQSFgoOcXVldWVkX3BsYXllcnMYAiABKA0SFQoNcmF0aW5nX3dpbmRvdxgDIAEoASJpCgpNYXRjaEZvdW5kEhAKCG1hdGNoX2lkGAEgASgJEgwKBHNlYXQYAiABKA0SEgoKc2VhdF90b2tlbhgDIAEoCRInCgVtYXRjaBgEIAEoCzIYLm1lcmNhZG8udjEuTWF0Y2hTdW1tYXJ5IiQKEEdldFJlcGxheVJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAki1wIKBlJlcGxheRIQCghtYXRjaF9pZBgBIAEoCRIeCgRnYW1lGAIgASgOMhAubWVyY2Fkby52MS5HYW1lEg8KB3BsYXllcnMYAyABKA0SDAoEc2VlZBgEIAEoBBItCgdtZXJjYWRvGAogASgLMhoubWVyY2Fkby52MS5NZXJjYWRvT3B0aW9uc0gAEi0KB29yZWdhbm8YECABKAsyGi5tZXJjYWRvLnYxLk9yZWdhbm9PcHRpb25zSAASKwoGbGVpbGFvGBEgASgLMhkubWVyY2Fkby52MS5MZWlsYW9PcHRpb25zSAASJQoFc3RlcHMYBSADKAsyFi5tZXJjYWRvLnYxLlJlcGxheVN0ZXASEQoJc2VlZF9zYWx0GAYgASgMEhcKD3NlZWRfY29tbWl0bWVudBgHIAEoCRITCgtzZWVkX2Nob3NlbhgIIAEoCEIJCgdvcHRpb25zIk8KClJlcGxheVN0ZXASDwoHdmVyc2lvbhgBIAEoBBIMCgRzZWF0GAIgASgNEiIKBmFjdGlvbhgDIAEoCzISLm1lcmNhZG8udjEuQWN0aW9uKlEKBEdhbWUSFAoQR0FNRV9VTlNQRUNJRklFRBAAEhAKDEdBTUVfTUVSQ0FETxABEhAKDEdBTUVfT1JFR0FOTxACEg8KC0dBTUVfTEVJTEFPEAMqlgEKC01hdGNoU3RhdHVzEhwKGE1BVENIX1NUQVRVU19VTlNQRUNJRklFRBAAEhgKFE1BVENIX1NUQVRVU19XQUlUSU5HEAESGAoUTUFUQ0hfU1RBVFVTX1BMQVlJTkcQAhIZChVNQVRDSF9TVEFUVVNfRklOSVNIRUQQAxIaChZNQVRDSF9TVEFUVVNfQ0FOQ0VMTEVEEAQqUgoJT25UaW1lb3V0EhoKFk9OX1RJTUVPVVRfVU5TUEVDSUZJRUQQABIRCg1PTl9USU1FT1VUX0FJEAESFgoST05fVElNRU9VVF9GT1JGRUlUEAIqYwoIQm90TGV2ZWwSGQoVQk9UX0xFVkVMX1VOU1BFQ0lGSUVEEAASEgoOQk9UX0xFVkVMX0VBU1kQARIUChBCT1RfTEVWRUxfTUVESVVNEAISEgoOQk9UX0xFVkVMX0hBUkQQAzKKCQoMTWF0Y2hTZXJ2aWNlEk4KC0NyZWF0ZU1hdGNoEh4ubWVyY2Fkby52MS5DcmVhdGVNYXRjaFJlcXVlc3QaHy5tZXJjYWRvLnYxLkNyZWF0ZU1hdGNoUmVzcG9uc2USSAoJSm9pbk1hdGNoEhwubWVyY2Fkby52MS5Kb2luTWF0Y2hSZXF1ZXN0Gh0ubWVyY2Fkby52MS5Kb2luTWF0Y2hSZXNwb25zZRJOCgtMaXN0TWF0Y2hlcxIeLm1lcmNhZG8udjEuTGlzdE1hdGNoZXNSZXF1ZXN0Gh8ubWVyY2Fkby52MS5MaXN0TWF0Y2hlc1Jlc3BvbnNlEj0KB0dldFZpZXcSGi5tZXJjYWRvLnYxLkdldFZpZXdSZXF1ZXN0GhYubWVyY2Fkby52MS5NYXRjaFN0YXRlElEKDFN1Ym1pdEFjdGlvbhIfLm1lcmNhZG8udjEuU3VibWl0QWN0aW9uUmVxdWVzdBogLm1lcmNhZG8udjEuU3VibWl0QWN0aW9uUmVzcG9uc2USSgoMU3RyZWFtRXZlbnRzEh8ubWVyY2Fkby52MS5TdHJlYW1FdmVudHNSZXF1ZXN0GhcubWVyY2Fkby52MS5NYXRjaFVwZGF0ZTABElEKDENsYWltQm90U2VhdBIfLm1lcmNhZG8udjEuQ2xhaW1Cb3RTZWF0UmVxdWVzdBogLm1lcmNhZG8udjEuQ2xhaW1Cb3RTZWF0UmVzcG9uc2USPQoJR2V0UmVwbGF5EhwubWVyY2Fkby52MS5HZXRSZXBsYXlSZXF1ZXN0GhIubWVyY2Fkby52MS5SZXBsYXkSSwoKTGVhdmVNYXRjaBIdLm1lcmNhZG8udjEuTGVhdmVNYXRjaFJlcXVlc3QaHi5tZXJjYWRvLnYxLkxlYXZlTWF0Y2hSZXNwb25zZRJFCgtSZWNsYWltU2VhdBIeLm1lcmNhZG8udjEuUmVjbGFpbVNlYXRSZXF1ZXN0GhYubWVyY2Fkby52MS5NYXRjaFN0YXRlElcKDkFnZW50SGVhcnRiZWF0EiEubWVyY2Fkby52MS5BZ2VudEhlYXJ0YmVhdFJlcXVlc3QaIi5tZXJjYWRvLnYxLkFnZW50SGVhcnRiZWF0UmVzcG9uc2USUQoMQ3JlYXRlUGxheWVyEh8ubWVyY2Fkby52MS5DcmVhdGVQbGF5ZXJSZXF1ZXN0GiAubWVyY2Fkby52MS5DcmVhdGVQbGF5ZXJSZXNwb25zZRI9CglHZXRQbGF5ZXISHC5tZXJjYWRvLnYxLkdldFBsYXllclJlcXVlc3QaEi5tZXJjYWRvLnYxLlBsYXllchJXCg5HZXRMZWFkZXJib2FyZBIhLm1lcmNhZG8udjEuR2V0TGVhZGVyYm9hcmRSZXF1ZXN0GiIubWVyY2Fkby52MS5HZXRMZWFkZXJib2FyZFJlc3BvbnNlEkgKCUZpbmRNYXRjaBIcLm1lcmNhZG8udjEuRmluZE1hdGNoUmVxdWVzdBobLm1lcmNhZG8udjEuRmluZE1hdGNoVXBkYXRlMAFCRVpDZ2l0aHViLmNvbS9tZXJjYWRvLWdhbWUvbWVyY2Fkby9jbGllbnRzL2dvL2dlbi9tZXJjYWRvL3YxO21lcmNhZG92MWIGcHJvdG8z", [file_mercado_v1_leilao, file_mercado_v1_mercado, file_mercado_v1_oregano, file_mercado_v1_players]);
 
 /**
  * How long each human seat may take. Bot seats have no clock.
@@ -220,6 +224,18 @@ export type CreateMatchRequest = Message<"mercado.v1.CreateMatchRequest"> & {
      */
     value: MercadoOptions;
     case: "mercado";
+  } | {
+    /**
+     * @generated from field: mercado.v1.OreganoOptions oregano = 16;
+     */
+    value: OreganoOptions;
+    case: "oregano";
+  } | {
+    /**
+     * @generated from field: mercado.v1.LeilaoOptions leilao = 17;
+     */
+    value: LeilaoOptions;
+    case: "leilao";
   } | { case: undefined; value?: undefined };
 
   /**
@@ -368,6 +384,13 @@ export type ListMatchesRequest = Message<"mercado.v1.ListMatchesRequest"> & {
    * @generated from field: string player_id = 4;
    */
   playerId: string;
+
+  /**
+   * only this game's matches; unspecified: every game
+   *
+   * @generated from field: mercado.v1.Game game = 5;
+   */
+  game: Game;
 };
 
 /**
@@ -467,6 +490,14 @@ export type SeatInfo = Message<"mercado.v1.SeatInfo"> & {
    * @generated from field: string player_id = 10;
    */
   playerId: string;
+
+  /**
+   * With a clock, while this seat must act: when its time (and reserve) runs out, as a Unix
+   * time in milliseconds. In a simultaneous step every seat still to act has one.
+   *
+   * @generated from field: optional int64 deadline_unix_ms = 11;
+   */
+  deadlineUnixMs?: bigint | undefined;
 };
 
 /**
@@ -524,6 +555,18 @@ export type MatchSummary = Message<"mercado.v1.MatchSummary"> & {
      */
     value: MercadoOptions;
     case: "mercado";
+  } | {
+    /**
+     * @generated from field: mercado.v1.OreganoOptions oregano = 16;
+     */
+    value: OreganoOptions;
+    case: "oregano";
+  } | {
+    /**
+     * @generated from field: mercado.v1.LeilaoOptions leilao = 17;
+     */
+    value: LeilaoOptions;
+    case: "leilao";
   } | { case: undefined; value?: undefined };
 
   /**
@@ -550,7 +593,8 @@ export type MatchSummary = Message<"mercado.v1.MatchSummary"> & {
 
   /**
    * With a clock, while the match is playing: when the current turn's time (and the mover's
-   * reserve) runs out, as a Unix time in milliseconds.
+   * reserve) runs out, as a Unix time in milliseconds; in a simultaneous step, the earliest of
+   * the seats still to act (each seat's own is in SeatInfo).
    *
    * @generated from field: optional int64 deadline_unix_ms = 12;
    */
@@ -621,6 +665,18 @@ export type Action = Message<"mercado.v1.Action"> & {
      */
     value: MercadoAction;
     case: "mercado";
+  } | {
+    /**
+     * @generated from field: mercado.v1.OreganoAction oregano = 11;
+     */
+    value: OreganoAction;
+    case: "oregano";
+  } | {
+    /**
+     * @generated from field: mercado.v1.LeilaoAction leilao = 12;
+     */
+    value: LeilaoAction;
+    case: "leilao";
   } | { case: undefined; value?: undefined };
 };
 
@@ -646,6 +702,18 @@ export type Event = Message<"mercado.v1.Event"> & {
      */
     value: MercadoEvent;
     case: "mercado";
+  } | {
+    /**
+     * @generated from field: mercado.v1.OreganoEvent oregano = 11;
+     */
+    value: OreganoEvent;
+    case: "oregano";
+  } | {
+    /**
+     * @generated from field: mercado.v1.LeilaoEvent leilao = 12;
+     */
+    value: LeilaoEvent;
+    case: "leilao";
   } | { case: undefined; value?: undefined };
 };
 
@@ -671,6 +739,18 @@ export type View = Message<"mercado.v1.View"> & {
      */
     value: MercadoView;
     case: "mercado";
+  } | {
+    /**
+     * @generated from field: mercado.v1.OreganoView oregano = 11;
+     */
+    value: OreganoView;
+    case: "oregano";
+  } | {
+    /**
+     * @generated from field: mercado.v1.LeilaoView leilao = 12;
+     */
+    value: LeilaoView;
+    case: "leilao";
   } | { case: undefined; value?: undefined };
 };
 
@@ -742,7 +822,8 @@ export type MatchState = Message<"mercado.v1.MatchState"> & {
   view?: View | undefined;
 
   /**
-   * The caller's legal actions, when it is the caller's turn; otherwise empty.
+   * The caller's legal actions, when it is the caller's turn (in a simultaneous step: while it
+   * has not yet acted); otherwise empty.
    *
    * @generated from field: repeated mercado.v1.Action legal_actions = 6;
    */
@@ -888,7 +969,9 @@ export type MatchUpdate = Message<"mercado.v1.MatchUpdate"> & {
   seat?: number | undefined;
 
   /**
-   * what they did; absent for a seat change
+   * What they did; absent for a seat change, and for another seat's sealed action (a bid made
+   * at the same time as others'): its events then say only that the seat has acted, and the
+   * last action of the step reveals every sealed choice together, in its events.
    *
    * @generated from field: mercado.v1.Action action = 3;
    */
@@ -1273,6 +1356,18 @@ export type Replay = Message<"mercado.v1.Replay"> & {
      */
     value: MercadoOptions;
     case: "mercado";
+  } | {
+    /**
+     * @generated from field: mercado.v1.OreganoOptions oregano = 16;
+     */
+    value: OreganoOptions;
+    case: "oregano";
+  } | {
+    /**
+     * @generated from field: mercado.v1.LeilaoOptions leilao = 17;
+     */
+    value: LeilaoOptions;
+    case: "leilao";
   } | { case: undefined; value?: undefined };
 
   /**
@@ -1333,7 +1428,7 @@ export const ReplayStepSchema: GenMessage<ReplayStep> = /*@__PURE__*/
   messageDesc(file_mercado_v1_match, 33);
 
 /**
- * The games this service hosts. v1 hosts one; more may be added.
+ * The games this service hosts (docs/games.md); more may be added.
  *
  * @generated from enum mercado.v1.Game
  */
@@ -1346,9 +1441,25 @@ export enum Game {
   UNSPECIFIED = 0,
 
   /**
+   * Mercado de Lisboa: docs/rules.md
+   *
    * @generated from enum value: GAME_MERCADO = 1;
    */
   MERCADO = 1,
+
+  /**
+   * Oregano, a market-building game: docs/oregano.md
+   *
+   * @generated from enum value: GAME_OREGANO = 2;
+   */
+  OREGANO = 2,
+
+  /**
+   * Leilão, sealed bids for market stalls: docs/leilao.md
+   *
+   * @generated from enum value: GAME_LEILAO = 3;
+   */
+  LEILAO = 3,
 }
 
 /**

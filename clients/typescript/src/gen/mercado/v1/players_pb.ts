@@ -19,7 +19,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file mercado/v1/players.proto.
  */
 export const file_mercado_v1_players: GenFile = /*@__PURE__*/
-  fileDesc("ChhtZXJjYWRvL3YxL3BsYXllcnMucHJvdG8SCm1lcmNhZG8udjEiNAoGUmF0aW5nEgoKAm11GAEgASgBEg0KBXNpZ21hGAIgASgBEg8KB2Rpc3BsYXkYAyABKAEiuQEKBlBsYXllchIRCglwbGF5ZXJfaWQYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEiQKBGtpbmQYAyABKA4yFi5tZXJjYWRvLnYxLlBsYXllcktpbmQSIgoGcmF0aW5nGAQgASgLMhIubWVyY2Fkby52MS5SYXRpbmcSFQoNcmF0ZWRfbWF0Y2hlcxgFIAEoDRIMCgR3aW5zGAYgASgNEhcKD2NyZWF0ZWRfdW5peF9tcxgHIAEoAyIrChNDcmVhdGVQbGF5ZXJSZXF1ZXN0EhQKDGRpc3BsYXlfbmFtZRgBIAEoCSJQChRDcmVhdGVQbGF5ZXJSZXNwb25zZRIiCgZwbGF5ZXIYASABKAsyEi5tZXJjYWRvLnYxLlBsYXllchIUCgxwbGF5ZXJfdG9rZW4YAiABKAkiJQoQR2V0UGxheWVyUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkiPgoVR2V0TGVhZGVyYm9hcmRSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoDRISCgpwYWdlX3Rva2VuGAIgASgJIkQKEExlYWRlcmJvYXJkRW50cnkSDAoEcmFuaxgBIAEoDRIiCgZwbGF5ZXIYAiABKAsyEi5tZXJjYWRvLnYxLlBsYXllciJgChZHZXRMZWFkZXJib2FyZFJlc3BvbnNlEi0KB2VudHJpZXMYASADKAsyHC5tZXJjYWRvLnYxLkxlYWRlcmJvYXJkRW50cnkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJKm8KClBsYXllcktpbmQSGwoXUExBWUVSX0tJTkRfVU5TUEVDSUZJRUQQABIVChFQTEFZRVJfS0lORF9HVUVTVBABEhgKFFBMQVlFUl9LSU5EX0VYVEVSTkFMEAISEwoPUExBWUVSX0tJTkRfQk9UEANCRVpDZ2l0aHViLmNvbS9tZXJjYWRvLWdhbWUvbWVyY2Fkby9jbGllbnRzL2dvL2dlbi9tZXJjYWRvL3YxO21lcmNhZG92MWIGcHJvdG8z");
+  fileDesc("ChhtZXJjYWRvL3YxL3BsYXllcnMucHJvdG8SCm1lcmNhZG8udjEiNAoGUmF0aW5nEgoKAm11GAEgASgBEg0KBXNpZ21hGAIgASgBEg8KB2Rpc3BsYXkYAyABKAEixwEKBlBsYXllchIRCglwbGF5ZXJfaWQYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEiQKBGtpbmQYAyABKA4yFi5tZXJjYWRvLnYxLlBsYXllcktpbmQSIgoGcmF0aW5nGAQgASgLMhIubWVyY2Fkby52MS5SYXRpbmcSFQoNcmF0ZWRfbWF0Y2hlcxgFIAEoDRIMCgR3aW5zGAYgASgNEhcKD2NyZWF0ZWRfdW5peF9tcxgHIAEoAxIMCgRnYW1lGAggASgJIisKE0NyZWF0ZVBsYXllclJlcXVlc3QSFAoMZGlzcGxheV9uYW1lGAEgASgJIlAKFENyZWF0ZVBsYXllclJlc3BvbnNlEiIKBnBsYXllchgBIAEoCzISLm1lcmNhZG8udjEuUGxheWVyEhQKDHBsYXllcl90b2tlbhgCIAEoCSIzChBHZXRQbGF5ZXJSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCRIMCgRnYW1lGAIgASgJIkwKFUdldExlYWRlcmJvYXJkUmVxdWVzdBIRCglwYWdlX3NpemUYASABKA0SEgoKcGFnZV90b2tlbhgCIAEoCRIMCgRnYW1lGAMgASgJIkQKEExlYWRlcmJvYXJkRW50cnkSDAoEcmFuaxgBIAEoDRIiCgZwbGF5ZXIYAiABKAsyEi5tZXJjYWRvLnYxLlBsYXllciJgChZHZXRMZWFkZXJib2FyZFJlc3BvbnNlEi0KB2VudHJpZXMYASADKAsyHC5tZXJjYWRvLnYxLkxlYWRlcmJvYXJkRW50cnkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJKm8KClBsYXllcktpbmQSGwoXUExBWUVSX0tJTkRfVU5TUEVDSUZJRUQQABIVChFQTEFZRVJfS0lORF9HVUVTVBABEhgKFFBMQVlFUl9LSU5EX0VYVEVSTkFMEAISEwoPUExBWUVSX0tJTkRfQk9UEANCRVpDZ2l0aHViLmNvbS9tZXJjYWRvLWdhbWUvbWVyY2Fkby9jbGllbnRzL2dvL2dlbi9tZXJjYWRvL3YxO21lcmNhZG92MWIGcHJvdG8z");
 
 /**
  * @generated from message mercado.v1.Rating
@@ -98,6 +98,14 @@ export type Player = Message<"mercado.v1.Player"> & {
    * @generated from field: int64 created_unix_ms = 7;
    */
   createdUnixMs: bigint;
+
+  /**
+   * The game rating, rated_matches and wins are of: "mercado", "oregano" or "leilao" (ratings
+   * are per game).
+   *
+   * @generated from field: string game = 8;
+   */
+  game: string;
 };
 
 /**
@@ -160,6 +168,13 @@ export type GetPlayerRequest = Message<"mercado.v1.GetPlayerRequest"> & {
    * @generated from field: string player_id = 1;
    */
   playerId: string;
+
+  /**
+   * whose rating: "mercado" (the default when empty), "oregano" or "leilao"
+   *
+   * @generated from field: string game = 2;
+   */
+  game: string;
 };
 
 /**
@@ -186,6 +201,13 @@ export type GetLeaderboardRequest = Message<"mercado.v1.GetLeaderboardRequest"> 
    * @generated from field: string page_token = 2;
    */
   pageToken: string;
+
+  /**
+   * the game ranked: "mercado" (the default when empty), "oregano" or "leilao"
+   *
+   * @generated from field: string game = 3;
+   */
+  game: string;
 };
 
 /**
