@@ -1,0 +1,163 @@
+"""Every game's actions, options, views and events between the API's messages and their JSON forms.
+
+Mercado de Lisboa has its own typed messages (``wire.py``, ``views.py``). The other games follow
+one convention, so one piece of code serves them all: an action's JSON ``{"type": t, ...}`` is the
+field ``t`` of the game's action message, holding the other fields; options are the game's
+options message field for field; views and events are the rules' JSON carried in a
+``google.protobuf.Struct``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from google.protobuf import json_format
+from google.protobuf.message import Message
+from google.protobuf.struct_pb2 import Struct
+from mercado.v1 import leilao_pb2, oregano_pb2
+from mercado.v1 import match_pb2 as api
+
+from . import wire
+
+GAMES: dict[str, int] = {"mercado": api.GAME_MERCADO, "oregano": api.GAME_OREGANO, "leilao": api.GAME_LEILAO}
+_NAMES = {number: name for name, number in GAMES.items()}
+# The typed messages of the games that follow the convention: options, action.
+_MESSAGES: dict[str, tuple[type[Message], type[Message]]] = {
+    "oregano": (oregano_pb2.OreganoOptions, oregano_pb2.OreganoAction),
+    "leilao": (leilao_pb2.LeilaoOptions, leilao_pb2.LeilaoAction),
+}
+
+
+class WireError(ValueError):
+    """A message that is not one of the game's (a one-line reason)."""
+
+
+def game_name(game: int) -> str:
+    """The game's name ("mercado", "oregano", "leilao") for its API enum; unspecified is Mercado."""
+    if game == api.GAME_UNSPECIFIED:
+        return "mercado"
+    try:
+        return _NAMES[game]
+    except KeyError:
+        raise WireError(f"unknown game {game}") from None
+
+
+def game_enum(name: str) -> int:
+    try:
+        return GAMES[name]
+    except KeyError:
+        raise WireError(f"unknown game {name!r} (one of {', '.join(GAMES)})") from None
+
+
+def plain(value: Any) -> Any:
+    """A Struct's JSON with whole numbers as ``int`` (a Struct keeps every number as a double)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [plain(item) for item in value]
+    if isinstance(value, dict):
+        return {key: plain(item) for key, item in value.items()}
+    return value
+
+
+def struct_json(struct: Struct) -> dict[str, Any]:
+    return plain(json_format.MessageToDict(struct))  # type: ignore[no-any-return]
+
+
+def json_struct(data: dict[str, Any]) -> Struct:
+    struct = Struct()
+    struct.update(data)
+    return struct
+
+
+def _fields_json(message: Message) -> dict[str, Any]:
+    """A message's fields by their proto names; an unset optional field is None."""
+    data: dict[str, Any] = json_format.MessageToDict(
+        message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
+    )
+    for field in message.DESCRIPTOR.fields:
+        if field.has_presence and field.name not in data:
+            data[field.name] = None
+    return data
+
+
+def _parse(data: dict[str, Any], message: Message, what: str) -> None:
+    try:
+        json_format.ParseDict({key: value for key, value in data.items() if value is not None}, message)
+    except json_format.ParseError as error:
+        raise WireError(f"not a {what}: {str(error).splitlines()[0]}") from None
+
+
+# --- actions ---------------------------------------------------------------------
+
+
+def action_game(action: api.Action) -> str:
+    game = action.WhichOneof("game")
+    if game is None:
+        raise WireError("the action names no game")
+    return game
+
+
+def action_json(action: api.Action) -> dict[str, Any]:
+    """The rules' JSON of an API action, whatever its game; WireError when malformed."""
+    game = action_game(action)
+    if game == "mercado":
+        return wire.action_json(action)
+    message = getattr(action, game)
+    kind = message.WhichOneof("action")
+    if kind is None:
+        raise WireError("the action is empty")
+    return {"type": kind, **_fields_json(getattr(message, kind))}
+
+
+def action_message(game: str, data: dict[str, Any]) -> api.Action:
+    """The API action of ``game`` for the rules' JSON of an action."""
+    if game == "mercado":
+        return wire.action_message(data)
+    message = _MESSAGES[game][1]()
+    kind = data.get("type")
+    if not isinstance(kind, str) or message.DESCRIPTOR.fields_by_name.get(kind) is None:
+        raise WireError(f"unknown {game} action type {kind!r}")
+    fields = {key: value for key, value in data.items() if key != "type"}
+    _parse(fields, getattr(message, kind), f"{game} {kind}")
+    getattr(message, kind).SetInParent()
+    return api.Action(**{game: message})
+
+
+# --- options ---------------------------------------------------------------------
+
+
+def options_json(game: str, message: Message) -> dict[str, Any]:
+    """The options a game's options message sets (absent ones are left to the rules' defaults)."""
+    return json_format.MessageToDict(message, preserving_proto_field_name=True)
+
+
+def options_message(game: str, options: dict[str, Any]) -> Message:
+    """A game's options message from its full JSON options (``players`` aside)."""
+    message = _MESSAGES[game][0]()
+    _parse({key: value for key, value in options.items() if key != "players"}, message, f"{game} options")
+    return message
+
+
+# --- views and events --------------------------------------------------------------
+
+
+def view_json(state: api.MatchState) -> dict[str, Any] | None:
+    """The rules' JSON view a MatchState carries; None when it carries none."""
+    game = state.view.WhichOneof("game")
+    if game is None:
+        return None
+    if game == "mercado":
+        from .views import view_json as mercado_view_json
+
+        return mercado_view_json(state)
+    return struct_json(getattr(state.view, game).view)
+
+
+def event_json(event: api.Event) -> dict[str, Any]:
+    game = event.WhichOneof("game")
+    if game is None:
+        raise WireError("the event names no game")
+    if game == "mercado":
+        return json_format.MessageToDict(event.mercado, preserving_proto_field_name=True)
+    return struct_json(getattr(event, game).event)
