@@ -59,6 +59,14 @@ export type BotLevelName = "easy" | "medium" | "hard";
 /** Who may take a seat: anyone ("open", or null) or an AI agent of a level. */
 export type SeatKind = "open" | BotLevelName | null;
 export type MatchStatusName = "waiting" | "playing" | "finished" | "cancelled";
+/** The games a server hosts: Mercado de Lisboa, Oregano and Leilão. */
+export type GameName = "mercado" | "oregano" | "leilao";
+
+export const GAMES: Readonly<Record<GameName, Game>> = {
+  mercado: Game.MERCADO,
+  oregano: Game.OREGANO,
+  leilao: Game.LEILAO,
+};
 
 export const BOT_LEVELS: Readonly<Record<BotLevelName, BotLevel>> = {
   easy: BotLevel.EASY,
@@ -88,11 +96,13 @@ const TRANSIENT: ReadonlySet<Code> = new Set([Code.Unavailable, Code.DeadlineExc
 export type ActionInit = Action | MessageInitShape<typeof ActionSchema>;
 
 export interface CreateMatchOptions {
+  /** The game; default "mercado". Oregano and Leilão take their default rule options. */
+  game?: GameName;
   /** 2..4; default 2. */
   players?: number;
   /** One per seat, in seat order; missing seats are open. */
   seats?: readonly SeatKind[];
-  /** Whether coin totals are shown to every player; default hidden. */
+  /** Mercado: whether coin totals are shown to every player; default hidden. */
   money?: "hidden" | "public";
   /**
    * The set-up seed; random when absent. A server refuses a chosen seed (Code.PermissionDenied)
@@ -100,7 +110,7 @@ export interface CreateMatchOptions {
    * a player know the bag's order in advance.
    */
   seed?: bigint;
-  /** End trigger 1 counts squares holding a face-down restaurant as available; default true. */
+  /** Mercado: end trigger 1 counts squares holding a face-down restaurant as available; default true. */
   faceDownCountsAsAvailable?: boolean;
   /**
    * The time control: a clock for each human seat, or "none" (correspondence play). Absent: the
@@ -233,13 +243,16 @@ export function isFinished(state: MatchState | undefined): boolean {
   return state?.match?.status === MatchStatus.FINISHED;
 }
 
-/** Whether the state is the caller's turn: the match is playing and the caller has legal actions. */
+/**
+ * Whether the state is the caller's turn: the match is playing, the caller has legal actions and
+ * is to move (in a simultaneous step, one of the seats still to act).
+ */
 export function isMyTurn(state: MatchState | undefined): boolean {
   return (
     state?.match?.status === MatchStatus.PLAYING &&
     state.legalActions.length > 0 &&
     state.yourSeat !== undefined &&
-    state.yourSeat === state.toMove
+    (state.yourSeat === state.toMove || state.seatsToMove.includes(state.yourSeat))
   );
 }
 
@@ -494,21 +507,25 @@ export class MercadoClient {
    * unless it runs with `--allow-anonymous`.
    */
   async createMatch(options: CreateMatchOptions = {}, token?: string): Promise<CreateMatchResponse> {
+    const game = options.game ?? "mercado";
     const request = create(CreateMatchRequestSchema, {
-      game: Game.MERCADO,
+      game: GAMES[game],
       players: options.players ?? 2,
       seats: (options.seats ?? []).map(seatSpec),
       ...(options.seed === undefined ? {} : { seed: options.seed }),
       ...(options.clock === undefined ? {} : { timeControl: timeControl(options.clock) }),
       hotSeat: options.hotSeat ?? false,
       unrated: options.unrated ?? false,
-      options: {
-        case: "mercado",
-        value: {
-          money: options.money === "public" ? Money.PUBLIC : Money.HIDDEN,
-          faceDownCountsAsAvailable: options.faceDownCountsAsAvailable ?? true,
-        },
-      },
+      options:
+        game === "mercado"
+          ? {
+              case: "mercado",
+              value: {
+                money: options.money === "public" ? Money.PUBLIC : Money.HIDDEN,
+                faceDownCountsAsAvailable: options.faceDownCountsAsAvailable ?? true,
+              },
+            }
+          : { case: game, value: {} },
     });
     return this.retryingAfterFairUse(() => this.service.createMatch(request, this.callOptions(token)));
   }
@@ -776,7 +793,8 @@ export class MercadoClient {
       for await (const update of this.follow(matchId, token, { afterVersion: state.version, signal })) {
         const next = update.state;
         if (!next) continue;
-        if (!update.action) {
+        // Another seat's sealed action comes without its action, but with its seat: it moves the match on.
+        if (!update.action && update.seat === undefined) {
           if (update.version > state.version) {
             ahead = update; // shown once the actions before it have been
           } else if (update.version === state.version && !sameSummary(next, state)) {

@@ -3,4 +3,6 @@
 export * from "./client.js";
 export * from "./gen/mercado/v1/match_pb.js";
 export * from "./gen/mercado/v1/mercado_pb.js";
+export * from "./gen/mercado/v1/oregano_pb.js";
+export * from "./gen/mercado/v1/leilao_pb.js";
 export * from "./gen/mercado/v1/players_pb.js";
