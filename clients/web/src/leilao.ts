@@ -118,7 +118,7 @@ function displayCard(table: Table, view: LeilaoView): HTMLElement {
   );
   return h(
     "section",
-    { class: `card leilao-display ${picks.size ? "attention" : ""}`, "data-testid": "display" },
+    { class: `card leilao-display ${picks.size ? "attention" : ""}`, "data-testid": "display", "data-round": view.round },
     h("h2", {}, `Round ${view.round} · the stalls`, h("span", { class: "muted small" }, ` · deck ${view.deck_count}`)),
     h("div", { class: "stalls" }, stalls.length ? stalls : h("span", { class: "muted" }, "none left")),
     view.tie_group

@@ -285,7 +285,7 @@ export function oreganoLog(events: readonly JsonObject[], name: (seat: number) =
       case "levelled_up":
         return `${who} moved the ${shopName(String(event.shop))} up to ${String(event.to)}`;
       case "took_resources":
-        return `${who} took ${num(event.count)} ${String(event.resource)}${num(event.fee) ? `, paying ${name(num(event.owner))} ${num(event.fee)}` : ""}`;
+        return `${who} took ${num(event.count)} ${String(event.resource)}${num(event.fee) ? `, paying ${name(num(event.owner)).replace(/^You$/, "you")} ${num(event.fee)}` : ""}`;
       case "sold":
         return `${who} sold a ${shopName(String(event.shop))} for ${num(event.gold)}`;
       case "acquired":

@@ -5,10 +5,11 @@
 // `expected_version` and a fresh request id; a refusal is shown with the server's reason. What a
 // move costs and pays comes from the server's previews: the page has no rules code.
 
-import type { JsonObject } from "@bufbuild/protobuf";
+import { equals, type JsonObject } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import {
   type Action,
+  ActionSchema,
   clockOf,
   codeOf,
   type CustomerTile,
@@ -212,13 +213,17 @@ function accept(current: Game, update: MatchUpdate): void {
 }
 
 function setState(current: Game, state: MatchState): void {
-  if (state.version !== current.state.version) current.draft = [];
+  // A draft stays while the same actions are legal: another seat's sealed bid does not clear yours.
+  if (!sameActions(state.legalActions, current.state.legalActions)) current.draft = [];
   current.state = state;
   current.legal = options(state);
   if (current.selection && !selectionStillLegal(current.selection, current.legal)) current.selection = null;
   if (isOver(state) && current.seat) markOver(current.matchId);
   render();
 }
+
+const sameActions = (a: readonly Action[], b: readonly Action[]): boolean =>
+  a.length === b.length && a.every((action, i) => equals(ActionSchema, action, b[i]!));
 
 export function recentPlaces(action: Action | undefined, seat: number): Recent[] {
   const move = action?.game.case === "mercado" ? action.game.value.action : undefined;

@@ -33,7 +33,7 @@ export interface Table {
   you: number | undefined;
   /** The legal actions the page may send now: empty while it may not act (not its turn, sending). */
   legal: readonly Action[];
-  /** What the player picked so far towards one action (e.g. a bid's main card); cleared when the match moves on. */
+  /** What the player picked so far towards one action (e.g. a bid's main card); cleared when the legal actions change. */
   draft: readonly string[];
   setDraft(draft: string[]): void;
   submit(action: Action): void;
