@@ -286,14 +286,18 @@ export async function leilaoMove(page: Page, first: [number, number] = [11, 4]):
 }
 
 /**
- * Record, at every change of the page, what it shows of seat 1 while seat 1 has bid and the bids
- * are not revealed yet: its hand and its played cards (checked by checkSealedBids).
+ * Record, at every change of the page, every status line it shows (see seenStatuses) and what it
+ * shows of seat 1 while seat 1 has bid and the bids are not revealed yet: its hand and its played
+ * cards (checked by checkSealedBids).
  */
 export async function watchSealedBids(page: Page): Promise<void> {
   // A string, not a function: the test's compiler would add helpers the page does not have.
   await page.addInitScript(`
     const seen = (window.sealedSnapshots = []);
+    const statuses = (window.statusTexts = []);
     new MutationObserver(() => {
+      const status = document.querySelector('[data-testid="status"] .status-text')?.textContent;
+      if (status && statuses.at(-1) !== status) statuses.push(status);
       const seat = document.querySelector('[data-testid="seat-1"]');
       if (document.body?.dataset.phase !== "bid" || seat?.dataset.acted !== "true") return;
       const snapshot = {
@@ -306,6 +310,9 @@ export async function watchSealedBids(page: Page): Promise<void> {
     }).observe(document, { subtree: true, childList: true, attributes: true });
   `);
 }
+
+/** Every status line the page showed since watchSealedBids, in order (repeats dropped). */
+export const seenStatuses = (page: Page): Promise<string[]> => page.evaluate(() => (window as unknown as { statusTexts: string[] }).statusTexts);
 
 /**
  * Every time seat 1 had bid and the bids were not yet revealed, the page showed the cards of that
