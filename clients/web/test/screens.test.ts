@@ -100,7 +100,7 @@ describe("Oregano and Leilão screens on the engine's games", { skip }, () => {
       // (One look at the page: the other seat's bid may come any moment.)
       const shown = await page.evaluate(() => ({
         sealed: document.body.dataset.phase === "bid" && document.querySelector('[data-testid="sealed"]') !== null,
-        status: document.querySelector('[data-testid="status"]')?.textContent ?? "",
+        status: document.querySelector('[data-testid="status"] .status-text')?.textContent ?? "",
       }));
       if (mock.sent.length > 1 && shown.sealed) {
         assert.match(shown.status, /^You have bid — waiting for easy AI to bid…$/);

@@ -244,8 +244,9 @@ export async function clickOnce(page: Page, prefer: string[] = []): Promise<{ ac
 
 // --- Oregano and Leilão ----------------------------------------------------------------------------
 
-/** The status line's text. */
-export const statusText = async (page: Page): Promise<string> => (await page.getByTestId("status").textContent()) ?? "";
+/** The status line's text (without its clock). */
+export const statusText = async (page: Page): Promise<string> =>
+  (await page.getByTestId("status").locator(".status-text").textContent()) ?? "";
 
 /** Wait until the page may act (or the match is over); false when it is over. */
 export async function ready(page: Page, timeout = 120_000): Promise<boolean> {
