@@ -18,7 +18,9 @@ import {
 import { BOARD_SIZE, renderBoard } from "./board.js";
 import { h } from "./dom.js";
 import { describeMove, seatColour } from "./labels.js";
+import { JSON_GAMES } from "./games.js";
 import { customersCard, offerCard, playersCard, recentPlaces } from "./play.js";
+import { eventsJson, type JsonGame, jsonView, type Table } from "./table.js";
 import { app, client, enterScreen, header, message, navigate, newMatchButton, playerName } from "./ui.js";
 
 interface Replay {
@@ -59,7 +61,8 @@ export async function openReplay(matchId: string): Promise<void> {
   const steps: MatchUpdate[] = [];
   try {
     for await (const update of client.follow(matchId, undefined, { afterVersion: 0n, signal: stop.signal })) {
-      if (!update.action) {
+      // A move has its seat (a sealed bid may come without its action); the match as it stands has none.
+      if (update.seat === undefined) {
         final ??= update.state;
         if (!isFinished(update.state)) break; // not over: nothing to replay (yet)
         continue;
@@ -136,6 +139,7 @@ function render(): void {
     state.match.deadlineUnixMs = undefined;
   }
   const view = mercadoView(state);
+  const json = jsonView(state);
   const match = final.match;
   document.body.dataset.turn = "replay";
   document.body.dataset.version = String(update.version);
@@ -147,10 +151,6 @@ function render(): void {
     h("span", { class: "status-text", "data-testid": "replay-step" }, `Replay · move ${index + 1} of ${count}`),
   );
   const top = header(status, newMatchButton());
-  if (!view) {
-    app.replaceChildren(top, h("main", { class: "game" }, h("p", { class: "card" }, "This move has no view.")));
-    return;
-  }
 
   const button = (label: string, testId: string, by: number, disabled: boolean, title: string): HTMLElement =>
     h("button", { type: "button", class: "secondary", "data-testid": testId, title, disabled, onclick: () => step(by) }, label);
@@ -182,9 +182,39 @@ function render(): void {
     "div",
     { class: "card replay-move", style: `--seat:${seatColour(mover)}`, "data-testid": "replay-move" },
     h("span", { class: "version" }, `#${update.version}`),
-    h("span", {}, describeMove(update.events, mover, (seat) => playerName(match, seat))),
+    h("span", {}, moveText(update, json?.game, (seat) => playerName(match, seat))),
   );
   const result = isFinished(state) ? resultLine(final) : null;
+  for (const [i, item] of [...moves.children].entries()) item.classList.toggle("current", i === index);
+  const movesCard = h("section", { class: "card log" }, h("h2", {}, "Moves"), moves);
+  if (json) {
+    // Oregano or Leilão: the game's own screen, with nothing to click.
+    const table: Table = {
+      state,
+      you: undefined,
+      legal: [],
+      draft: [],
+      setDraft: () => undefined,
+      submit: () => undefined,
+      name: (seat) => playerName(match, seat),
+    };
+    const screen = JSON_GAMES[json.game].screen(table, json.view);
+    app.replaceChildren(
+      top,
+      h(
+        "main",
+        { class: `game table-game ${json.game}` },
+        h("section", { class: "board-area" }, controls, moveCard, result, screen.main),
+        h("aside", { class: "side" }, screen.side, movesCard),
+      ),
+    );
+    showCurrent(moves);
+    return;
+  }
+  if (!view) {
+    app.replaceChildren(top, h("main", { class: "game" }, h("p", { class: "card" }, "This move has no view.")));
+    return;
+  }
 
   const board = renderBoard({
     view,
@@ -201,19 +231,29 @@ function render(): void {
     h("div", { class: "board-frame" }, board),
     result,
   );
-  for (const [i, item] of [...moves.children].entries()) item.classList.toggle("current", i === index);
   const side = h(
     "aside",
     { class: "side" },
     playersCard(state, view, false),
     offerCard(null, view),
     customersCard(null, view),
-    h("section", { class: "card log" }, h("h2", {}, "Moves"), moves),
+    movesCard,
   );
   app.replaceChildren(top, h("main", { class: "game" }, boardArea, side));
-  // Keep the current move in sight within the list (not by scrolling the page).
+  showCurrent(moves);
+}
+
+/** Keep the current move in sight within the list (not by scrolling the page). */
+function showCurrent(moves: HTMLOListElement): void {
   const currentItem = moves.querySelector<HTMLElement>("li.current");
   if (currentItem) moves.scrollTop = Math.max(0, currentItem.offsetTop - moves.clientHeight / 2);
+}
+
+/** A move's events in words: Mercado's, or an Oregano or Leilão game's. */
+function moveText(update: MatchUpdate, game: JsonGame | undefined, name: (seat: number) => string): string {
+  const mover = update.seat ?? 0;
+  if (!game) return describeMove(update.events, mover, name);
+  return JSON_GAMES[game].log(eventsJson(update.events), name) || `${name(mover)} moved`;
 }
 
 function movesList(steps: readonly MatchUpdate[]): HTMLOListElement {
@@ -246,7 +286,13 @@ const MOVE_NAMES: Record<string, string> = {
 };
 
 function moveName(update: MatchUpdate): string {
-  const move = update.action?.game.case === "mercado" ? update.action.game.value.action.case : undefined;
+  const game = update.action?.game;
+  if (game?.case === "oregano" || game?.case === "leilao") {
+    // "levelUp" as "level up"
+    return game.value.action.case?.replace(/[A-Z]/g, (letter) => ` ${letter.toLowerCase()}`) ?? "moved";
+  }
+  if (!game && update.events.length) return "a sealed choice";
+  const move = game?.case === "mercado" ? game.value.action.case : undefined;
   return (move && MOVE_NAMES[move]) ?? "moved";
 }
 

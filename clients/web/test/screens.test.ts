@@ -114,6 +114,15 @@ describe("Oregano and Leilão screens on the engine's games", { skip }, () => {
     const sealed = await checkSealedBids(page);
     assert.ok(sealed >= 5, `the other seat's sealed bid was seen ${sealed} times`);
     assert.match(await statusText(page), /The match is over: you finished 1st with 277 points\./);
+
+    // The finished match replays with the same screens, from the first move (a sealed bid) to the result.
+    await page.goto(`${MOCK_URL}?replay=${MATCH_ID}`);
+    await page.getByTestId("replay-first").click();
+    assert.equal(await page.getByTestId("replay-step").textContent(), `Replay · move 1 of ${steps.length - 1}`);
+    assert.equal(await page.getByTestId("replay-move").textContent(), "#1easy AI bid (sealed)");
+    assert.equal(await page.getByTestId("tag-1").textContent(), "has bid");
+    await page.getByTestId("replay-last").click();
+    assert.match((await page.getByTestId("result").textContent()) ?? "", /Ana wins/);
     assertNoErrors(page);
   });
 });
