@@ -81,14 +81,15 @@ def bot_for(game: str, spec: str, seed: int = 0, timed: bool = True) -> Bot | Ga
 
 
 def game_bot(rules: AnyGame, spec: str, seed: int = 0, timed: bool = True) -> GameBot:
-    """The bot ``spec`` of this module for any game (``timed=False``: the level's iterations, no
-    time cap)."""
+    """The bot ``spec`` of this module for a game (mcts: one with ``GAME_LEVELS``; ``timed=False``:
+    the level's iterations, no time cap)."""
     if spec == "random":
         return RandomGameBot(rules, seed)
     if spec == "greedy":
         return GreedyGameBot(rules, seed)
     kind, _, level = spec.partition(":")
-    if kind == "mcts" and level in GAME_LEVELS:
-        config = GAME_LEVELS[level] if timed else dataclasses.replace(GAME_LEVELS[level], seconds=None)
+    levels = GAME_LEVELS.get(rules.name, {})
+    if kind == "mcts" and level in levels:
+        config = levels[level] if timed else dataclasses.replace(levels[level], seconds=None)
         return IsmctsBot(rules, config, spec, seed)
     raise ValueError(f"unknown bot {spec!r}; choose from {', '.join(BOT_NAMES)}")

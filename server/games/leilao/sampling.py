@@ -23,8 +23,19 @@ from .components import CARD_NAMES
 from .state import BID, TIEBREAK, LeilaoState, Sealed
 
 # The view's fields that a position has too, with the same meaning (the hands differ: see below).
-_POSITION_KEYS = ("options", "start_player", "round", "phase", "display", "removed", "stalls", "played")
-_POSITION_KEYS += ("ranking", "pick_sequence", "picks_made")
+_POSITION_KEYS = (
+    "options",
+    "start_player",
+    "round",
+    "phase",
+    "display",
+    "removed",
+    "stalls",
+    "played",
+    "ranking",
+    "pick_sequence",
+    "picks_made",
+)
 
 
 def sample(state: LeilaoState, seat: int, rng: random.Random) -> LeilaoState:

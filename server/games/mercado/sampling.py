@@ -111,7 +111,8 @@ def view_coins(view: View) -> list[int]:
     (a spectator of hidden money: the starting coins)."""
     coins: list[int | None] = view["coins"]
     seat = view["seat"]
-    guess = STARTING_COINS if seat is None or coins[seat] is None else coins[seat]
+    own = None if seat is None else coins[seat]
+    guess = STARTING_COINS if own is None else own
     return [guess if c is None else c for c in coins]
 
 
