@@ -131,7 +131,7 @@ class Search:
                 arm.total += reward[seat]
         self.iterations += 1
 
-    def select(self, node: Node, seat: int, actions: list[Any]) -> Hashable:
+    def select(self, node: Node, seat: int, actions: list[Any]) -> Any:
         """``seat``'s choice at ``node`` from its own arms: an untried action first, else UCB1 with
         availability counts."""
         arms = node.arms.setdefault(seat, {})
