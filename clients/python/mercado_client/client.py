@@ -267,18 +267,21 @@ class MercadoClient:
         )
         return response
 
-    async def get_player(self, player_id: str = "", *, token: str | None = None) -> players_api.Player:
-        """A player's profile and rating; with an empty ``player_id``, the player whose credential
-        ``token`` is."""
-        request = players_api.GetPlayerRequest(player_id=player_id)
+    async def get_player(
+        self, player_id: str = "", *, token: str | None = None, game: str = ""
+    ) -> players_api.Player:
+        """A player's profile and rating in ``game`` ("mercado" when empty, "oregano", "leilao"); with
+        an empty ``player_id``, the player whose credential ``token`` is."""
+        request = players_api.GetPlayerRequest(player_id=player_id, game=game)
         player: players_api.Player = await self.call(self.stub.GetPlayer, request, metadata=_bearer(token))
         return player
 
     async def leaderboard(
-        self, page_size: int = 20, page_token: str = ""
+        self, page_size: int = 20, page_token: str = "", game: str = ""
     ) -> players_api.GetLeaderboardResponse:
-        """Rated players (bots included), best display rating first; a page of them."""
-        request = players_api.GetLeaderboardRequest(page_size=page_size, page_token=page_token)
+        """Players rated in ``game`` ("mercado" when empty, "oregano", "leilao"; bots included), best
+        display rating first; a page of them."""
+        request = players_api.GetLeaderboardRequest(page_size=page_size, page_token=page_token, game=game)
         response: players_api.GetLeaderboardResponse = await self.call(self.stub.GetLeaderboard, request)
         return response
 
