@@ -484,21 +484,17 @@ class MatchServicer(api_grpc.MatchServiceServicer):
     ) -> AsyncIterator[api.FindMatchUpdate]:
         async with self._gate("FindMatch", request, context, timed=False) as client:
             game = wires.wire_for_request(request.game).name
-            if game != "mercado":
-                raise NotAllowedNow(
-                    f"matchmaking serves Mercado de Lisboa only: create a match of {game} instead"
-                )
             players = request.players or 2
             if not 2 <= players <= 4:
                 raise InvalidRequest("players must be 2, 3 or 4")
-            player = await self._caller()
+            player = await self._caller(game)
             if self.matchmaker is None:
                 raise NotAllowedNow("this server has no matchmaking")
             self.streams.acquire(client)
             try:
                 await context.send_initial_metadata(())
                 found = self.matchmaker.find(
-                    player.player_id, player.display_name, player.mu, players, request.allow_ai
+                    player.player_id, player.display_name, player.mu, players, request.allow_ai, game
                 )
                 async for step in found:
                     if isinstance(step, Seeker):
@@ -506,7 +502,7 @@ class MatchServicer(api_grpc.MatchServiceServicer):
                         yield api.FindMatchUpdate(
                             queued=api.Queued(
                                 waited_ms=int((now - step.since) * 1000),
-                                queued_players=self.matchmaker.queued(players),
+                                queued_players=self.matchmaker.queued(players, game),
                                 rating_window=step.window(now),
                             )
                         )

@@ -16,7 +16,7 @@ MATCH_COLUMNS = (
     "match_id, game, options, seed, created_ms, salt, seed_chosen, clock, status, hot_seat, unrated, rating"
 )
 SEAT_COLUMNS = "seat, bot_level, display_name, token_hash, played_by, reserve_ms, player_id, ai_turns"
-QUEUED_COLUMNS = "player_id, display_name, rating, players, allow_ai, since_ms, match_id, seat"
+QUEUED_COLUMNS = "player_id, display_name, rating, players, allow_ai, since_ms, match_id, seat, game"
 # A player with its rating in one game (players p, ratings r), in player_record's order.
 PLAYER_COLUMNS = "p.player_id, p.kind, p.display_name, p.created_ms, r.mu, r.sigma, r.rated_matches, r.wins"
 # A player (parameters: new_player_row), or a new name for one stored already.
@@ -121,21 +121,21 @@ def player_record(row: Sequence[Any], game: str) -> PlayerRecord:
 
 def queued_record(row: Sequence[Any]) -> QueuedRecord:
     """A queued player from a row of QUEUED_COLUMNS."""
-    player_id, name, rating, players, allow_ai, since_ms, match_id, seat = row
-    return QueuedRecord(player_id, name, rating, players, bool(allow_ai), since_ms, match_id, seat)
+    player_id, name, rating, players, allow_ai, since_ms, match_id, seat, game = row
+    return QueuedRecord(player_id, name, rating, players, bool(allow_ai), since_ms, match_id, seat, game)
 
 
-# An INSERT of a queued player (parameters: QUEUED_COLUMNS' first six, then when it was seen), or
-# one queued again once its earlier entry went stale (seen before the eighth parameter).
+# An INSERT of a queued player (parameters: enqueue_values), or one queued again once its earlier
+# entry went stale (seen before the ninth parameter).
 ENQUEUE = (
-    "INSERT INTO queue (player_id, display_name, rating, players, allow_ai, since_ms, seen_ms)"
+    "INSERT INTO queue (player_id, display_name, rating, players, allow_ai, since_ms, seen_ms, game)"
     " VALUES ({0}) ON CONFLICT (player_id) DO UPDATE SET display_name = excluded.display_name,"
     " rating = excluded.rating, players = excluded.players, allow_ai = excluded.allow_ai,"
-    " since_ms = excluded.since_ms, seen_ms = excluded.seen_ms, claimed_ms = 0, match_id = NULL,"
-    " seat = NULL WHERE queue.seen_ms < {1}"
+    " since_ms = excluded.since_ms, seen_ms = excluded.seen_ms, game = excluded.game, claimed_ms = 0,"
+    " match_id = NULL, seat = NULL WHERE queue.seen_ms < {1}"
 )
 
 
 def enqueue_values(seeker: QueuedRecord) -> tuple[Any, ...]:
     s = seeker
-    return (s.player_id, s.display_name, s.rating, s.players, s.allow_ai, s.since_ms, s.since_ms)
+    return (s.player_id, s.display_name, s.rating, s.players, s.allow_ai, s.since_ms, s.since_ms, s.game)

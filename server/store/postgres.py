@@ -532,7 +532,7 @@ class PostgresStore:
 
     async def enqueue(self, seeker: QueuedRecord, stale_before_ms: int) -> None:
         async def write(db: Db) -> None:
-            sql = ENQUEUE.format(_marks(7), "$8")
+            sql = ENQUEUE.format(_marks(8), "$9")
             await _one_row(db, sql, *enqueue_values(seeker), stale_before_ms)
 
         await self._write(write)

@@ -115,6 +115,11 @@ MIGRATIONS: list[str] = [
         DROP COLUMN wins;
     CREATE INDEX leaderboard ON ratings(game, rating DESC, player_id) WHERE rated_matches > 0;
     """,
+    # 3: a queue per game (players queued before, and by servers of an older version, ask for
+    # Mercado, the only game then).
+    """
+    ALTER TABLE queue ADD COLUMN game TEXT NOT NULL DEFAULT 'mercado';
+    """,
 ]
 
 

@@ -126,6 +126,10 @@ MIGRATIONS: list[str] = [
     ALTER TABLE new_players RENAME TO players;
     CREATE INDEX leaderboard ON ratings(game, rating DESC, player_id) WHERE rated_matches > 0;
     """,
+    # 7: a queue per game (players queued before asked for Mercado, the only game then).
+    """
+    ALTER TABLE queue ADD COLUMN game TEXT NOT NULL DEFAULT 'mercado';
+    """,
 ]
 
 

@@ -304,7 +304,7 @@ class SqliteStore:
     # --- the matchmaking queue ---------------------------------------------------
 
     async def enqueue(self, seeker: QueuedRecord, stale_before_ms: int) -> None:
-        sql = ENQUEUE.format(_marks(7), "?")
+        sql = ENQUEUE.format(_marks(8), "?")
         await self._write([Op(sql, (*enqueue_values(seeker), stale_before_ms), one_row=True)])
 
     async def dequeue(self, player_id: str, since_ms: int) -> None:

@@ -1,14 +1,18 @@
-"""Ratings per game against a real server: a rated match of Oregano or Leilão moves its players' ratings
-in that game alone, and that game's leaderboard lists them."""
+"""Ratings and matchmaking per game against a real server: a rated match of Oregano or Leilão moves its
+players' ratings in that game alone, and that game's leaderboard lists them; players queued for a
+game are matched in a match of it, never with players queued for another."""
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator
+from contextlib import aclosing
 
 import grpc
 import pytest
 from matchplay import assert_reason, play_random_match, refusal
+from mercado.v1 import match_pb2 as api
 from mercado.v1 import players_pb2 as players_api
 from mercado_client import MercadoClient
 from openskill.models import PlackettLuce
@@ -77,3 +81,33 @@ async def test_a_rated_match_moves_its_players_ratings_in_its_game_alone(start: 
             error = await refusal(call)
             assert_reason(error, grpc.StatusCode.INVALID_ARGUMENT)
             assert "unknown game" in (error.details() or "")
+
+
+async def collect(updates: AsyncIterator[api.FindMatchUpdate]) -> list[api.FindMatchUpdate]:
+    return [update async for update in updates]
+
+
+async def test_players_queued_for_a_game_are_matched_in_it_and_never_with_anothers(start: Start) -> None:
+    async with MercadoClient(start().target, reconnect_seconds=10) as client:
+        ana, bea, ceu = [await client.create_player(name) for name in ("Ana", "Bea", "Ceu")]
+        # Ceu queues first, for Mercado: the longest waiting, of the same rating and match size.
+        async with aclosing(client.find_match(2, token=ceu.player_token)) as in_mercado:
+            assert (await anext(in_mercado)).queued.queued_players == 1
+            ana_queue = client.find_match(2, token=ana.player_token, game="leilao")
+            first = await anext(ana_queue)
+            assert first.queued.queued_players == 1  # Leilão's queue: Ceu waits in Mercado's
+            ana_rest = asyncio.create_task(collect(ana_queue))
+            bea_updates = await asyncio.wait_for(
+                collect(client.find_match(2, token=bea.player_token, game="leilao")), 20
+            )
+            ana_updates = [first, *await asyncio.wait_for(ana_rest, 20)]
+            found = [updates[-1].found for updates in (ana_updates, bea_updates)]
+            assert found[0].match_id == found[1].match_id and {f.seat for f in found} == {0, 1}
+            summary = (await client.view(found[0].match_id)).match
+            assert summary.game == api.GAME_LEILAO and summary.WhichOneof("options") == "leilao"
+            assert summary.status == api.MATCH_STATUS_PLAYING and summary.rated
+            assert {s.player_id for s in summary.seats} == {ana.player.player_id, bea.player.player_id}
+            # Ceu still waits, alone.
+            for _ in range(2):
+                update = await anext(in_mercado)
+                assert update.HasField("queued") and update.queued.queued_players == 1

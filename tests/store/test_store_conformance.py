@@ -604,8 +604,8 @@ async def test_the_servers_secret_is_made_once_and_kept(database: Database, stor
 CEU = "c" * 32
 
 
-def seeker(player_id: str, since_ms: int = 1000, players: int = 2) -> QueuedRecord:
-    return QueuedRecord(player_id, player_id[:3], 25.0, players, False, since_ms)
+def seeker(player_id: str, since_ms: int = 1000, players: int = 2, game: str = "mercado") -> QueuedRecord:
+    return QueuedRecord(player_id, player_id[:3], 25.0, players, False, since_ms, game=game)
 
 
 async def test_a_queued_player_is_kept_while_seen_and_dropped_once_stale(store: Store) -> None:
@@ -615,6 +615,34 @@ async def test_a_queued_player_is_kept_while_seen_and_dropped_once_stale(store: 
     # Only Ana's server says she still waits: Bea, not seen since 1000, goes when 1000 is stale.
     await store.queued([ANA], 5000, 0)
     assert await store.queued([], 6000, 2000) == [seeker(ANA, 1000)]
+
+
+async def test_each_queued_player_keeps_the_game_it_asks_for(database: Database, store: Store) -> None:
+    await store.enqueue(seeker(ANA, game="leilao"), 0)
+    await store.enqueue(seeker(BEA), 0)
+    await store.enqueue(seeker(CEU, players=3, game="oregano"), 0)
+    store = await database.reopen(store)
+    queued = [seeker(ANA, game="leilao"), seeker(BEA), seeker(CEU, players=3, game="oregano")]
+    assert sorted(await store.queued([], 1000, 0), key=lambda q: q.player_id) == queued
+    # Queued again once its entry went stale, for another game: the new entry's game.
+    await store.enqueue(seeker(ANA, 3000, game="oregano"), 2000)
+    assert [q.game for q in await store.queued([], 3000, 0) if q.player_id == ANA] == ["oregano"]
+
+
+# The migrations before queues per game, in each backend.
+BEFORE_QUEUES_PER_GAME = {"sqlite": 6, "postgres": 2}
+
+
+async def test_a_database_from_before_queues_per_game_keeps_its_queued_players_for_mercado(
+    database: Database,
+) -> None:
+    await database.at_version(
+        BEFORE_QUEUES_PER_GAME[database.backend],
+        "INSERT INTO queue (player_id, display_name, rating, players, allow_ai, since_ms, seen_ms)"
+        f" VALUES ('{ANA}', 'aaa', 25.0, 2, false, 1000, 1000)",
+    )
+    store = await database.open()
+    assert await store.queued([], 1000, 0) == [seeker(ANA)]
 
 
 async def test_a_player_queued_and_seen_lately_is_not_queued_twice(store: Store) -> None:

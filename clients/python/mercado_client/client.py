@@ -286,9 +286,10 @@ class MercadoClient:
         return response
 
     async def find_match(
-        self, players: int = 2, allow_ai: bool = False, *, token: str
+        self, players: int = 2, allow_ai: bool = False, *, token: str, game: str = "mercado"
     ) -> AsyncGenerator[api.FindMatchUpdate, None]:
-        """Queue the player whose credential ``token`` is for a match of ``players``: a Queued update
+        """Queue the player whose credential ``token`` is for a match of ``game`` ("mercado",
+        "oregano", "leilao") and ``players``, matched by its rating in that game: a Queued update
         about once a second, then one with the MatchFound (``update.found``), and the iteration ends.
         ``allow_ai``: after a wait, the server fills the seats no queued player takes with bots.
 
@@ -298,7 +299,7 @@ class MercadoClient:
         ``list_matches(player_id=...)``), within ``reconnect_seconds``; any other error ends it,
         e.g. ALREADY_EXISTS when this player is queued already.
         """
-        request = api.FindMatchRequest(game=api.GAME_MERCADO, players=players, allow_ai=allow_ai)
+        request = api.FindMatchRequest(game=games.game_enum(game), players=players, allow_ai=allow_ai)
         failing_since: float | None = None
         failures = 0
         while True:

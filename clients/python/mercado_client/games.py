@@ -20,8 +20,12 @@ from mercado.v1 import match_pb2 as api
 from . import wire
 from .wire import WireError
 
-GAMES: dict[str, int] = {"mercado": api.GAME_MERCADO, "oregano": api.GAME_OREGANO, "leilao": api.GAME_LEILAO}
-_NAMES = {number: name for name, number in GAMES.items()}
+GAMES: dict[str, api.Game.ValueType] = {
+    "mercado": api.GAME_MERCADO,
+    "oregano": api.GAME_OREGANO,
+    "leilao": api.GAME_LEILAO,
+}
+_NAMES: dict[int, str] = {number: name for name, number in GAMES.items()}
 # The typed messages of the games that follow the convention: options, action.
 _MESSAGES: dict[str, tuple[type[Message], type[Message]]] = {
     "oregano": (oregano_pb2.OreganoOptions, oregano_pb2.OreganoAction),
@@ -39,7 +43,7 @@ def game_name(game: int) -> str:
         raise WireError(f"unknown game {game}") from None
 
 
-def game_enum(name: str) -> int:
+def game_enum(name: str) -> api.Game.ValueType:
     try:
         return GAMES[name]
     except KeyError:
