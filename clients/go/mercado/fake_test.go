@@ -305,7 +305,7 @@ func collect(t *testing.T, seat *mercado.Seat, after uint64) ([]followed, error)
 		if err != nil {
 			return updates, err
 		}
-		updates = append(updates, followed{update.GetVersion(), update.GetAction() != nil})
+		updates = append(updates, followed{update.GetVersion(), mercado.IsAction(update)})
 	}
 	return updates, nil
 }
@@ -332,6 +332,33 @@ func TestFollowResumesAfterAnError(t *testing.T) {
 	want := []followed{{2, false}, {1, true}, {2, true}, {3, false}, {3, true}, {4, true}}
 	if !slices.Equal(updates, want) || !slices.Equal(f.streamed(), []uint64{0, 2, 2}) {
 		t.Fatalf("updates %v from streams after %v; want %v from streams after 0, 2, 2", updates, f.streamed(), want)
+	}
+}
+
+// Another seat's sealed action comes with its seat and without the action: it is
+// an action all the same, so a reconnect resumes after it.
+func TestFollowResumesAfterASealedAction(t *testing.T) {
+	sealed := func(version uint64) *mercadov1.MatchUpdate {
+		update := actionUpdate(playingState(version))
+		update.Action = nil
+		return update
+	}
+	f := &fakeServer{
+		stream: func(n int, request *mercadov1.StreamEventsRequest, send func(*mercadov1.MatchUpdate) error) error {
+			if n == 1 {
+				_ = sendAll(send, snapshot(playingState(0)), sealed(1))
+				return status.Error(codes.Unavailable, "connection lost")
+			}
+			return sendAll(send, snapshot(playingState(1)), actionUpdate(finishedState(2)))
+		},
+	}
+	updates, err := collect(t, startFake(t, f), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []followed{{0, false}, {1, true}, {1, false}, {2, true}}
+	if !slices.Equal(updates, want) || !slices.Equal(f.streamed(), []uint64{0, 1}) {
+		t.Fatalf("updates %v from streams after %v; want %v from streams after 0, 1", updates, f.streamed(), want)
 	}
 }
 
