@@ -58,6 +58,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	mercadov1 "github.com/mercado-game/mercado/clients/go/gen/mercado/v1"
 )
@@ -204,11 +206,9 @@ type MatchOptions struct {
 	// Seed is the set-up seed; the server draws one when nil. A server refuses a
 	// chosen seed (codes.PermissionDenied) unless it runs with --allow-chosen-seeds.
 	Seed *uint64
-	// The rule options of the game played (at most one is set); nil means the rules'
-	// defaults.
-	Mercado *mercadov1.MercadoOptions
-	Oregano *mercadov1.OreganoOptions
-	Leilao  *mercadov1.LeilaoOptions
+	// Options are the game's rule options, its options message (such as a
+	// *mercadov1.LeilaoOptions); nil means the rules' defaults.
+	Options proto.Message
 	// TimeControl is the clock of the human seats (see Clock and NoClock); nil means
 	// the server's default: 60 s per turn and 180 s of reserve, the AI (easy) taking
 	// over a seat that runs out. TurnSeconds 0 means no clock.
@@ -249,19 +249,31 @@ func (c *Client) CreateMatch(ctx context.Context, opts MatchOptions) (*mercadov1
 		HotSeat:     opts.HotSeat,
 		Unrated:     opts.Unrated,
 	}
-	switch {
-	case opts.Mercado != nil:
-		request.Options = &mercadov1.CreateMatchRequest_Mercado{Mercado: opts.Mercado}
-	case opts.Oregano != nil:
-		request.Options = &mercadov1.CreateMatchRequest_Oregano{Oregano: opts.Oregano}
-	case opts.Leilao != nil:
-		request.Options = &mercadov1.CreateMatchRequest_Leilao{Leilao: opts.Leilao}
+	if opts.Options != nil {
+		if err := setOptions(request, opts.Options); err != nil {
+			return nil, err
+		}
 	}
 	response, err := retry(ctx, c, afterFairUse, c.rpc.CreateMatch, request)
 	if err != nil {
 		return nil, err
 	}
 	return response.GetMatch(), nil
+}
+
+// setOptions sets the member of request's options oneof of options' message type,
+// whatever the game.
+func setOptions(request *mercadov1.CreateMatchRequest, options proto.Message) error {
+	message := request.ProtoReflect()
+	name := options.ProtoReflect().Descriptor().FullName()
+	members := message.Descriptor().Oneofs().ByName("options").Fields()
+	for i := range members.Len() {
+		if member := members.Get(i); member.Message() != nil && member.Message().FullName() == name {
+			message.Set(member, protoreflect.ValueOfMessage(options.ProtoReflect()))
+			return nil
+		}
+	}
+	return status.Errorf(codes.InvalidArgument, "mercado: %s are no game's options", name)
 }
 
 // Join takes the first open seat of a match. Like CreateMatch, it is repeated

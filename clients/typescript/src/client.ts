@@ -57,8 +57,6 @@ import {
   Money,
 } from "./gen/mercado/v1/mercado_pb.js";
 import type { CreatePlayerResponse, GetLeaderboardResponse, Player } from "./gen/mercado/v1/players_pb.js";
-import type { LeilaoOptionsSchema } from "./gen/mercado/v1/leilao_pb.js";
-import type { OreganoOptionsSchema } from "./gen/mercado/v1/oregano_pb.js";
 
 /** How strong a bot seat's AI plays. */
 export type BotLevelName = "easy" | "medium" | "hard";
@@ -112,6 +110,9 @@ export function gameName(game: Game): GameName {
   return Game[game].toLowerCase() as GameName;
 }
 
+/** A CreateMatchRequest as a plain object: its `options` field is the oneof of every game's options. */
+export type CreateMatchInit = Exclude<MessageInitShape<typeof CreateMatchRequestSchema>, { $typeName: string }>;
+
 export interface CreateMatchOptions {
   /** The game; default Game.MERCADO. */
   game?: Game;
@@ -129,10 +130,12 @@ export interface CreateMatchOptions {
   seed?: bigint;
   /** Mercado: end trigger 1 counts squares holding a face-down restaurant as available; default true. */
   faceDownCountsAsAvailable?: boolean;
-  /** Oregano's rule options (docs/oregano.md); absent ones take the rules' defaults. */
-  oregano?: MessageInitShape<typeof OreganoOptionsSchema>;
-  /** Leilão's rule options (docs/leilao.md); absent ones take the rules' defaults. */
-  leilao?: MessageInitShape<typeof LeilaoOptionsSchema>;
+  /**
+   * The game's rule options as the request's `options` oneof, e.g.
+   * `{ case: "leilao", value: { cardPenalty: "one" } }`; absent ones take the rules' defaults.
+   * For Mercado, `money` and `faceDownCountsAsAvailable` say the same.
+   */
+  gameOptions?: NonNullable<CreateMatchInit["options"]>;
   /**
    * The time control: a clock for each human seat, or "none" (correspondence play). Absent: the
    * server's default (60 s per turn and 180 s of reserve unless it runs with other
@@ -398,24 +401,15 @@ function timeControl(clock: ClockOptions | "none"): TimeControl {
   });
 }
 
-type CreateMatchInit = Exclude<MessageInitShape<typeof CreateMatchRequestSchema>, { $typeName: string }>;
-
-/** The rule options of a new match of `game`. */
-function gameOptions(game: Game, options: CreateMatchOptions): NonNullable<CreateMatchInit["options"]> {
-  switch (game) {
-    case Game.OREGANO:
-      return { case: "oregano", value: options.oregano ?? {} };
-    case Game.LEILAO:
-      return { case: "leilao", value: options.leilao ?? {} };
-    default:
-      return {
-        case: "mercado",
-        value: {
-          money: options.money === "public" ? Money.PUBLIC : Money.HIDDEN,
-          faceDownCountsAsAvailable: options.faceDownCountsAsAvailable ?? true,
-        },
-      };
-  }
+/** Mercado's options from the fields that predate `gameOptions`. */
+function mercadoOptions(options: CreateMatchOptions): NonNullable<CreateMatchInit["options"]> {
+  return {
+    case: "mercado",
+    value: {
+      money: options.money === "public" ? Money.PUBLIC : Money.HIDDEN,
+      faceDownCountsAsAvailable: options.faceDownCountsAsAvailable ?? true,
+    },
+  };
 }
 
 function seatSpec(kind: SeatKind): SeatSpec {
@@ -569,7 +563,7 @@ export class MercadoClient {
       ...(options.clock === undefined ? {} : { timeControl: timeControl(options.clock) }),
       hotSeat: options.hotSeat ?? false,
       unrated: options.unrated ?? false,
-      options: gameOptions(game, options),
+      options: options.gameOptions ?? (game === Game.MERCADO ? mercadoOptions(options) : { case: undefined }),
     });
     return this.retryingAfterFairUse(() => this.service.createMatch(request, this.callOptions(token)));
   }

@@ -18,6 +18,7 @@ import {
   Game,
   GAMES,
   gameName,
+  gameNamed,
   isAction,
   isMyTurn,
   isTransient,
@@ -780,6 +781,20 @@ describe("wrapper", () => {
       // Its one free seat is spoken for by the waiting bot seat.
       await rejectsWith(() => fresh.createMatch({ seats: ["open", "easy"] }), Code.FailedPrecondition);
     });
+  });
+
+  test("createMatch takes any game and its options as the request's oneof", async () => {
+    const { match } = await client.createMatch({
+      game: Game.LEILAO,
+      gameOptions: { case: "leilao", value: { cardPenalty: "one" } },
+    });
+    assert.equal(match?.game, Game.LEILAO);
+    assert.equal(match?.options.case, "leilao");
+    assert.equal(match.options.value.cardPenalty, "one");
+    const oregano = await client.createMatch({ game: gameNamed("oregano")! });
+    assert.equal(oregano.match?.game, Game.OREGANO);
+    assert.equal(gameNamed("chess"), undefined);
+    assert.deepEqual(GAMES.map(gameName), ["mercado", "oregano", "leilao"]);
   });
 
   test("seatLabel counts seats from 1", () => {
