@@ -27,6 +27,7 @@ from mercado.v1 import mercado_pb2 as pb
 from mercado.v1 import players_pb2 as players_api
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_before_delay, wait_exponential
 
+from .games import game_enum, options_message
 from .wire import BOT_LEVEL_NAMES, BOT_LEVELS, MATCH_STATUSES
 
 # Codes worth retrying: the server is restarting or the connection dropped.
@@ -156,31 +157,38 @@ class MercadoClient:
         token: str | None = None,
         hot_seat: bool = False,
         unrated: bool = False,
+        game: str = "mercado",
     ) -> str:
         """Create a match; ``seats`` gives per seat None (open) or a bot level. Returns the match id.
 
         ``clock``: the time control (``api.TimeControl(turn_seconds=0)`` for none); the server's
         default when absent. ``token``: the creator's player credential (a server without
         --allow-anonymous requires one). ``hot_seat``: one player may take several seats;
-        ``unrated``: the match never counts for the ratings."""
+        ``unrated``: the match never counts for the ratings. ``game``: "mercado" (``money`` and
+        ``face_down_counts_as_available`` are its options), "oregano" or "leilao" (the rules' default
+        options)."""
         specs = [
             api.SeatSpec(bot=api.SeatSpec.Bot(level=BOT_LEVELS[level]))
             if level
             else api.SeatSpec(open=api.SeatSpec.Open())
             for level in seats
         ]
-        options = pb.MercadoOptions(
-            money=pb.MONEY_PUBLIC if money == "public" else pb.MONEY_HIDDEN,
-            face_down_counts_as_available=face_down_counts_as_available,
-        )
         request = api.CreateMatchRequest(
-            game=api.GAME_MERCADO,
+            game=api.Game.ValueType(game_enum(game)),
             players=players,
             seats=specs,
-            mercado=options,
             hot_seat=hot_seat,
             unrated=unrated,
         )
+        if game == "mercado":
+            request.mercado.CopyFrom(
+                pb.MercadoOptions(
+                    money=pb.MONEY_PUBLIC if money == "public" else pb.MONEY_HIDDEN,
+                    face_down_counts_as_available=face_down_counts_as_available,
+                )
+            )
+        else:
+            getattr(request, game).CopyFrom(options_message(game, {}))
         if seed is not None:
             request.seed = seed
         if clock is not None:
@@ -274,11 +282,12 @@ class MercadoClient:
         return response
 
     async def find_match(
-        self, players: int = 2, allow_ai: bool = False, *, token: str
+        self, players: int = 2, allow_ai: bool = False, *, token: str, game: str = "mercado"
     ) -> AsyncGenerator[api.FindMatchUpdate, None]:
         """Queue the player whose credential ``token`` is for a match of ``players``: a Queued update
         about once a second, then one with the MatchFound (``update.found``), and the iteration ends.
-        ``allow_ai``: after a wait, the server fills the seats no queued player takes with bots.
+        ``game``: its name ("mercado", "oregano", "leilao"). ``allow_ai``: after a wait, the server
+        fills the seats no queued player takes with bots.
 
         Closing it (``aclose``, ``contextlib.aclosing``) or cancelling its task closes the stream,
         which leaves the queue. A fair-use refusal is repeated after its retry-after, and a dropped
@@ -286,7 +295,9 @@ class MercadoClient:
         ``list_matches(player_id=...)``), within ``reconnect_seconds``; any other error ends it,
         e.g. ALREADY_EXISTS when this player is queued already.
         """
-        request = api.FindMatchRequest(game=api.GAME_MERCADO, players=players, allow_ai=allow_ai)
+        request = api.FindMatchRequest(
+            game=api.Game.ValueType(game_enum(game)), players=players, allow_ai=allow_ai
+        )
         failing_since: float | None = None
         failures = 0
         while True:

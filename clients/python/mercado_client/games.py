@@ -21,6 +21,7 @@ from . import wire
 
 GAMES: dict[str, int] = {"mercado": api.GAME_MERCADO, "oregano": api.GAME_OREGANO, "leilao": api.GAME_LEILAO}
 _NAMES = {number: name for name, number in GAMES.items()}
+TITLES = {"mercado": "Mercado de Lisboa", "oregano": "Oregano", "leilao": "Leilão"}  # as people name them
 # The typed messages of the games that follow the convention: options, action.
 _MESSAGES: dict[str, tuple[type[Message], type[Message]]] = {
     "oregano": (oregano_pb2.OreganoOptions, oregano_pb2.OreganoAction),

@@ -14,6 +14,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from .board import bot_text, clock_time, seat_info, seat_label, seat_names, time_left_ms
+from .boards import movers
 from .client import MercadoClient, Seat
 from .common import CANCELLED, FINISHED, InputClosed, PlayOptions, error_line, reclaimable
 from .held import HeldSeat, SeatFile, SeatFileError
@@ -36,10 +37,11 @@ def status_words(state: api.MatchState, seat: int) -> str:
     if info is not None and info.played_by_ai:
         return "playing, the AI plays your seat (time ran out)"
     names = seat_names(state)
+    waiting = movers(state)
     words = (
         "playing, your turn"
-        if state.to_move == seat
-        else f"playing, {seat_label(state.to_move, names)} to move"
+        if seat in waiting
+        else f"playing, {', '.join(seat_label(s, names) for s in waiting)} to move"
     )
     left = time_left_ms(state)
     return words + (f" ({clock_time(left)} left)" if left is not None else "") + f", version {state.version}"

@@ -16,7 +16,7 @@ from typing import Any, Literal, Protocol
 from mercado.v1 import match_pb2 as api
 from rich import box
 from rich.columns import Columns
-from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -174,7 +174,10 @@ class RulesBoard:
 
     def status_text(self, seen: Seen, now_ms: int | None = None) -> Text:
         state = seen.state
-        parts = [Text(f"match {state.match.match_id}", "bold"), Text(STATUS_NAMES.get(state.match.status, "?"))]
+        parts = [
+            Text(f"match {state.match.match_id}", "bold"),
+            Text(STATUS_NAMES.get(state.match.status, "?")),
+        ]
         parts += self.status_parts(seen)
         left = time_left_ms(state, now_ms)
         if left is not None:
@@ -265,7 +268,11 @@ class RulesBoard:
         """An update's events as one line (the action's text when no event says more)."""
         parts = [line for e in update.events if (line := self.event_text(event_json(e), names)) is not None]
         if not parts and update.HasField("seat") and update.action.WhichOneof("game") is not None:
-            parts.append(Text.assemble(seat_tag(update.seat, names), f" {self.action_text(action_json(update.action))}"))
+            parts.append(
+                Text.assemble(
+                    seat_tag(update.seat, names), f" {self.action_text(action_json(update.action))}"
+                )
+            )
         return [Text("; ").join(parts)] if parts else []
 
     def waiting_text(self, state: api.MatchState, seat: int, names: Sequence[str]) -> Text:
@@ -293,6 +300,3 @@ class RulesView:
         if result is not None:
             yield result
 
-
-def assemble(*parts: RenderableType) -> Group:
-    return Group(*parts)

@@ -22,7 +22,12 @@ from ..board import seat_tag
 from .base import RulesBoard, Seen, movers, seat_list
 from .menu import Described
 
-COLOUR_STYLES = {"red": "bold red1", "blue": "bold deep_sky_blue1", "green": "bold green3", "yellow": "bold gold1"}
+COLOUR_STYLES = {
+    "red": "bold red1",
+    "blue": "bold deep_sky_blue1",
+    "green": "bold green3",
+    "yellow": "bold gold1",
+}
 ROLE_MARKS = {"main": "", "extra": "+", "rebid": "r"}
 STEP_VERBS = {"bid": "bid", "tiebreak": "re-bid"}
 
@@ -117,9 +122,7 @@ class LeilaoBoard(RulesBoard):
         """The played pile in order: '+4' an extra bid, 'r3' a re-bid; void (tied) cards struck."""
         if not pile:
             return Text("-", "dim")
-        cards = [
-            Text(f"{ROLE_MARKS[p['role']]}{p['card']}", "dim strike" if p["void"] else "") for p in pile
-        ]
+        cards = [Text(f"{ROLE_MARKS[p['role']]}{p['card']}", "dim strike" if p["void"] else "") for p in pile]
         return Text.assemble(Text(" ").join(cards), (f"  (sum {sum(p['card'] for p in pile)})", "dim"))
 
     @staticmethod
@@ -127,7 +130,10 @@ class LeilaoBoard(RulesBoard):
         """The stalls by colour, with their points and complete sets."""
         if not stalls:
             return Text("-", "dim")
-        by_colour = {colour: sorted((stall_value(s) for s in stalls if s.startswith(f"{colour}-")), reverse=True) for colour in COLOURS}
+        by_colour = {
+            colour: sorted((stall_value(s) for s in stalls if s.startswith(f"{colour}-")), reverse=True)
+            for colour in COLOURS
+        }
         parts = [
             Text(f"{colour} " + " ".join(map(str, values)), COLOUR_STYLES[colour])
             for colour, values in by_colour.items()
@@ -167,12 +173,16 @@ class LeilaoBoard(RulesBoard):
         card = data["card"]
         main_cost = self.penalty(seen, card)
         if kind == "rebid":
-            return Described(("rebid", card), Text(f"re-bid {card}"), cost=Text(f"-{main_cost} points", "yellow"))
+            return Described(
+                ("rebid", card), Text(f"re-bid {card}"), cost=Text(f"-{main_cost} points", "yellow")
+            )
         extra = data.get("extra")
         title = Text.assemble(f"bid {card} ", (f"(-{main_cost} points)", "yellow"))
         summary = f"with or without an extra card (fee {EXTRA_BID_FEE})"
         if extra is None:
-            return Described(("bid", card), title, "extra card", "none", label="no extra card", summary=summary)
+            return Described(
+                ("bid", card), title, "extra card", "none", label="no extra card", summary=summary
+            )
         cost = Text(f"-{self.penalty(seen, extra)} points, -{EXTRA_BID_FEE} fee", "yellow")
         return Described(("bid", card), title, "extra card", f"+{extra}", cost, f"extra {extra}", summary)
 
@@ -190,14 +200,19 @@ class LeilaoBoard(RulesBoard):
         if kind == "reveal":
             if event["step"] == "bid":
                 bids = [
-                    Text.assemble(seat_tag(b["seat"], names), f" {b['card']}" + (f"+{b['extra']}" if b.get("extra") else ""))
+                    Text.assemble(
+                        seat_tag(b["seat"], names),
+                        f" {b['card']}" + (f"+{b['extra']}" if b.get("extra") else ""),
+                    )
                     for b in event["bids"]
                 ]
                 return Text.assemble(("bids revealed: ", "bold"), Text(", ").join(bids))
             rebids = [Text.assemble(seat_tag(b["seat"], names), f" {b['card']}") for b in event["rebids"]]
             return Text.assemble(("re-bids revealed: ", "bold"), Text(", ").join(rebids))
         if kind == "tiebreak":
-            return Text.assemble((f"tie at {event['card']}: ", "bold yellow"), seat_list(event["pending"], names), " re-bid")
+            return Text.assemble(
+                (f"tie at {event['card']}: ", "bold yellow"), seat_list(event["pending"], names), " re-bid"
+            )
         if kind == "ranking":
             return Text.assemble("pick order: ", seat_list(event["pick_sequence"], names))
         if kind == "pick":
@@ -205,7 +220,9 @@ class LeilaoBoard(RulesBoard):
         if kind == "leftover":
             return Text.assemble("left over: ", Text(" ").join(stall_text(s) for s in event["stalls"]))
         if kind == "deal":
-            return Text.assemble(f"round {event['round']}: ", Text(" ").join(stall_text(s) for s in event["display"]))
+            return Text.assemble(
+                f"round {event['round']}: ", Text(" ").join(stall_text(s) for s in event["display"])
+            )
         if kind == "game_over":
             return Text("the game is over", "bold red")
         return None

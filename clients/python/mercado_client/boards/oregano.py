@@ -123,7 +123,8 @@ class OreganoBoard(RulesBoard):
             if view["phase"] == "action" and declared:
                 done = view["step"]
                 plan = [
-                    Text(kind, "bold" if i == done else ("dim strike" if i < done else "")) for i, kind in enumerate(declared)
+                    Text(kind, "bold" if i == done else ("dim strike" if i < done else ""))
+                    for i, kind in enumerate(declared)
                 ]
                 parts.append(Text.assemble("declared ", Text(", then ").join(plan)))
             elif view["phase"] in PHASE_WORDS:
@@ -136,7 +137,9 @@ class OreganoBoard(RulesBoard):
         view = seen.view
         stock = Table(box=box.SIMPLE, padding=(0, 1), pad_edge=False)
         for header in ("shop", "stock", "build cost", "dividend", "sells for L1/L2/L3/L4"):
-            stock.add_column(header, justify="left" if header in ("shop", "build cost") else "right", no_wrap=True)
+            stock.add_column(
+                header, justify="left" if header in ("shop", "build cost") else "right", no_wrap=True
+            )
         for kind in SHOP_IDS:
             count = view["stock"][kind]
             dividend = SHOPS[kind].dividend
@@ -212,7 +215,9 @@ class OreganoBoard(RulesBoard):
             return Text("hidden" if strategy["count"] else "none (choosing)", "italic dim")
         card = strategy["card"]
         return Text.assemble(
-            (card, "bold"), f": {STRATEGY_GOALS[card]} ", (f"{strategy['progress']}/{strategy['goal']}", "cyan")
+            (card, "bold"),
+            f": {STRATEGY_GOALS[card]} ",
+            (f"{strategy['progress']}/{strategy['goal']}", "cyan"),
         )
 
     def result_columns(self, seen: Seen, seat: int) -> list[str]:
@@ -232,7 +237,10 @@ class OreganoBoard(RulesBoard):
             title = Text.assemble("keep ", (card, "bold"), f": {STRATEGY_GOALS[card]}")
             return Described(("keep", card), title, cost=Text(f"+{STRATEGY_REWARD} gold when met", "dim"))
         if kind == "declare":
-            return Described(("declare", data["first"], data["second"]), Text(f"declare {data['first']}, then {data['second']}"))
+            return Described(
+                ("declare", data["first"], data["second"]),
+                Text(f"declare {data['first']}, then {data['second']}"),
+            )
         if kind == "build":
             shop = data["shop"]
             title = Text.assemble("build a ", shop_text(shop))
@@ -250,20 +258,29 @@ class OreganoBoard(RulesBoard):
             cell = data["cell"]
             shop = view["areas"][me][cell]["shop"] if me is not None else ""
             gold = sale_price(shop, level_of(cell))
-            # The jeweler's bonus: on every sale but its own, while its owner has one (docs/oregano.md, "Sell").
-            if shop != "jeweler" and me is not None and any(s["shop"] == "jeweler" for s in view["areas"][me].values()):
+            # The jeweler's bonus: every sale but its own, while its owner has one (docs/oregano.md, Sell).
+            if (
+                shop != "jeweler"
+                and me is not None
+                and any(s["shop"] == "jeweler" for s in view["areas"][me].values())
+            ):
                 gold += JEWELER_BONUS
             title = Text.assemble("sell the ", shop_text(shop), f" on {cell}")
             return Described(("sell", cell), title, cost=gain_text(gold))
         if kind == "acquire":
             shop, level, seller = data["shop"], data["level"], data["seller"]
-            title = Text.assemble("acquire the ", shop_text(shop), f" L{level} sold by ", seat_tag(seller, seen.names))
+            title = Text.assemble(
+                "acquire the ", shop_text(shop), f" L{level} sold by ", seat_tag(seller, seen.names)
+            )
             cost = cost_text({"gold": acquire_price(shop, level)})
             return Described(("acquire", shop, level, seller), title, "cell", data["cell"], cost)
         if kind == "casino":
             if not data["go"]:
                 return Described(("casino", False), Text("stay away from the casino"))
-            odds = f"roll 1-{CASINO_WIN_FROM - 1}: pay {CASINO_LOSS}; {CASINO_WIN_FROM}-{DIE_FACES}: take up to {CASINO_TAKE} from each other player"
+            odds = (
+                f"roll 1-{CASINO_WIN_FROM - 1}: pay {CASINO_LOSS}; "
+                f"{CASINO_WIN_FROM}-{DIE_FACES}: take up to {CASINO_TAKE} from each other player"
+            )
             return Described(("casino", True), Text("go to the casino"), cost=Text(odds, "yellow"))
         declared = view.get("declared") or []
         what = declared[view["step"]] if view.get("step", 0) < len(declared) else "the action"
@@ -277,7 +294,11 @@ class OreganoBoard(RulesBoard):
         count = min(level_of(cell), view["supply"][resource])
         whose = Text("your") if owner == seen.seat else Text.assemble(seat_tag(owner, seen.names), "'s")
         title = Text.assemble(
-            "take ", (f"{count} {resource}", RESOURCE_STYLES[resource]), " from ", whose, f" {SHOP_NAMES[shop]} on {cell}"
+            "take ",
+            (f"{count} {resource}", RESOURCE_STYLES[resource]),
+            " from ",
+            whose,
+            f" {SHOP_NAMES[shop]} on {cell}",
         )
         fee = 0 if owner == seen.seat else OTHERS_SHOP_FEE
         cost = cost_text({"gold": fee}) if fee else Text("free", "green")
@@ -299,20 +320,35 @@ class OreganoBoard(RulesBoard):
         if kind == "declared":
             return Text.assemble(who, f" declared {event['first']}, then {event['second']}")
         if kind == "built":
-            return Text.assemble(who, " built a ", shop_text(event["shop"]), f" on {event['cell']} for {amounts_text(event['paid'])}")
+            return Text.assemble(
+                who,
+                " built a ",
+                shop_text(event["shop"]),
+                f" on {event['cell']} for {amounts_text(event['paid'])}",
+            )
         if kind == "levelled_up":
             return Text.assemble(
-                who, " levelled up a ", shop_text(event["shop"]), f" {event['from']} → {event['to']} for {amounts_text(event['paid'])}"
+                who,
+                " levelled up a ",
+                shop_text(event["shop"]),
+                f" {event['from']} → {event['to']} for {amounts_text(event['paid'])}",
             )
         if kind == "took_resources":
             fee = f", paying {event['fee']} to " if event["fee"] else ""
             owner = seat_tag(event["owner"], names) if event["fee"] else Text()
-            return Text.assemble(who, f" took {event['count']} {event['resource']} from {event['cell']}{fee}", owner)
+            return Text.assemble(
+                who, f" took {event['count']} {event['resource']} from {event['cell']}{fee}", owner
+            )
         if kind == "sold":
-            return Text.assemble(who, " sold a ", shop_text(event["shop"]), f" L{event['level']} for {event['gold']} gold")
+            return Text.assemble(
+                who, " sold a ", shop_text(event["shop"]), f" L{event['level']} for {event['gold']} gold"
+            )
         if kind == "acquired":
             return Text.assemble(
-                who, " acquired a ", shop_text(event["shop"]), f" L{event['level']} into {event['cell']} for {event['gold']} gold"
+                who,
+                " acquired a ",
+                shop_text(event["shop"]),
+                f" L{event['level']} into {event['cell']} for {event['gold']} gold",
             )
         if kind == "skipped":
             return Text.assemble(who, f" skipped {event['kind']}")
@@ -325,10 +361,11 @@ class OreganoBoard(RulesBoard):
         if kind == "strategy_achieved":
             return Text.assemble(who, (f" achieved {event['card']} (+{event['gold']} gold)", "bold green"))
         if kind == "bonus_taken":
-            return Text.assemble(who, (f" took the bonus card for {BONUS_NAMES[event['bonus']]}", "bold yellow"))
+            return Text.assemble(
+                who, (f" took the bonus card for {BONUS_NAMES[event['bonus']]}", "bold yellow")
+            )
         if kind == "end_triggered":
             return Text(f"the end is triggered in round {event['round']}", "bold red")
         if kind == "game_over":
             return Text("the game is over", "bold red")
         return None
-
