@@ -388,7 +388,7 @@ class Session:
         self.console.print(Text.assemble(question, ": ") if isinstance(question, Text) else question, end="")
 
     def time_note(self) -> Text:
-        left = time_left_ms(self.state)
+        left = time_left_ms(self.state, seat=self.seat.seat)
         return Text(f" [{clock_time(left)} left]", "yellow") if left is not None else Text()
 
     def show_prompt(self, mode: str, full: bool = True) -> None:
@@ -520,7 +520,7 @@ class Session:
 
     def warning_delay(self, mode: str) -> float | None:
         """Seconds until the time warning of our turn is due; None when none is due."""
-        left = time_left_ms(self.state)
+        left = time_left_ms(self.state, seat=self.seat.seat)
         if mode != "move" or left is None or self.warned == self.state.version:
             return None
         return max(0.0, (left - WARN_MS) / 1000)
@@ -592,7 +592,7 @@ class Session:
             delay = self.warning_delay(mode)
             if delay is not None and delay < 0.1:  # the warning is due
                 self.warned = self.state.version
-                left = time_left_ms(self.state) or 0
+                left = time_left_ms(self.state, seat=self.seat.seat) or 0
                 self.console.print(
                     f"\n[bold red]{clock_time(left)} left[/]: then the AI plays your seat", highlight=False
                 )
@@ -618,7 +618,7 @@ class Session:
             place = f" finished rank {ranks[me]} of {len(ranks)}{forfeited}"
             line = Text.assemble(seat_tag(me, self.names), place, f" with a score of {scores[me]}")
             self.console.print(line)
-        if self.commitment:
+        if self.commitment and self.state.match.game in (api.GAME_UNSPECIFIED, api.GAME_MERCADO):
             check = f"mercado verify {self.seat.match_id} --commitment {self.commitment}"
             self.console.print(
                 Text(f"check that the set-up was fixed before the first move: {check}"), soft_wrap=True

@@ -17,6 +17,7 @@ from .board import bot_text, clock_time, seat_info, seat_label, seat_names, time
 from .boards import movers
 from .client import MercadoClient, Seat
 from .common import CANCELLED, FINISHED, InputClosed, PlayOptions, error_line, reclaimable
+from .games import TITLES, game_name
 from .held import HeldSeat, SeatFile, SeatFileError
 from .menu import parse_number
 from .signin import Identity
@@ -171,10 +172,12 @@ async def choose_game(
     console.print(Text(f"unfinished games held on {where}:", "bold"))
     for number, (entry, state) in enumerate(games, 1):
         names = seat_names(state)
+        game = game_name(state.match.game)
         console.print(
             Text.assemble(
                 (f"{number:>3} ", "bold cyan"),
                 (entry.match_id, "bold"),
+                "" if game == "mercado" else f"  {TITLES[game]},",
                 f"  {status_words(state, entry.seat)}\n      you: {seat_label(entry.seat, names)}",
                 f"; against: {opponents(state, entry.seat) or '-'}",
             )

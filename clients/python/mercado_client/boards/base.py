@@ -23,7 +23,16 @@ from rich.text import Text
 
 from server.games.registry import game_named
 
-from ..board import STATUS_NAMES, clock_time, seat_info, seat_marks, seat_names, seat_tag, time_left_ms
+from ..board import (
+    STATUS_NAMES,
+    clock_time,
+    seat_clock,
+    seat_info,
+    seat_marks,
+    seat_names,
+    seat_tag,
+    time_left_ms,
+)
 from ..games import action_json, event_json, view_json
 from . import menu
 from .menu import ActionChoice, ActionGroup, Described
@@ -191,6 +200,10 @@ class RulesBoard:
         grid.add_column()
         for label, value in self.seat_rows(seen, seat):
             grid.add_row(label, value)
+        to_move = seat in seen.movers
+        clock = seat_clock(seen.state, seat, to_move)
+        if clock is not None:
+            grid.add_row("clock", clock)
         marks = seat_marks(seen.state, seat)
         if marks:
             grid.add_row("", Text(", ").join(marks))
@@ -198,7 +211,6 @@ class RulesBoard:
         if seat == seen.seat:
             label = title.plain
             title = Text(label[:-1] + ", you)" if label.endswith(")") else label + " (you)", title.style)
-        to_move = seat in seen.movers
         if to_move:
             title = Text.assemble(("▶ ", "bold yellow"), title, (" to move", "bold yellow"))
         mark = self.seat_mark(seen, seat)
@@ -299,4 +311,3 @@ class RulesView:
         result = board.result_table(seen)
         if result is not None:
             yield result
-
