@@ -9,6 +9,7 @@ seat has, each legal action's text, group and cost, and each event as a line.
 from __future__ import annotations
 
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
@@ -126,7 +127,7 @@ class Seen:
         return movers(self.state) if self.playing else []
 
 
-class RulesBoard:
+class RulesBoard(ABC):
     """The screen of a game whose view, actions and events are the rules' JSON (``games.py``)."""
 
     game = ""
@@ -137,29 +138,34 @@ class RulesBoard:
 
     # --- what a game fills in -------------------------------------------------------------------
 
+    @abstractmethod
     def status_parts(self, seen: Seen) -> list[Text]:
         """The game's part of the status line: round, phase, whose step."""
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def table(self, seen: Seen) -> RenderableType | None:
         """What every seat shares on the table."""
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def seat_rows(self, seen: Seen, seat: int) -> list[tuple[str, RenderableType]]:
         """A seat's panel, as (label, value) rows."""
-        raise NotImplementedError
+        ...
 
     def seat_mark(self, seen: Seen, seat: int) -> Text | None:
         """A word after a seat's name in its panel's title beyond 'to move' (e.g. 'has bid')."""
         return None
 
+    @abstractmethod
     def describe(self, seen: Seen, data: dict[str, Any]) -> Described:
         """A legal action's menu entry: its group, title, second-step target and cost."""
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def event_text(self, event: dict[str, Any], names: Sequence[str]) -> Text | None:
         """One event as a log line; None for what the board shows anyway."""
-        raise NotImplementedError
+        ...
 
     def result_columns(self, seen: Seen, seat: int) -> list[str]:
         """What the result table shows of a seat besides its rank and score."""
@@ -301,6 +307,8 @@ class RulesView:
         board, seen = self.board, self.seen
         now = int(time.time() * 1000)
         yield board.status_text(seen, now)
+        if not seen.view:  # no view yet (a server may send none while seats are open)
+            return
         table = board.table(seen)
         if table is not None:
             yield table
