@@ -7,7 +7,10 @@ deterministic for a seed. On a slow machine the time cap keeps moves prompt.
 
 from __future__ import annotations
 
-from server.games.mercado import View
+import random
+from typing import Any
+
+from server.games.mercado import ALL_ACTIONS, View
 
 from .mcts import SearchConfig, choose_action
 
@@ -24,3 +27,12 @@ LEVELS: dict[str, SearchConfig] = {
 def decide(view: View, coins: list[int], level: str, seed: int) -> int:
     """The action id a level's search picks for the seat whose view this is (to run in a worker process)."""
     return choose_action(view, coins, LEVELS[level], seed).id
+
+
+def decide_json(game: str, view: dict[str, Any], level: str, seed: int) -> dict[str, Any]:
+    """The action (as JSON) a level picks for the seat whose JSON view this is, in any game."""
+    if game == "mercado":
+        coins = [coin or 0 for coin in view["coins"]]  # a hidden count is not known to the seat
+        return ALL_ACTIONS[decide(view, coins, level, seed)].to_json()
+    legal: list[dict[str, Any]] = view["legal_actions"]
+    return random.Random(seed).choice(legal)

@@ -31,7 +31,7 @@ def verify(server: Endpoint, match_id: str, commitment: str | None) -> None:
     Exits 0 when it is, 1 when it is not (saying why), 2 when the match cannot be fetched.
     """
     import grpc
-    from mercado_client.verify import verify_replay
+    from mercado_client.verify import final_scores, verify_replay
 
     async def fetch() -> tuple[api.Replay, api.MatchState]:
         async with server.connect(reconnect_seconds=10) as client:
@@ -44,7 +44,7 @@ def verify(server: Endpoint, match_id: str, commitment: str | None) -> None:
             f"cannot fetch match {match_id}: {error.details()} [{error.code().name.lower()}]", err=True
         )
         raise SystemExit(EXIT_FAILED) from None
-    verdict = verify_replay(replay, commitment, final.view.mercado.result)
+    verdict = verify_replay(replay, commitment, final_scores(final))
     if verdict.fair:
         scores = ", ".join(map(str, verdict.scores))
         click.echo(f"match {match_id} is fair: the revealed seed matches its commitment,")

@@ -74,6 +74,11 @@ class GameRules(Protocol[State, Action]):
         empty once the game is over."""
         ...
 
+    def sealed(self, state: State) -> frozenset[int]:
+        """The seats whose choice of the current simultaneous step is made but not yet revealed:
+        nobody else may learn what they chose until the step's last choice reveals them all."""
+        ...
+
     def legal_actions(self, state: State, seat: int) -> list[Action]:
         """What ``seat`` may do now, in a stable order; empty if it is not to move."""
         ...

@@ -1,12 +1,12 @@
 """Turn clocks and the AI that plays for absent players.
 
 A match with a time control gives each human seat ``turn_seconds`` per turn and a
-reserve that a slower turn draws on. When the mover's time runs out, its seat is
-played by the AI from then on (or forfeits, as the match says); so are seats
-whose players left, and bot seats whose agent went silent for BOT_TURN_SECONDS.
-The AI that stands in sees what that seat may see (its view, and the coins the
-public history tells), like any bot, and its move goes through the same checks
-as a player's.
+reserve that a slower turn draws on; when several seats choose at once, each has
+its own clock. When a seat's time runs out, it is played by the AI from then on
+(or forfeits, as the match says); so are seats whose players left, and bot seats
+whose agent went silent for BOT_TURN_SECONDS. The AI that stands in sees only
+that seat's view, like any bot, and its move goes through the same checks as a
+player's.
 """
 
 from __future__ import annotations
@@ -21,13 +21,13 @@ from dataclasses import replace
 from typing import Any
 
 from ai.workers import search_pool
-from server.games.mercado import Action, action_by_id, player_view
 
 from .match import Match
-from .records import DEFAULT_FALLBACK_LEVEL, PLAYING, SeatRecord, TimeControl
+from .records import DEFAULT_FALLBACK_LEVEL, OWNER, PLAYING, SeatRecord, TimeControl
 
 log = logging.getLogger("mercado.clock")
 BOT_TURN_SECONDS = 300  # a bot seat whose agent has not moved for this long is played by the stand-in
+EARLY_MS = 50  # a timer may wake this much before a deadline by the wall clock: it counts as reached
 
 
 def now_ms() -> int:
@@ -52,14 +52,15 @@ def charged(match: Match, seat: int, at_ms: int) -> SeatRecord:
 class Timekeeper:
     """Arms each match's clock for its current turn, and has the AI move for seats it plays.
 
-    ``timed_out(match, version)`` is called when the mover of ``version`` runs out of time;
-    ``play(match, version, action)`` applies the stand-in's move, if the match is still there.
+    ``timed_out(match, version)`` is called when a seat to move at ``version`` may have run out of
+    time; ``play(match, version, seat, action)`` applies the stand-in's move for ``seat``, if the
+    match is still there.
     """
 
     def __init__(
         self,
         timed_out: Callable[[Match, int], Coroutine[Any, Any, None]],
-        play: Callable[[Match, int, Action], Coroutine[Any, Any, None]],
+        play: Callable[[Match, int, int, Any], Coroutine[Any, Any, None]],
     ) -> None:
         self.timed_out = timed_out
         self.play = play
@@ -67,21 +68,32 @@ class Timekeeper:
         self.tasks: set[asyncio.Task[None]] = set()
 
     def arm(self, match: Match) -> None:
-        """Set the clock (or the stand-in) for the match's current turn; disarm it if none is due."""
+        """Set the clocks (and the stand-in) for the seats to move; disarm them if none is due."""
         self.disarm(match)
         if match.status != PLAYING:
             return
         loop = asyncio.get_running_loop()
-        if match.mover_played_by_ai:
-            match.stand_in = loop.create_task(self._stand_in(match, match.version))
-            return
-        deadline = match.deadline_ms()
-        seat = match.record.seats[match.state.current_player]
-        if deadline is None and match.record.clock is not None and seat.bot_level is not None:
-            deadline = match.turn_started_ms + BOT_TURN_SECONDS * 1000
-        if deadline is not None:
-            delay = max(0.0, (deadline - now_ms()) / 1000)
+        played_by_ai = match.ai_to_move()
+        if played_by_ai:
+            match.stand_in = loop.create_task(self._stand_in(match, match.version, played_by_ai[0]))
+        deadlines = list(match.deadlines_ms().values())
+        deadlines += [self.bot_deadline_ms(match, seat) or 0 for seat in match.to_move()]
+        deadlines = [deadline for deadline in deadlines if deadline]
+        if deadlines:
+            delay = max(0.0, (min(deadlines) - now_ms()) / 1000)
             match.timer = loop.call_later(delay, self._expire, match, match.version)
+
+    @staticmethod
+    def bot_deadline_ms(match: Match, seat: int) -> int | None:
+        """When the stand-in takes over a bot seat whose agent has not moved (with a clock only)."""
+        record = match.record.seats[seat]
+        if match.record.clock is None or record.bot_level is None or record.played_by != OWNER:
+            return None
+        return match.turn_started_ms + BOT_TURN_SECONDS * 1000
+
+    def bot_is_late(self, match: Match, seat: int, at_ms: int) -> bool:
+        deadline = self.bot_deadline_ms(match, seat)
+        return deadline is not None and deadline <= at_ms
 
     def disarm(self, match: Match) -> None:
         if match.timer is not None:
@@ -97,20 +109,17 @@ class Timekeeper:
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
-    async def _stand_in(self, match: Match, version: int) -> None:
-        """Choose and play the move of the seat the AI plays (the turn of ``version``)."""
+    async def _stand_in(self, match: Match, version: int, seat: int) -> None:
+        """Choose and play the move of ``seat``, which the AI plays (at ``version``)."""
         try:
-            seat = match.state.current_player
             clock = match.record.clock
             level = clock.fallback_level if clock else DEFAULT_FALLBACK_LEVEL
-            view = player_view(match.state, seat)
-            # Every seat's coins follow from the public history; the view hides only their sum.
-            coins = list(match.state.coins)
-            seed = zlib.crc32(f"{match.match_id}:{version}".encode())
+            view = match.rules.view(match.state, seat)
+            seed = zlib.crc32(f"{match.match_id}:{version}:{seat}".encode())
             loop = asyncio.get_running_loop()
-            action_id = await loop.run_in_executor(self._pool(), _decide, view, coins, level, seed)
+            chosen = await loop.run_in_executor(self._pool(), _decide, match.record.game, view, level, seed)
             match.stand_in = None
-            await self.play(match, version, action_by_id(action_id))
+            await self.play(match, version, seat, match.rules.action_from_json(chosen))
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -132,8 +141,8 @@ class Timekeeper:
             self.pool.shutdown(wait=False, cancel_futures=True)
 
 
-def _decide(view: object, coins: list[int], level: str, seed: int) -> int:
-    """In the worker process: the AI's move (imported there, so the server starts without the AI)."""
-    from ai.levels import decide
+def _decide(game: str, view: dict[str, Any], level: str, seed: int) -> dict[str, Any]:
+    """In the worker process: the AI's move as JSON (imported there, so the server starts without the AI)."""
+    from ai.levels import decide_json
 
-    return decide(view, coins, level, seed)  # type: ignore[arg-type]
+    return decide_json(game, view, level, seed)

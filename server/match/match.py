@@ -6,8 +6,10 @@ import asyncio
 import hmac
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
-from server.games.mercado import Action, Event, GameState, apply, apply_unchecked, new_game
+from server.games.interface import Event
+from server.games.registry import AnyGame, game_named
 from server.store import StoredAction
 
 from .records import (
@@ -35,7 +37,7 @@ class Match:
     """
 
     record: MatchRecord
-    state: GameState
+    state: Any  # its game's state
     actions: list[ActionRecord] = field(default_factory=list)  # actions[v - 1] made version v
     current: Update | None = None  # the last action's update, with what was rendered from it
     by_request: dict[str, ActionRecord] = field(default_factory=dict)
@@ -46,6 +48,10 @@ class Match:
     timer: asyncio.TimerHandle | None = None  # the current turn's timeout
     stand_in: asyncio.Task[None] | None = None  # the AI choosing a move for the seat it plays
     _snapshot: Update | None = None
+    rules: AnyGame = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.rules = game_named(self.record.game)
 
     @property
     def match_id(self) -> str:
@@ -57,7 +63,7 @@ class Match:
 
     @property
     def status(self) -> str:
-        if self.state.is_terminal:
+        if self.rules.is_over(self.state):
             return FINISHED
         if self.record.cancelled:
             return CANCELLED
@@ -68,24 +74,36 @@ class Match:
         busy = self.timer is not None or self.stand_in is not None
         return busy or bool(self.watchers) or self.pins > 0 or self.lock.locked()
 
-    @property
-    def mover_played_by_ai(self) -> bool:
-        return self.record.seats[self.state.current_player].played_by in AI_PLAYED
+    def to_move(self) -> frozenset[int]:
+        """The seats that must act now (several in a simultaneous step); none unless playing."""
+        return self.rules.to_move(self.state) if self.status == PLAYING else frozenset()
 
-    def deadline_ms(self) -> int | None:
-        """When the mover's time runs out (Unix ms): with a clock, for a human owner in play."""
+    def ai_to_move(self) -> list[int]:
+        """The seats to move that the AI plays for their owner (its time ran out, it left or forfeited)."""
+        return sorted(seat for seat in self.to_move() if self.record.seats[seat].played_by in AI_PLAYED)
+
+    def deadline_ms(self, seat: int | None = None) -> int | None:
+        """When ``seat``'s time runs out (Unix ms): with a clock, for a human owner to move. With no
+        seat named, the earliest deadline of the seats to move."""
+        if seat is None:
+            return min(self.deadlines_ms().values(), default=None)
         clock = self.record.clock
-        if clock is None or not clock.turn_seconds or self.status != PLAYING:
+        if clock is None or not clock.turn_seconds or seat not in self.to_move():
             return None
-        seat = self.record.seats[self.state.current_player]
-        if seat.bot_level is not None or seat.played_by in AI_PLAYED:
+        record = self.record.seats[seat]
+        if record.bot_level is not None or record.played_by in AI_PLAYED:
             return None
-        return self.turn_started_ms + clock.turn_seconds * 1000 + seat.reserve_ms
+        return self.turn_started_ms + clock.turn_seconds * 1000 + record.reserve_ms
+
+    def deadlines_ms(self) -> dict[int, int]:
+        """Each seat's deadline, of the seats to move that have one."""
+        deadlines = {seat: self.deadline_ms(seat) for seat in self.to_move()}
+        return {seat: deadline for seat, deadline in deadlines.items() if deadline is not None}
 
     def ranks(self) -> list[int]:
         """Once finished: each seat's rank, 1-based with ties shared, forfeited seats last."""
-        result = self.state.result
-        return [] if result is None else ranked_last(list(result.ranks), self.forfeited())
+        outcome = self.rules.outcome(self.state)
+        return [] if outcome is None else ranked_last(list(outcome.ranks), self.forfeited())
 
     def forfeited(self) -> set[int]:
         return {s.seat for s in self.record.seats if s.played_by == FORFEITED}
@@ -112,7 +130,7 @@ class Match:
     def snapshot(self) -> Update:
         """The match as it stands, as an update that carries no action."""
         if self._snapshot is None or self._snapshot.version != self.version:
-            self._snapshot = Update(self.version, self.state.clone())
+            self._snapshot = Update(self.version, self.rules.clone(self.state))
         return self._snapshot
 
     def latest(self) -> Update:
@@ -123,19 +141,20 @@ class Match:
         """The updates ``records`` (consecutive actions of this match) made, their states replayed."""
         if not records:
             return
-        state = new_game(self.record.options, self.record.seed)
+        rules = self.rules
+        state = rules.new_game(self.record.options, self.record.seed)
         for earlier in self.actions[: records[0].version - 1]:
-            apply_unchecked(state, earlier.action)
+            rules.apply_unchecked(state, earlier.seat, earlier.action)
         for record in records:
             if self.current is not None and record.version == self.current.version:
                 yield self.current
                 continue
-            state = state.clone()  # each update's state stays as it is
-            apply_unchecked(state, record.action)
+            state = rules.clone(state)  # each update's state stays as it is
+            rules.apply_unchecked(state, record.seat, record.action)
             yield Update(record.version, state, record)
 
     def record_action(
-        self, seat: int, action: Action, request_id: str, after: GameState, events: list[Event]
+        self, seat: int, action: Any, request_id: str, after: Any, events: list[Event]
     ) -> Update:
         """Advance to ``after``, a state nobody mutates from now on (actions apply to copies)."""
         record = ActionRecord(self.version + 1, seat, action, request_id, events)
@@ -150,9 +169,10 @@ class Match:
 
 def restore(record: MatchRecord, actions: Iterable[StoredAction]) -> Match:
     """A match as its stored actions left it, replayed from its seed."""
-    state = new_game(record.options, record.seed)
+    rules = game_named(record.game)
+    state = rules.new_game(record.options, record.seed)
     match = Match(record, state)
     # Only the last update outlives the restore, so one state is advanced in place.
     for seat, action, request_id in actions:
-        match.record_action(seat, action, request_id, state, apply(state, action))
+        match.record_action(seat, action, request_id, state, rules.apply(state, seat, action))
     return match

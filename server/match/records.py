@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from server.games.mercado import Action, Event, GameState
+from server.games.interface import Event
 from server.store.records import (
     AI,
     AI_PLAYED,
@@ -60,7 +60,7 @@ class ActionRecord:
 
     version: int
     seat: int
-    action: Action
+    action: Any  # its game's action
     request_id: str
     events: list[Event]
 
@@ -75,6 +75,6 @@ class Update:
     """
 
     version: int
-    state: GameState
+    state: Any  # its game's state
     record: ActionRecord | None = None  # None: seats changed
     rendered: dict[Any, Any] = field(default_factory=dict)

@@ -24,19 +24,21 @@ import secrets
 import time
 import uuid
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from mercado_client.fairness import SALT_BYTES
 
-from server.games.mercado import Action, Event, GameState, Options, apply_unchecked, new_game, why_illegal
+from server.games.interface import Event
+from server.games.registry import game_named
 from server.store import Conflict, MatchListing, Store
+from server.store.encoding import action_text
 from server.store.records import bot_player_id
 
 from .agents import Agents
 from .cache import MatchCache
-from .clocks import Timekeeper, charged, now_ms, starting_reserve_ms
+from .clocks import EARLY_MS, Timekeeper, charged, now_ms, starting_reserve_ms
 from .errors import (
     InvalidRequest,
     NoSeatLeft,
@@ -251,9 +253,8 @@ class MatchService:
         record, actions = stored
         waited = match.status == WAITING
         for seat, action, request_id in actions:
-            after = match.state.clone()
-            events: list[Event] = []
-            apply_unchecked(after, action, events)
+            after = match.rules.clone(match.state)
+            events = match.rules.apply(after, seat, action)
             match.record.seats[seat] = record.seats[seat]
             self._publish(match, match.record_action(seat, action, request_id, after, events))
         if record.seats != match.record.seats or record.cancelled != match.record.cancelled:
@@ -285,7 +286,7 @@ class MatchService:
 
     async def create_match(
         self,
-        options: Options,
+        options: Mapping[str, Any],
         seats: list[str | None],
         seed: int | None = None,
         creator: str = "",
@@ -295,15 +296,19 @@ class MatchService:
         player_id: str | None = None,
         hot_seat: bool = False,
         unrated: bool = False,
+        game: str = "mercado",
     ) -> Match:
-        """A new match; ``seats`` holds, per seat, None (open) or a bot level. ``creator`` names the
-        client, for the cap on the waiting matches one client may hold; ``player_id`` the player who
-        creates it, if any. ``clock`` None with ``default_clock`` gets the server's default time
-        control; a clock of 0 s per turn is none."""
+        """A new match of ``game`` with its full ``options`` (players included); ``seats`` holds, per
+        seat, None (open) or a bot level. ``creator`` names the client, for the cap on the waiting
+        matches one client may hold; ``player_id`` the player who creates it, if any. ``clock`` None
+        with ``default_clock`` gets the server's default time control; a clock of 0 s per turn is
+        none."""
         self._check_player(player_id)
-        if len(seats) > options.players:
-            raise InvalidRequest(f"{len(seats)} seat specs for {options.players} players")
-        levels = seats + [None] * (options.players - len(seats))
+        rules = game_named(game)
+        players = int(options["players"])
+        if len(seats) > players:
+            raise InvalidRequest(f"{len(seats)} seat specs for {players} players")
+        levels = seats + [None] * (players - len(seats))
         bots = [level for level in levels if level is not None]
         _check_levels(bots)
         if seed is not None and not self.policy.allow_chosen_seeds:
@@ -324,10 +329,11 @@ class MatchService:
             salt=secrets.token_bytes(SALT_BYTES),
             seed_chosen=seed is not None,
             clock=clock,
+            game=game,
             hot_seat=hot_seat,
             unrated=unrated,
         )
-        match = Match(record, new_game(options, record.seed))
+        match = Match(record, rules.new_game(options, record.seed))
         # Counted before the write, so that concurrent creations cannot all pass the caps.
         self._waits(match, creator)
         try:
@@ -591,7 +597,7 @@ class MatchService:
                 back = replace(record, played_by=OWNER)
                 await _uncancelled(self.store.update_seats(match_id, [back]))
                 match.record.seats[seat] = back
-                if match.status == PLAYING and match.state.current_player == seat:
+                if seat in match.to_move():
                     match.turn_started_ms = now_ms()  # its own turn again, from now
                     self.clocks.arm(match)
                 self._changed(match)
@@ -604,32 +610,36 @@ class MatchService:
         await _uncancelled(self.store.update_seats(match.match_id, [given]))
         match.record.seats[seat] = given
         self._release_agent(match.match_id, seat)
-        if match.state.current_player == seat:
+        if seat in match.to_move():
             self.clocks.arm(match)
 
     async def _timed_out(self, match: Match, version: int) -> None:
-        """The mover of ``version`` ran out of time: the AI plays its seat (or it forfeits)."""
+        """Seats to move at ``version`` ran out of time: the AI plays them (or they forfeit)."""
         async with match.lock:
             if self.store.shared:
                 await self._catch_up(match)  # the mover may have moved through another server
-            if match.version != version or match.status != PLAYING or match.mover_played_by_ai:
+            if match.version != version:
                 return
-            seat = match.state.current_player
+            now = now_ms()
+            late = [seat for seat, deadline in match.deadlines_ms().items() if deadline <= now + EARLY_MS]
+            late += [seat for seat in match.to_move() if self.clocks.bot_is_late(match, seat, now + EARLY_MS)]
+            if not late:
+                self.clocks.arm(match)  # woken early: wait for the next deadline
+                return
             clock = match.record.clock
-            is_bot = match.record.seats[seat].bot_level is not None
-            await self._hand_over(match, seat, AI if is_bot or clock is None else clock.on_timeout)
+            for seat in sorted(set(late)):
+                is_bot = match.record.seats[seat].bot_level is not None
+                await self._hand_over(match, seat, AI if is_bot or clock is None else clock.on_timeout)
             self._changed(match)
-        log.info("seat timed out", extra={"match_id": match.match_id, "seat": seat})
+        log.info("seat timed out", extra={"match_id": match.match_id, "seats": sorted(set(late))})
 
-    async def _stand_in_moves(self, match: Match, version: int, action: Action) -> None:
-        """The AI's move for the seat it plays, if that is still the turn of ``version``."""
+    async def _stand_in_moves(self, match: Match, version: int, seat: int, action: Any) -> None:
+        """The AI's move for ``seat``, which it plays, if the match is still at ``version``."""
         async with match.lock:
-            if match.version != version or match.status != PLAYING or not match.mover_played_by_ai:
+            if match.version != version or seat not in match.ai_to_move():
                 return
             with contextlib.suppress(StaleVersion):  # another server's stand-in moved first
-                await self._apply(
-                    match, match.state.current_player, action, f"ai-{version + 1}", stand_in=True
-                )
+                await self._apply(match, seat, action, f"ai-{version + 1}", stand_in=True)
 
     # --- expiry --------------------------------------------------------------
 
@@ -675,11 +685,16 @@ class MatchService:
     # --- listing -------------------------------------------------------------
 
     async def list_matches(
-        self, status: str | None, limit: int, after: tuple[int, str] | None, player_id: str | None = None
+        self,
+        status: str | None,
+        limit: int,
+        after: tuple[int, str] | None,
+        player_id: str | None = None,
+        game: str | None = None,
     ) -> list[MatchListing]:
-        """Newest first (only ``player_id``'s, if given); ``after`` is the (created_ms, match_id) of the
-        last match of the previous page."""
-        return await self.store.list_matches(status, limit, after, player_id)
+        """Newest first (only ``player_id``'s and ``game``'s, if given); ``after`` is the (created_ms,
+        match_id) of the last match of the previous page."""
+        return await self.store.list_matches(status, limit, after, player_id, game)
 
     # --- acting --------------------------------------------------------------
 
@@ -689,7 +704,7 @@ class MatchService:
         token: str | None,
         expected_version: int,
         request_id: str,
-        action: Action,
+        action: Any,
         player_id: str | None = None,
     ) -> tuple[Match, int, Update]:
         """Apply the caller's action exactly once; returns (the match, seat, the update it made)."""
@@ -707,10 +722,10 @@ class MatchService:
                 status = match.status
                 if status != PLAYING:
                     raise NotAllowedNow(f"the match is {status}")
-                if expected_version != match.version:
+                if not _current_for(match, expected_version):
                     raise StaleVersion(f"the match is at version {match.version}, not {expected_version}")
-                if match.state.current_player != seat:
-                    raise NotAllowedNow("it is not your turn")
+                if seat not in match.to_move():
+                    raise NotAllowedNow(_not_to_move(match, seat))
                 played_by = match.record.seats[seat].played_by
                 if played_by != OWNER:
                     raise NotAllowedNow(f"the AI plays this seat ({played_by}); ReclaimSeat takes it back")
@@ -725,16 +740,15 @@ class MatchService:
         return match, seat, update
 
     async def _apply(
-        self, match: Match, seat: int, action: Action, request_id: str, stand_in: bool = False
+        self, match: Match, seat: int, action: Any, request_id: str, stand_in: bool = False
     ) -> Update:
-        """Check ``action`` for the mover ``seat``, then persist, record and publish it (under the lock);
-        ``stand_in``: the AI's move for a seat it plays."""
-        reason = why_illegal(match.state, action)
-        if reason is not None:
-            raise NotAllowedNow(reason)
-        after = match.state.clone()
-        events: list[Event] = []
-        apply_unchecked(after, action, events)  # checked just above
+        """Check ``action`` for ``seat``, a seat to move, then persist, record and publish it (under the
+        lock); ``stand_in``: the AI's move for a seat it plays."""
+        after = match.rules.clone(match.state)
+        try:
+            events = match.rules.apply(after, seat, action)
+        except ValueError as error:  # illegal now: ``after`` is discarded
+            raise NotAllowedNow(str(error)) from None
         # Accepted: persist, record and publish it even if the caller goes away meanwhile
         # (a cancelled call), or the store would be ahead of the match.
         return await _uncancelled(self._accept(match, seat, action, request_id, after, events, stand_in))
@@ -743,9 +757,9 @@ class MatchService:
         self,
         match: Match,
         seat: int,
-        action: Action,
+        action: Any,
         request_id: str,
-        after: GameState,
+        after: Any,
         events: list[Event],
         stand_in: bool,
     ) -> Update:
@@ -754,23 +768,32 @@ class MatchService:
         if stand_in and mover.played_by == AI and mover.bot_level is None:
             mover = replace(mover, ai_turns=mover.ai_turns + 1)  # a person's turn the AI played
         changed = [mover] if mover != match.record.seats[seat] else []  # untimed seats rarely change
+        rules = match.rules
+        finished = rules.is_over(after)
         # Persist first: once the write returns, the action survives a crash.
         try:
             await self.store.append_action(
-                match.match_id, match.version + 1, seat, action, request_id, after.is_terminal, changed
+                match.match_id,
+                match.version + 1,
+                seat,
+                action_text(rules, action),
+                request_id,
+                finished,
+                changed,
             )
         except Conflict:
             await self._catch_up(match)  # another server moved it on
             raise StaleVersion("the match has moved on; fetch the view and try again") from None
         match.record.seats[seat] = mover
         update = match.record_action(seat, action, request_id, after, events)
-        if after.is_terminal:
+        if finished:
             for number in range(len(match.record.seats)):
                 self._release_agent(match.match_id, number)
-        match.turn_started_ms = at
+        if not rules.sealed(after):  # a new step; others still to choose in this one keep its start
+            match.turn_started_ms = at
         self.clocks.arm(match)
         self._publish(match, update)
-        if after.is_terminal and self.on_finished is not None:
+        if finished and self.on_finished is not None:
             self.on_finished(match)
         return update
 
@@ -838,12 +861,12 @@ def _check_levels(levels: Iterable[str]) -> None:
         raise InvalidRequest("unknown bot level")
 
 
-def _repeated(match: Match, seat: int, request_id: str, action: Action) -> Update | None:
+def _repeated(match: Match, seat: int, request_id: str, action: Any) -> Update | None:
     """The update of ``request_id`` if the match has it already (a retry), after checking it is the same."""
     earlier = match.by_request.get(request_id)
     if earlier is None:
         return None
-    if earlier.action is not action:
+    if earlier.action != action:
         raise InvalidRequest("request_id was already used for a different action")
     if earlier.seat != seat:
         raise InvalidRequest("request_id was already used by another seat")
@@ -851,11 +874,26 @@ def _repeated(match: Match, seat: int, request_id: str, action: Action) -> Updat
 
 
 def _player_seat(match: Match, player_id: str) -> int | None:
-    """The seat ``player_id`` acts for: of its seats (several only hot-seat), the mover's, else the first."""
+    """The seat ``player_id`` acts for: of its seats (several only hot-seat), the first to move, else the
+    first."""
     seats = [seat.seat for seat in match.record.seats if seat.player_id == player_id]
-    if match.status == PLAYING and match.state.current_player in seats:
-        return match.state.current_player
-    return seats[0] if seats else None
+    moving = [seat for seat in seats if seat in match.to_move()]
+    return (moving or seats or [None])[0]
+
+
+def _current_for(match: Match, expected_version: int) -> bool:
+    """Whether a caller who saw ``expected_version`` saw the match as it stands for its choice: the
+    current version, or in a simultaneous step any version since the step began (the others' sealed
+    choices since then change nothing the caller may see or do)."""
+    behind = match.version - expected_version
+    return behind == 0 or 0 < behind <= len(match.rules.sealed(match.state))
+
+
+def _not_to_move(match: Match, seat: int) -> str:
+    """Why ``seat``, which is not to move, may not act now."""
+    if seat in match.rules.sealed(match.state):
+        return "you have already chosen in this step; the others are still choosing"
+    return "it is not your turn"
 
 
 def _required(token: str | None) -> str:

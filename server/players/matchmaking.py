@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mappi
 from dataclasses import dataclass, field
 from typing import Any
 
-from server.games.mercado import Options
+from server.games.registry import game_named
 from server.match import MatchService, Seated
 from server.match.clocks import now_ms
 from server.match.errors import MatchError, SeatTaken
@@ -238,7 +238,7 @@ class Matchmaker:
         ids = [s.player_id for s in people]
         try:
             match = await self.service.create_match(
-                Options(players=len(people) + len(found.bots)),
+                game_named("mercado").options({"players": len(people) + len(found.bots)}),
                 [None] * len(people) + list(found.bots),
                 player_id=people[0].player_id,
             )

@@ -1,12 +1,11 @@
-"""Engine and match objects to API messages and back. The only place that knows both."""
+"""Match and player records to API messages and back, the same for every game (each game's own
+messages are its wire's: ``server.rpc.wires``)."""
 
 from __future__ import annotations
 
 import functools
-from typing import Any
 
 from mercado.v1 import match_pb2 as api
-from mercado.v1 import mercado_pb2 as pb
 from mercado.v1 import players_pb2 as players_pb
 from mercado_client.fairness import seed_commitment
 from mercado_client.wire import (
@@ -16,16 +15,8 @@ from mercado_client.wire import (
     ON_TIMEOUT,
     ON_TIMEOUT_NAMES,
     WireError,
-    action_json,
-    action_message,
-    entrance_message,
-    good_enum,
-    restaurant_enum,
-    square_message,
-    tile_message,
 )
 
-from server.games.mercado import Action, Event, Money, Options, action_from_json, events_for
 from server.match import Match
 from server.match.records import (
     AI,
@@ -39,6 +30,7 @@ from server.match.records import (
     TimeControl,
 )
 from server.players.ratings import unrated_because
+from server.rpc.wires import wire_of
 from server.store.records import BOT, EXTERNAL, GUEST, RATED, PlayerRecord
 
 PLAYER_KINDS = {
@@ -47,42 +39,6 @@ PLAYER_KINDS = {
     BOT: players_pb.PLAYER_KIND_BOT,
 }
 MAX_CLOCK_SECONDS = 7 * 24 * 3600  # a week: correspondence play has no clock at all
-PHASE = {"main": pb.PHASE_MAIN, "take_offer": pb.PHASE_TAKE_OFFER}
-END_REASON = {"squares": pb.EndTriggered.REASON_SQUARES, "entrances": pb.EndTriggered.REASON_ENTRANCES}
-GAME_END_REASON = {
-    "final_round": pb.GameEnded.REASON_FINAL_ROUND,
-    "consecutive_coins": pb.GameEnded.REASON_CONSECUTIVE_COINS,
-}
-
-
-# --- options, actions --------------------------------------------------------
-
-
-def options_from_request(players: int, mercado: pb.MercadoOptions) -> Options:
-    """Engine options from CreateMatch's fields (engine validation raises InvalidPosition)."""
-    if mercado.money not in pb.Money.values():
-        raise WireError("money must be MONEY_HIDDEN or MONEY_PUBLIC")
-    money: Money = "public" if mercado.money == pb.MONEY_PUBLIC else "hidden"
-    face_down = (
-        mercado.face_down_counts_as_available if mercado.HasField("face_down_counts_as_available") else True
-    )
-    return Options(players=players or 2, money=money, face_down_counts_as_available=face_down)
-
-
-def options_message(options: Options) -> pb.MercadoOptions:
-    return pb.MercadoOptions(
-        money=pb.MONEY_PUBLIC if options.money == "public" else pb.MONEY_HIDDEN,
-        face_down_counts_as_available=options.face_down_counts_as_available,
-    )
-
-
-def action_from_message(action: api.Action) -> Action:
-    """Raises WireError or InvalidAction when malformed."""
-    return action_from_json(action_json(action))
-
-
-def action_to_message(action: Action) -> api.Action:
-    return action_message(action.to_json())
 
 
 # --- matches -----------------------------------------------------------------
@@ -95,9 +51,11 @@ def bot_level_message(level: str | None) -> api.BotLevel.ValueType:
 def summary(match: Match) -> api.MatchSummary:
     """A match's summary with what only memory knows: its current deadline and final ranks."""
     message = summary_of(match.record, match.status, match.version)
-    deadline = match.deadline_ms()
-    if deadline is not None:
-        message.deadline_unix_ms = deadline
+    deadlines = match.deadlines_ms()
+    for seat, deadline in deadlines.items():
+        message.seats[seat].deadline_unix_ms = deadline
+    if deadlines:
+        message.deadline_unix_ms = min(deadlines.values())
     message.ranks.extend(match.ranks())
     if match.status == FINISHED and match.record.rating is None:
         # Finished, its rating still being written: decided as the ratings will decide it.
@@ -144,11 +102,12 @@ _commitment = functools.lru_cache(maxsize=4096)(seed_commitment)  # every update
 
 
 def summary_of(record: MatchRecord, status: str, version: int) -> api.MatchSummary:
-    return api.MatchSummary(
+    wire = wire_of(record.game)
+    message = api.MatchSummary(
         match_id=record.match_id,
-        game=api.GAME_MERCADO,
+        game=wire.game,
         status=MATCH_STATUSES[status],
-        players=record.options.players,
+        players=len(record.seats),
         seats=[
             api.SeatInfo(
                 seat=s.seat,
@@ -166,7 +125,6 @@ def summary_of(record: MatchRecord, status: str, version: int) -> api.MatchSumma
         ],
         version=version,
         created_unix_ms=record.created_ms,
-        mercado=options_message(record.options),
         seed_commitment=commitment(record),
         seed_chosen=record.seed_chosen,
         time_control=time_control_message(record.clock),
@@ -174,6 +132,8 @@ def summary_of(record: MatchRecord, status: str, version: int) -> api.MatchSumma
         # Decided once finished; until then (and while the decision is being written) whether it can be.
         rated=record.rating == RATED if record.rating else unrated_because(record, None) is None,
     )
+    getattr(message, wire.name).CopyFrom(wire.options_message(record.options))
+    return message
 
 
 def player_message(player: PlayerRecord) -> players_pb.Player:
@@ -186,184 +146,3 @@ def player_message(player: PlayerRecord) -> players_pb.Player:
         wins=player.wins,
         created_unix_ms=player.created_ms,
     )
-
-
-def events_message(events: list[Event], options: Options, seat: int | None) -> list[api.Event]:
-    return [api.Event(mercado=event_message(e)) for e in events_for(events, options, seat)]
-
-
-# --- views -------------------------------------------------------------------
-
-
-# The board is most of every message, and from one action to the next most of it is unchanged.
-# So each of its parts (a square's content, an entrance's customer, a level of customers) is
-# serialized once per distinct value and cached; a board is those fragments joined and parsed
-# back as one message (repeated fields of concatenated serializations append, in order).
-
-
-@functools.cache
-def _square_fragment(name: str, stand: str | None, owner: int, restaurant: str | None) -> bytes:
-    square = square_message(name)
-    if stand is not None:
-        content = pb.SquareContent(square=square, stand=pb.Stand(good=good_enum(stand), owner=owner))
-    elif restaurant is not None:
-        content = pb.SquareContent(square=square, restaurant=restaurant_enum(restaurant))
-    else:
-        content = pb.SquareContent(square=square, face_down=pb.FaceDown())
-    return pb.MercadoView(market=[content]).SerializeToString()
-
-
-@functools.cache
-def _entrance_fragment(name: str, level: int, goods: tuple[str, ...]) -> bytes:
-    entrance = pb.EntranceContent(entrance=entrance_message(name), tile=tile_message(level, list(goods)))
-    return pb.MercadoView(entrances=[entrance]).SerializeToString()
-
-
-@functools.cache
-def _offer_fragment(good: str) -> bytes:
-    return pb.MercadoView(offer=[good_enum(good)]).SerializeToString()
-
-
-@functools.lru_cache(maxsize=4096)  # displays and deck sizes combine in many ways: keep the recent ones
-def _customer_level_fragment(level: int, display: tuple[tuple[str, ...], ...], deck_size: int) -> bytes:
-    customers = pb.CustomerLevel(
-        level=level, display=[tile_message(level, list(goods)) for goods in display], deck_size=deck_size
-    )
-    return pb.MercadoView(customers=[customers]).SerializeToString()
-
-
-def _result_message(result: dict[str, list[int]]) -> pb.MercadoResult:
-    return pb.MercadoResult(
-        scores=result["scores"], stands_on_market=result["stands_on_market"], ranks=result["ranks"]
-    )
-
-
-def players_message(view: dict[str, Any], coins: list[int | None]) -> list[pb.PlayerPublic]:
-    """The players of a view, with the coins the viewer may see."""
-    players = []
-    for seat, shown in enumerate(coins):
-        player = pb.PlayerPublic(
-            seat=seat,
-            wooden_stands=view["wooden_stands"][seat],
-            stand_hand=[good_enum(g) for g in view["stand_hands"][seat]],
-            restaurant_hand=[restaurant_enum(k) for k in view["restaurant_hands"][seat]],
-        )
-        if shown is not None:
-            player.coins = shown
-        players.append(player)
-    return players
-
-
-def board_message(view: dict[str, Any]) -> pb.MercadoView:
-    """Everything of a view but its players: the same for every viewer."""
-    fragments = [
-        _square_fragment(name, c.get("stand"), c.get("owner", 0), c.get("restaurant"))
-        for name, c in view["market"].items()
-    ]
-    fragments += [
-        _entrance_fragment(name, c["level"], tuple(c["goods"])) for name, c in view["entrances"].items()
-    ]
-    fragments += [_offer_fragment(good) for good in view["offer"]]
-    deck_counts = view["deck_counts"]
-    fragments += [
-        _customer_level_fragment(int(level), tuple(map(tuple, tiles)), deck_counts[level])
-        for level, tiles in view["display"].items()
-    ]
-    message = pb.MercadoView.FromString(b"".join(fragments))
-    message.options.CopyFrom(options_message(Options(**view["options"])))
-    message.phase = PHASE[view["phase"]]
-    message.redrawn_this_turn = view["redrawn_this_turn"]
-    message.bag_size = view["bag_count"]
-    message.consecutive_coins = view["consecutive_coins"]
-    if view["final_turns_left"] is not None:
-        message.final_turns_left = view["final_turns_left"]
-    if view["result"] is not None:
-        message.result.CopyFrom(_result_message(view["result"]))
-    return message
-
-
-def view_message(view: dict[str, Any]) -> pb.MercadoView:
-    """The engine's player view as a MercadoView."""
-    message = board_message(view)
-    message.players.extend(players_message(view, view["coins"]))
-    return message
-
-
-# --- events ------------------------------------------------------------------
-
-
-def event_message(event: Event) -> pb.MercadoEvent:
-    """One engine event (already redacted for its viewer) as a MercadoEvent."""
-    kind = event["type"]
-    e = pb.MercadoEvent()
-    if kind == "hand_redrawn":
-        e.hand_redrawn.CopyFrom(
-            pb.HandRedrawn(
-                player=event["player"],
-                returned=[good_enum(g) for g in event["returned"]],
-                drawn=[good_enum(g) for g in event["drawn"]],
-            )
-        )
-    elif kind == "stand_opened":
-        e.stand_opened.CopyFrom(
-            pb.StandOpened(
-                player=event["player"],
-                good=good_enum(event["good"]),
-                square=square_message(event["square"]),
-                cost=event["cost"],
-            )
-        )
-    elif kind == "restaurant_taken":
-        e.restaurant_taken.CopyFrom(
-            pb.RestaurantTaken(
-                player=event["player"],
-                square=square_message(event["square"]),
-                restaurant=restaurant_enum(event["restaurant"]),
-            )
-        )
-    elif kind == "income":
-        e.income.player = event["player"]
-        if "amount" in event:
-            e.income.amount = event["amount"]
-    elif kind == "offer_refreshed":
-        e.offer_refreshed.CopyFrom(
-            pb.OfferRefreshed(
-                returned=[good_enum(g) for g in event["returned"]],
-                drawn=[good_enum(g) for g in event["drawn"]],
-            )
-        )
-    elif kind == "offer_taken":
-        e.offer_taken.CopyFrom(pb.OfferTaken(player=event["player"], good=good_enum(event["good"])))
-    elif kind == "offer_refilled":
-        e.offer_refilled.good = good_enum(event["good"])
-    elif kind == "customer_brought":
-        e.customer_brought.CopyFrom(
-            pb.CustomerBrought(
-                player=event["player"],
-                tile=tile_message(event["level"], event["goods"]),
-                entrance=entrance_message(event["entrance"]),
-            )
-        )
-    elif kind == "display_refilled":
-        e.display_refilled.tile.CopyFrom(tile_message(event["level"], event["goods"]))
-    elif kind == "restaurant_opened":
-        e.restaurant_opened.CopyFrom(
-            pb.RestaurantOpened(
-                player=event["player"],
-                restaurant=restaurant_enum(event["restaurant"]),
-                square=square_message(event["square"]),
-            )
-        )
-    elif kind == "coin_taken":
-        e.coin_taken.player = event["player"]
-    elif kind == "end_triggered":
-        e.end_triggered.CopyFrom(
-            pb.EndTriggered(reason=END_REASON[event["reason"]], final_turns=event["final_turns"])
-        )
-    elif kind == "game_ended":
-        e.game_ended.CopyFrom(
-            pb.GameEnded(reason=GAME_END_REASON[event["reason"]], result=_result_message(event["result"]))
-        )
-    else:
-        raise ValueError(f"no message for event {kind!r}")
-    return e

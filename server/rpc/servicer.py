@@ -26,7 +26,6 @@ from mercado.v1 import match_pb2_grpc as api_grpc
 from mercado.v1 import players_pb2 as players_pb
 from mercado_client.wire import BOT_LEVEL_NAMES, MATCH_STATUS_NAMES
 
-from server.games.mercado import Options
 from server.match import BOT_LEVELS, DEFAULT_BOT_LEVEL, FINISHED, MatchService
 from server.match.errors import InvalidRequest, NotAllowedNow, Throttled, Unauthenticated
 from server.players.directory import Players
@@ -34,7 +33,7 @@ from server.players.identity import PLAYER_ID, Identity, is_player_credential
 from server.players.matchmaking import Matchmaker, Seeker
 from server.store.records import PlayerRecord, bot_player_id
 
-from . import convert, render
+from . import convert, render, wires
 from .errors import REFUSALS, CallEnded, status_of, trailing_metadata
 from .handlers import Undecodable
 from .limits import FairUse, RateLimiter, StreamSlots
@@ -245,9 +244,11 @@ class MatchServicer(api_grpc.MatchServiceServicer):
     async def CreateMatch(
         self, request: api.CreateMatchRequest, context: grpc.aio.ServicerContext
     ) -> api.CreateMatchResponse:
-        if request.game not in (api.GAME_UNSPECIFIED, api.GAME_MERCADO):
-            raise InvalidRequest(f"unknown game {request.game}")
-        options = convert.options_from_request(request.players, request.mercado)
+        wire = wires.wire_for_request(request.game)
+        given = request.WhichOneof("options")
+        if given not in (None, wire.name):
+            raise InvalidRequest(f"{given} options for a match of {wire.name}")
+        options = wire.options_from_request(request.players, getattr(request, given) if given else None)
         seats: list[str | None] = []
         for spec in request.seats:
             if spec.WhichOneof("kind") == "bot":
@@ -269,8 +270,12 @@ class MatchServicer(api_grpc.MatchServiceServicer):
             player_id=caller_id(),
             hot_seat=request.hot_seat,
             unrated=request.unrated,
+            game=wire.name,
         )
-        log.info("match created", extra={"match_id": match.match_id, "players": options.players})
+        log.info(
+            "match created",
+            extra={"match_id": match.match_id, "game": wire.name, "players": options["players"]},
+        )
         return api.CreateMatchResponse(match_id=match.match_id, match=convert.summary(match))
 
     @gated
@@ -317,7 +322,8 @@ class MatchServicer(api_grpc.MatchServiceServicer):
         player_id = _player_id(request.player_id) if request.player_id else None
         page_end = _page_fields(request.page_token, MATCHES_PAGE)
         after = None if page_end is None else (int(page_end[1]), page_end[2])
-        listed = await self.service.list_matches(status, size + 1, after, player_id)
+        game = wires.wire_for_request(request.game).name if request.game else None
+        listed = await self.service.list_matches(status, size + 1, after, player_id, game)
         page = listed[:size]
         response = api.ListMatchesResponse(
             matches=[convert.summary_of(m.record, m.status, m.version) for m in page]
@@ -335,7 +341,8 @@ class MatchServicer(api_grpc.MatchServiceServicer):
     async def SubmitAction(
         self, request: api.SubmitActionRequest, context: grpc.aio.ServicerContext
     ) -> api.SubmitActionResponse:
-        action = convert.action_from_message(request.action)
+        match = await self.service.get(request.match_id)
+        action = wires.action_from_message(match.record.game, request.action)
         match, seat, update = await self.service.submit(
             request.match_id,
             seat_token(),
@@ -352,20 +359,22 @@ class MatchServicer(api_grpc.MatchServiceServicer):
         if match.status != FINISHED:
             raise NotAllowedNow("a replay is available once the match has finished")
         record = match.record
-        return api.Replay(
+        wire = wires.wire_of(record.game)
+        replay = api.Replay(
             match_id=record.match_id,
-            game=api.GAME_MERCADO,
-            players=record.options.players,
+            game=wire.game,
+            players=len(record.seats),
             seed=record.seed,
-            mercado=convert.options_message(record.options),
             steps=[
-                api.ReplayStep(version=a.version, seat=a.seat, action=convert.action_to_message(a.action))
+                api.ReplayStep(version=a.version, seat=a.seat, action=wire.action_message(a.action))
                 for a in match.actions
             ],
             seed_salt=record.salt,
             seed_commitment=convert.commitment(record),
             seed_chosen=record.seed_chosen,
         )
+        getattr(replay, wire.name).CopyFrom(wire.options_message(record.options))
+        return replay
 
     @gated
     async def LeaveMatch(
@@ -460,9 +469,14 @@ class MatchServicer(api_grpc.MatchServiceServicer):
         self, request: api.FindMatchRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[api.FindMatchUpdate]:
         async with self._gate("FindMatch", request, context, timed=False) as client:
-            if request.game not in (api.GAME_UNSPECIFIED, api.GAME_MERCADO):
-                raise InvalidRequest(f"unknown game {request.game}")
-            players = Options(players=request.players or 2).players  # checks 2..4
+            game = wires.wire_for_request(request.game).name
+            if game != "mercado":
+                raise NotAllowedNow(
+                    f"matchmaking serves Mercado de Lisboa only: create a match of {game} instead"
+                )
+            players = request.players or 2
+            if not 2 <= players <= 4:
+                raise InvalidRequest("players must be 2, 3 or 4")
             player = await self._caller()
             if self.matchmaker is None:
                 raise NotAllowedNow("this server has no matchmaking")

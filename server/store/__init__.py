@@ -5,14 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
-
-from server.games.mercado import Action
+from typing import Any, Protocol
 
 from .records import MatchRecord, PlayerRecord, QueuedRecord, SeatRecord
 
-# One stored action: (seat, action, request id), in version order.
-StoredAction = tuple[int, Action, str]
+# One stored action: (seat, action, request id), in version order; the action is its game's.
+StoredAction = tuple[int, Any, str]
 
 
 class StoreError(Exception):
@@ -92,13 +90,13 @@ class Store(Protocol):
         match_id: str,
         version: int,
         seat: int,
-        action: Action,
+        action: str,
         request_id: str,
         finished: bool,
         seats: list[SeatRecord] | None = None,
     ) -> None:
-        """Add version ``version`` of a match (Conflict when it or the request id is taken), with the
-        seats it changed (the mover's reserve)."""
+        """Add version ``version`` of a match, its action as stored (``encoding.action_text``): Conflict
+        when it or the request id is taken; with the seats it changed (the mover's reserve)."""
         ...
 
     async def set_status(self, match_id: str, status: str) -> None: ...
@@ -114,10 +112,15 @@ class Store(Protocol):
         ...
 
     async def list_matches(
-        self, status: str | None, limit: int, after: tuple[int, str] | None, player_id: str | None = None
+        self,
+        status: str | None,
+        limit: int,
+        after: tuple[int, str] | None,
+        player_id: str | None = None,
+        game: str | None = None,
     ) -> list[MatchListing]:
-        """Newest first (only those where ``player_id`` holds a seat, if given); ``after`` is the
-        (created_ms, match_id) of the last match of the previous page."""
+        """Newest first (only those where ``player_id`` holds a seat, and only ``game``'s, if given);
+        ``after`` is the (created_ms, match_id) of the last match of the previous page."""
         ...
 
     async def find_bot_seat(self, levels: list[str]) -> tuple[str, int] | None:

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from server.games.mercado import ALL_ACTIONS, Action, Options, action_from_json
+from server.games.registry import AnyGame, game_named
 
 from .records import CANCELLED, MatchRecord, PlayerRecord, QueuedRecord, SeatRecord, TimeControl
-
-ACTION_TEXT = [json.dumps(a.to_json()) for a in ALL_ACTIONS]  # as stored, by action id
-_ACTION_OF_TEXT = {text: action for text, action in zip(ACTION_TEXT, ALL_ACTIONS, strict=True)}
 
 # The columns a match is read from, in the order match_record takes them; its version is computed.
 MATCH_COLUMNS = (
@@ -24,13 +22,19 @@ PLAYER_COLUMNS = "player_id, kind, display_name, created_ms, mu, sigma, rated_ma
 NEW_PLAYER_COLUMNS = "player_id, kind, display_name, created_ms, mu, sigma, rating"
 
 
-def action_of(text: str) -> Action:
-    action = _ACTION_OF_TEXT.get(text)
-    return action if action is not None else action_from_json(json.loads(text))
+@functools.lru_cache(maxsize=65536)  # a game has few distinct actions: most are stored again and again
+def action_text(rules: AnyGame, action: Any) -> str:
+    """An action as stored: its JSON (docs/positions.md)."""
+    return json.dumps(rules.action_to_json(action))
 
 
-def options_text(options: Options) -> str:
-    return json.dumps(options.to_json())
+@functools.lru_cache(maxsize=65536)
+def action_of(rules: AnyGame, text: str) -> Any:
+    return rules.action_from_json(json.loads(text))
+
+
+def options_text(options: Mapping[str, Any]) -> str:
+    return json.dumps(dict(options))
 
 
 def clock_text(clock: TimeControl | None) -> str | None:
@@ -56,7 +60,7 @@ def match_record(row: Sequence[Any], seats: list[SeatRecord]) -> tuple[MatchReco
     match_id, game, options, seed, created_ms, salt, chosen, clock, status, hot_seat, unrated, rating = row
     record = MatchRecord(
         match_id,
-        Options(**json.loads(options)),
+        game_named(game).options(json.loads(options)),
         int(seed),
         created_ms,
         seats,

@@ -32,11 +32,10 @@ from typing import Any, TypeAlias, TypeVar
 
 import asyncpg
 
-from server.games.mercado import Action
+from server.games.registry import game_named
 
 from . import AgentRecord, Conflict, MatchListing, StoredAction, StoreUnavailable
 from .encoding import (
-    ACTION_TEXT,
     ENQUEUE,
     MATCH_COLUMNS,
     NEW_PLAYER_COLUMNS,
@@ -249,7 +248,7 @@ class PostgresStore:
         match_id: str,
         version: int,
         seat: int,
-        action: Action,
+        action: str,
         request_id: str,
         finished: bool,
         seats: list[SeatRecord] | None = None,
@@ -268,7 +267,7 @@ class PostgresStore:
                 *_columns(changed),
                 version,
                 seat,
-                ACTION_TEXT[action.id],
+                action,
                 request_id,
                 FINISHED,
                 finished,
@@ -398,12 +397,18 @@ class PostgresStore:
             if row is None:
                 return None
             record, _, _ = _listing(row)
-            return record, [(seat, action_of(text), request_id) for seat, text, request_id in row[-1]]
+            rules = game_named(record.game)
+            return record, [(seat, action_of(rules, text), request_id) for seat, text, request_id in row[-1]]
 
         return await self._read(query)
 
     async def list_matches(
-        self, status: str | None, limit: int, after: tuple[int, str] | None, player_id: str | None = None
+        self,
+        status: str | None,
+        limit: int,
+        after: tuple[int, str] | None,
+        player_id: str | None = None,
+        game: str | None = None,
     ) -> list[MatchListing]:
         where: list[str] = []
         params: list[object] = []
@@ -413,6 +418,9 @@ class PostgresStore:
         if status is not None:
             params.append(status)
             where.append(f"status = ${len(params)}")
+        if game is not None:
+            params.append(game)
+            where.append(f"game = ${len(params)}")
         if after is not None:
             params += after
             where.append(f"(created_ms, match_id) < (${len(params) - 1}, ${len(params)})")

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-
-from server.games.mercado import Options
+from typing import Any
 
 # A match's status: some seats open, every seat taken and the game on, the game over, or
 # given up before every seat was taken.
@@ -76,7 +76,7 @@ class MatchRecord:
     """A match's identity and set-up: everything needed, with its actions, to rebuild it."""
 
     match_id: str
-    options: Options
+    options: Mapping[str, Any]  # the game's full options (its rules' options()), players included
     seed: int
     created_ms: int
     seats: list[SeatRecord]

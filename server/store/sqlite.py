@@ -35,11 +35,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from server.games.mercado import Action
+from server.games.registry import game_named
 
 from . import AgentRecord, Conflict, MatchListing, StoredAction, StoreLocked, StoreUnavailable
 from .encoding import (
-    ACTION_TEXT,
     ENQUEUE,
     MATCH_COLUMNS,
     NEW_PLAYER_COLUMNS,
@@ -238,7 +237,7 @@ class SqliteStore:
         match_id: str,
         version: int,
         seat: int,
-        action: Action,
+        action: str,
         request_id: str,
         finished: bool,
         seats: list[SeatRecord] | None = None,
@@ -246,7 +245,7 @@ class SqliteStore:
         ops = [
             Op(
                 "INSERT INTO actions VALUES (?, ?, ?, ?, ?)",
-                (match_id, version, seat, ACTION_TEXT[action.id], request_id),
+                (match_id, version, seat, action, request_id),
             )
         ]
         ops += _seat_updates(match_id, seats or [])
@@ -525,12 +524,19 @@ class SqliteStore:
                 db.execute("COMMIT")
             if not records:
                 return None
-            return records[0][0], [(seat, action_of(text), request_id) for seat, text, request_id in rows]
+            record = records[0][0]
+            rules = game_named(record.game)
+            return record, [(seat, action_of(rules, text), request_id) for seat, text, request_id in rows]
 
         return await self._read(query)
 
     async def list_matches(
-        self, status: str | None, limit: int, after: tuple[int, str] | None, player_id: str | None = None
+        self,
+        status: str | None,
+        limit: int,
+        after: tuple[int, str] | None,
+        player_id: str | None = None,
+        game: str | None = None,
     ) -> list[MatchListing]:
         where: list[str] = []
         params: list[object] = []
@@ -540,6 +546,9 @@ class SqliteStore:
         if status is not None:
             where.append("status = ?")
             params.append(status)
+        if game is not None:
+            where.append("game = ?")
+            params.append(game)
         if after is not None:
             where.append("(created_ms, match_id) < (?, ?)")
             params += after

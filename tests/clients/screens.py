@@ -20,7 +20,7 @@ from server.games.mercado import (
     player_view,
 )
 from server.games.mercado.views import may_see_coins
-from server.rpc.convert import view_message
+from server.rpc.wires.mercado import view_message
 
 NAMES = ["ada", "bob", "carmen", "dimitri"]
 MATCH_ID = "88b42d4a0c1e4f0b9a7d3e2f1c0b5a69"

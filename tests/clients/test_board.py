@@ -12,7 +12,7 @@ from screens import MATCH_ID, NAMES, match_state, played, squeezed, text
 from server.games.mercado import GameState, apply, legal_actions
 from server.games.mercado.components import GOODS
 from server.games.mercado.geometry import ENTRANCE_NAMES, SQUARE_NAMES
-from server.rpc.convert import events_message
+from server.rpc.wires.mercado import events_message
 
 
 def market_cells(rendered: str) -> dict[tuple[str, str], str]:

@@ -16,7 +16,7 @@ from mercado.v1 import match_pb2 as api
 from mercado_client import MercadoClient, Seat
 
 from server.games.mercado import Event, GameState, Options, apply, new_game
-from server.rpc.convert import action_from_message, options_from_request
+from server.rpc.wires.mercado import action_from_message, options_from_request
 
 MATCH_SECONDS = 30.0
 
@@ -77,8 +77,18 @@ async def random_player(seat: Seat, rng: random.Random, received: Received) -> N
 
     async def act(state: api.MatchState) -> None:
         action = rng.choice(list(state.legal_actions))
+        try:
+            response = await seat.submit(action, state.version, uuid.uuid4().hex)
+        except grpc.aio.AioRpcError as error:
+            # Others chose at the same time and the step is over: a later update says what is next.
+            if error.code() != grpc.StatusCode.ABORTED:
+                raise
+            return
         received.actions.append(action)
-        received.responses.append(await seat.submit(action, state.version, uuid.uuid4().hex))
+        received.responses.append(response)
+
+    def acted_since(version: int) -> bool:
+        return any(r.version > version for r in received.responses)
 
     state = await seat.view()
     received.views.append(state)
@@ -87,8 +97,9 @@ async def random_player(seat: Seat, rng: random.Random, received: Received) -> N
     received.followed_after = state.version
     async for update in seat.follow(after_version=state.version):
         received.updates.append(update)
-        # Seat changes repeat the version: only an action gives the next mover its turn.
-        if update.HasField("seat") and update.state.legal_actions:
+        # Seat changes repeat the version: only an action gives the next mover its turn. When seats
+        # choose at once, an update may come after this seat's own later choice: it is no turn.
+        if update.HasField("seat") and update.state.legal_actions and not acted_since(update.version):
             await act(update.state)
     received.views.append(await seat.view())
 

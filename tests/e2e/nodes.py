@@ -28,7 +28,7 @@ from mercado_client import MercadoClient, Seat
 from server_process import ServerProcess
 
 from server.games.mercado import player_view
-from server.rpc.convert import view_message
+from server.rpc.wires.mercado import view_message
 
 T = TypeVar("T")
 CALL_SECONDS = 10.0  # any one call, or the wait for a stream's next message

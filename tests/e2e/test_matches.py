@@ -9,7 +9,7 @@ from mercado.v1 import match_pb2 as api
 from mercado.v1 import mercado_pb2 as pb
 
 from server.games.mercado import player_view
-from server.rpc.convert import view_message
+from server.rpc.wires.mercado import view_message
 
 
 @pytest.mark.parametrize(

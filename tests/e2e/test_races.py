@@ -14,7 +14,7 @@ from mercado_client import Seat
 from server_process import ServerProcess
 
 from server.games.mercado import Options, player_view, replay
-from server.rpc.convert import action_from_message, view_message
+from server.rpc.wires.mercado import action_from_message, view_message
 
 
 async def test_concurrent_submissions_for_one_version_accept_exactly_one(connect: Connect) -> None:

@@ -14,7 +14,7 @@ from mercado_client import MercadoClient, Seat
 from server_process import AGENT_KEY, ServerProcess
 
 from server.games.mercado import player_view
-from server.rpc.convert import view_message
+from server.rpc.wires.mercado import view_message
 
 FOLLOW_SECONDS = 20.0
 RESTART_WINDOW_SECONDS = 5.0  # a client's reconnect window that a server's restart fits in

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 import asyncpg
 import pytest
-from test_store_conformance import COIN, OFFER, Database, record, taken
+from test_store_conformance import COIN, COIN_TEXT, OFFER_TEXT, Database, record, taken
 
 from server.bench.postgres import PostgresServer
 from server.store import AgentRecord, Conflict, StoreUnavailable
@@ -94,8 +94,8 @@ async def test_servers_racing_for_a_version_store_exactly_one_action(database: D
     winners = []
     for version in range(1, ROUNDS + 1):
         outcomes = await race(
-            a.append_action("m", version, 0, COIN, f"a{version}", False),
-            b.append_action("m", version, 1, OFFER, f"b{version}", False),
+            a.append_action("m", version, 0, COIN_TEXT, f"a{version}", False),
+            b.append_action("m", version, 1, OFFER_TEXT, f"b{version}", False),
             swap=version % 2 == 0,
         )
         winners.append("ab"[one_won(outcomes)])
@@ -111,13 +111,13 @@ async def test_servers_racing_for_a_version_store_exactly_one_action(database: D
 async def test_a_request_id_is_taken_once_whichever_server_stores_it(database: Database) -> None:
     a, b = await servers(database, 2)
     await a.create_match(record("m"))
-    await a.append_action("m", 1, 0, COIN, "once", False)
+    await a.append_action("m", 1, 0, COIN_TEXT, "once", False)
     with pytest.raises(Conflict):
-        await b.append_action("m", 2, 1, OFFER, "once", False)
+        await b.append_action("m", 2, 1, OFFER_TEXT, "once", False)
     # Racing on two versions with one request id: one of them is stored.
     outcomes = await race(
-        a.append_action("m", 2, 1, OFFER, "twice", False),
-        b.append_action("m", 3, 1, OFFER, "twice", False),
+        a.append_action("m", 2, 1, OFFER_TEXT, "twice", False),
+        b.append_action("m", 3, 1, OFFER_TEXT, "twice", False),
         swap=False,
     )
     one_won(outcomes)
@@ -279,7 +279,7 @@ async def test_a_change_reaches_the_other_servers_and_not_its_own(database: Data
     await a.create_match(taken("played"))
     await a.create_match(record("joined", players=3))
     await a.create_match(record("cancelled"))
-    await a.append_action("played", 1, 0, COIN, "r1", False)
+    await a.append_action("played", 1, 0, COIN_TEXT, "r1", False)
     await a.save_seat("joined", SeatRecord(0, None, "ana", "h"), WAITING)
     await a.update_seats("played", [replace(taken("played").seats[1], played_by=AI)])
     await a.cancel("cancelled")
@@ -313,7 +313,7 @@ async def test_a_lost_listening_connection_is_made_again_and_says_so(
     finally:
         await admin.close()
     await a.create_match(record("m"))
-    await a.append_action("m", 1, 0, COIN, "r1", False)
+    await a.append_action("m", 1, 0, COIN_TEXT, "r1", False)
     await until("b to hear a's change", lambda: heard.changed == ["m"])
     assert b.failure is None
 
@@ -337,7 +337,7 @@ async def test_a_stopped_database_fails_calls_and_the_store_heals_once_it_is_bac
         await asyncio.to_thread(own_postgres.stop, "fast")
         heard_by_late = await Follower().follow(late)  # returns at once: the server starts anyway
         calls: list[Callable[[], Awaitable[object]]] = [
-            lambda: a.append_action("m", 1, 0, COIN, "lost", False),
+            lambda: a.append_action("m", 1, 0, COIN_TEXT, "lost", False),
             lambda: a.create_match(record("n")),
             lambda: a.load_match("m"),
             lambda: a.list_matches(None, 10, None),
@@ -359,7 +359,7 @@ async def test_a_stopped_database_fails_calls_and_the_store_heals_once_it_is_bac
         # Both listeners say that they may have missed changes, and hear the next ones.
         await until("b to listen again", lambda: heard_by_b.missed == 1)
         await until("late to listen", lambda: heard_by_late.missed == 1)
-        await a.append_action("m", 1, 0, COIN, "kept", False)
+        await a.append_action("m", 1, 0, COIN_TEXT, "kept", False)
         loaded = await late.load_match("m")
         assert loaded is not None and loaded[1] == [(0, COIN, "kept")]
         await until("b and late to hear a", lambda: heard_by_b.changed == heard_by_late.changed == ["m"])
@@ -374,7 +374,7 @@ async def test_matches_in_play_moved_lately_are_left_to_their_server(database: D
     (store,) = await servers(database, 1)
     await store.create_match(taken("idle", created_ms=1000, clock=TimeControl()))
     await store.create_match(taken("moving", created_ms=1000, clock=TimeControl()))
-    await store.append_action("moving", 1, 0, COIN, "r1", False)
+    await store.append_action("moving", 1, 0, COIN_TEXT, "r1", False)
     now_ms = int(time.time() * 1000)  # the database's clock: the server runs on this machine
     assert sorted(await store.playing_to_watch()) == ["idle", "moving"]
     assert await store.playing_to_watch(unmoved_since_ms=now_ms - 60_000) == ["idle"]

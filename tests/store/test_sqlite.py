@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from positions import ROOT
-from test_store_conformance import COIN, record
+from test_store_conformance import COIN, COIN_TEXT, record
 
 from server.store import StoreLocked, StoreUnavailable
 from server.store.records import PLAYING, SeatRecord
@@ -70,7 +70,7 @@ async def test_a_removed_file_makes_writes_fail_and_the_store_unhealthy(path: Pa
     for suffix in ("", "-wal", "-shm"):
         path.with_name(path.name + suffix).unlink(missing_ok=True)
     with pytest.raises(StoreUnavailable, match="removed") as caught:
-        await store.append_action("m", 1, 0, COIN, "lost", False)
+        await store.append_action("m", 1, 0, COIN_TEXT, "lost", False)
     assert "SELECT" not in caught.value.reason and "INSERT" not in caught.value.reason
     assert store.failure is not None and reports == [store.failure]
     with pytest.raises(StoreUnavailable):
@@ -143,7 +143,7 @@ async def test_the_wal_stays_small_under_a_flood_of_new_matches(
 async def test_an_in_memory_store_works() -> None:
     store = SqliteStore(":memory:")
     await store.create_match(record("m"))
-    await store.append_action("m", 1, 0, COIN, "r", False)
+    await store.append_action("m", 1, 0, COIN_TEXT, "r", False)
     assert await store.load_match("m") == (record("m"), [(0, COIN, "r")])
     store.close()
 
@@ -153,7 +153,8 @@ def test_an_acknowledged_action_survives_a_killed_process(path: Path) -> None:
     script = textwrap.dedent(
         f"""
         import asyncio, os, signal
-        from server.games.mercado import Options, parse_action
+        from server.games.mercado import RULES, Options, parse_action
+        from server.store.encoding import action_text
         from server.store.records import MatchRecord, SeatRecord
         from server.store.sqlite import SqliteStore
 
@@ -161,9 +162,9 @@ def test_an_acknowledged_action_survives_a_killed_process(path: Path) -> None:
             store = SqliteStore({str(path)!r})
             await store.create_match(MatchRecord("m", Options(), 1, 1000, [SeatRecord(0), SeatRecord(1)]))
             await store.save_seat("m", SeatRecord(0, None, "ada", "hash"), "waiting")
-            coin = parse_action("take_coin")
+            coin_text = action_text(RULES, parse_action("take_coin"))
             for version in range(1, 31):
-                await store.append_action("m", version, version % 2, coin, f"r{{version}}", False)
+                await store.append_action("m", version, version % 2, coin_text, f"r{{version}}", False)
             print("acknowledged", flush=True)
             os.kill(os.getpid(), signal.SIGKILL)
 

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from server.games.mercado import Options, parse_action
+from server.games.mercado import RULES, Options, parse_action
 from server.store import Conflict, Store
+from server.store.encoding import action_text
 from server.store.postgres import PostgresStore, is_postgres
 from server.store.records import (
     AI,
@@ -41,6 +42,7 @@ from server.store.records import (
 from server.store.sqlite import SqliteStore
 
 COIN, OFFER = parse_action("take_coin"), parse_action("refresh_offer")
+COIN_TEXT, OFFER_TEXT = action_text(RULES, COIN), action_text(RULES, OFFER)  # as the service stores them
 ANA, BEA = "a" * 32, "b" * 32
 
 
@@ -215,9 +217,9 @@ async def test_a_duplicate_match_is_a_conflict(store: Store) -> None:
 async def test_actions_load_in_version_order_per_match(store: Store) -> None:
     await store.create_match(record("m"))
     await store.create_match(record("n", created_ms=2000))
-    await store.append_action("m", 1, 0, COIN, "m1", False)
-    await store.append_action("n", 1, 1, OFFER, "n1", False)
-    await store.append_action("m", 2, 1, OFFER, "m2", True)
+    await store.append_action("m", 1, 0, COIN_TEXT, "m1", False)
+    await store.append_action("n", 1, 1, OFFER_TEXT, "n1", False)
+    await store.append_action("m", 2, 1, OFFER_TEXT, "m2", True)
     assert await store.load_match("m") == (record("m"), [(0, COIN, "m1"), (1, OFFER, "m2")])
     assert await store.load_match("n") == (record("n", created_ms=2000), [(1, OFFER, "n1")])
     listed = {m.record.match_id: (m.status, m.version) for m in await store.list_matches(None, 10, None)}
@@ -227,7 +229,7 @@ async def test_actions_load_in_version_order_per_match(store: Store) -> None:
 async def test_the_actions_after_a_version_load_alone(store: Store) -> None:
     await store.create_match(record("m"))
     for version in range(1, 6):
-        await store.append_action("m", version, version % 2, COIN, f"r{version}", False)
+        await store.append_action("m", version, version % 2, COIN_TEXT, f"r{version}", False)
     assert await store.load_match("m", after=3) == (record("m"), [(0, COIN, "r4"), (1, COIN, "r5")])
     assert await store.load_match("m", after=5) == (record("m"), [])
     assert await store.load_match("m", after=0) == await store.load_match("m")
@@ -239,7 +241,7 @@ async def test_concurrent_writes_are_all_committed(database: Database, store: St
     # Many matches writing at once: every caller resumes once its write is in.
     await asyncio.gather(*(store.create_match(record(m)) for m in ids))
     await asyncio.gather(
-        *(store.append_action(m, v, v % 2, COIN, f"{m}-{v}", False) for v in range(1, 6) for m in ids)
+        *(store.append_action(m, v, v % 2, COIN_TEXT, f"{m}-{v}", False) for v in range(1, 6) for m in ids)
     )
     again = await database.reopen(store)
     for m in ids:
@@ -256,14 +258,14 @@ async def test_a_conflicting_write_is_refused_and_a_concurrent_one_goes_in(
 ) -> None:
     await store.create_match(record("m"))
     await store.create_match(record("n"))
-    await store.append_action("m", 1, 0, COIN, "first", False)
+    await store.append_action("m", 1, 0, COIN_TEXT, "first", False)
     # At once (in SQLite, in one group commit): the bad write and a good one.
-    bad = store.append_action(match_id, version, 0, OFFER, request_id, False)
-    good = store.append_action("n", 1, 1, OFFER, "fine", False)
+    bad = store.append_action(match_id, version, 0, OFFER_TEXT, request_id, False)
+    good = store.append_action("n", 1, 1, OFFER_TEXT, "fine", False)
     outcomes = await asyncio.wait_for(asyncio.gather(bad, good, return_exceptions=True), 5)
     assert isinstance(outcomes[0], Conflict) and outcomes[1] is None, outcomes
     assert store.failure is None  # a refusal is no storage failure
-    await store.append_action("m", 2, 1, OFFER, "second", False)
+    await store.append_action("m", 2, 1, OFFER_TEXT, "second", False)
     assert await store.load_match("m") == (record("m"), [(0, COIN, "first"), (1, OFFER, "second")])
     assert await store.load_match("n") == (record("n"), [(1, OFFER, "fine")])
 
@@ -272,7 +274,7 @@ async def test_an_action_changing_a_seat_the_match_lacks_is_refused_whole(store:
     await store.create_match(taken("m"))
     ghost = SeatRecord(5, played_by=AI, reserve_ms=1)
     with pytest.raises(Conflict):
-        await store.append_action("m", 1, 0, COIN, "r1", True, seats=[taken("m").seats[0], ghost])
+        await store.append_action("m", 1, 0, COIN_TEXT, "r1", True, seats=[taken("m").seats[0], ghost])
     assert await store.load_match("m") == (taken("m"), [])
     assert await status_of(store, "m") == PLAYING
     assert store.failure is None
@@ -280,7 +282,7 @@ async def test_an_action_changing_a_seat_the_match_lacks_is_refused_whole(store:
 
 async def test_a_cancelled_write_does_not_stop_later_writes(store: Store) -> None:
     await store.create_match(record("m"))
-    gone = asyncio.ensure_future(store.append_action("m", 1, 0, COIN, "gone", False))
+    gone = asyncio.ensure_future(store.append_action("m", 1, 0, COIN_TEXT, "gone", False))
     await asyncio.sleep(0)
     gone.cancel()
     with contextlib.suppress(asyncio.CancelledError):
@@ -290,7 +292,7 @@ async def test_a_cancelled_write_does_not_stop_later_writes(store: Store) -> Non
     loaded = await store.load_match("m")
     assert loaded is not None
     version = len(loaded[1]) + 1
-    await asyncio.wait_for(store.append_action("m", version, 1, OFFER, "next", False), 5)
+    await asyncio.wait_for(store.append_action("m", version, 1, OFFER_TEXT, "next", False), 5)
     loaded = await store.load_match("m")
     assert loaded is not None and loaded[1][-1] == (1, OFFER, "next")
 
@@ -345,7 +347,7 @@ async def test_seats_are_updated_with_who_plays_them_and_their_reserves(store: S
         "m",
         1,
         1,
-        COIN,
+        COIN_TEXT,
         "r1",
         False,
         seats=[replace(second, reserve_ms=42_000), replace(first, played_by=LEFT)],
@@ -447,7 +449,7 @@ async def test_a_match_is_rated_once_and_the_leaderboard_pages_by_rating(
         await store.save_player(player)
     seats = [SeatRecord(0, player_id=ANA, token_hash="x"), SeatRecord(1, player_id=BEA, token_hash="y")]
     await store.create_match(replace(record("m"), seats=seats))
-    await store.append_action("m", 1, 0, COIN, "r1", finished=True)
+    await store.append_action("m", 1, 0, COIN_TEXT, "r1", finished=True)
     assert await store.finished_unrated() == ["m"]
     rated = [
         replace(ana, mu=27.0, sigma=7.0, rated_matches=1, wins=1),

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -27,7 +27,7 @@ from mercado.v1 import mercado_pb2 as pb
 from mercado.v1 import players_pb2 as players_api
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_before_delay, wait_exponential
 
-from .games import game_enum, options_message
+from . import games
 from .wire import BOT_LEVEL_NAMES, BOT_LEVELS, MATCH_STATUSES
 
 # Codes worth retrying: the server is restarting or the connection dropped.
@@ -158,15 +158,18 @@ class MercadoClient:
         hot_seat: bool = False,
         unrated: bool = False,
         game: str = "mercado",
+        options: Mapping[str, Any] | None = None,
     ) -> str:
         """Create a match; ``seats`` gives per seat None (open) or a bot level. Returns the match id.
+
+        ``game``: "mercado", "oregano" or "leilao"; ``options``: another game's rule options as JSON
+        (docs/oregano.md, docs/leilao.md; ``money`` and ``face_down_counts_as_available`` are
+        Mercado's).
 
         ``clock``: the time control (``api.TimeControl(turn_seconds=0)`` for none); the server's
         default when absent. ``token``: the creator's player credential (a server without
         --allow-anonymous requires one). ``hot_seat``: one player may take several seats;
-        ``unrated``: the match never counts for the ratings. ``game``: "mercado" (``money`` and
-        ``face_down_counts_as_available`` are its options), "oregano" or "leilao" (the rules' default
-        options)."""
+        ``unrated``: the match never counts for the ratings."""
         specs = [
             api.SeatSpec(bot=api.SeatSpec.Bot(level=BOT_LEVELS[level]))
             if level
@@ -174,21 +177,13 @@ class MercadoClient:
             for level in seats
         ]
         request = api.CreateMatchRequest(
-            game=api.Game.ValueType(game_enum(game)),
-            players=players,
-            seats=specs,
-            hot_seat=hot_seat,
-            unrated=unrated,
+            game=games.game_enum(game), players=players, seats=specs, hot_seat=hot_seat, unrated=unrated
         )
         if game == "mercado":
-            request.mercado.CopyFrom(
-                pb.MercadoOptions(
-                    money=pb.MONEY_PUBLIC if money == "public" else pb.MONEY_HIDDEN,
-                    face_down_counts_as_available=face_down_counts_as_available,
-                )
-            )
+            request.mercado.money = pb.MONEY_PUBLIC if money == "public" else pb.MONEY_HIDDEN
+            request.mercado.face_down_counts_as_available = face_down_counts_as_available
         else:
-            getattr(request, game).CopyFrom(options_message(game, {}))
+            getattr(request, game).CopyFrom(games.options_message(game, dict(options or {})))
         if seed is not None:
             request.seed = seed
         if clock is not None:
@@ -242,15 +237,21 @@ class MercadoClient:
         return response.interval_seconds
 
     async def list_matches(
-        self, status: str | None = None, page_size: int = 20, page_token: str = "", player_id: str = ""
+        self,
+        status: str | None = None,
+        page_size: int = 20,
+        page_token: str = "",
+        player_id: str = "",
+        game: str = "",
     ) -> api.ListMatchesResponse:
         """Matches, newest first: with ``status`` only those; with ``player_id`` only that player's
-        (where it holds a seat; ``bot:<level>`` for a bot level's)."""
+        (where it holds a seat; ``bot:<level>`` for a bot level's); with ``game`` only its."""
         request = api.ListMatchesRequest(
             status=MATCH_STATUSES[status] if status else api.MATCH_STATUS_UNSPECIFIED,
             page_size=page_size,
             page_token=page_token,
             player_id=player_id,
+            game=games.game_enum(game) if game else api.GAME_UNSPECIFIED,
         )
         response: api.ListMatchesResponse = await self.call(self.stub.ListMatches, request)
         return response
@@ -296,7 +297,7 @@ class MercadoClient:
         e.g. ALREADY_EXISTS when this player is queued already.
         """
         request = api.FindMatchRequest(
-            game=api.Game.ValueType(game_enum(game)), players=players, allow_ai=allow_ai
+            game=api.Game.ValueType(games.game_enum(game)), players=players, allow_ai=allow_ai
         )
         failing_since: float | None = None
         failures = 0

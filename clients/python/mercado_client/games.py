@@ -18,6 +18,7 @@ from mercado.v1 import leilao_pb2, oregano_pb2
 from mercado.v1 import match_pb2 as api
 
 from . import wire
+from .wire import WireError
 
 GAMES: dict[str, int] = {"mercado": api.GAME_MERCADO, "oregano": api.GAME_OREGANO, "leilao": api.GAME_LEILAO}
 _NAMES = {number: name for name, number in GAMES.items()}
@@ -27,10 +28,6 @@ _MESSAGES: dict[str, tuple[type[Message], type[Message]]] = {
     "oregano": (oregano_pb2.OreganoOptions, oregano_pb2.OreganoAction),
     "leilao": (leilao_pb2.LeilaoOptions, leilao_pb2.LeilaoAction),
 }
-
-
-class WireError(ValueError):
-    """A message that is not one of the game's (a one-line reason)."""
 
 
 def game_name(game: int) -> str:

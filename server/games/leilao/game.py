@@ -34,6 +34,9 @@ class Leilao:
     def to_move(self, state: LeilaoState) -> frozenset[int]:
         return rules.to_move(state)
 
+    def sealed(self, state: LeilaoState) -> frozenset[int]:
+        return frozenset(rules.acted(state))
+
     def legal_actions(self, state: LeilaoState, seat: int) -> list[LeilaoAction]:
         return rules.legal_actions(state, seat)
 

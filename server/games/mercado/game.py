@@ -16,7 +16,7 @@ from .errors import IllegalAction
 from .rules import apply, apply_unchecked, legal_actions, why_illegal
 from .sampling import Determinizer
 from .setup import new_game
-from .state import FINISHED, GameState
+from .state import FINISHED, GameState, Options
 from .views import events_for, player_view
 
 NOT_YOUR_TURN = "it is not your turn"
@@ -27,14 +27,17 @@ class Mercado:
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
 
-    def options(self, data: Mapping[str, Any]) -> Mapping[str, Any]:
-        return position.options_from_json(dict(data)).to_json()
+    def options(self, data: Mapping[str, Any]) -> Options:
+        return data if isinstance(data, Options) else position.options_from_json(dict(data))
 
     def new_game(self, options: Mapping[str, Any], seed: int) -> GameState:
-        return new_game(position.options_from_json(dict(options)), seed)
+        return new_game(self.options(options), seed)
 
     def to_move(self, state: GameState) -> frozenset[int]:
         return frozenset() if state.status == FINISHED else frozenset({state.current})
+
+    def sealed(self, state: GameState) -> frozenset[int]:
+        return frozenset()  # every turn is taken alone
 
     def legal_actions(self, state: GameState, seat: int) -> list[Action]:
         return legal_actions(state) if seat in self.to_move(state) else []

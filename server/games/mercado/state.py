@@ -8,6 +8,7 @@ they own in each line (a bitmask).
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -26,8 +27,8 @@ Money = Literal["public", "hidden"]
 
 
 @dataclass(frozen=True)
-class Options:
-    """The match options of RULES.md."""
+class Options(Mapping[str, object]):
+    """The match options of RULES.md; as a mapping, their JSON form (what every game's options are)."""
 
     players: int = 2
     money: Money = "hidden"
@@ -53,6 +54,18 @@ class Options:
             "money": self.money,
             "face_down_counts_as_available": self.face_down_counts_as_available,
         }
+
+    def __getitem__(self, key: str) -> object:
+        return self.to_json()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_OPTION_NAMES)
+
+    def __len__(self) -> int:
+        return len(_OPTION_NAMES)
+
+
+_OPTION_NAMES = ("players", "money", "face_down_counts_as_available")
 
 
 @dataclass(frozen=True)

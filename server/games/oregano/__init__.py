@@ -48,6 +48,9 @@ class Oregano:
     def to_move(self, state: OreganoState) -> frozenset[int]:
         return rules.to_move(state)
 
+    def sealed(self, state: OreganoState) -> frozenset[int]:
+        return frozenset()  # every decision is taken alone
+
     def legal_actions(self, state: OreganoState, seat: int) -> list[OreganoAction]:
         return rules.legal_actions(state, seat)
 

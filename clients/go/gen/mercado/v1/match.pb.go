@@ -1775,9 +1775,11 @@ func (x *MatchState) GetSeatsToMove() []uint32 {
 }
 
 type SubmitActionRequest struct {
-	state           protoimpl.MessageState `protogen:"open.v1"`
-	MatchId         string                 `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
-	ExpectedVersion uint64                 `protobuf:"varint,2,opt,name=expected_version,json=expectedVersion,proto3" json:"expected_version,omitempty"` // the version the client saw; ABORTED if stale
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	MatchId string                 `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	// The version the client saw; ABORTED if stale. In a simultaneous step (sealed bids) any version
+	// since the step began is current: the other seats' sealed choices change nothing of yours.
+	ExpectedVersion uint64 `protobuf:"varint,2,opt,name=expected_version,json=expectedVersion,proto3" json:"expected_version,omitempty"`
 	// Chosen by the client, unique per match (a UUID is fine). A retry with the same
 	// id returns the original result without applying the action twice; the same id
 	// with a different action is INVALID_ARGUMENT.

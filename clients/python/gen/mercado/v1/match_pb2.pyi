@@ -794,7 +794,9 @@ class SubmitActionRequest(google.protobuf.message.Message):
     ACTION_FIELD_NUMBER: builtins.int
     match_id: builtins.str
     expected_version: builtins.int
-    """the version the client saw; ABORTED if stale"""
+    """The version the client saw; ABORTED if stale. In a simultaneous step (sealed bids) any version
+    since the step began is current: the other seats' sealed choices change nothing of yours.
+    """
     request_id: builtins.str
     """Chosen by the client, unique per match (a UUID is fine). A retry with the same
     id returns the original result without applying the action twice; the same id

@@ -863,7 +863,8 @@ export type SubmitActionRequest = Message<"mercado.v1.SubmitActionRequest"> & {
   matchId: string;
 
   /**
-   * the version the client saw; ABORTED if stale
+   * The version the client saw; ABORTED if stale. In a simultaneous step (sealed bids) any version
+   * since the step began is current: the other seats' sealed choices change nothing of yours.
    *
    * @generated from field: uint64 expected_version = 2;
    */

@@ -1,0 +1,77 @@
+"""Each game's messages: how its options, actions, views and events travel on the wire.
+
+The service and the streams are game-neutral; what differs per game is here, one object per game
+(:class:`GameWire`), looked up by the game's name. A game whose .proto follows the JSON convention
+of ``mercado_client.games`` (typed options and actions, views and events as the rules' JSON) needs
+only a line in ``WIRES``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from google.protobuf.message import Message
+from mercado.v1 import match_pb2 as api
+from mercado_client.games import WireError, game_name
+
+from server.games.registry import GAMES
+from server.match import Update
+
+from .json_games import JsonWire
+from .mercado import MercadoWire
+
+
+class GameWire(Protocol):
+    name: str  # the game's name, as its rules and the oneof fields of match.proto call it
+    game: api.Game.ValueType
+
+    def options_from_request(self, players: int, options: Message | None) -> Mapping[str, Any]:
+        """The full options from CreateMatch's player count and options message (None: defaults);
+        WireError or the rules' ValueError when they are not the game's."""
+        ...
+
+    def options_message(self, options: Mapping[str, Any]) -> Message: ...
+
+    def action_from_message(self, action: api.Action) -> Any:
+        """The game's action (WireError, or the rules' ValueError, when it is not one)."""
+        ...
+
+    def action_message(self, action: Any) -> api.Action: ...
+
+    def view_bytes(self, update: Update, seat: int | None, moving: bool) -> bytes:
+        """Serialized MatchState fragments: the view ``seat`` (None: a spectator) may see as of
+        ``update``, and, when ``moving``, its legal actions (and what they cost)."""
+        ...
+
+    def events(self, update: Update, seat: int | None) -> list[api.Event]:
+        """The update's events as ``seat`` may see them."""
+        ...
+
+
+WIRES: dict[str, GameWire] = {
+    wire.name: wire
+    for wire in (
+        MercadoWire(),
+        JsonWire(GAMES["oregano"], api.GAME_OREGANO),
+        JsonWire(GAMES["leilao"], api.GAME_LEILAO),
+    )
+}
+
+
+def wire_of(game: str) -> GameWire:
+    return WIRES[game]
+
+
+def wire_for_request(game: api.Game.ValueType) -> GameWire:
+    """The game a request names (unspecified: Mercado); WireError for an unknown one."""
+    return WIRES[game_name(game)]
+
+
+def action_from_message(game: str, action: api.Action) -> Any:
+    """``game``'s action from a message, which must be of that game."""
+    given = action.WhichOneof("game")
+    if given != game:
+        what = "empty" if given is None else f"{given}'s"
+        raise WireError(f"this match plays {game}; the action is {what}")
+    return wire_of(game).action_from_message(action)
