@@ -347,7 +347,8 @@ class MercadoClient:
                     failing_since, failures = None, 0  # got through, quiet or not
                 async for update in call:
                     failing_since, failures = None, 0
-                    if update.HasField("action"):  # the first message (no action) shows where it stands
+                    # The first message (no seat acted) shows where it stands; a sealed choice has no action.
+                    if update.HasField("seat"):
                         last = max(last, update.version)
                     yield update
                 return

@@ -298,10 +298,11 @@ class Session:
 
     def apply(self, update: api.MatchUpdate) -> bool:
         """Take in an update: narrate an action not yet narrated, keep the state if newer; True if
-        anything shown changed. An action's update is newer only with a greater version; the match
-        as it stands (no action: seats, clocks, status) also at the same version."""
+        anything shown changed. An action's update (with the seat that acted; another's sealed choice
+        comes without the action itself) is newer only with a greater version; the match as it stands
+        (no seat: seats, clocks, status) also at the same version."""
         changed = False
-        action = update.HasField("action")
+        action = update.HasField("seat")
         if action and update.version > self.narrated:
             self.log.extend(self.board.update_lines(update, seat_names(update.state)))
             self.narrated = update.version
@@ -618,7 +619,7 @@ class Session:
             place = f" finished rank {ranks[me]} of {len(ranks)}{forfeited}"
             line = Text.assemble(seat_tag(me, self.names), place, f" with a score of {scores[me]}")
             self.console.print(line)
-        if self.commitment and self.state.match.game in (api.GAME_UNSPECIFIED, api.GAME_MERCADO):
+        if self.commitment:
             check = f"mercado verify {self.seat.match_id} --commitment {self.commitment}"
             self.console.print(
                 Text(f"check that the set-up was fixed before the first move: {check}"), soft_wrap=True
