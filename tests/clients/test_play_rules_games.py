@@ -145,3 +145,15 @@ async def test_an_oregano_game_left_when_the_input_ends_is_resumed(
     assert f"resuming match {match_id} as tester (seat 1)" in out
     check_result(out, final, 0, ["tester", "randy"])
     assert json.loads(seats_file.read_text()) == {"seats": []}
+
+
+async def test_quick_asks_for_the_game_chosen(own_server: ServerProcess, tmp_path: Path) -> None:
+    arguments = ["--quick", "--game", "oregano", "--name", "ada"]
+    status, out = await finish_play(await start_play(own_server.target, arguments, tmp_path / "s.json"), b"")
+    assert status == 1
+    text = " ".join(out.split())
+    assert "queueing for a 2-player Oregano match (bots fill empty seats after a while)" in text
+    # This server's matchmaking makes Mercado matches only, and says so.
+    assert (
+        "cannot start: matchmaking serves Mercado de Lisboa only: create a match of oregano instead" in text
+    )
