@@ -136,7 +136,7 @@ class OreganoBoard(RulesBoard):
     def table(self, seen: Seen) -> RenderableType:
         view = seen.view
         stock = Table(box=box.SIMPLE, padding=(0, 1), pad_edge=False)
-        for header in ("shop", "stock", "build cost", "dividend", "sells for L1/L2/L3/L4"):
+        for header in ("shop", "stock", "build cost", "div.", "sale L1/2/3/4"):
             stock.add_column(
                 header, justify="left" if header in ("shop", "build cost") else "right", no_wrap=True
             )
