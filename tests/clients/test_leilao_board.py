@@ -63,6 +63,7 @@ def test_a_sealed_bid_is_seen_by_its_owner_only_until_the_reveal() -> None:
     assert "✓ has bid" in panel(state, 1, 0)[0]
     assert "✓ has bid" not in panel(state, 1, 1)[0]
     status = squeezed(theirs)[0]
+    assert status.startswith("match m1 · Leilão · playing · round 1 · ")
     assert "to bid: bob (seat 2), carmen (seat 3)" in status
     assert "has bid: ada (seat 1)" in status
     # The spectator and the others see nothing of it either.

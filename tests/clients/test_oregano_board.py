@@ -53,7 +53,7 @@ def test_the_status_line_and_the_panels_say_whose_move_it_is() -> None:
             message = match_state(GAME, state, viewer)
             rendered = text(board(message).render(message), 140)
             status = squeezed(rendered)[0]
-            assert status.startswith("match m1 · playing")
+            assert status.startswith("match m1 · Oregano · playing")
             assert f"to move {NAMES[me]} (seat {me + 1})" in status
             assert f"round {state.round}" in status or state.round == 0
             you = ", you" if viewer == me else ""

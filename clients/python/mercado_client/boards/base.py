@@ -34,7 +34,7 @@ from ..board import (
     seat_tag,
     time_left_ms,
 )
-from ..games import action_json, event_json, view_json
+from ..games import TITLES, action_json, event_json, view_json
 from . import menu
 from .menu import ActionChoice, ActionGroup, Described
 
@@ -191,6 +191,7 @@ class RulesBoard(ABC):
         state = seen.state
         parts = [
             Text(f"match {state.match.match_id}", "bold"),
+            Text(TITLES[self.game], "bold"),
             Text(STATUS_NAMES.get(state.match.status, "?")),
         ]
         parts += self.status_parts(seen)
