@@ -46,7 +46,7 @@ def match_state(game: str, state: Any, seat: int | None, version: int = 9) -> ap
         out.to_move = movers[0]
     out.match.match_id = "m1"
     out.match.game = game_enum(game)
-    out.match.players = len(view["stalls" if game == "leilao" else "gold"])
+    out.match.players = state.players
     out.match.status = api.MATCH_STATUS_FINISHED if over else api.MATCH_STATUS_PLAYING
     for s in range(out.match.players):
         out.match.seats.add(seat=s, taken=True, display_name=NAMES[s])

@@ -264,3 +264,19 @@ def test_updates_are_narrated_with_what_was_paid(seed: int) -> None:
     paid = ", ".join(f"{n} {what}" for what, n in built["paid"].items())
     assert f"{NAMES[seat]} (seat {seat + 1}) built a " in line.plain
     assert f" on {built['cell']} for {paid}" in line.plain
+
+
+def test_a_kept_strategy_card_is_named_to_its_holder_only() -> None:
+    state = played(GAME, players=2, steps=2, seed=6)  # both start shops placed: the first keeps a card
+    seat = mover(state)
+    assert state.phase == "keep_strategy"
+    card = state.drawn[seat][0]
+    events = RULES.apply(state, seat, RULES.action_from_json({"type": "keep_strategy", "card": card}))
+    for viewer, expected in ((seat, f"kept {card}"), (1 - seat, "kept a strategy card")):
+        update = api.MatchUpdate(version=3, seat=seat)
+        for event in RULES.events_for(state, events, viewer):
+            update.events.add(oregano={"event": json_struct(event)})
+        update.state.CopyFrom(match_state(GAME, state, viewer))
+        [line] = board(update.state).update_lines(update, NAMES)
+        assert line.plain.startswith(f"{NAMES[seat]} (seat {seat + 1}) {expected}")
+        assert (card in line.plain) == (viewer == seat)
