@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from server.games.mercado import Action, Options, apply_unchecked, legal_actions, new_game
-from server.games.mercado import RULES as MERCADO
 from server.store.encoding import action_text
 from server.store.records import FINISHED, PLAYING, UNRATED, WAITING
 from server.store.schema import migrate
@@ -81,7 +80,7 @@ def fill(path: Path, matches: int, start_ms: int = 1_700_000_000_000) -> Filled:
             seat_rows.append((match_id, seat, bot, f"player {seat}" if taken else "", hashed))
         moves = {FINISHED: games[game], PLAYING: games[game][: len(games[game]) // 2]}.get(kind, [])
         action_rows += [
-            (match_id, v, seat, action_text(MERCADO, action), f"r{v}")
+            (match_id, v, seat, action_text("mercado", action), f"r{v}")
             for v, (seat, action) in enumerate(moves, start=1)
         ]
     db = sqlite3.connect(path, isolation_level=None)

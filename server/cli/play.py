@@ -48,8 +48,7 @@ def parse_bots(value: str | None) -> list[str]:
 )
 @click.option(
     "--game",
-    type=click.Choice(["mercado", "oregano", "leilao"]),
-    help="New match or --quick: the game (Mercado de Lisboa, Oregano, Leilão)  [default: mercado]",
+    help="New match or --quick: the game, e.g. oregano or leilao  [default: mercado]",
 )
 @click.option("--bots", help="New match: bot levels for the seats after yours, e.g. 'medium,hard'.")
 @click.option(
@@ -119,11 +118,14 @@ def play(
     take is kept until its match ends: after Ctrl-C or a closed terminal, `mercado play --resume`
     takes the game up again.
     """
+    from mercado_client.boards import BOARDS
     from mercado_client.common import PlayOptions
     from mercado_client.play import play as run
     from rich.console import Console
 
     levels = parse_bots(bots)
+    if game is not None and game not in BOARDS:  # a game the terminal can draw
+        raise click.BadParameter(f"{game!r} is not one of {', '.join(BOARDS)}", param_hint="--game")
     if quick:
         given = [
             option

@@ -630,8 +630,8 @@ class MatchService:
             for seat in sorted(set(late)):
                 is_bot = match.record.seats[seat].bot_level is not None
                 await self._hand_over(match, seat, AI if is_bot or clock is None else clock.on_timeout)
+                log.info("seat timed out", extra={"match_id": match.match_id, "seat": seat})
             self._changed(match)
-        log.info("seat timed out", extra={"match_id": match.match_id, "seats": sorted(set(late))})
 
     async def _stand_in_moves(self, match: Match, version: int, seat: int, action: Any) -> None:
         """The AI's move for ``seat``, which it plays, if the match is still at ``version``."""
@@ -776,7 +776,7 @@ class MatchService:
                 match.match_id,
                 match.version + 1,
                 seat,
-                action_text(rules, action),
+                action_text(match.record.game, action),
                 request_id,
                 finished,
                 changed,
@@ -878,7 +878,7 @@ def _player_seat(match: Match, player_id: str) -> int | None:
     first."""
     seats = [seat.seat for seat in match.record.seats if seat.player_id == player_id]
     moving = [seat for seat in seats if seat in match.to_move()]
-    return (moving or seats or [None])[0]
+    return next(iter(moving + seats), None)
 
 
 def _current_for(match: Match, expected_version: int) -> bool:

@@ -52,8 +52,9 @@ def summary(match: Match) -> api.MatchSummary:
     """A match's summary with what only memory knows: its current deadline and final ranks."""
     message = summary_of(match.record, match.status, match.version)
     deadlines = match.deadlines_ms()
-    for seat, deadline in deadlines.items():
-        message.seats[seat].deadline_unix_ms = deadline
+    if len(match.to_move()) > 1:  # a simultaneous step: each seat's own (in a turn, the summary's)
+        for seat, deadline in deadlines.items():
+            message.seats[seat].deadline_unix_ms = deadline
     if deadlines:
         message.deadline_unix_ms = min(deadlines.values())
     message.ranks.extend(match.ranks())

@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from server.games.registry import AnyGame, game_named
+from server.games.registry import game_named
 
 from .records import CANCELLED, MatchRecord, PlayerRecord, QueuedRecord, SeatRecord, TimeControl
 
@@ -23,14 +23,14 @@ NEW_PLAYER_COLUMNS = "player_id, kind, display_name, created_ms, mu, sigma, rati
 
 
 @functools.lru_cache(maxsize=65536)  # a game has few distinct actions: most are stored again and again
-def action_text(rules: AnyGame, action: Any) -> str:
-    """An action as stored: its JSON (docs/positions.md)."""
-    return json.dumps(rules.action_to_json(action))
+def action_text(game: str, action: Any) -> str:
+    """An action of ``game`` as stored: its JSON (docs/positions.md)."""
+    return json.dumps(game_named(game).action_to_json(action))
 
 
 @functools.lru_cache(maxsize=65536)
-def action_of(rules: AnyGame, text: str) -> Any:
-    return rules.action_from_json(json.loads(text))
+def action_of(game: str, text: str) -> Any:
+    return game_named(game).action_from_json(json.loads(text))
 
 
 def options_text(options: Mapping[str, Any]) -> str:

@@ -32,8 +32,6 @@ from typing import Any, TypeAlias, TypeVar
 
 import asyncpg
 
-from server.games.registry import game_named
-
 from . import AgentRecord, Conflict, MatchListing, StoredAction, StoreUnavailable
 from .encoding import (
     ENQUEUE,
@@ -397,8 +395,8 @@ class PostgresStore:
             if row is None:
                 return None
             record, _, _ = _listing(row)
-            rules = game_named(record.game)
-            return record, [(seat, action_of(rules, text), request_id) for seat, text, request_id in row[-1]]
+            game = record.game
+            return record, [(seat, action_of(game, text), request_id) for seat, text, request_id in row[-1]]
 
         return await self._read(query)
 

@@ -35,8 +35,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from server.games.registry import game_named
-
 from . import AgentRecord, Conflict, MatchListing, StoredAction, StoreLocked, StoreUnavailable
 from .encoding import (
     ENQUEUE,
@@ -525,8 +523,8 @@ class SqliteStore:
             if not records:
                 return None
             record = records[0][0]
-            rules = game_named(record.game)
-            return record, [(seat, action_of(rules, text), request_id) for seat, text, request_id in rows]
+            game = record.game
+            return record, [(seat, action_of(game, text), request_id) for seat, text, request_id in rows]
 
         return await self._read(query)
 

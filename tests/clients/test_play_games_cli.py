@@ -11,7 +11,7 @@ from server.cli import main
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
-        (["--game", "chess"], "'chess' is not one of 'mercado', 'oregano', 'leilao'"),
+        (["--game", "chess"], "'chess' is not one of mercado, oregano, leilao"),
         (
             ["--game", "oregano", "--match", "0" * 32],
             "--game is for a new match: a joined match plays its own",

@@ -35,9 +35,9 @@ from mercado_client import MercadoClient, Seat, action_message
 
 from server.games.mercado import Event, GameState, Options, events_for, new_game, player_view, position
 from server.match import Match, MatchService, Policy, Update
-from server.rpc.wires.mercado import events_message, view_message
 from server.rpc.server import create_server
 from server.rpc.servicer import MatchServicer
+from server.rpc.wires.mercado import events_message, view_message
 from server.store.sqlite import SqliteStore
 
 

@@ -113,3 +113,37 @@ def test_an_unknown_game_is_named_with_the_known_ones() -> None:
         game_named("chess")
     with pytest.raises(ValueError, match="format"):
         game_of_position({"format": "chess/1"})
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_sealed_choice_changes_nothing_anyone_else_sees(name: str, players: int) -> None:
+    """Whatever a seat chooses in a simultaneous step, every other seat and a spectator see the
+    same view and the same events until the step's last choice reveals it (for a turn-based game,
+    a choice is never sealed)."""
+    game = game_named(name)
+    rng = random.Random(players)
+    simultaneous = compared = 0
+    for seed in range(4):
+        state = game.new_game(game.options({"players": players}), seed)
+        while not game.is_over(state):
+            simultaneous += len(game.to_move(state)) > 1
+            seat = rng.choice(sorted(game.to_move(state)))
+            actions = game.legal_actions(state, seat)
+            outcomes = []
+            for action in rng.sample(actions, min(3, len(actions))):
+                after = game.clone(state)
+                events = game.apply(after, seat, action)
+                outcomes.append((after, events))
+            for after, events in outcomes:
+                if seat not in game.sealed(after):
+                    continue
+                compared += 1
+                for viewer in [None, *(s for s in range(players) if s != seat)]:
+                    first_after, first_events = outcomes[0]
+                    assert game.view(after, viewer) == game.view(first_after, viewer)
+                    assert game.events_for(after, events, viewer) == game.events_for(
+                        first_after, first_events, viewer
+                    )
+            game.apply(state, seat, rng.choice(actions))
+    assert bool(compared) == bool(simultaneous), "a simultaneous step whose choices are not sealed"

@@ -153,7 +153,7 @@ def test_an_acknowledged_action_survives_a_killed_process(path: Path) -> None:
     script = textwrap.dedent(
         f"""
         import asyncio, os, signal
-        from server.games.mercado import RULES, Options, parse_action
+        from server.games.mercado import Options, parse_action
         from server.store.encoding import action_text
         from server.store.records import MatchRecord, SeatRecord
         from server.store.sqlite import SqliteStore
@@ -162,7 +162,7 @@ def test_an_acknowledged_action_survives_a_killed_process(path: Path) -> None:
             store = SqliteStore({str(path)!r})
             await store.create_match(MatchRecord("m", Options(), 1, 1000, [SeatRecord(0), SeatRecord(1)]))
             await store.save_seat("m", SeatRecord(0, None, "ada", "hash"), "waiting")
-            coin_text = action_text(RULES, parse_action("take_coin"))
+            coin_text = action_text("mercado", parse_action("take_coin"))
             for version in range(1, 31):
                 await store.append_action("m", version, version % 2, coin_text, f"r{{version}}", False)
             print("acknowledged", flush=True)

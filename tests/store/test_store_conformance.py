@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from server.games.mercado import RULES, Options, parse_action
+from server.games.mercado import Options, parse_action
 from server.store import Conflict, Store
 from server.store.encoding import action_text
 from server.store.postgres import PostgresStore, is_postgres
@@ -42,7 +42,8 @@ from server.store.records import (
 from server.store.sqlite import SqliteStore
 
 COIN, OFFER = parse_action("take_coin"), parse_action("refresh_offer")
-COIN_TEXT, OFFER_TEXT = action_text(RULES, COIN), action_text(RULES, OFFER)  # as the service stores them
+# As the service stores them.
+COIN_TEXT, OFFER_TEXT = action_text("mercado", COIN), action_text("mercado", OFFER)
 ANA, BEA = "a" * 32, "b" * 32
 
 

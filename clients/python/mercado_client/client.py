@@ -296,9 +296,7 @@ class MercadoClient:
         ``list_matches(player_id=...)``), within ``reconnect_seconds``; any other error ends it,
         e.g. ALREADY_EXISTS when this player is queued already.
         """
-        request = api.FindMatchRequest(
-            game=api.Game.ValueType(games.game_enum(game)), players=players, allow_ai=allow_ai
-        )
+        request = api.FindMatchRequest(game=games.game_enum(game), players=players, allow_ai=allow_ai)
         failing_since: float | None = None
         failures = 0
         while True:

@@ -1,10 +1,11 @@
 """Every game's actions, options, views and events between the API's messages and their JSON forms.
 
 Mercado de Lisboa has its own typed messages (``wire.py``, ``views.py``). The other games follow
-one convention, so one piece of code serves them all: an action's JSON ``{"type": t, ...}`` is the
-field ``t`` of the game's action message, holding the other fields; options are the game's
-options message field for field; views and events are the rules' JSON carried in a
-``google.protobuf.Struct``.
+one convention, so one piece of code serves them all, a new game included: a game called ``g`` is
+``GAME_G`` in match.proto and the field ``g`` of its ``oneof``s; an action's JSON
+``{"type": t, ...}`` is the field ``t`` of the game's action message, holding the other fields;
+options are the game's options message field for field; views and events are the rules' JSON
+carried in a ``google.protobuf.Struct``.
 """
 
 from __future__ import annotations
@@ -14,20 +15,12 @@ from typing import Any
 from google.protobuf import json_format
 from google.protobuf.message import Message
 from google.protobuf.struct_pb2 import Struct
-from mercado.v1 import leilao_pb2, oregano_pb2
 from mercado.v1 import match_pb2 as api
 
 from . import wire
 from .wire import WireError
 
-GAMES: dict[str, int] = {"mercado": api.GAME_MERCADO, "oregano": api.GAME_OREGANO, "leilao": api.GAME_LEILAO}
-_NAMES = {number: name for name, number in GAMES.items()}
-TITLES = {"mercado": "Mercado de Lisboa", "oregano": "Oregano", "leilao": "Leilão"}  # as people name them
-# The typed messages of the games that follow the convention: options, action.
-_MESSAGES: dict[str, tuple[type[Message], type[Message]]] = {
-    "oregano": (oregano_pb2.OreganoOptions, oregano_pb2.OreganoAction),
-    "leilao": (leilao_pb2.LeilaoOptions, leilao_pb2.LeilaoAction),
-}
+_PREFIX = "GAME_"
 
 
 def game_name(game: int) -> str:
@@ -35,16 +28,26 @@ def game_name(game: int) -> str:
     if game == api.GAME_UNSPECIFIED:
         return "mercado"
     try:
-        return _NAMES[game]
-    except KeyError:
+        return api.Game.Name(game)[len(_PREFIX) :].lower()  # type: ignore[arg-type]
+    except ValueError:
         raise WireError(f"unknown game {game}") from None
 
 
-def game_enum(name: str) -> int:
+def game_enum(name: str) -> api.Game.ValueType:
     try:
-        return GAMES[name]
-    except KeyError:
+        return api.Game.Value(_PREFIX + name.upper())
+    except ValueError:
         raise WireError(f"unknown game {name!r} (one of {', '.join(GAMES)})") from None
+
+
+# Every game's name: the match.proto enum's names, which are also the oneof fields of its messages.
+GAMES = [game_name(number) for number in api.Game.values() if number != api.GAME_UNSPECIFIED]
+
+
+def _options_message(game: str) -> Message:
+    """An empty options message of ``game``: the type of CreateMatchRequest's field of its name."""
+    message: Message = type(getattr(api.CreateMatchRequest(), game))()
+    return message
 
 
 def plain(value: Any) -> Any:
@@ -112,7 +115,7 @@ def action_message(game: str, data: dict[str, Any]) -> api.Action:
     """The API action of ``game`` for the rules' JSON of an action."""
     if game == "mercado":
         return wire.action_message(data)
-    message = _MESSAGES[game][1]()
+    message = type(getattr(api.Action(), game))()
     kind = data.get("type")
     if not isinstance(kind, str) or message.DESCRIPTOR.fields_by_name.get(kind) is None:
         raise WireError(f"unknown {game} action type {kind!r}")
@@ -132,7 +135,7 @@ def options_json(game: str, message: Message) -> dict[str, Any]:
 
 def options_message(game: str, options: dict[str, Any]) -> Message:
     """A game's options message from its full JSON options (``players`` aside)."""
-    message = _MESSAGES[game][0]()
+    message = _options_message(game)
     _parse({key: value for key, value in options.items() if key != "players"}, message, f"{game} options")
     return message
 

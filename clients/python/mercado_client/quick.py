@@ -15,9 +15,9 @@ from rich.console import Console
 from rich.text import Text
 
 from .board import clock_time, seat_label, seat_names
+from .boards import game_title
 from .client import MercadoClient, Seat
 from .common import PlayOptions
-from .games import TITLES
 from .held import SeatFile
 from .resume import keep_seat
 from .signin import Identity, rating_text
@@ -129,7 +129,7 @@ async def quick(
     what = (
         f"{players}-player match"
         if options.game == "mercado"
-        else f"{players}-player {TITLES[options.game]} match"
+        else f"{players}-player {game_title(options.game)} match"
     )
     console.print(f"queueing for a {what} ({fill}); Ctrl-C leaves the queue", highlight=False)
     try:

@@ -14,10 +14,10 @@ from rich.markup import escape
 from rich.text import Text
 
 from .board import bot_text, clock_time, seat_info, seat_label, seat_names, time_left_ms
-from .boards import movers
+from .boards import game_title, movers
 from .client import MercadoClient, Seat
 from .common import CANCELLED, FINISHED, InputClosed, PlayOptions, error_line, reclaimable
-from .games import TITLES, game_name
+from .games import game_name
 from .held import HeldSeat, SeatFile, SeatFileError
 from .menu import parse_number
 from .signin import Identity
@@ -177,7 +177,7 @@ async def choose_game(
             Text.assemble(
                 (f"{number:>3} ", "bold cyan"),
                 (entry.match_id, "bold"),
-                "" if game == "mercado" else f"  {TITLES[game]},",
+                "" if game == "mercado" else f"  {game_title(game)},",
                 f"  {status_words(state, entry.seat)}\n      you: {seat_label(entry.seat, names)}",
                 f"; against: {opponents(state, entry.seat) or '-'}",
             )

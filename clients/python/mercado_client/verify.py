@@ -37,8 +37,8 @@ class Verdict:
 def final_scores(final: api.MatchState) -> list[int] | None:
     """The final scores a finished match's view shows, whatever its game; None before its end."""
     if final.view.WhichOneof("game") == "mercado":
-        result = final.view.mercado
-        return list(result.result.scores) if result.HasField("result") else None
+        mercado = final.view.mercado
+        return list(mercado.result.scores) if mercado.HasField("result") else None
     view = games.view_json(final)
     result = None if view is None else view.get("result")
     return None if not result else list(result["scores"])
@@ -96,7 +96,7 @@ def verify_replay(
         problems.append("the replay ends before the game does")
         return verdict
     verdict.scores = list(outcome.scores)
-    shown = list(getattr(result, "scores", result or []))
+    shown = list(result.scores if isinstance(result, pb.MercadoResult) else result or [])
     if result is not None and shown != verdict.scores:
         problems.append(f"the server's final scores {shown} are not the replay's {verdict.scores}")
     return verdict

@@ -3,7 +3,7 @@
 The service and the streams are game-neutral; what differs per game is here, one object per game
 (:class:`GameWire`), looked up by the game's name. A game whose .proto follows the JSON convention
 of ``mercado_client.games`` (typed options and actions, views and events as the rules' JSON) needs
-only a line in ``WIRES``.
+nothing here.
 """
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ from typing import Any, Protocol
 
 from google.protobuf.message import Message
 from mercado.v1 import match_pb2 as api
-from mercado_client.games import WireError, game_name
+from mercado_client.games import game_name
+from mercado_client.wire import WireError
 
-from server.games.registry import GAMES
+from server.games.registry import GAMES, AnyGame
 from server.match import Update
 
 from .json_games import JsonWire
@@ -49,13 +50,14 @@ class GameWire(Protocol):
         ...
 
 
+def _json_wire(rules: AnyGame) -> GameWire:
+    return JsonWire(rules)
+
+
+_OWN_WIRES: dict[str, GameWire] = {"mercado": MercadoWire()}  # games with messages of their own
+# Every other game follows the JSON convention.
 WIRES: dict[str, GameWire] = {
-    wire.name: wire
-    for wire in (
-        MercadoWire(),
-        JsonWire(GAMES["oregano"], api.GAME_OREGANO),
-        JsonWire(GAMES["leilao"], api.GAME_LEILAO),
-    )
+    name: _OWN_WIRES.get(name) or _json_wire(rules) for name, rules in GAMES.items()
 }
 
 

@@ -10,17 +10,17 @@ from typing import Any
 from google.protobuf.message import Message
 from mercado.v1 import match_pb2 as api
 from mercado_client import games
-from mercado_client.games import WireError
+from mercado_client.wire import WireError
 
 from server.games.registry import AnyGame, game_named
 from server.match import Update
 
 
 class JsonWire:
-    def __init__(self, rules: AnyGame, game: api.Game.ValueType) -> None:
+    def __init__(self, rules: AnyGame) -> None:
         self.rules = rules
         self.name = rules.name
-        self.game = game
+        self.game = games.game_enum(rules.name)
 
     def options_from_request(self, players: int, options: Message | None) -> Mapping[str, Any]:
         data = {} if options is None else games.options_json(self.name, options)

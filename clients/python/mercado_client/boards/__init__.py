@@ -18,10 +18,16 @@ from .oregano import OreganoBoard
 BOARDS: dict[str, type[GameBoard]] = {"mercado": MercadoBoard, "oregano": OreganoBoard, "leilao": LeilaoBoard}
 
 
+def game_title(game: str) -> str:
+    """A game as people name it ("Leilão"): its board's title, else its name."""
+    board = BOARDS.get(game)
+    return board.title if board is not None else game
+
+
 def board_for(state: api.MatchState) -> GameBoard:
     """The board of the game ``state`` is of (by its summary, else by its view)."""
     game = game_name(state.match.game) if state.match.game else (state.view.WhichOneof("game") or "mercado")
     return BOARDS[game]()
 
 
-__all__ = ["BOARDS", "GameBoard", "board_for", "movers"]
+__all__ = ["BOARDS", "GameBoard", "board_for", "game_title", "movers"]

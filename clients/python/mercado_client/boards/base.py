@@ -34,7 +34,7 @@ from ..board import (
     seat_tag,
     time_left_ms,
 )
-from ..games import TITLES, action_json, event_json, view_json
+from ..games import action_json, event_json, view_json
 from . import menu
 from .menu import ActionChoice, ActionGroup, Described
 
@@ -59,6 +59,8 @@ class GroupLike(Protocol):
 
 class GameBoard(Protocol):
     """A game's screen: what ``play.Session`` draws, offers and narrates."""
+
+    title: str  # the game as people name it
 
     def render(self, state: api.MatchState, side: RenderableType | None = None) -> RenderableType: ...
 
@@ -131,6 +133,7 @@ class RulesBoard(ABC):
     """The screen of a game whose view, actions and events are the rules' JSON (``games.py``)."""
 
     game = ""
+    title = ""
     rules_text = ""  # one line under the result: how the score is made
 
     def __init__(self) -> None:
@@ -191,7 +194,7 @@ class RulesBoard(ABC):
         state = seen.state
         parts = [
             Text(f"match {state.match.match_id}", "bold"),
-            Text(TITLES[self.game], "bold"),
+            Text(self.title, "bold"),
             Text(STATUS_NAMES.get(state.match.status, "?")),
         ]
         parts += self.status_parts(seen)

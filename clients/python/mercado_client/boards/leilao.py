@@ -48,6 +48,7 @@ def slot_text(slot: dict[str, Any], names: Sequence[str]) -> Text:
 
 class LeilaoBoard(RulesBoard):
     game = "leilao"
+    title = "Leilão"
     rules_text = (
         f"score: stall points + {SET_BONUS} per set of four colours - played cards - fees; "
         "ties: more stall points, then more stalls"

@@ -17,6 +17,8 @@ from ..board import final_ranks, render_match, seat_tag
 class MercadoBoard:
     """Mercado's market, players and supply; its two-step menu answered by number."""
 
+    title = "Mercado de Lisboa"
+
     def render(self, state: api.MatchState, side: RenderableType | None = None) -> RenderableType:
         return render_match(state, side=side)
 

@@ -105,6 +105,7 @@ def gain_text(gold: int) -> Text:
 
 class OreganoBoard(RulesBoard):
     game = "oregano"
+    title = "Oregano"
     rules_text = (
         "score: gold + shops (2/5/8/10 by level, special shops 2) + 5 per bonus card; "
         "ties: more gold, then more bonus cards"

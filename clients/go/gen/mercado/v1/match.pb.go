@@ -924,8 +924,9 @@ type SeatInfo struct {
 	// The player the seat is bound to: a player id, `bot:<level>` for a bot seat taken by an
 	// agent; empty for an open seat or anonymous play (a seat token alone).
 	PlayerId string `protobuf:"bytes,10,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
-	// With a clock, while this seat must act: when its time (and reserve) runs out, as a Unix
-	// time in milliseconds. In a simultaneous step every seat still to act has one.
+	// With a clock, in a simultaneous step (several seats to move), while this seat must act: when
+	// its time (and reserve) runs out, as a Unix time in milliseconds. (In a turn, the mover's is
+	// MatchSummary.deadline_unix_ms.)
 	DeadlineUnixMs *int64 `protobuf:"varint,11,opt,name=deadline_unix_ms,json=deadlineUnixMs,proto3,oneof" json:"deadline_unix_ms,omitempty"`
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache

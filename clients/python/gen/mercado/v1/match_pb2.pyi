@@ -487,8 +487,9 @@ class SeatInfo(google.protobuf.message.Message):
     agent; empty for an open seat or anonymous play (a seat token alone).
     """
     deadline_unix_ms: builtins.int
-    """With a clock, while this seat must act: when its time (and reserve) runs out, as a Unix
-    time in milliseconds. In a simultaneous step every seat still to act has one.
+    """With a clock, in a simultaneous step (several seats to move), while this seat must act: when
+    its time (and reserve) runs out, as a Unix time in milliseconds. (In a turn, the mover's is
+    MatchSummary.deadline_unix_ms.)
     """
     def __init__(
         self,

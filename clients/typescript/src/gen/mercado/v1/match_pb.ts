@@ -492,8 +492,9 @@ export type SeatInfo = Message<"mercado.v1.SeatInfo"> & {
   playerId: string;
 
   /**
-   * With a clock, while this seat must act: when its time (and reserve) runs out, as a Unix
-   * time in milliseconds. In a simultaneous step every seat still to act has one.
+   * With a clock, in a simultaneous step (several seats to move), while this seat must act: when
+   * its time (and reserve) runs out, as a Unix time in milliseconds. (In a turn, the mover's is
+   * MatchSummary.deadline_unix_ms.)
    *
    * @generated from field: optional int64 deadline_unix_ms = 11;
    */
