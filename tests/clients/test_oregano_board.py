@@ -129,12 +129,13 @@ def walk(seed: int, players: int) -> Iterator[Any]:
         RULES.apply(state, seat, rng.choice(RULES.legal_actions(state, seat)))
 
 
-def rich_builders() -> Iterator[Any]:
-    """Positions where the mover is to attract with a builder, gold and cards: every level-up is legal."""
+def equipped(special: str, declared: str) -> Iterator[Any]:
+    """Positions where the mover is to perform ``declared`` with a ``special`` shop, gold and cards
+    (a builder: every level-up is legal; a jeweler: sales pay more)."""
     for state in positions(40):
         data = RULES.position_to_json(state)
         seat = data["current_player"]
-        if data["phase"] != "action" or data["declared"][data["step"]] != "attract":
+        if data["phase"] != "action" or data["declared"][data["step"]] != declared:
             continue
         area = data["areas"][seat]
         free = next((f"1{row}" for row in "abcd" if f"1{row}" not in area), None)
@@ -142,7 +143,7 @@ def rich_builders() -> Iterator[Any]:
             shop["shop"] in ("builder", "fountain", "jeweler", "casino") for shop in area.values()
         ):
             continue
-        area[free] = {"shop": "builder", "id": data["next_shop_id"]}
+        area[free] = {"shop": special, "id": data["next_shop_id"]}
         data["next_shop_id"] += 1
         data["gold"][seat] = 40
         data["resources"][seat] = {"wood": 4, "stone": 4, "metal": 4}
@@ -151,7 +152,13 @@ def rich_builders() -> Iterator[Any]:
 
 def test_every_costed_action_shows_what_the_engine_then_charges() -> None:
     seen: set[str] = set()
-    for state in [*walk(1, 2), *walk(2, 3), *walk(3, 4), *rich_builders()]:
+    for state in [
+        *walk(1, 2),
+        *walk(2, 3),
+        *walk(3, 4),
+        *equipped("builder", "attract"),
+        *equipped("jeweler", "sell"),
+    ]:
         seat = mover(state)
         message = match_state(GAME, state, seat)
         found = board(message)
