@@ -291,7 +291,8 @@ class MercadoClient:
         """Queue the player whose credential ``token`` is for a match of ``game`` ("mercado",
         "oregano", "leilao") and ``players``, matched by its rating in that game: a Queued update
         about once a second, then one with the MatchFound (``update.found``), and the iteration ends.
-        ``allow_ai``: after a wait, the server fills the seats no queued player takes with bots.
+        ``game``: its name ("mercado", "oregano", "leilao"). ``allow_ai``: after a wait, the server
+        fills the seats no queued player takes with bots.
 
         Closing it (``aclose``, ``contextlib.aclosing``) or cancelling its task closes the stream,
         which leaves the queue. A fair-use refusal is repeated after its retry-after, and a dropped
@@ -348,7 +349,8 @@ class MercadoClient:
                     failing_since, failures = None, 0  # got through, quiet or not
                 async for update in call:
                     failing_since, failures = None, 0
-                    if update.HasField("action"):  # the first message (no action) shows where it stands
+                    # The first message (no seat acted) shows where it stands; a sealed choice has no action.
+                    if update.HasField("seat"):
                         last = max(last, update.version)
                     yield update
                 return
