@@ -23,6 +23,7 @@ import {
   type FindMatchUpdate,
   Game,
   type GameName,
+  gameNamed,
   isMyTurn,
   isOver,
   type LeaderboardEntry,
@@ -666,7 +667,7 @@ async function startMatch(options: StartOptions): Promise<void> {
   const me = await ensurePlayer(typedName());
   const created = await client.createMatch(
     {
-      game: options.game,
+      game: gameNamed(options.game) ?? Game.MERCADO,
       players: options.players,
       seats: ["open", ...options.others],
       money: options.money,
