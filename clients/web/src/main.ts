@@ -20,6 +20,7 @@ import {
   clockOf,
   codeOf,
   displayRating,
+  type FindMatchOptions,
   type FindMatchUpdate,
   Game,
   type GameName,
@@ -439,6 +440,7 @@ function playerDetails(me: SignedIn, player: Player, signal: AbortSignal): HTMLE
  * which leaves the queue. With "allow AI", bots take the seats nobody queued for after a wait.
  */
 function quickMatchCard(page: AbortSignal, signedInNow: () => void): HTMLElement {
+  const game = gameSelect("quick-game");
   const players = h("select", { id: "quick-players", "data-testid": "quick-players" });
   for (const n of [2, 3, 4]) players.append(h("option", { value: n }, `${n} players`));
   const allowAi = h("input", { type: "checkbox", id: "quick-ai", "data-testid": "quick-ai" });
@@ -457,6 +459,8 @@ function quickMatchCard(page: AbortSignal, signedInNow: () => void): HTMLElement
   const controls = h(
     "div",
     { class: "quick-controls" },
+    h("label", { for: "quick-game" }, "Game"),
+    game,
     h("label", { for: "quick-players" }, "Players"),
     players,
     h("label", { class: "check" }, allowAi, "allow AI: bots fill the seats nobody takes after a wait"),
@@ -488,7 +492,8 @@ function quickMatchCard(page: AbortSignal, signedInNow: () => void): HTMLElement
       tick();
       ticker = setInterval(tick, 250);
       detail.textContent = `A match of ${count} players${allowAi.checked ? ", bots allowed" : ""}.`;
-      for await (const update of queue(me, count, allowAi.checked, signal)) {
+      const options = { game: gameNamed(game.value) ?? Game.MERCADO, players: count, allowAi: allowAi.checked };
+      for await (const update of queue(me, options, signal)) {
         if (update.kind.case === "queued") {
           const { queuedPlayers } = update.kind.value;
           detail.textContent =
@@ -541,12 +546,12 @@ function quickMatchCard(page: AbortSignal, signedInNow: () => void): HTMLElement
  * stream the server has not seen closed yet) refuses a new one with ALREADY_EXISTS: that is tried
  * again for a few seconds; a queue open elsewhere (another tab) is refused with the server's reason then.
  */
-async function* queue(me: SignedIn, players: number, allowAi: boolean, signal: AbortSignal): AsyncGenerator<FindMatchUpdate> {
+async function* queue(me: SignedIn, options: FindMatchOptions, signal: AbortSignal): AsyncGenerator<FindMatchUpdate> {
   const until = Date.now() + 3_000;
   for (;;) {
     let received = false;
     try {
-      for await (const update of client.findMatch({ players, allowAi }, me.token, { signal })) {
+      for await (const update of client.findMatch(options, me.token, { signal })) {
         received = true;
         yield update;
       }
@@ -568,9 +573,15 @@ const GAME_NAMES: Readonly<Record<GameName, string>> = {
   leilao: "Leilão (sealed bids for stalls)",
 };
 
+/** A choice of the game, its id also its test id. */
+function gameSelect(id: string): HTMLSelectElement {
+  const select = h("select", { id, name: id, "data-testid": id });
+  for (const [value, label] of Object.entries(GAME_NAMES)) select.append(h("option", { value }, label));
+  return select;
+}
+
 function newMatchForm(): HTMLElement {
-  const game = h("select", { id: "game", name: "game", "data-testid": "game" });
-  for (const [value, label] of Object.entries(GAME_NAMES)) game.append(h("option", { value }, label));
+  const game = gameSelect("game");
   const players = h("select", { id: "players", name: "players", "data-testid": "players" });
   for (const n of [2, 3, 4]) players.append(h("option", { value: n }, `${n} players`));
   const others = h("div", { class: "levels" });

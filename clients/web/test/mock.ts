@@ -142,7 +142,7 @@ export async function mockMatch(
       at += 1;
       wake();
       others();
-    }, 250);
+    }, 100);
   };
   await page.addInitScript(
     ({ matchId }) => {

@@ -30,6 +30,15 @@ async function caughtUp(page: Page, mock: { settled: () => number }): Promise<bo
   return ready(page, 30_000);
 }
 
+/** At 390 px (a phone) nothing scrolls sideways. */
+async function fitsPhone(page: Page): Promise<void> {
+  const size = page.viewportSize();
+  await page.setViewportSize({ width: 390, height: 844 });
+  const [scroll, width] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+  assert.ok(scroll! <= width!, `at 390 px the page is ${scroll} px wide`);
+  if (size) await page.setViewportSize(size);
+}
+
 describe("Oregano and Leilão screens on the engine's games", { skip }, () => {
   let browser: Browser;
 
@@ -53,6 +62,7 @@ describe("Oregano and Leilão screens on the engine's games", { skip }, () => {
       seen.add(status.replace(/\d+/g, "N"));
       if (mock.sent.length === 20) {
         await page.screenshot({ path: join(RESULTS, "oregano-fixture.png"), fullPage: true });
+        await fitsPhone(page);
         assert.match((await page.getByTestId("market").textContent()) ?? "", /Café\s*\d+\s*1 wood/);
       }
       // Every legal action is a button; the first is the engine's first legal action.
@@ -104,7 +114,10 @@ describe("Oregano and Leilão screens on the engine's games", { skip }, () => {
       }));
       if (mock.sent.length > 1 && shown.sealed) {
         assert.match(shown.status, /^You have bid — waiting for easy AI to bid…$/);
-        if (!statuses.has("waiting")) await page.screenshot({ path: join(RESULTS, "leilao-fixture.png"), fullPage: true });
+        if (!statuses.has("waiting")) {
+          await page.screenshot({ path: join(RESULTS, "leilao-fixture.png"), fullPage: true });
+          await fitsPhone(page);
+        }
         statuses.add("waiting");
       }
     }
