@@ -29,7 +29,7 @@ import {
   statusText,
   stop,
   version,
-  watchSealedBids,
+  recordPage,
 } from "./support.js";
 
 const MOVES = 8;
@@ -56,6 +56,7 @@ describe("Oregano and Leilão against the AI", { skip }, () => {
 
   test("Oregano: a match against the AI, played by clicking", { timeout: 300_000 }, async () => {
     const page = await newPage(browser);
+    await recordPage(page);
     await page.goto(server.url);
     await startMatch(page, ["easy"], { game: "oregano" });
     await page.waitForSelector(IN_PLAY, { timeout: 60_000 });
@@ -72,6 +73,10 @@ describe("Oregano and Leilão against the AI", { skip }, () => {
     }
     const mine = statuses.filter((text) => /^(Set-up|Keep one|Your turn|Your first|Your second|Go to the casino)/.test(text));
     assert.ok(mine.length >= MOVES, statuses.join(" | "));
+    // Every status shown: the AI's turns name it ("mercado-ai is declaring two actions (round 1)…").
+    const ai = (await page.getByTestId("seat-1").locator(".player-name").textContent()) ?? "?";
+    const shown = await seenStatuses(page);
+    assert.ok(shown.some((text) => text.startsWith(`${ai} is `) || text.startsWith(`${ai}: `)), shown.join(" | "));
     assert.ok((await version(page)) >= first + MOVES, "the match did not move on");
     assert.ok((await page.getByTestId("log").locator("li").count()) >= MOVES);
     assert.match((await page.getByTestId("area-0").textContent()) ?? "", /merchant/);
@@ -81,7 +86,7 @@ describe("Oregano and Leilão against the AI", { skip }, () => {
 
   test("Leilão: bids and picks against the AI by clicking; its sealed bid stays hidden until the reveal", { timeout: 300_000 }, async () => {
     const page = await newPage(browser);
-    await watchSealedBids(page);
+    await recordPage(page);
     await page.goto(server.url);
     await startMatch(page, ["easy"], { game: "leilao" });
     await page.waitForSelector(IN_PLAY, { timeout: 60_000 });
@@ -97,6 +102,8 @@ describe("Oregano and Leilão against the AI", { skip }, () => {
     const statuses = await seenStatuses(page);
     assert.ok(statuses.some((text) => text.startsWith("Your bid: pick your main card")), statuses.join(" | "));
     assert.ok(statuses.some((text) => text === "Your pick: take a stall from the display."), statuses.join(" | "));
+    const ai = (await page.getByTestId("seat-1").locator(".player-name").textContent()) ?? "?";
+    assert.ok(statuses.some((text) => text.includes(ai)), `the AI's turns: ${statuses.join(" | ")}`);
     await page.waitForSelector('body[data-phase="pick"], body[data-phase="bid"]');
     const sealed = await checkSealedBids(page);
     const waited = statuses.filter((text) => /^You have bid — waiting for .+ to bid…$/.test(text)).length;

@@ -21,7 +21,7 @@ import {
   RESULTS,
   skip,
   statusText,
-  watchSealedBids,
+  recordPage,
 } from "./support.js";
 
 /** Wait until the page shows the match where seat 0 acts next: the other seat's moves are in. */
@@ -88,7 +88,7 @@ describe("Oregano and Leilão screens on the engine's games", { skip }, () => {
   test("Leilão: bids, re-bids and picks by clicking; the other seat's bid stays hidden until the reveal", { timeout: 180_000 }, async () => {
     const steps = timeline("leilao");
     const page = await newPage(browser);
-    await watchSealedBids(page);
+    await recordPage(page);
     const mock = await mockMatch(page, "leilao", steps);
     await page.goto(`${MOCK_URL}?match=${MATCH_ID}`);
 

@@ -287,11 +287,11 @@ export async function leilaoMove(page: Page, first: [number, number] = [11, 4]):
 }
 
 /**
- * Record, at every change of the page, every status line it shows (see seenStatuses) and what it
- * shows of seat 1 while seat 1 has bid and the bids are not revealed yet: its hand and its played
- * cards (checked by checkSealedBids).
+ * Record, at every change of the page, every status line it shows (see seenStatuses) and, in
+ * Leilão, what it shows of seat 1 while seat 1 has bid and the bids are not revealed yet: its hand
+ * and its played cards (checked by checkSealedBids).
  */
-export async function watchSealedBids(page: Page): Promise<void> {
+export async function recordPage(page: Page): Promise<void> {
   // A string, not a function: the test's compiler would add helpers the page does not have.
   await page.addInitScript(`
     const seen = (window.sealedSnapshots = []);
@@ -312,7 +312,7 @@ export async function watchSealedBids(page: Page): Promise<void> {
   `);
 }
 
-/** Every status line the page showed since watchSealedBids, in order (repeats dropped). */
+/** Every status line the page showed since recordPage, in order (repeats dropped). */
 export const seenStatuses = (page: Page): Promise<string[]> => page.evaluate(() => (window as unknown as { statusTexts: string[] }).statusTexts);
 
 /**
