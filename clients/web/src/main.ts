@@ -1011,6 +1011,16 @@ function rulesCard(): HTMLElement {
       h(
         "li",
         {},
+        "Oregano: declare two actions each turn (attract, resource, sell, acquire), then do each or skip it; the buttons say what each costs or pays. Gold, shops and bonus cards score.",
+      ),
+      h(
+        "li",
+        {},
+        "Leilão: everyone bids at once, sealed: pick a card, maybe an extra card (5 points), confirm. Highest bids pick stalls first; stalls score their number, the cards you bid cost theirs.",
+      ),
+      h(
+        "li",
+        {},
         "With a clock, a turn that runs over its time draws on your reserve; when both run out the AI plays your turns until you take your seat back.",
       ),
     ),
