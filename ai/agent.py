@@ -3,33 +3,38 @@
 It tells the server, by a heartbeat, which levels it plays and how many more
 seats it can take, so that the server refuses bot seats nobody can take. One
 asyncio task per claimed seat follows that match's event stream from version 0
-(which also lets it reconstruct hidden coins) and, on its turn, searches in a
-pool of worker processes, so that neither the agent's event loop nor the
-server ever waits on a search. The seats it holds are kept in a file: an agent
-started again resumes them. Streams reconnect and resume after a server
-restart; submissions carry a request id, so a retry is applied at most once.
+(which in Mercado also lets it reconstruct hidden coins) and, whenever its
+seat has legal actions (its turn, or a sealed step it has not acted in yet),
+searches in a pool of worker processes, so that neither the agent's event
+loop nor the server ever waits on a search. It plays every game: Mercado with
+its own search, the others with :mod:`ai.ismcts` on the view alone. The seats
+it holds are kept in a file: an agent started again resumes them. Streams
+reconnect and resume after a server restart; submissions carry a request id,
+so a retry is applied at most once.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import random
 import time
 import uuid
 import zlib
+from collections.abc import Callable
 from concurrent.futures import Executor
+from typing import Any
 
 import grpc
 from mercado.v1 import match_pb2 as api
-from mercado_client import Endpoint, MercadoClient, Seat, action_json, action_message
+from mercado_client import Endpoint, MercadoClient, Seat, action_json, games
 from mercado_client.held import HeldSeat, SeatFile
-from mercado_client.views import view_json
 
-from server.games.mercado import View, action_by_id, action_from_json
+from server.games.mercado import action_from_json
 
-from .levels import decide
+from .levels import decide_json
 from .observation import CoinTracker
 from .workers import search_pool
 
@@ -122,28 +127,25 @@ class Agent:
         return True
 
     async def play(self, seat: Seat, held: HeldSeat) -> None:
-        """Follow the match from version 0 and act on every turn of ours until it ends; then forget
-        the seat (``held``, its entry in the seat file).
+        """Follow the match from version 0 and act whenever our seat has legal actions until it
+        ends; then forget the seat (``held``, its entry in the seat file).
 
-        The stream's first message is the match as it stands; the actions before it follow, and
-        each is observed (to know every seat's coins). A turn is played once the history is
-        caught up with, at most once per version.
+        The stream's first message is the match as it stands; the actions before it follow. In
+        Mercado each is observed (to know every seat's coins) and a turn is played once the
+        history is caught up with; in the other games the view is all the search needs, and
+        only the newest version is acted on. At most once per version.
         """
         level = held.level
-        tracker: CoinTracker | None = None
-        observed, acted = 0, -1
+        follower: Follower | None = None
+        acted = -1
         try:
             async for update in seat.follow(after_version=0):
-                view = view_json(update.state)
-                tracker = tracker or CoinTracker(len(update.state.view.mercado.players))
-                if update.HasField("action"):
-                    tracker.observe(view, update.seat, action_from_json(action_json(update.action)))
-                    observed = update.version
+                follower = follower or Follower(games.game_name(update.state.match.game))
                 if (
-                    update.state.legal_actions
-                    and update.version == observed
+                    follower.caught_up(update)
+                    and update.state.legal_actions
                     and update.version > acted
-                    and await self._act(seat, level, update.state, view, tracker)
+                    and await self._act(seat, level, update.state, follower)
                 ):
                     acted = update.version
             log.info("match over", extra={"match_id": seat.match_id, "seat": seat.seat})
@@ -153,19 +155,16 @@ class Agent:
             if error.code() != grpc.StatusCode.UNAVAILABLE:
                 self.seats.remove(held)  # nothing to resume: the match or the seat is gone
 
-    async def _act(
-        self, seat: Seat, level: str, state: api.MatchState, view: View, tracker: CoinTracker
-    ) -> bool:
+    async def _act(self, seat: Seat, level: str, state: api.MatchState, follower: Follower) -> bool:
         """Search (unless only one action is legal) and submit; False when the server says the picture
-        was out of date. ``view`` is ``state`` as the engine's JSON view."""
+        was out of date."""
         if len(state.legal_actions) == 1:
             message = state.legal_actions[0]
         else:
-            coins = tracker.completed(view)["coins"]
             seed = zlib.crc32(f"{self.seed}:{seat.match_id}:{state.version}".encode())
             loop = asyncio.get_running_loop()
-            action_id = await loop.run_in_executor(self.executor, decide, view, coins, level, seed)
-            message = action_message(action_by_id(action_id).to_json())
+            action = await loop.run_in_executor(self.executor, follower.search(state, level, seed))
+            message = games.action_message(follower.game, action)
         try:
             await seat.submit(message, state.version, uuid.uuid4().hex)
         except grpc.aio.AioRpcError as error:
@@ -174,3 +173,38 @@ class Agent:
             log.info("action outdated", extra={"match_id": seat.match_id, "reason": error.details()})
             return False
         return True
+
+
+class Follower:
+    """What one seat's task knows of its match's stream: the game, how far it has caught up, and
+    in Mercado every seat's coins (reconstructed from the public history)."""
+
+    def __init__(self, game: str) -> None:
+        self.game = game
+        self.tracker: CoinTracker | None = None
+        self.observed = 0  # Mercado: the version of the last action observed
+        self.latest = 0  # the newest version seen
+
+    def caught_up(self, update: api.MatchUpdate) -> bool:
+        """Take in ``update``; whether its state is the match as it stands (nothing older replayed)."""
+        self.latest = max(self.latest, update.version)
+        if self.game != "mercado":
+            return update.version == self.latest
+        view = self.view(update.state)
+        self.tracker = self.tracker or CoinTracker(len(view["coins"]))
+        if update.HasField("action"):
+            self.tracker.observe(view, update.seat, action_from_json(action_json(update.action)))
+            self.observed = update.version
+        return update.version == self.observed
+
+    def view(self, state: api.MatchState) -> dict[str, Any]:
+        view = games.view_json(state)
+        if view is None:
+            raise ValueError("the match state carries no view")
+        return view
+
+    def search(self, state: api.MatchState, level: str, seed: int) -> Callable[[], dict[str, Any]]:
+        """Our seat's decision in ``state``: :func:`ai.levels.decide_json`, to call in a worker process."""
+        view = self.view(state)
+        coins = None if self.tracker is None else self.tracker.completed(view)["coins"]
+        return functools.partial(decide_json, self.game, view, level, seed, coins)

@@ -1,8 +1,8 @@
 """Seeded games between bots in this process (no server), and their statistics.
 
 Seats rotate from game to game so that no bot keeps the first seat. Each bot
-sees only its own view, with coins reconstructed from the public history as
-an online agent would.
+sees only its own view: in Mercado with coins reconstructed from the public
+history as an online agent would; in the other games, the view is all it has.
 """
 
 from __future__ import annotations
@@ -12,8 +12,10 @@ import statistics
 from dataclasses import dataclass
 
 from server.games.mercado import Options, apply, new_game, player_view
+from server.games.registry import game_named
 
 from .bots import make_bot
+from .game_bots import game_bot
 from .levels import LEVELS
 from .mcts import margins, win_shares
 from .observation import CoinTracker, coin_changes
@@ -66,6 +68,28 @@ def play_game(bots: list[str], players: int, seed: int, game: int, money: str = 
         margins=tuple(margins(state.result.scores)),
         wins=tuple(win_shares(state.result.ranks)),
         ranks=state.result.ranks,
+    )
+
+
+def play_rules_game(name: str, bots: list[str], players: int, seed: int, game: int) -> GameOutcome:
+    """One complete game of ``name`` (any game but Mercado, which has :func:`play_game`) between
+    :mod:`ai.game_bots` bots; at a sealed step the seats to move act in seat order, each from its view."""
+    rules = game_named(name)
+    names = seating(bots, players, game)
+    state = rules.new_game(rules.options({"players": players}), seed)
+    seats = [game_bot(rules, bot, seed * 31 + p, timed=False) for p, bot in enumerate(names)]
+    while not rules.is_over(state):
+        seat = min(rules.to_move(state))
+        rules.apply(state, seat, seats[seat].choose(rules.view(state, seat)))
+    outcome = rules.outcome(state)
+    assert outcome is not None
+    return GameOutcome(
+        seed=seed,
+        bots=tuple(names),
+        scores=outcome.scores,
+        margins=tuple(margins(outcome.scores)),
+        wins=tuple(win_shares(outcome.ranks)),
+        ranks=outcome.ranks,
     )
 
 

@@ -19,21 +19,23 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from .arena import BotSummary, GameOutcome, RatingRow, play_game, summarize
+from .arena import BotSummary, GameOutcome, RatingRow, play_game, play_rules_game, summarize
 
 # What ``--rate`` does with the games once played: rates them, and gives each player's rating.
 Rater = Callable[[list[GameOutcome]], list[RatingRow]]
 
 
-def _play(bots: list[str], players: int, seed: int, money: str, game: int) -> GameOutcome:
-    return play_game(bots, players, seed + game, game, money)
+def _play(name: str, bots: list[str], players: int, seed: int, money: str, game: int) -> GameOutcome:
+    if name == "mercado":
+        return play_game(bots, players, seed + game, game, money)
+    return play_rules_game(name, bots, players, seed + game, game)
 
 
 def play_games(
-    bots: list[str], players: int, games: int, jobs: int, seed: int, money: str
+    bots: list[str], players: int, games: int, jobs: int, seed: int, money: str, name: str = "mercado"
 ) -> list[GameOutcome]:
-    """Every game, in parallel over ``jobs`` processes, with a progress bar on stderr."""
-    play = functools.partial(_play, bots, players, seed, money)
+    """Every game of ``name``, in parallel over ``jobs`` processes, with a progress bar on stderr."""
+    play = functools.partial(_play, name, bots, players, seed, money)
     columns = (
         TextColumn("games"),
         BarColumn(),
@@ -124,18 +126,21 @@ def run_arena(
     plot: Path | None,
     console: Console,
     rate: Rater | None = None,
+    name: str = "mercado",
 ) -> dict[str, Any]:
-    """Play, print the table on ``console``, optionally plot and rate the games; return the JSON report."""
-    outcomes = play_games(bots, players, games, jobs, seed, money)
+    """Play ``name``, print the table on ``console``, optionally plot and rate the games; return the
+    JSON report (``money`` is Mercado's option, ignored by the other games)."""
+    outcomes = play_games(bots, players, games, jobs, seed, money, name)
     summaries = summarize(outcomes)
     console.print(results_table(summaries))
     ratings = rate(outcomes) if rate else None
     if ratings is not None:
         console.print(ratings_table(ratings))
-    title = f"{players} players, {games} games: {', '.join(bots)}"
+    title = f"{name}, {players} players, {games} games: {', '.join(bots)}"
     if plot:
         plot_results(summaries, plot, title)
     report: dict[str, Any] = {
+        "game": name,
         "players": players,
         "games": games,
         "bots": bots,

@@ -3,15 +3,22 @@
 Each level has an iteration budget and a time cap; on this project's 2-core
 reference machine the iteration budget is what binds, so play at a level is
 deterministic for a seed. On a slow machine the time cap keeps moves prompt.
+Mercado's search (:mod:`ai.mcts`) has its own tuned levels; every other game's
+(:mod:`ai.ismcts`, through the games' interface) has its ``GAME_LEVELS``, the
+same times with the iterations that fit in them, and the play-out length that
+played best in ``mercado arena``.
 """
 
 from __future__ import annotations
 
-import random
+from collections.abc import Mapping
 from typing import Any
 
-from server.games.mercado import ALL_ACTIONS, View
+from server.games.mercado import View, action_by_id
+from server.games.mercado.sampling import view_coins
+from server.games.registry import game_named
 
+from . import ismcts
 from .mcts import SearchConfig, choose_action
 
 LEVELS: dict[str, SearchConfig] = {
@@ -23,16 +30,35 @@ LEVELS: dict[str, SearchConfig] = {
     "hard": SearchConfig(iterations=3500, seconds=2.2),
 }
 
+GAME_LEVELS: dict[str, dict[str, ismcts.SearchConfig]] = {
+    # a long turn (declare, two actions): play-outs of about five turns
+    "oregano": {
+        "easy": ismcts.SearchConfig(iterations=30, seconds=0.09, playout_steps=20),
+        "medium": ismcts.SearchConfig(iterations=150, seconds=0.6, playout_steps=20),
+        "hard": ismcts.SearchConfig(iterations=600, seconds=2.2, playout_steps=20),
+    },
+    # random bids are poor judges: play-outs of about one round
+    "leilao": {
+        "easy": ismcts.SearchConfig(iterations=60, seconds=0.09, playout_steps=6),
+        "medium": ismcts.SearchConfig(iterations=300, seconds=0.6, playout_steps=6),
+        "hard": ismcts.SearchConfig(iterations=1200, seconds=2.2, playout_steps=6),
+    },
+}
+
 
 def decide(view: View, coins: list[int], level: str, seed: int) -> int:
     """The action id a level's search picks for the seat whose view this is (to run in a worker process)."""
     return choose_action(view, coins, LEVELS[level], seed).id
 
 
-def decide_json(game: str, view: dict[str, Any], level: str, seed: int) -> dict[str, Any]:
-    """The action (as JSON) a level picks for the seat whose JSON view this is, in any game."""
+def decide_json(
+    game: str, view: Mapping[str, Any], level: str, seed: int, coins: list[int] | None = None
+) -> dict[str, Any]:
+    """The action (as JSON) a level's search picks for the seat whose view (the rules' JSON) this is,
+    in any game (to run in a worker process). Mercado's search is given every seat's ``coins``, or
+    when they are not known, the coins the view hides as :func:`view_coins` fills them in."""
     if game == "mercado":
-        coins = [coin or 0 for coin in view["coins"]]  # a hidden count is not known to the seat
-        return ALL_ACTIONS[decide(view, coins, level, seed)].to_json()
-    legal: list[dict[str, Any]] = view["legal_actions"]
-    return random.Random(seed).choice(legal)
+        known = view_coins(dict(view)) if coins is None else coins
+        return action_by_id(decide(dict(view), known, level, seed)).to_json()
+    rules = game_named(game)
+    return rules.action_to_json(ismcts.choose_action(rules, view, GAME_LEVELS[game][level], seed))

@@ -6,9 +6,11 @@ import random
 import time
 from typing import Any
 
-from ai.levels import LEVELS
+from ai import ismcts
+from ai.levels import GAME_LEVELS, LEVELS
 from ai.mcts import Search, SearchConfig
 from server.games.mercado import GameState, Options, apply, legal_actions, new_game, player_view
+from server.games.registry import AnyGame, game_named
 
 # How many actions into a seeded greedy-ish game each phase is sampled.
 PHASES = {"start": 0, "middle": 20, "end": 38}
@@ -60,3 +62,59 @@ def run(seconds: float, seed: int) -> dict[str, Any]:
         },
     }
     return report
+
+
+# --- any other game, through the interface ------------------------------------------------------
+
+# Where in a seeded random 2-player game each phase is sampled, as a fraction of its moves.
+GAME_PHASES = {"start": 0.0, "middle": 0.5, "end": 0.9}
+
+
+def game_positions(rules: AnyGame, seed: int) -> dict[str, tuple[Any, int]]:
+    """Each phase's position of one random 2-player game and a seat to move there with a choice."""
+    rng = random.Random(seed)
+    state = rules.new_game(rules.options({"players": 2}), seed)
+    history = []
+    while not rules.is_over(state):
+        seat = min(rules.to_move(state))
+        actions = rules.legal_actions(state, seat)
+        if len(actions) > 1:
+            history.append((rules.clone(state), seat))
+        rules.apply(state, seat, actions[rng.randrange(len(actions))])
+    return {phase: history[int(at * (len(history) - 1))] for phase, at in GAME_PHASES.items()}
+
+
+def _search(
+    rules: AnyGame, position: tuple[Any, int], config: ismcts.SearchConfig, seed: int
+) -> tuple[float, int]:
+    """One search of the seat's decision: the seconds it took and its iterations."""
+    state, seat = position
+    search = ismcts.Search(rules, rules.view(state, seat), config, random.Random(seed))
+    start = time.perf_counter()
+    search.run()
+    return time.perf_counter() - start, search.iterations
+
+
+def run_game(name: str, seconds: float, seed: int) -> dict[str, Any]:
+    """``run`` for any game but Mercado: its ISMCTS (:mod:`ai.ismcts`) at its levels (``GAME_LEVELS``)."""
+    rules = game_named(name)
+    positions = game_positions(rules, seed)
+    speed = {}
+    for phase, position in positions.items():
+        elapsed, iterations = _search(
+            rules, position, ismcts.SearchConfig(iterations=10**9, seconds=seconds), seed
+        )
+        speed[phase] = round(iterations / elapsed)
+    per_move = {}
+    for level, config in GAME_LEVELS[name].items():
+        times = [_search(rules, position, config, seed)[0] for position in positions.values()]
+        per_move[level] = {"mean": round(sum(times) / len(times), 3), "max": round(max(times), 3)}
+    return {
+        "game": name,
+        "iterations_per_second": speed,
+        "seconds_per_move": per_move,
+        "levels": {
+            level: {"iterations": c.iterations, "time_cap_seconds": c.seconds}
+            for level, c in GAME_LEVELS[name].items()
+        },
+    }

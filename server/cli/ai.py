@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from server.games.registry import GAMES
+
 from .connect import endpoint_options
 
 if TYPE_CHECKING:
@@ -113,6 +115,7 @@ def ai_command(
 
 
 @click.command()
+@click.option("--game", "game_name", type=click.Choice(list(GAMES)), default="mercado", show_default=True)
 @click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True)
 @click.option("--games", type=click.IntRange(min=1), default=100, show_default=True)
 @click.option(
@@ -125,7 +128,13 @@ def ai_command(
     "--jobs", type=click.IntRange(min=1), default=2, show_default=True, help="Games played in parallel."
 )
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
-@click.option("--money", type=click.Choice(["hidden", "public"]), default="hidden", show_default=True)
+@click.option(
+    "--money",
+    type=click.Choice(["hidden", "public"]),
+    default="hidden",
+    show_default=True,
+    help="Mercado's money option (the other games have none).",
+)
 @click.option(
     "--plot", type=click.Path(dir_okay=False, path_type=Path), help="Also draw the results to this PNG."
 )
@@ -136,9 +145,10 @@ def ai_command(
     "rate_file",
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also rate the bots by the games (OpenSkill; mcts levels as bot:<level>), from this file's "
-    "ratings if it exists, and write them to it (for mercado serve --bot-ratings).",
+    "ratings if it exists, and write them to it (for mercado serve --bot-ratings; Mercado only).",
 )
 def arena(
+    game_name: str,
     players: int,
     games: int,
     bots: str,
@@ -155,15 +165,17 @@ def arena(
 
     from ai.arena import distinct_seats
     from ai.arena_report import run_arena
-    from ai.bots import make_bot
+    from ai.game_bots import bot_for
 
     names = [name.strip() for name in bots.split(",") if name.strip()]
     try:
         for name in names:
-            make_bot(name)
+            bot_for(game_name, name)
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="--bots") from None
     rate = None
+    if rate_file is not None and game_name != "mercado":
+        raise click.BadParameter("the bots' ratings file is Mercado's", param_hint="--rate")
     if rate_file is not None:
         if not distinct_seats(names, players):
             raise click.BadParameter(
@@ -172,7 +184,8 @@ def arena(
                 param_hint="--rate",
             )
         rate = arena_rater(rate_file)
-    report = run_arena(names, players, games, jobs, seed, money, plot, Console(stderr=as_json), rate)
+    console = Console(stderr=as_json)
+    report = run_arena(names, players, games, jobs, seed, money, plot, console, rate, game_name)
     text = json.dumps(report, indent=2)
     if as_json:
         click.echo(text)

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from server.games.registry import GAMES
+
 from .ai import BOT_LEVELS
 
 
@@ -173,11 +175,13 @@ def agent(level: str, matches: int, duration: float) -> None:
     "--seconds", type=click.FloatRange(min=0.1), default=3.0, show_default=True, help="Per speed sample."
 )
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
-def ai_bench(seconds: float, seed: int) -> None:
+@click.option("--game", "game_name", type=click.Choice(list(GAMES)), default="mercado", show_default=True)
+def ai_bench(seconds: float, seed: int, game_name: str) -> None:
     """Search iterations per second at the start, middle and end of a game, and time per move per level."""
-    from server.bench.ai import run
+    from server.bench.ai import run, run_game
 
-    click.echo(json.dumps(run(seconds, seed), indent=2))
+    report = run(seconds, seed) if game_name == "mercado" else run_game(game_name, seconds, seed)
+    click.echo(json.dumps(report, indent=2))
 
 
 @bench.command()

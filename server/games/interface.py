@@ -123,6 +123,17 @@ class GameRules(Protocol[State, Action]):
         drawn at random from ``rng``: what the AI searches on."""
         ...
 
+    def determinize(self, view: Mapping[str, Json], rng: random.Random) -> State:
+        """A position consistent with a seat's ``view`` (as :meth:`view` gives it, or its JSON
+        round trip): the same view for that seat, the parts hidden from it drawn from ``rng``. It
+        depends on nothing but ``view`` and ``rng``: what an agent that holds only a view searches."""
+        ...
+
+    def score_now(self, state: State) -> tuple[int, ...]:
+        """Each seat's score if the game ended now (the final scores once it is over): the cheap
+        evaluation of a position that greedy play and cut-off searches use."""
+        ...
+
     # --- JSON -------------------------------------------------------------------
 
     def position_to_json(self, state: State) -> dict[str, Json]: ...

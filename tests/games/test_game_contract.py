@@ -60,7 +60,21 @@ def check_position(game: AnyGame, state: Any, rng: random.Random) -> None:
             refused_unchanged(game, state, seat, data)
         sample = game.sample(state, seat, rng)
         assert game.view(sample, seat) == view, "a sample must look the same to the seat it is for"
+        check_determinization(game, state, seat, sample, rng.getrandbits(32))
+    assert len(game.score_now(state)) == players_of(data)
     assert game.position_to_json(state) == data, "looking changed the position"
+
+
+def check_determinization(game: AnyGame, state: Any, seat: int, other: Any, seed: int) -> None:
+    """A position drawn from the seat's view (as JSON, as a client gets it) looks the same to the seat,
+    with the same legal actions; ``other``, another position the seat cannot tell from ``state``,
+    gives the same one for the same seed: hidden information never leaks into it."""
+    view = game.view(state, seat)
+    determinized = game.determinize(json.loads(json.dumps(view)), random.Random(seed))
+    assert game.view(determinized, seat) == view, "a determinization must look the same to its seat"
+    assert game.legal_actions(determinized, seat) == game.legal_actions(state, seat)
+    again = game.determinize(game.view(other, seat), random.Random(seed))
+    assert game.position_to_json(again) == game.position_to_json(determinized)
 
 
 def players_of(data: dict[str, Any]) -> int:
@@ -90,6 +104,7 @@ def test_random_games_end_with_an_outcome_and_replay_exactly(name: str, players:
     assert min(outcome.ranks) == 1 and max(outcome.ranks) <= players
     by_score = sorted(range(players), key=lambda p: outcome.ranks[p])
     assert [outcome.scores[p] for p in by_score] == sorted(outcome.scores, reverse=True)
+    assert game.score_now(state) == outcome.scores
     json.dumps(outcome.to_json())
     # The seed and the moves make the same game again, through the moves' text.
     again = game.new_game(game.options({"players": players}), seed)

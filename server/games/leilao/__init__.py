@@ -13,6 +13,7 @@ Public API::
     RULES.apply_unchecked(state, seat, action)  # fast path for search
     RULES.view(state, seat) / RULES.events_for(state, events, seat)
     RULES.sample(state, seat, random.Random(1)) # a determinization for search
+    RULES.determinize(view, random.Random(1))   # the same, from a seat's view alone
     RULES.position_to_json(state) / RULES.position_from_json(data)
     RULES.action_text(action) / RULES.parse_action("bid 11+4")
 

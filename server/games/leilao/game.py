@@ -67,6 +67,12 @@ class Leilao:
     def sample(self, state: LeilaoState, seat: int, rng: random.Random) -> LeilaoState:
         return sampling.sample(state, seat, rng)
 
+    def determinize(self, view: Mapping[str, Any], rng: random.Random) -> LeilaoState:
+        return sampling.determinize(view, rng)
+
+    def score_now(self, state: LeilaoState) -> tuple[int, ...]:
+        return scoring.scores(state)
+
     def position_to_json(self, state: LeilaoState) -> dict[str, Any]:
         return position.to_json(state)
 

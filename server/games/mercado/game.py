@@ -14,7 +14,8 @@ from .actions import Action, action_from_json, parse_action
 from .components import MAX_PLAYERS, MIN_PLAYERS
 from .errors import IllegalAction
 from .rules import apply, apply_unchecked, legal_actions, why_illegal
-from .sampling import Determinizer
+from .sampling import Determinizer, determinize
+from .scoring import final_result
 from .setup import new_game
 from .state import FINISHED, GameState, Options
 from .views import events_for, player_view
@@ -77,6 +78,12 @@ class Mercado:
     def sample(self, state: GameState, seat: int, rng: random.Random) -> GameState:
         # Every seat can work out every seat's coins from the public history: they are not sampled.
         return Determinizer(player_view(state, seat), list(state.coins)).sample(rng)
+
+    def determinize(self, view: Mapping[str, Any], rng: random.Random) -> GameState:
+        return determinize(dict(view), rng)
+
+    def score_now(self, state: GameState) -> tuple[int, ...]:
+        return final_result(state).scores
 
     def position_to_json(self, state: GameState) -> dict[str, Any]:
         return position.to_json(state)

@@ -7,6 +7,9 @@ not yet seen, the bag and each deck shuffled from the tiles not visible, and
 coins from what the caller reconstructed (every payment follows from public
 information, so a seat can always work out every seat's coins). A search on
 samples never sees the true state.
+
+A view alone does not tell hidden coins (the history does): :func:`determinize`,
+which has only the view, takes each hidden count to be the viewer's own.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from .components import (
     SET_ASIDE_RESTAURANT,
     SET_ASIDE_USED_WITH_PLAYERS,
     STAND_TILES_PER_GOOD,
+    STARTING_COINS,
 )
 from .geometry import CUSTOMER_DECKS, GOOD_INDEX, RESTAURANT_INDEX, SQUARE_INDEX, customer_kind
 from .state import GameState
@@ -100,6 +104,21 @@ class Determinizer:
         ]
         state.rng = rng.getrandbits(64)
         return state
+
+
+def view_coins(view: View) -> list[int]:
+    """Every seat's coins as far as ``view`` tells: a count it hides is taken to be the viewer's own
+    (a spectator of hidden money: the starting coins)."""
+    coins: list[int | None] = view["coins"]
+    seat = view["seat"]
+    own = None if seat is None else coins[seat]
+    guess = STARTING_COINS if own is None else own
+    return [guess if c is None else c for c in coins]
+
+
+def determinize(view: View, rng: random.Random) -> GameState:
+    """A complete state consistent with ``view`` alone, hidden coins filled in by :func:`view_coins`."""
+    return Determinizer(view, view_coins(view)).sample(rng)
 
 
 def visible_state(view: View, coins: list[int]) -> GameState:

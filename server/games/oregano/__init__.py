@@ -10,6 +10,7 @@ Public API::
     events = RULES.apply(state, seat, action)         # checked; ValueError, state unchanged
     RULES.view(state, seat); RULES.events_for(state, events, seat)
     RULES.sample(state, seat, random.Random(1))       # hidden parts redrawn, for search
+    RULES.determinize(view, random.Random(1))         # the same, from a seat's view alone
     RULES.position_to_json(state) / RULES.position_from_json(data)
     RULES.action_to_json(a) / action_from_json(d) / action_text(a) / parse_action(t)
 
@@ -25,7 +26,7 @@ from typing import Any
 
 from server.games.interface import Event, GameRules, Outcome
 
-from . import actions, components, position, rules, sampling, views
+from . import actions, components, position, rules, sampling, scoring, views
 from .actions import OreganoAction
 from .components import MAX_PLAYERS, MIN_PLAYERS
 from .errors import IllegalAction, InvalidAction, InvalidOptions, InvalidPosition, OreganoError
@@ -80,6 +81,12 @@ class Oregano:
 
     def sample(self, state: OreganoState, seat: int, rng: random.Random) -> OreganoState:
         return sampling.sample(state, seat, rng)
+
+    def determinize(self, view: Mapping[str, Any], rng: random.Random) -> OreganoState:
+        return sampling.determinize(view, rng)
+
+    def score_now(self, state: OreganoState) -> tuple[int, ...]:
+        return scoring.scores(state)
 
     def position_to_json(self, state: OreganoState) -> dict[str, Any]:
         return position.to_json(state)

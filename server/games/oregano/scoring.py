@@ -19,6 +19,11 @@ def score(state: OreganoState, seat: int) -> int:
     return state.gold[seat] + shops + BONUS_VALUE * len(state.bonuses[seat])
 
 
+def scores(state: OreganoState) -> tuple[int, ...]:
+    """Every seat's score as it stands."""
+    return tuple(score(state, seat) for seat in range(state.players))
+
+
 def tie_breaks(state: OreganoState, seat: int) -> tuple[int, ...]:
     """Decision: ties go to more gold, then more bonus cards."""
     return (state.gold[seat], len(state.bonuses[seat]))
@@ -31,7 +36,7 @@ def ranks_of(keys: list[tuple[int, ...]]) -> tuple[int, ...]:
 
 def outcome(state: OreganoState) -> Outcome:
     seats = range(state.players)
-    scores = tuple(score(state, seat) for seat in seats)
+    values = scores(state)
     breaks = tuple(tie_breaks(state, seat) for seat in seats)
-    ranks = ranks_of([(s, *b) for s, b in zip(scores, breaks, strict=True)])
-    return Outcome(scores=scores, ranks=ranks, tie_breaks=breaks)
+    ranks = ranks_of([(s, *b) for s, b in zip(values, breaks, strict=True)])
+    return Outcome(scores=values, ranks=ranks, tie_breaks=breaks)

@@ -3,7 +3,8 @@
 Public: areas, the boulevard with sellers, stock and supply counts, gold,
 resource cards, bonus cards, the strategy deck's size, whose turn, the round,
 the declaration, every operation, payment and die roll, and a strategy card's
-kind when it is achieved. Private to its holder (option ``strategy_cards``:
+kind when it is achieved; so each seat's record (what it did since taking its
+card, all public operations) is in every view. Private to its holder (option ``strategy_cards``:
 ``hidden``): the strategy card and its progress, and the cards drawn and put
 back (these stay private even with ``open``). Hidden from all: the deck's
 order and ``rng`` (future shuffles and die rolls).
@@ -15,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .components import STRATEGY_GOAL
-from .position import public_json
+from .position import public_json, record_json
 from .rules import Event, legal_actions, strategy_progress, to_move
 from .state import OVER, OreganoState
 
@@ -51,6 +52,7 @@ def player_view(state: OreganoState, seat: int | None) -> dict[str, Any]:
             {"cards": state.drawn[holder][:]} if holder == seat else {"count": len(state.drawn[holder])}
             for holder in range(n)
         ],
+        "records": [record_json(r) for r in state.records],
         "bonus_available": state.bonus_available[:],
         "bonuses": [b[:] for b in state.bonuses],
         "declared": state.declared[:] if state.declared is not None else None,

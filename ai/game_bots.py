@@ -1,0 +1,95 @@
+"""Bots for any game behind the interface, each deciding from one seat's view (JSON) alone:
+``random``, ``greedy`` and ``mcts:<level>`` (:mod:`ai.ismcts`). Mercado keeps its own, tuned
+bots (:mod:`ai.bots`); :func:`bot_for` gives each game's."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from server.games.registry import AnyGame, game_named
+
+from .bots import BOT_NAMES, Bot, make_bot
+from .ismcts import SearchConfig, choose_action
+from .levels import GAME_LEVELS
+
+
+class GameBot(Protocol):
+    """Anything that picks an action (the game's own) for a seat to move, from that seat's view."""
+
+    name: str
+
+    def choose(self, view: Mapping[str, Any]) -> Any: ...
+
+
+class RandomGameBot:
+    """A uniformly random legal action."""
+
+    def __init__(self, rules: AnyGame, seed: int = 0) -> None:
+        self.name = "random"
+        self.rules = rules
+        self.rng = random.Random(seed)
+
+    def choose(self, view: Mapping[str, Any]) -> Any:
+        actions = view["legal_actions"]
+        return self.rules.action_from_json(actions[self.rng.randrange(len(actions))])
+
+
+class GreedyGameBot:
+    """The action that raises the seat's own score (``score_now``) most right away, in a position
+    drawn from its view; ties at random."""
+
+    def __init__(self, rules: AnyGame, seed: int = 0) -> None:
+        self.name = "greedy"
+        self.rules = rules
+        self.rng = random.Random(seed)
+
+    def choose(self, view: Mapping[str, Any]) -> Any:
+        rules, seat = self.rules, view["seat"]
+        state = rules.determinize(view, self.rng)
+        actions = rules.legal_actions(state, seat)
+        gains = []
+        for action in actions:
+            after = rules.clone(state)
+            rules.apply_unchecked(after, seat, action)
+            gains.append(rules.score_now(after)[seat])
+        best = max(gains)
+        return self.rng.choice([a for a, gain in zip(actions, gains, strict=True) if gain == best])
+
+
+class IsmctsBot:
+    """Information Set MCTS (:mod:`ai.ismcts`) with a level's (or any) configuration."""
+
+    def __init__(self, rules: AnyGame, config: SearchConfig, name: str = "mcts", seed: int = 0) -> None:
+        self.name = name
+        self.rules = rules
+        self.config = config
+        self.rng = random.Random(seed)
+
+    def choose(self, view: Mapping[str, Any]) -> Any:
+        return choose_action(self.rules, view, self.config, self.rng.getrandbits(63))
+
+
+def bot_for(game: str, spec: str, seed: int = 0, timed: bool = True) -> Bot | GameBot:
+    """The bot ``spec`` (random, greedy, mcts:LEVEL) of ``game``: Mercado's own for ``mercado``
+    (:func:`ai.bots.make_bot`), else :func:`game_bot`'s. ValueError for an unknown game or bot."""
+    if game == "mercado":
+        return make_bot(spec, seed, timed)
+    return game_bot(game_named(game), spec, seed, timed)
+
+
+def game_bot(rules: AnyGame, spec: str, seed: int = 0, timed: bool = True) -> GameBot:
+    """The bot ``spec`` of this module for a game (mcts: one with ``GAME_LEVELS``; ``timed=False``:
+    the level's iterations, no time cap)."""
+    if spec == "random":
+        return RandomGameBot(rules, seed)
+    if spec == "greedy":
+        return GreedyGameBot(rules, seed)
+    kind, _, level = spec.partition(":")
+    levels = GAME_LEVELS.get(rules.name, {})
+    if kind == "mcts" and level in levels:
+        config = levels[level] if timed else dataclasses.replace(levels[level], seconds=None)
+        return IsmctsBot(rules, config, spec, seed)
+    raise ValueError(f"unknown bot {spec!r}; choose from {', '.join(BOT_NAMES)}")

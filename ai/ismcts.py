@@ -1,0 +1,175 @@
+"""Information Set MCTS over any game's interface (``server/games/interface.py``), from one seat's view.
+
+The search knows only the view: it draws one position consistent with it
+(``rules.determinize``), and each iteration redraws that position's hidden
+parts as the seat sees them (``rules.sample``), so the decision depends on the
+view and the seed alone. The iterations share one tree whose nodes are steps
+of the game reached by the same choices. The seats to move at a node choose
+independently, each from its own statistics there (decoupled UCT, with
+availability counts): at a sealed step no seat's choice in the tree depends on
+another's sealed choice of that step, which it could not see. A node's
+children are keyed by the step's joint choice. Every seat maximises its own
+reward (max^n). Play-outs are random and stop after ``playout_steps`` steps,
+where the position is judged by ``rules.score_now``.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from server.games.registry import AnyGame
+
+from .mcts import CLOCK_EVERY, margins
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """A search budget and its parameters. With ``seconds=None`` the search is deterministic for a seed."""
+
+    iterations: int = 400
+    seconds: float | None = None
+    exploration: float = 0.7
+    # Random steps played out before the position is scored as it stands.
+    playout_steps: int = 20
+    # A score margin of this many points is worth most of the reward.
+    margin_scale: float = 10.0
+
+
+class Arm:
+    """One seat's statistics for one of its actions at one node."""
+
+    __slots__ = ("available", "total", "visits")
+
+    def __init__(self) -> None:
+        self.visits = 0
+        self.available = 0
+        self.total = 0.0
+
+
+class Node:
+    """A step of the game: each mover's arms, and the children by joint choice."""
+
+    __slots__ = ("arms", "children")
+
+    def __init__(self) -> None:
+        self.arms: dict[int, dict[Hashable, Arm]] = {}
+        self.children: dict[tuple[Hashable, ...], Node] = {}
+
+
+def ranks_of(scores: Sequence[int]) -> list[int]:
+    """1-based ranks by score, equal scores sharing a place."""
+    return [1 + sum(other > score for other in scores) for score in scores]
+
+
+def rewards(scores: Sequence[int], ranks: Sequence[int], scale: float) -> list[float]:
+    """Each seat's reward in [0, 1]: its margin over the best other seat, squashed, a half point
+    added for a first place."""
+    return [
+        0.5 + 0.5 * math.tanh((margin + (0.5 if rank == 1 else 0.0)) / scale)
+        for margin, rank in zip(margins(scores), ranks, strict=True)
+    ]
+
+
+class Search:
+    """One decision of ``seat``: a tree grown from its view."""
+
+    def __init__(
+        self, rules: AnyGame, view: Mapping[str, Any], config: SearchConfig, rng: random.Random
+    ) -> None:
+        self.rules = rules
+        self.seat: int = view["seat"]
+        self.config = config
+        self.rng = rng
+        self.base = rules.determinize(view, rng)
+        self.root = Node()
+        self.iterations = 0
+
+    def run(self) -> Any:
+        """Search within the budget and return the seat's most visited legal action."""
+        actions = self.rules.legal_actions(self.base, self.seat)
+        if not actions:
+            raise ValueError(f"seat {self.seat} has nothing to do in this view")
+        if len(actions) == 1:
+            return actions[0]
+        config = self.config
+        deadline = None if config.seconds is None else time.perf_counter() + config.seconds
+        while self.iterations < config.iterations:
+            self.iterate()
+            if deadline is not None and self.iterations % CLOCK_EVERY == 0 and time.perf_counter() > deadline:
+                break
+        arms = self.root.arms.get(self.seat, {})
+        return max(actions, key=lambda a: arms[a].visits if a in arms else -1)
+
+    def iterate(self) -> None:
+        """Sample a world, select down to a new node, play out, back up."""
+        rules, rng = self.rules, self.rng
+        state = rules.sample(self.base, self.seat, rng)
+        node = self.root
+        path: list[tuple[Node, list[tuple[int, Hashable]]]] = []
+        while not rules.is_over(state):
+            movers = sorted(rules.to_move(state))
+            joint = [(seat, self.select(node, seat, rules.legal_actions(state, seat))) for seat in movers]
+            for seat, action in joint:
+                rules.apply_unchecked(state, seat, action)
+            path.append((node, joint))
+            key = tuple(action for _, action in joint)
+            child = node.children.get(key)
+            if child is None:
+                node.children[key] = Node()
+                break
+            node = child
+        reward = self.playout(state)
+        for visited, joint in path:
+            for seat, action in joint:
+                arm = visited.arms[seat][action]
+                arm.visits += 1
+                arm.total += reward[seat]
+        self.iterations += 1
+
+    def select(self, node: Node, seat: int, actions: list[Any]) -> Any:
+        """``seat``'s choice at ``node`` from its own arms: an untried action first, else UCB1 with
+        availability counts."""
+        arms = node.arms.setdefault(seat, {})
+        untried = []
+        for action in actions:
+            arm = arms.get(action)
+            if arm is None:
+                arm = arms[action] = Arm()
+            arm.available += 1
+            if not arm.visits:
+                untried.append(action)
+        if untried:
+            return untried[self.rng.randrange(len(untried))]
+        exploration = self.config.exploration
+        best, best_score = actions[0], -1.0
+        for action in actions:
+            arm = arms[action]
+            score = arm.total / arm.visits + exploration * math.sqrt(math.log(arm.available) / arm.visits)
+            if score > best_score:
+                best, best_score = action, score
+        return best
+
+    def playout(self, state: Any) -> list[float]:
+        """Random steps to the end or the step limit; each seat's reward there."""
+        rules, randrange = self.rules, self.rng.randrange
+        for _ in range(self.config.playout_steps):
+            if rules.is_over(state):
+                break
+            for seat in sorted(rules.to_move(state)):
+                actions = rules.legal_actions(state, seat)
+                rules.apply_unchecked(state, seat, actions[randrange(len(actions))])
+        outcome = rules.outcome(state)
+        if outcome is not None:
+            return rewards(outcome.scores, outcome.ranks, self.config.margin_scale)
+        scores = rules.score_now(state)
+        return rewards(scores, ranks_of(scores), self.config.margin_scale)
+
+
+def choose_action(rules: AnyGame, view: Mapping[str, Any], config: SearchConfig, seed: int) -> Any:
+    """The searched action for the seat whose view this is (it must be to move)."""
+    return Search(rules, view, config, random.Random(seed)).run()

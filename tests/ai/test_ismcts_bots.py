@@ -1,0 +1,81 @@
+"""Every game's bots (ai/game_bots.py), decide_json, and ``mercado arena --game``."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from click.testing import CliRunner
+
+from ai.arena import play_rules_game
+from ai.bots import GreedyBot
+from ai.game_bots import GreedyGameBot, IsmctsBot, RandomGameBot, bot_for
+from ai.levels import GAME_LEVELS, decide_json
+from server.cli import main
+from server.games.registry import GAMES, game_named
+
+
+def test_each_game_has_its_bots_and_mercado_keeps_its_own() -> None:
+    assert isinstance(bot_for("mercado", "greedy"), GreedyBot)
+    for name in ("oregano", "leilao"):
+        assert isinstance(bot_for(name, "random"), RandomGameBot)
+        assert isinstance(bot_for(name, "greedy"), GreedyGameBot)
+        bot = bot_for(name, "mcts:medium", timed=False)
+        assert isinstance(bot, IsmctsBot) and bot.config.seconds is None
+        assert bot.config.iterations == GAME_LEVELS[name]["medium"].iterations
+        with pytest.raises(ValueError, match="unknown bot"):
+            bot_for(name, "mcts:nightmare")
+    with pytest.raises(ValueError, match="unknown game"):
+        bot_for("chess", "random")
+
+
+def test_greedy_takes_the_best_immediate_gain() -> None:
+    """In Leilão's picking, the best stall for the score right now (ties: at random)."""
+    game = game_named("leilao")
+    state = game.new_game(game.options({"players": 2}), 8)
+    game.apply(state, 0, game.action_from_json({"type": "bid", "card": 9, "extra": None}))
+    game.apply(state, 1, game.action_from_json({"type": "bid", "card": 3, "extra": None}))
+    (seat,) = game.to_move(state)
+    gains = {}
+    for action in game.legal_actions(state, seat):
+        after = game.clone(state)
+        game.apply(after, seat, action)
+        gains[action] = game.score_now(after)[seat]
+    for seed in range(5):
+        choice = GreedyGameBot(game, seed).choose(game.view(state, seat))
+        assert gains[choice] == max(gains.values())
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_decide_json_plays_a_legal_action_from_a_view_alone(name: str) -> None:
+    """What the server's clocks call for a seat whose time ran out (Mercado: hidden coins guessed)."""
+    game = game_named(name)
+    rng = random.Random(2)
+    state = game.new_game(game.options({"players": 3}), 2)
+    for _ in range(12):
+        seat = min(game.to_move(state))
+        game.apply(state, seat, rng.choice(game.legal_actions(state, seat)))
+    seat = min(game.to_move(state))
+    view = json.loads(json.dumps(game.view(state, seat)))
+    assert decide_json(name, view, "easy", 7) in view["legal_actions"]
+
+
+def test_an_arena_game_of_any_game_seats_the_bots_in_turn() -> None:
+    first = play_rules_game("leilao", ["greedy", "random"], 2, seed=3, game=0)
+    second = play_rules_game("leilao", ["greedy", "random"], 2, seed=3, game=1)
+    assert first.bots == ("greedy", "random") and second.bots == ("random", "greedy")
+    assert sum(first.wins) == 1.0 and len(first.scores) == 2
+    assert first.margins[0] == -first.margins[1]
+
+
+def test_arena_command_plays_the_game_it_is_given() -> None:
+    runner = CliRunner(mix_stderr=False)
+    args = ["arena", "--game", "oregano", "--games", "2", "--bots", "greedy,random", "--jobs", "1", "--json"]
+    result = runner.invoke(main, args)
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["game"] == "oregano" and report["games"] == 2
+    assert {row["bot"] for row in report["results"]} == {"greedy", "random"}
+    refused = runner.invoke(main, [*args[:-1], "--rate", "ratings.json"])
+    assert refused.exit_code != 0 and "Mercado" in refused.stderr

@@ -1,0 +1,109 @@
+"""The interface's ISMCTS (ai/ismcts.py): legal, reproducible, blind to what the seat cannot see, and
+sound at sealed steps."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from ai.ismcts import Search, SearchConfig, choose_action, ranks_of, rewards
+from server.games.registry import GAMES, AnyGame, game_named
+
+SMALL = SearchConfig(iterations=40, playout_steps=6)
+
+
+def positions(game: AnyGame, players: int, seed: int, count: int = 4) -> list[tuple[Any, int]]:
+    """``count`` positions spread over a random game, each with a seat to move that has a choice."""
+    rng = random.Random(seed)
+    state = game.new_game(game.options({"players": players}), seed)
+    out = []
+    while not game.is_over(state):
+        seat = rng.choice(sorted(game.to_move(state)))
+        actions = game.legal_actions(state, seat)
+        if len(actions) > 1:
+            out.append((game.clone(state), seat))
+        game.apply(state, seat, rng.choice(actions))
+    return out[:: len(out) // count][:count]
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_search_picks_a_legal_action_the_same_for_the_same_view_and_seed(name: str, players: int) -> None:
+    game = game_named(name)
+    for state, seat in positions(game, players, seed=players):
+        view = game.view(state, seat)
+        action = choose_action(game, view, SMALL, seed=5)
+        assert game.why_illegal(state, seat, action) is None
+        assert choose_action(game, view, SMALL, seed=5) == action
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_two_positions_the_seat_cannot_tell_apart_get_the_same_choice(name: str) -> None:
+    """Fairness: the true position's hidden parts never reach the search."""
+    game = game_named(name)
+    for state, seat in positions(game, 2, seed=11):
+        other = game.sample(state, seat, random.Random(3))
+        assert game.view(other, seat) == game.view(state, seat)
+        config = SearchConfig(iterations=60, playout_steps=6)
+        mine = choose_action(game, game.view(state, seat), config, seed=9)
+        assert choose_action(game, game.view(other, seat), config, seed=9) == mine
+
+
+def leilao_after_first_bid(first: dict[str, Any]) -> Any:
+    """Round 1 of a 2-player Leilão where seat 0 has made the sealed bid ``first``."""
+    game = game_named("leilao")
+    state = game.new_game(game.options({"players": 2}), 4)
+    game.apply(state, 0, game.action_from_json(first))
+    return state
+
+
+def test_another_seats_sealed_bid_does_not_change_the_choice() -> None:
+    game = game_named("leilao")
+    high = leilao_after_first_bid({"type": "bid", "card": 20, "extra": 19})
+    low = leilao_after_first_bid({"type": "bid", "card": 1, "extra": None})
+    assert game.view(high, 1) == game.view(low, 1)
+    assert choose_action(game, game.view(high, 1), SMALL, 2) == choose_action(
+        game, game.view(low, 1), SMALL, 2
+    )
+
+
+def test_at_a_sealed_step_every_seat_chooses_at_the_same_node() -> None:
+    """Decoupled statistics: the other seat's choice is not made below (and so knowing) ours."""
+    game = game_named("leilao")
+    state = game.new_game(game.options({"players": 2}), 4)
+    search = Search(game, game.view(state, 0), SearchConfig(iterations=50, playout_steps=6), random.Random(1))
+    search.run()
+    root = search.root
+    assert set(root.arms) == {0, 1}
+    assert sum(arm.visits for arm in root.arms[0].values()) == 50
+    assert sum(arm.visits for arm in root.arms[1].values()) == 50
+    assert all(len(key) == 2 for key in root.children)  # children by the joint choice
+
+
+def test_a_single_legal_action_needs_no_search() -> None:
+    game = game_named("leilao")
+    state = game.new_game(game.options({"players": 2}), 4)
+    while len(game.legal_actions(state, min(game.to_move(state)))) != 1:
+        seat = min(game.to_move(state))
+        game.apply(state, seat, game.legal_actions(state, seat)[-1])
+    seat = min(game.to_move(state))
+    search = Search(game, game.view(state, seat), SMALL, random.Random(0))
+    assert search.run() == game.legal_actions(state, seat)[0]
+    assert search.iterations == 0
+
+
+def test_a_seat_not_to_move_has_nothing_to_search() -> None:
+    game = game_named("oregano")
+    state = game.new_game(game.options({"players": 2}), 4)
+    idle = 1 - min(game.to_move(state))
+    with pytest.raises(ValueError, match="nothing to do"):
+        choose_action(game, game.view(state, idle), SMALL, 0)
+
+
+def test_rewards_favour_the_leader_and_share_first_places() -> None:
+    assert ranks_of([5, 9, 9]) == [3, 1, 1]
+    low, high, other = rewards([5, 9, 9], ranks_of([5, 9, 9]), 10.0)
+    assert low < 0.5 < high == other
+    assert all(0.0 <= r <= 1.0 for r in rewards([-80, 200], [2, 1], 10.0))
