@@ -1,6 +1,7 @@
 // Package mercado is the Go client of the mercado match service: create and join
-// matches of Mercado de Lisboa, read views, submit actions and follow a match's
-// updates over gRPC.
+// matches of its games (Mercado de Lisboa, Oregano, Leilão), read views, submit
+// actions and follow a match's updates over gRPC. Nothing in it depends on the game:
+// a seat plays by submitting one of its state's legal actions (PlayRandom).
 //
 //	client, err := mercado.Dial("127.0.0.1:50051")
 //	defer client.Close()
@@ -11,9 +12,11 @@
 //		return s.GetLegalActions()[0]
 //	})
 //
-// A stream (Follow) starts with the match as it stands, an update without an action,
-// then brings every accepted action after the version asked for, then live updates:
-// actions, and updates without an action whenever seats, clocks or the status change.
+// A stream (Follow) starts with the match as it stands, an update without an acting
+// seat, then brings every accepted action after the version asked for, then live
+// updates: actions, and updates without an acting seat whenever seats, clocks or the
+// status change. Another seat's sealed action (a Leilão bid) names its seat but
+// carries no action until the step's last one reveals them all.
 //
 // Errors are gRPC status errors (see google.golang.org/grpc/status); the codes are
 // described in proto/mercado/v1/match.proto. Every call refused by a fair-use limit
@@ -55,6 +58,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	mercadov1 "github.com/mercado-game/mercado/clients/go/gen/mercado/v1"
 )
@@ -190,16 +195,20 @@ func Clock(turn, reserve time.Duration, onTimeout mercadov1.OnTimeout) *mercadov
 	}
 }
 
-// MatchOptions describe a new match. The zero value is a 2-player match with
-// open seats, hidden money, a random seed and the server's default clock.
+// MatchOptions describe a new match. The zero value is a 2-player match of Mercado
+// de Lisboa with open seats, the rules' default options, a random seed and the
+// server's default clock.
 type MatchOptions struct {
+	// Game is the game to play; GAME_UNSPECIFIED means Mercado de Lisboa.
+	Game    mercadov1.Game
 	Players int                   // 2..4; 0 means len(Seats), or 2 without seats
 	Seats   []*mercadov1.SeatSpec // per seat in seat order; missing seats are open
 	// Seed is the set-up seed; the server draws one when nil. A server refuses a
 	// chosen seed (codes.PermissionDenied) unless it runs with --allow-chosen-seeds.
 	Seed *uint64
-	// Mercado holds the rule options; nil means the server's defaults.
-	Mercado *mercadov1.MercadoOptions
+	// Options are the game's rule options, its options message (such as a
+	// *mercadov1.LeilaoOptions); nil means the rules' defaults.
+	Options proto.Message
 	// TimeControl is the clock of the human seats (see Clock and NoClock); nil means
 	// the server's default: 60 s per turn and 180 s of reserve, the AI (easy) taking
 	// over a seat that runs out. TurnSeconds 0 means no clock.
@@ -227,8 +236,12 @@ func (c *Client) CreateMatch(ctx context.Context, opts MatchOptions) (*mercadov1
 	if players == 0 {
 		players = max(len(opts.Seats), 2)
 	}
+	game := opts.Game
+	if game == mercadov1.Game_GAME_UNSPECIFIED {
+		game = mercadov1.Game_GAME_MERCADO
+	}
 	request := &mercadov1.CreateMatchRequest{
-		Game:        mercadov1.Game_GAME_MERCADO,
+		Game:        game,
 		Players:     uint32(players),
 		Seats:       opts.Seats,
 		Seed:        opts.Seed,
@@ -236,14 +249,31 @@ func (c *Client) CreateMatch(ctx context.Context, opts MatchOptions) (*mercadov1
 		HotSeat:     opts.HotSeat,
 		Unrated:     opts.Unrated,
 	}
-	if opts.Mercado != nil {
-		request.Options = &mercadov1.CreateMatchRequest_Mercado{Mercado: opts.Mercado}
+	if opts.Options != nil {
+		if err := setOptions(request, opts.Options); err != nil {
+			return nil, err
+		}
 	}
 	response, err := retry(ctx, c, afterFairUse, c.rpc.CreateMatch, request)
 	if err != nil {
 		return nil, err
 	}
 	return response.GetMatch(), nil
+}
+
+// setOptions sets the member of request's options oneof of options' message type,
+// whatever the game.
+func setOptions(request *mercadov1.CreateMatchRequest, options proto.Message) error {
+	message := request.ProtoReflect()
+	name := options.ProtoReflect().Descriptor().FullName()
+	members := message.Descriptor().Oneofs().ByName("options").Fields()
+	for i := range members.Len() {
+		if member := members.Get(i); member.Message() != nil && member.Message().FullName() == name {
+			message.Set(member, protoreflect.ValueOfMessage(options.ProtoReflect()))
+			return nil
+		}
+	}
+	return status.Errorf(codes.InvalidArgument, "mercado: %s are no game's options", name)
 }
 
 // Join takes the first open seat of a match. Like CreateMatch, it is repeated
@@ -343,12 +373,13 @@ func (c *Client) Replay(ctx context.Context, matchID string) (*mercadov1.Replay,
 
 // Follow streams a match's updates; token is a seat token or the player
 // credential of the seat's player (see View), "" follows as a spectator. The first
-// update is the match as it stands (no action; the current version), then come
+// update is the match as it stands (no acting seat; the current version), then come
 // every accepted action with a version greater than afterVersion, in order and
 // each once, then live updates until the match is over (finished or cancelled):
-// actions, and updates without an action when seats, clocks or the status change
-// (such an update keeps the version of the action before it). An update with an
-// action has GetAction() != nil and names the acting seat.
+// actions, and updates without an acting seat when seats, clocks or the status
+// change (such an update keeps the version of the action before it). An update of
+// an action names the acting seat (IsAction); it carries the action itself
+// (GetAction()) unless it is another seat's sealed choice.
 //
 // When the connection drops or the server restarts, Follow reconnects and resumes
 // after the last action it delivered: the new stream again starts with the match
@@ -359,9 +390,9 @@ func (c *Client) Replay(ctx context.Context, matchID string) (*mercadov1.Replay,
 // stream.
 func (c *Client) Follow(ctx context.Context, matchID, token string, afterVersion uint64) iter.Seq2[*mercadov1.MatchUpdate, error] {
 	return func(yield func(*mercadov1.MatchUpdate, error) bool) {
-		// last is the version of the last action delivered: the resume point. Updates
-		// without an action do not move it, since the first one of a stream is the
-		// match as it stands, ahead of the actions that follow it.
+		// last is the version of the last action delivered: the resume point. Other
+		// updates do not move it, since the first one of a stream is the match as it
+		// stands, ahead of the actions that follow it.
 		last := afterVersion
 		over, stopped := false, false
 		wait := newBackOff()
@@ -381,7 +412,7 @@ func (c *Client) Follow(ctx context.Context, matchID, token string, afterVersion
 					if err != nil {
 						return err
 					}
-					if update.GetAction() != nil {
+					if IsAction(update) {
 						last = max(last, update.GetVersion())
 					}
 					over = Finished(update.GetState())

@@ -129,7 +129,7 @@ func TestTimeoutReclaimAndLeave(t *testing.T) {
 	_, err = other.Reclaim(ctx)
 	wantCode(t, err, codes.FailedPrecondition, "reclaiming a seat that was left")
 
-	final, err := mover.Play(ctx, randomChooser(newRand(t)))
+	final, err := mover.Play(ctx, mercado.RandomChoice(newRand(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestLeaveForfeits(t *testing.T) {
 	_, err = seats[1].Leave(ctx)
 	wantCode(t, err, codes.FailedPrecondition, "leaving twice")
 
-	final, err := seats[0].Play(ctx, randomChooser(newRand(t)))
+	final, err := seats[0].Play(ctx, mercado.RandomChoice(newRand(t)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,12 +30,21 @@ import (
 )
 
 // conformance holds what each scenario gets: a client of a server shared by the
-// scenarios (those that need a server started otherwise start their own).
+// scenarios (those that need a server started otherwise start their own), and the
+// game its matches are of.
 type conformance struct {
 	client *mercado.Client
 	target string // the shared server's address, for a second client
 	ctx    context.Context
 	rng    *rand.Rand
+	game   mercadov1.Game
+}
+
+// scenario is a scenario's implementation; one that is about matches, not the
+// connection, runs for every game.
+type scenario struct {
+	run     func(*testing.T, conformance)
+	perGame bool
 }
 
 // followed is one update as Follow yielded it: its version, and whether it carries an action.
@@ -44,16 +53,16 @@ type followed struct {
 	action  bool
 }
 
-var scenarios = map[string]func(*testing.T, conformance){
-	"create_and_join":              createAndJoin,
-	"bad_token":                    badToken,
-	"illegal_action":               illegalAction,
-	"stale_version":                staleVersion,
-	"retry_same_request_id":        retrySameRequestID,
-	"resume_stream":                resumeStream,
-	"stream_starts_with_the_match": streamStartsWithTheMatch,
-	"retry_after":                  retryAfter,
-	"tls":                          tlsConnection,
+var scenarios = map[string]scenario{
+	"create_and_join":              {createAndJoin, true},
+	"bad_token":                    {badToken, true},
+	"illegal_action":               {illegalAction, true},
+	"stale_version":                {staleVersion, true},
+	"retry_same_request_id":        {retrySameRequestID, true},
+	"resume_stream":                {resumeStream, true},
+	"stream_starts_with_the_match": {streamStartsWithTheMatch, true},
+	"retry_after":                  {retryAfter, false},
+	"tls":                          {tlsConnection, false},
 }
 
 func TestConformance(t *testing.T) {
@@ -76,13 +85,25 @@ func TestConformance(t *testing.T) {
 	}
 	srv := testserver.Start(t)
 	client := testserver.Dial(t, srv)
-	for _, scenario := range file.Scenarios {
-		t.Run(scenario.Name, func(t *testing.T) {
-			run, ok := scenarios[scenario.Name]
+	for _, named := range file.Scenarios {
+		t.Run(named.Name, func(t *testing.T) {
+			scenario, ok := scenarios[named.Name]
 			if !ok {
-				t.Fatalf("scenario %q (%s) has no Go implementation", scenario.Name, scenario.Does)
+				t.Fatalf("scenario %q (%s) has no Go implementation", named.Name, named.Does)
 			}
-			run(t, conformance{client: client, target: srv.Target(), ctx: testserver.Context(t), rng: newRand(t)})
+			with := func(t *testing.T, game mercadov1.Game) conformance {
+				return conformance{client: client, target: srv.Target(), ctx: testserver.Context(t), rng: newRand(t), game: game}
+			}
+			if !scenario.perGame {
+				scenario.run(t, with(t, mercadov1.Game_GAME_MERCADO))
+				return
+			}
+			for _, game := range testserver.Games() {
+				t.Run(testserver.GameName(game), func(t *testing.T) {
+					t.Parallel()
+					scenario.run(t, with(t, game))
+				})
+			}
 		})
 	}
 }
@@ -93,6 +114,12 @@ func TestConformance(t *testing.T) {
 func playingMatch(t *testing.T, ctx context.Context, client *mercado.Client) []*mercado.Seat {
 	t.Helper()
 	return playingMatchWith(t, ctx, client, mercado.MatchOptions{})
+}
+
+// playingMatch is playingMatch for a match of the scenario's game.
+func (c conformance) playingMatch(t *testing.T) []*mercado.Seat {
+	t.Helper()
+	return playingMatchWith(t, c.ctx, c.client, mercado.MatchOptions{Game: c.game})
 }
 
 // playingMatchWith is playingMatch for a match with opts (of 2 players).
@@ -114,7 +141,8 @@ func playingMatchWith(t *testing.T, ctx context.Context, client *mercado.Client,
 	return seats
 }
 
-// toMove returns the seat whose turn it is, its view, and the other seat.
+// toMove returns a seat that must act now (the first of seats_to_move: in a sealed
+// step several must), its view, and the other seat.
 func toMove(t *testing.T, ctx context.Context, seats []*mercado.Seat) (*mercado.Seat, *mercadov1.MatchState, *mercado.Seat) {
 	t.Helper()
 	mover, state, other, err := findMover(ctx, seats)
@@ -130,10 +158,11 @@ func findMover(ctx context.Context, seats []*mercado.Seat) (*mercado.Seat, *merc
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if state.ToMove == nil {
+	if len(state.GetSeatsToMove()) == 0 {
 		return nil, nil, nil, fmt.Errorf("no seat is to move at version %d (status %v)", state.GetVersion(), state.GetMatch().GetStatus())
 	}
-	mover, other := seats[state.GetToMove()], seats[1-state.GetToMove()]
+	first := state.GetSeatsToMove()[0]
+	mover, other := seats[first], seats[1-first]
 	if mover != seats[0] {
 		if state, err = mover.View(ctx); err != nil {
 			return nil, nil, nil, err
@@ -145,7 +174,7 @@ func findMover(ctx context.Context, seats []*mercado.Seat) (*mercado.Seat, *merc
 	return mover, state, other, nil
 }
 
-// playRandom plays n random legal actions, whoever is to move, through Seat.ActAt.
+// playRandom plays n random legal actions, of a seat to move, through Seat.ActAt.
 func playRandom(t *testing.T, ctx context.Context, seats []*mercado.Seat, n int, rng *rand.Rand) {
 	t.Helper()
 	if err := tryPlayRandom(ctx, seats, n, rng); err != nil {
@@ -206,12 +235,12 @@ func submitRaw(ctx context.Context, client *mercado.Client, token string, reques
 // open seat; both get tokens; the match is playing at version 0.
 func createAndJoin(t *testing.T, c conformance) {
 	match, err := c.client.CreateMatch(c.ctx, mercado.MatchOptions{
-		Players: 2, Seats: []*mercadov1.SeatSpec{mercado.OpenSeat(), mercado.OpenSeat()},
+		Game: c.game, Players: 2, Seats: []*mercadov1.SeatSpec{mercado.OpenSeat(), mercado.OpenSeat()},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if match.GetMatchId() == "" || match.GetStatus() != mercadov1.MatchStatus_MATCH_STATUS_WAITING ||
+	if match.GetMatchId() == "" || match.GetGame() != c.game || match.GetStatus() != mercadov1.MatchStatus_MATCH_STATUS_WAITING ||
 		match.GetPlayers() != 2 || len(match.GetSeats()) != 2 || match.GetVersion() != 0 {
 		t.Fatalf("unexpected new match %v", match)
 	}
@@ -255,8 +284,8 @@ func createAndJoin(t *testing.T, c conformance) {
 // token is a spectator view (no your_seat, no legal actions); GetView with another
 // match's token is PERMISSION_DENIED.
 func badToken(t *testing.T, c conformance) {
-	seats := playingMatch(t, c.ctx, c.client)
-	elsewhere := playingMatch(t, c.ctx, c.client)
+	seats := c.playingMatch(t)
+	elsewhere := c.playingMatch(t)
 	mover, state, _ := toMove(t, c.ctx, seats)
 	action := state.GetLegalActions()[0]
 	request := func() *mercadov1.SubmitActionRequest {
@@ -295,14 +324,31 @@ func badToken(t *testing.T, c conformance) {
 // empty restaurant hand, or acting out of turn) is FAILED_PRECONDITION and the version
 // is unchanged.
 func illegalAction(t *testing.T, c conformance) {
-	seats := playingMatch(t, c.ctx, c.client)
+	seats := c.playingMatch(t)
 	mover, state, other := toMove(t, c.ctx, seats)
+	// In a sealed step both seats are to move: once one has acted, it is out of turn.
+	if slices.Contains(state.GetSeatsToMove(), other.Number) {
+		playRandom(t, c.ctx, seats, 1, c.rng)
+		mover, state, other = toMove(t, c.ctx, seats)
+	}
 	version := state.GetVersion()
 
 	// Out of turn: the other seat sends the mover's legal action.
 	_, err := other.ActAt(c.ctx, state.GetLegalActions()[0], version)
 	wantCode(t, err, codes.FailedPrecondition, "acting out of turn")
+	if c.game == mercadov1.Game_GAME_MERCADO {
+		illegalRestaurant(t, c, mover, state)
+	}
+	after := wantVersion(t, c.ctx, mover, version)
+	if !proto.Equal(after.GetView(), state.GetView()) {
+		t.Errorf("a refused action changed the view")
+	}
+}
 
+// illegalRestaurant: in Mercado, opening a restaurant the mover does not hold is
+// FAILED_PRECONDITION.
+func illegalRestaurant(t *testing.T, c conformance, mover *mercado.Seat, state *mercadov1.MatchState) {
+	version := state.GetVersion()
 	// A restaurant the mover does not hold, on a free square.
 	hand := state.GetView().GetMercado().GetPlayers()[mover.Number].GetRestaurantHand()
 	restaurant := mercadov1.Restaurant_RESTAURANT_SUSHI_BAR
@@ -332,25 +378,24 @@ func illegalAction(t *testing.T, c conformance) {
 	if mercado.IsLegal(state, openRestaurant) {
 		t.Fatalf("opening %v on %v, which the mover does not hold, is listed as legal", restaurant, square)
 	}
-	_, err = mover.ActAt(c.ctx, openRestaurant, version)
+	_, err := mover.ActAt(c.ctx, openRestaurant, version)
 	wantCode(t, err, codes.FailedPrecondition, "opening a restaurant not in hand")
-
-	after := wantVersion(t, c.ctx, mover, version)
-	if !proto.Equal(after.GetView(), state.GetView()) {
-		t.Errorf("a refused action changed the view")
-	}
 }
 
 // stale_version: submitting a legal action with expected_version one less than the
-// match version is ABORTED and nothing changes.
+// match version is ABORTED and nothing changes (a version within a step of sealed
+// choices is not stale: the scenario plays on to the step's end).
 func staleVersion(t *testing.T, c conformance) {
-	seats := playingMatch(t, c.ctx, c.client)
+	seats := c.playingMatch(t)
 	playRandom(t, c.ctx, seats, 1, c.rng)
 	mover, state, _ := toMove(t, c.ctx, seats)
-	version := state.GetVersion()
-	if version != 1 {
-		t.Fatalf("version %d after one action", version)
+	// In a simultaneous step the versions since it began are all current (the others'
+	// sealed choices change nothing of the mover's): play on to the end of the step.
+	for sealedChoice(t, c.ctx, mover, state.GetVersion()) {
+		playRandom(t, c.ctx, seats, 1, c.rng)
+		mover, state, _ = toMove(t, c.ctx, seats)
 	}
+	version := state.GetVersion()
 	action := state.GetLegalActions()[c.rng.IntN(len(state.GetLegalActions()))]
 
 	_, err := mover.Submit(c.ctx, action, version-1, uuid.NewString())
@@ -371,10 +416,26 @@ func staleVersion(t *testing.T, c conformance) {
 	wantVersion(t, c.ctx, mover, version+1)
 }
 
+// sealedChoice tells whether the action at version came to seat as another seat's
+// sealed choice: with its seat, without the action.
+func sealedChoice(t *testing.T, ctx context.Context, seat *mercado.Seat, version uint64) bool {
+	t.Helper()
+	for update, err := range seat.Follow(ctx, version-1) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mercado.IsAction(update) {
+			return update.GetSeat() != seat.Number && update.GetAction() == nil
+		}
+	}
+	t.Fatalf("the stream ended before the action at version %d", version)
+	return false
+}
+
 // retry_same_request_id: submitting the same action twice with the same request id
 // returns the same version and events; the match version grew by one only.
 func retrySameRequestID(t *testing.T, c conformance) {
-	seats := playingMatch(t, c.ctx, c.client)
+	seats := c.playingMatch(t)
 	playRandom(t, c.ctx, seats, 2, c.rng)
 	mover, state, _ := toMove(t, c.ctx, seats)
 	version := state.GetVersion()
@@ -408,18 +469,22 @@ func retrySameRequestID(t *testing.T, c conformance) {
 // message is the match as it stands (no action, version 6), then actions 1 and 2;
 // drop it, reconnect with after_version 2 (the last action seen): again the match
 // as it stands first, then every later action exactly once, in order. Then (beyond
-// the scenario) live actions arrive on the same stream, each once.
+// the scenario) live actions arrive on the same stream, each once. Another seat's
+// sealed action is an action too: it names its seat, without the action.
 func resumeStream(t *testing.T, c conformance) {
 	const backlog, live = 6, 3
-	seats := playingMatch(t, c.ctx, c.client)
+	seats := c.playingMatch(t)
 	playRandom(t, c.ctx, seats, backlog, c.rng)
 
 	var seen []followed
-	note := func(update *mercadov1.MatchUpdate) {
+	note := func(follower *mercado.Seat, update *mercadov1.MatchUpdate) {
 		t.Helper()
-		hasAction := update.GetAction() != nil
-		if hasAction != (update.Seat != nil) {
-			t.Errorf("update %d: an action %v, but an acting seat %v", update.GetVersion(), hasAction, update.Seat)
+		hasAction := mercado.IsAction(update)
+		if update.GetAction() != nil && !hasAction {
+			t.Errorf("update %d: an action %v without an acting seat", update.GetVersion(), update.GetAction())
+		}
+		if hasAction && update.GetSeat() == follower.Number && update.GetAction() == nil {
+			t.Errorf("update %d: seat %d's own action is missing from its stream", update.GetVersion(), follower.Number)
 		}
 		if update.GetState().GetVersion() != update.GetVersion() {
 			t.Errorf("update %d carries the state at version %d", update.GetVersion(), update.GetState().GetVersion())
@@ -430,7 +495,7 @@ func resumeStream(t *testing.T, c conformance) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		note(update)
+		note(seats[0], update)
 		if len(seen) == 3 {
 			break // drops the stream
 		}
@@ -462,14 +527,14 @@ func resumeStream(t *testing.T, c conformance) {
 		if err != nil {
 			t.Fatalf("following from version %d: %v (playing: %v)", last, err, <-played)
 		}
-		if update.GetAction() == nil && len(seen) > 0 {
+		if !mercado.IsAction(update) && len(seen) > 0 {
 			continue // after the first update: a change of seats or clocks, not asked about here
 		}
-		note(update)
-		if update.GetAction() != nil && update.GetVersion() == backlog {
+		note(seats[1], update)
+		if mercado.IsAction(update) && update.GetVersion() == backlog {
 			close(playing) // the backlog is in: now live updates
 		}
-		if update.GetAction() != nil && update.GetVersion() == backlog+live {
+		if mercado.IsAction(update) && update.GetVersion() == backlog+live {
 			break
 		}
 	}
@@ -490,7 +555,7 @@ func resumeStream(t *testing.T, c conformance) {
 // the stream with after_version 0: its first message, at once, is the match playing
 // at version 0 (no action), so the start is not missed.
 func streamStartsWithTheMatch(t *testing.T, c conformance) {
-	match, err := c.client.CreateMatch(c.ctx, mercado.MatchOptions{Players: 2})
+	match, err := c.client.CreateMatch(c.ctx, mercado.MatchOptions{Game: c.game, Players: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,14 +15,6 @@ import (
 	"github.com/mercado-game/mercado/clients/go/mercado"
 )
 
-// randomChooser picks uniformly among the legal actions.
-func randomChooser(rng *rand.Rand) func(*mercadov1.MatchState) *mercadov1.Action {
-	return func(state *mercadov1.MatchState) *mercadov1.Action {
-		legal := state.GetLegalActions()
-		return legal[rng.IntN(len(legal))]
-	}
-}
-
 func newRand(t *testing.T) *rand.Rand {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("random moves seeded with %d", seed)
@@ -53,7 +45,7 @@ func TestPlayAgainstAI(t *testing.T) {
 	}
 
 	ours := 0
-	choose := randomChooser(newRand(t))
+	choose := mercado.RandomChoice(newRand(t))
 	final, err := seat.Play(ctx, func(state *mercadov1.MatchState) *mercadov1.Action {
 		if state.GetYourSeat() != 0 || state.ToMove == nil || state.GetToMove() != 0 {
 			t.Errorf("asked to move at version %d, but seat %d is to move", state.GetVersion(), state.GetToMove())

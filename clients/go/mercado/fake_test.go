@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/test/bufconn"
+	"google.golang.org/protobuf/proto"
 
 	mercadov1 "github.com/mercado-game/mercado/clients/go/gen/mercado/v1"
 	"github.com/mercado-game/mercado/clients/go/mercado"
@@ -305,7 +306,7 @@ func collect(t *testing.T, seat *mercado.Seat, after uint64) ([]followed, error)
 		if err != nil {
 			return updates, err
 		}
-		updates = append(updates, followed{update.GetVersion(), update.GetAction() != nil})
+		updates = append(updates, followed{update.GetVersion(), mercado.IsAction(update)})
 	}
 	return updates, nil
 }
@@ -332,6 +333,33 @@ func TestFollowResumesAfterAnError(t *testing.T) {
 	want := []followed{{2, false}, {1, true}, {2, true}, {3, false}, {3, true}, {4, true}}
 	if !slices.Equal(updates, want) || !slices.Equal(f.streamed(), []uint64{0, 2, 2}) {
 		t.Fatalf("updates %v from streams after %v; want %v from streams after 0, 2, 2", updates, f.streamed(), want)
+	}
+}
+
+// Another seat's sealed action comes with its seat and without the action: it is
+// an action all the same, so a reconnect resumes after it.
+func TestFollowResumesAfterASealedAction(t *testing.T) {
+	sealed := func(version uint64) *mercadov1.MatchUpdate {
+		update := actionUpdate(playingState(version))
+		update.Action = nil
+		return update
+	}
+	f := &fakeServer{
+		stream: func(n int, request *mercadov1.StreamEventsRequest, send func(*mercadov1.MatchUpdate) error) error {
+			if n == 1 {
+				_ = sendAll(send, snapshot(playingState(0)), sealed(1))
+				return status.Error(codes.Unavailable, "connection lost")
+			}
+			return sendAll(send, snapshot(playingState(1)), actionUpdate(finishedState(2)))
+		},
+	}
+	updates, err := collect(t, startFake(t, f), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []followed{{0, false}, {1, true}, {1, false}, {2, true}}
+	if !slices.Equal(updates, want) || !slices.Equal(f.streamed(), []uint64{0, 1}) {
+		t.Fatalf("updates %v from streams after %v; want %v from streams after 0, 1", updates, f.streamed(), want)
 	}
 }
 
@@ -575,6 +603,31 @@ func TestCreateMatchSendsTheTimeControl(t *testing.T) {
 	if len(got) != 3 || got[0] != nil || got[1] == nil || got[1].GetTurnSeconds() != 0 ||
 		got[2].GetTurnSeconds() != 90 || got[2].GetReserveSeconds() != 300 || got[2].GetOnTimeout() != mercadov1.OnTimeout_ON_TIMEOUT_FORFEIT {
 		t.Fatalf("time controls sent: %v", got)
+	}
+}
+
+// CreateMatch sends the game and its options message in the request's options, and
+// refuses a message that is no game's options without a call.
+func TestCreateMatchSendsTheGameAndItsOptions(t *testing.T) {
+	f := &fakeServer{create: func(int) (*mercadov1.CreateMatchResponse, error) {
+		return &mercadov1.CreateMatchResponse{Match: &mercadov1.MatchSummary{MatchId: "m"}}, nil
+	}}
+	client := startFake(t, f).Client()
+	penalty := "one"
+	leilao := &mercadov1.LeilaoOptions{CardPenalty: &penalty}
+	for _, opts := range []mercado.MatchOptions{{}, {Game: mercadov1.Game_GAME_LEILAO, Options: leilao}} {
+		if _, err := client.CreateMatch(context.Background(), opts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := client.CreateMatch(context.Background(), mercado.MatchOptions{Options: &mercadov1.TimeControl{}})
+	if status.Code(err) != codes.InvalidArgument {
+		t.Errorf("a time control as the options: %v, want INVALID_ARGUMENT", err)
+	}
+	sent := f.created()
+	if len(sent) != 2 || sent[0].GetGame() != mercadov1.Game_GAME_MERCADO || sent[0].Options != nil ||
+		sent[1].GetGame() != mercadov1.Game_GAME_LEILAO || !proto.Equal(sent[1].GetLeilao(), leilao) {
+		t.Fatalf("requests sent: %v", sent)
 	}
 }
 

@@ -313,7 +313,7 @@ func TestFindMatchAndLeaderboard(t *testing.T) {
 	}
 	rng := newRand(t)
 	var mu sync.Mutex
-	choose := randomChooser(rng)
+	choose := mercado.RandomChoice(rng)
 	finals := make([]*mercadov1.MatchState, 2)
 	errs := make([]error, 2)
 	var wg sync.WaitGroup

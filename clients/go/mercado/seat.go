@@ -100,6 +100,12 @@ func IsLegal(state *mercadov1.MatchState, action *mercadov1.Action) bool {
 	return false
 }
 
+// IsAction tells whether update is an accepted action (it names the acting seat),
+// rather than the match as it stands or a change of seats, clocks or status.
+// Another seat's sealed choice is an action without GetAction(): only its seat
+// and events saying that it acted.
+func IsAction(update *mercadov1.MatchUpdate) bool { return update.Seat != nil }
+
 // Finished tells whether state shows a match that is over: finished, or cancelled
 // (it expired before every seat was taken). Nothing more happens in either.
 func Finished(state *mercadov1.MatchState) bool {
@@ -143,7 +149,8 @@ var ErrNoAction = errors.New("mercado: the chooser returned no action")
 // submits the action it returns (choose usually picks one of
 // state.GetLegalActions(); state.GetPreviews() tells what each costs and pays). It
 // acts at most once per version, and never on a past state from the stream's
-// backlog.
+// backlog. It knows no game: in a step where several seats act at once (a Leilão
+// sealed bid) each seat acts while its state has legal actions.
 //
 // While the AI plays the seat, because its time ran out, the seat has no legal
 // actions and choose is not called; Reclaim (from another goroutine) takes the
@@ -172,9 +179,12 @@ func (s *Seat) Play(ctx context.Context, choose func(*mercadov1.MatchState) *mer
 		if action == nil {
 			return ErrNoAction
 		}
-		_, err := s.ActAt(ctx, action, version)
+		response, err := s.ActAt(ctx, action, version)
 		switch status.Code(err) {
 		case codes.OK:
+			// The stream's states before this action's (another seat's sealed bid
+			// accepted in between) are past.
+			newest = max(newest, response.GetVersion())
 			return nil
 		case codes.Aborted:
 			return nil // the match moved on: its update brings the next turn

@@ -15,6 +15,10 @@
  *     }
  *
  * Seats are 0-based in the API; people see them 1-based (seatLabel(0) is "Seat 1").
+ *
+ * Nothing here needs to know the game (Mercado de Lisboa, Oregano, Leilão): a seat plays by
+ * submitting one of its state's legal actions (see playRandomly), and several seats may have
+ * legal actions at once (a sealed bid: MatchState.seatsToMove).
  */
 
 import { clone, create, equals, type MessageInitShape } from "@bufbuild/protobuf";
@@ -87,12 +91,36 @@ const TRANSIENT: ReadonlySet<Code> = new Set([Code.Unavailable, Code.DeadlineExc
 /** An action as a message or as the plain object `create(ActionSchema, ...)` accepts. */
 export type ActionInit = Action | MessageInitShape<typeof ActionSchema>;
 
+/** A game by its name in the API's Game enum, in lower case ("leilao" for Game.LEILAO). */
+export type GameName = Lowercase<Exclude<keyof typeof Game, "UNSPECIFIED">>;
+
+/** The game of a name as GameName has it; undefined for a name of no game. */
+export function gameNamed(name: string): Game | undefined {
+  const game = (Game as unknown as Record<string, Game | undefined>)[name.toUpperCase()];
+  return game === Game.UNSPECIFIED ? undefined : game;
+}
+
+/** Every game of the API's Game enum, in its order. */
+export const GAMES: readonly Game[] = Object.values(Game).filter(
+  (value): value is Game => typeof value === "number" && value !== Game.UNSPECIFIED,
+);
+
+/** The name of a game, as GameName has it. */
+export function gameName(game: Game): GameName {
+  return Game[game].toLowerCase() as GameName;
+}
+
+/** A CreateMatchRequest as a plain object: its `options` field is the oneof of every game's options. */
+export type CreateMatchInit = Exclude<MessageInitShape<typeof CreateMatchRequestSchema>, { $typeName: string }>;
+
 export interface CreateMatchOptions {
+  /** The game; default Game.MERCADO. */
+  game?: Game;
   /** 2..4; default 2. */
   players?: number;
   /** One per seat, in seat order; missing seats are open. */
   seats?: readonly SeatKind[];
-  /** Whether coin totals are shown to every player; default hidden. */
+  /** Mercado: whether coin totals are shown to every player; default hidden. */
   money?: "hidden" | "public";
   /**
    * The set-up seed; random when absent. A server refuses a chosen seed (Code.PermissionDenied)
@@ -100,8 +128,14 @@ export interface CreateMatchOptions {
    * a player know the bag's order in advance.
    */
   seed?: bigint;
-  /** End trigger 1 counts squares holding a face-down restaurant as available; default true. */
+  /** Mercado: end trigger 1 counts squares holding a face-down restaurant as available; default true. */
   faceDownCountsAsAvailable?: boolean;
+  /**
+   * The game's rule options as the request's `options` oneof, e.g.
+   * `{ case: "leilao", value: { cardPenalty: "one" } }`; absent ones take the rules' defaults.
+   * For Mercado, `money` and `faceDownCountsAsAvailable` say the same.
+   */
+  gameOptions?: NonNullable<CreateMatchInit["options"]>;
   /**
    * The time control: a clock for each human seat, or "none" (correspondence play). Absent: the
    * server's default (60 s per turn and 180 s of reserve unless it runs with other
@@ -157,6 +191,8 @@ export interface WatchOptions {
 
 /** What FindMatch looks for. */
 export interface FindMatchOptions {
+  /** The game; default Game.MERCADO. */
+  game?: Game;
   /** 2..4; default 2. */
   players?: number;
   /**
@@ -233,14 +269,27 @@ export function isFinished(state: MatchState | undefined): boolean {
   return state?.match?.status === MatchStatus.FINISHED;
 }
 
-/** Whether the state is the caller's turn: the match is playing and the caller has legal actions. */
+/**
+ * Whether the state is the caller's turn: the match is playing, the caller is among the seats to
+ * move (in a sealed step, several are, each until it has acted) and has legal actions.
+ */
 export function isMyTurn(state: MatchState | undefined): boolean {
   return (
     state?.match?.status === MatchStatus.PLAYING &&
     state.legalActions.length > 0 &&
     state.yourSeat !== undefined &&
-    state.yourSeat === state.toMove
+    state.seatsToMove.includes(state.yourSeat)
   );
+}
+
+/**
+ * Whether an update is an accepted action: it names the acting seat. The match as it stands (a
+ * stream's first message) and changes of seats, clocks or status name none. Another seat's
+ * sealed choice (a Leilão bid) names its seat without the action, which the step's last choice
+ * reveals in its events.
+ */
+export function isAction(update: MatchUpdate): boolean {
+  return update.seat !== undefined;
 }
 
 /** The final result of a finished match, when the state has one. */
@@ -350,6 +399,17 @@ function timeControl(clock: ClockOptions | "none"): TimeControl {
     onTimeout: clock.onTimeout === "forfeit" ? OnTimeout.FORFEIT : OnTimeout.AI,
     fallbackLevel: BOT_LEVELS[clock.fallbackLevel ?? "easy"],
   });
+}
+
+/** Mercado's options from the fields that predate `gameOptions`. */
+function mercadoOptions(options: CreateMatchOptions): NonNullable<CreateMatchInit["options"]> {
+  return {
+    case: "mercado",
+    value: {
+      money: options.money === "public" ? Money.PUBLIC : Money.HIDDEN,
+      faceDownCountsAsAvailable: options.faceDownCountsAsAvailable ?? true,
+    },
+  };
 }
 
 function seatSpec(kind: SeatKind): SeatSpec {
@@ -494,21 +554,16 @@ export class MercadoClient {
    * unless it runs with `--allow-anonymous`.
    */
   async createMatch(options: CreateMatchOptions = {}, token?: string): Promise<CreateMatchResponse> {
+    const game = options.game ?? Game.MERCADO;
     const request = create(CreateMatchRequestSchema, {
-      game: Game.MERCADO,
+      game,
       players: options.players ?? 2,
       seats: (options.seats ?? []).map(seatSpec),
       ...(options.seed === undefined ? {} : { seed: options.seed }),
       ...(options.clock === undefined ? {} : { timeControl: timeControl(options.clock) }),
       hotSeat: options.hotSeat ?? false,
       unrated: options.unrated ?? false,
-      options: {
-        case: "mercado",
-        value: {
-          money: options.money === "public" ? Money.PUBLIC : Money.HIDDEN,
-          faceDownCountsAsAvailable: options.faceDownCountsAsAvailable ?? true,
-        },
-      },
+      options: options.gameOptions ?? (game === Game.MERCADO ? mercadoOptions(options) : { case: undefined }),
     });
     return this.retryingAfterFairUse(() => this.service.createMatch(request, this.callOptions(token)));
   }
@@ -594,7 +649,11 @@ export class MercadoClient {
     call: FindMatchCallOptions = {},
   ): AsyncGenerator<FindMatchUpdate, void> {
     const { signal } = call;
-    const request = { game: Game.MERCADO, players: options.players ?? 2, allowAi: options.allowAi ?? false };
+    const request = {
+      game: options.game ?? Game.MERCADO,
+      players: options.players ?? 2,
+      allowAi: options.allowAi ?? false,
+    };
     const backoff = new Backoff(this.retry).start();
     // Our own signal as well, so that leaving the loop closes the stream (and leaves the queue) at once.
     const stop = new AbortController();
@@ -731,7 +790,7 @@ export class MercadoClient {
       try {
         const stream = this.service.streamEvents({ matchId, afterVersion: last }, this.callOptions(token, signal));
         for await (const update of stream) {
-          if (update.action && update.version > last) last = update.version;
+          if (isAction(update) && update.version > last) last = update.version;
           over = isOver(update.state);
           backoff.reset();
           yield update;
@@ -776,7 +835,7 @@ export class MercadoClient {
       for await (const update of this.follow(matchId, token, { afterVersion: state.version, signal })) {
         const next = update.state;
         if (!next) continue;
-        if (!update.action) {
+        if (!isAction(update)) {
           if (update.version > state.version) {
             ahead = update; // shown once the actions before it have been
           } else if (update.version === state.version && !sameSummary(next, state)) {

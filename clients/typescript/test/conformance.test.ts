@@ -16,6 +16,10 @@ import {
   deadlineMs,
   EventSchema,
   Game,
+  GAMES,
+  gameName,
+  gameNamed,
+  isAction,
   isMyTurn,
   isTransient,
   legalMoves,
@@ -103,6 +107,14 @@ function recorder(): { outcomes: string[]; interceptor: Interceptor } {
   return { outcomes, interceptor };
 }
 
+/** Whether the action at `version` came to `seat` as another seat's sealed choice: with its seat, without the action. */
+async function sealedChoice(seat: Seat, version: bigint): Promise<boolean> {
+  for await (const update of seat.follow({ afterVersion: version - 1n })) {
+    if (isAction(update)) return update.seat !== seat.seat && !update.action;
+  }
+  throw new Error(`the stream ended before the action at version ${version}`);
+}
+
 /** A loopback port nothing listens on (it was free a moment ago). */
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -123,10 +135,14 @@ const UNTRUSTED_CERTIFICATE = new Set([
   "DEPTH_ZERO_SELF_SIGNED_CERT",
 ]);
 
-const IMPLEMENTATIONS: Record<string, () => Promise<void>> = {
-  async create_and_join() {
-    const { matchId, match } = await client.createMatch({ players: 2, seats: ["open", "open"] });
+/** The scenarios about the connection, not matches: they run once, the others for every game. */
+const CONNECTION_SCENARIOS: ReadonlySet<string> = new Set(["retry_after", "tls"]);
+
+const IMPLEMENTATIONS: Record<string, (game: Game) => Promise<void>> = {
+  async create_and_join(game) {
+    const { matchId, match } = await client.createMatch({ game, players: 2, seats: ["open", "open"] });
     assert.ok(matchId);
+    assert.equal(match?.game, game);
     assert.equal(match?.status, MatchStatus.WAITING);
     assert.equal(match?.players, 2);
     const first = await client.join(matchId, "ana", 0);
@@ -145,8 +161,8 @@ const IMPLEMENTATIONS: Record<string, () => Promise<void>> = {
     await rejectsWith(() => client.join(matchId, "cid", 1), Code.AlreadyExists);
   },
 
-  async bad_token() {
-    const [a, b] = await playingMatch(client);
+  async bad_token(game) {
+    const [a, b] = await playingMatch(client, game);
     const { seat, state, action } = await mover([a, b]);
     const request = submitRequest(seat, action, state.version);
     await rejectsWith(() => client.service.submitAction(request), Code.Unauthenticated);
@@ -154,7 +170,7 @@ const IMPLEMENTATIONS: Record<string, () => Promise<void>> = {
       () => client.service.submitAction(request, client.callOptions("not-a-token-this-server-issued")),
       Code.Unauthenticated,
     );
-    const [other] = await playingMatch(client);
+    const [other] = await playingMatch(client, game);
     await rejectsWith(
       () => client.service.submitAction(request, client.callOptions(other.token)),
       Code.PermissionDenied,
@@ -171,29 +187,42 @@ const IMPLEMENTATIONS: Record<string, () => Promise<void>> = {
     await rejectsWith(() => client.view(seat.matchId, other.token), Code.PermissionDenied);
   },
 
-  async illegal_action() {
-    const [a, b] = await playingMatch(client);
-    const { seat, state, action } = await mover([a, b]);
-    // A restaurant from an empty restaurant hand.
-    const hand = mercadoView(state)?.players[seat.seat]?.restaurantHand ?? [];
-    assert.equal(hand.length, 0, "no restaurant in hand at the start");
-    const restaurant = mercadoAction({
-      action: { case: "openRestaurant", value: { restaurant: Restaurant.PUB, square: { column: 3, row: 3 } } },
-    });
-    await rejectsWith(() => seat.submit(restaurant, state.version, newRequestId()), Code.FailedPrecondition);
+  async illegal_action(game) {
+    const seats = await playingMatch(client, game);
+    let { seat, state, action } = await mover(seats);
+    let other = seat === seats[0] ? seats[1] : seats[0];
+    if (state.seatsToMove.includes(other.seat)) {
+      // A sealed step: both seats are to move, so one acts first and is then out of turn.
+      await playRandomMoves(seats, 1, random);
+      ({ seat, state, action } = await mover(seats));
+      other = seat === seats[0] ? seats[1] : seats[0];
+    }
+    if (game === Game.MERCADO) {
+      // A restaurant from an empty restaurant hand.
+      const hand = mercadoView(state)?.players[seat.seat]?.restaurantHand ?? [];
+      assert.equal(hand.length, 0, "no restaurant in hand at the start");
+      const restaurant = mercadoAction({
+        action: { case: "openRestaurant", value: { restaurant: Restaurant.PUB, square: { column: 3, row: 3 } } },
+      });
+      await rejectsWith(() => seat.submit(restaurant, state.version, newRequestId()), Code.FailedPrecondition);
+    }
     // A legal action of the seat to move, submitted by the other seat: out of turn.
-    const other = seat === a ? b : a;
     await rejectsWith(() => other.submit(action, state.version, newRequestId()), Code.FailedPrecondition);
     const after = await seat.view();
     assert.equal(after.version, state.version);
     assert.ok(equals(MatchStateSchema, after, state), "nothing changed");
   },
 
-  async stale_version() {
-    const seats = await playingMatch(client);
+  async stale_version(game) {
+    const seats = await playingMatch(client, game);
     await playRandomMoves(seats, 1, random);
-    const { seat, state, action } = await mover(seats);
-    assert.equal(state.version, 1n);
+    let { seat, state, action } = await mover(seats);
+    // In a simultaneous step the versions since it began are all current (the others' sealed
+    // choices change nothing of the mover's): play on to the end of the step.
+    while (await sealedChoice(seat, state.version)) {
+      await playRandomMoves(seats, 1, random);
+      ({ seat, state, action } = await mover(seats));
+    }
     await rejectsWith(() => seat.submit(action, state.version - 1n, newRequestId()), Code.Aborted);
     const after = await seat.view();
     assert.equal(after.version, state.version);
@@ -203,8 +232,8 @@ const IMPLEMENTATIONS: Record<string, () => Promise<void>> = {
     assert.equal(response.version, state.version + 1n);
   },
 
-  async retry_same_request_id() {
-    const seats = await playingMatch(client);
+  async retry_same_request_id(game) {
+    const seats = await playingMatch(client, game);
     const { seat, state, action } = await mover(seats);
     const requestId = newRequestId();
     const first = await seat.submit(action, state.version, requestId);
@@ -220,8 +249,8 @@ const IMPLEMENTATIONS: Record<string, () => Promise<void>> = {
     assert.equal(spectator.version, state.version + 1n);
   },
 
-  async resume_stream() {
-    const seats = await playingMatch(client);
+  async resume_stream(game) {
+    const seats = await playingMatch(client, game);
     const [a] = seats;
     await playRandomMoves(seats, 6, random);
     const now = await a.view();
@@ -238,13 +267,17 @@ const IMPLEMENTATIONS: Record<string, () => Promise<void>> = {
     assert.equal(head?.seat, undefined);
     assert.equal(head?.version, 6n);
     assert.ok(head?.state && equals(MatchStateSchema, head.state, now), "the first message is the match as it stands");
+    // Actions name their seat; another seat's sealed choice comes without the action.
     assert.deepEqual(
-      actions.map((update) => [update.version, !!update.action, update.seat !== undefined]),
+      actions.map((update) => [update.version, isAction(update)]),
       [
-        [1n, true, true],
-        [2n, true, true],
+        [1n, true],
+        [2n, true],
       ],
     );
+    for (const update of actions) {
+      if (update.seat === a.seat) assert.ok(update.action, `version ${update.version}: the seat's own action is missing`);
+    }
     assert.equal(actions[1]?.state?.version, 2n, "each action carries the state after it");
 
     // Reconnect after the last action seen: the match as it stands again, then 3..6, then live 7, 8.
@@ -254,7 +287,7 @@ const IMPLEMENTATIONS: Record<string, () => Promise<void>> = {
     for await (const update of a.follow({ afterVersion: 2n })) {
       firstOfSecond ??= update;
       lastUpdate = update;
-      if (!update.action) continue;
+      if (!isAction(update)) continue;
       seen.push(update.version);
       if (update.version === 6n) await playRandomMoves(seats, 2, random);
       if (update.version === 8n) break;
@@ -268,8 +301,8 @@ const IMPLEMENTATIONS: Record<string, () => Promise<void>> = {
     assert.ok(lastUpdate?.state && equals(MatchStateSchema, lastUpdate.state, after), "the update's state is the view");
   },
 
-  async stream_starts_with_the_match() {
-    const { matchId } = await client.createMatch({ players: 2, seats: ["open", "open"] });
+  async stream_starts_with_the_match(game) {
+    const { matchId } = await client.createMatch({ game, players: 2, seats: ["open", "open"] });
     const a = await client.join(matchId, "ana", 0);
     const before = await a.view();
     assert.equal(before.match?.status, MatchStatus.WAITING);
@@ -379,11 +412,15 @@ describe("conformance", () => {
   });
 
   for (const scenario of scenarios) {
-    test(`${scenario.name}: ${scenario.does}`, { timeout: 30_000 }, async () => {
-      const implementation = IMPLEMENTATIONS[scenario.name];
-      if (!implementation) assert.fail(`scenario ${scenario.name} has no implementation`);
-      await implementation();
-    });
+    const games = CONNECTION_SCENARIOS.has(scenario.name) ? [Game.MERCADO] : GAMES;
+    for (const game of games) {
+      const name = games.length > 1 ? `${scenario.name} (${gameName(game)})` : scenario.name;
+      test(`${name}: ${scenario.does}`, { timeout: 30_000 }, async () => {
+        const implementation = IMPLEMENTATIONS[scenario.name];
+        if (!implementation) assert.fail(`scenario ${scenario.name} has no implementation`);
+        await implementation(game);
+      });
+    }
   }
 });
 
@@ -744,6 +781,20 @@ describe("wrapper", () => {
       // Its one free seat is spoken for by the waiting bot seat.
       await rejectsWith(() => fresh.createMatch({ seats: ["open", "easy"] }), Code.FailedPrecondition);
     });
+  });
+
+  test("createMatch takes any game and its options as the request's oneof", async () => {
+    const { match } = await client.createMatch({
+      game: Game.LEILAO,
+      gameOptions: { case: "leilao", value: { cardPenalty: "one" } },
+    });
+    assert.equal(match?.game, Game.LEILAO);
+    assert.equal(match?.options.case, "leilao");
+    assert.equal(match.options.value.cardPenalty, "one");
+    const oregano = await client.createMatch({ game: gameNamed("oregano")! });
+    assert.equal(oregano.match?.game, Game.OREGANO);
+    assert.equal(gameNamed("chess"), undefined);
+    assert.deepEqual(GAMES.map(gameName), ["mercado", "oregano", "leilao"]);
   });
 
   test("seatLabel counts seats from 1", () => {

@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 
 import { Code, ConnectError } from "@connectrpc/connect";
 
-import { type Action, type MatchState, type MercadoClient, type Seat } from "../src/index.js";
+import { type Action, Game, type MatchState, type MercadoClient, type Seat } from "../src/index.js";
 import { type ConnectNodeOptions, connectNode, type NodeMercadoClient } from "../src/node.js";
 
 export const REPO = resolve(fileURLToPath(new URL("../../..", import.meta.url)));
@@ -322,26 +322,29 @@ export function pick<T>(items: readonly T[], random: () => number): T {
   return item;
 }
 
-/** A 2-player match with both (open) seats joined: playing at version 0. */
-export async function playingMatch(client: MercadoClient): Promise<[Seat, Seat]> {
-  const { matchId } = await client.createMatch({ players: 2, seats: ["open", "open"] });
+/** A 2-player match of `game` with both (open) seats joined: playing at version 0. */
+export async function playingMatch(client: MercadoClient, game = Game.MERCADO): Promise<[Seat, Seat]> {
+  const { matchId } = await client.createMatch({ game, players: 2, seats: ["open", "open"] });
   return [await client.join(matchId, "ana", 0), await client.join(matchId, "bea")];
 }
 
-/** The seat to move and its view (with its legal actions). */
+/**
+ * A seat to move (the first of seats_to_move: in a sealed step several are) and its view (with
+ * its legal actions).
+ */
 export async function mover(seats: readonly Seat[]): Promise<{ seat: Seat; state: MatchState; action: Action }> {
   const [first] = seats;
   if (!first) throw new Error("no seats");
   const spectator = await first.client.view(first.matchId);
-  const seat = seats.find((s) => s.seat === spectator.toMove);
-  if (!seat) throw new Error(`no seat to move (to_move ${spectator.toMove}, status ${spectator.match?.status})`);
+  const seat = seats.find((s) => s.seat === spectator.seatsToMove[0]);
+  if (!seat) throw new Error(`no seat to move (seats to move ${spectator.seatsToMove}, status ${spectator.match?.status})`);
   const state = await seat.view();
   const [action] = state.legalActions;
   if (!action) throw new Error(`seat ${seat.seat} is to move but has no legal action`);
   return { seat, state, action };
 }
 
-/** Play `count` random legal actions, whoever is to move; returns the last version. */
+/** Play `count` random legal actions, each of a seat to move; returns the last version. */
 export async function playRandomMoves(seats: readonly Seat[], count: number, random: () => number): Promise<bigint> {
   let version = -1n;
   for (let i = 0; i < count; i++) {

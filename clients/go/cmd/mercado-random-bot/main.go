@@ -1,4 +1,5 @@
-// Command mercado-random-bot plays a match of Mercado de Lisboa with random legal moves.
+// Command mercado-random-bot plays a match of any of the service's games with random
+// legal moves: it knows no game, and submits one of the legal actions the server lists.
 //
 // Join a match someone created:
 //
@@ -7,7 +8,10 @@
 // Or create one against the AI (an agent must be running: `mercado ai`, with the
 // server's agent key):
 //
-//	mercado-random-bot -server 127.0.0.1:50051 -vs-ai easy [-players 2]
+//	mercado-random-bot -server 127.0.0.1:50051 -vs-ai easy [-players 2] [-game leilao]
+//
+// -game (mercado, oregano or leilao; default mercado) is the game of the match it
+// creates; a joined match is of whatever game it is.
 //
 // It plays as a player: the one whose credential is -player-token (or
 // $MERCADO_PLAYER_TOKEN), a guest token from CreatePlayer or a frontend's JWT, or
@@ -16,7 +20,7 @@
 // --allow-anonymous). With -player-token the seat takes the player's own name,
 // unless -name is given.
 //
-// It plays to the end and prints the result. With -tls it connects with TLS,
+// It plays to the end and prints the ranks. With -tls it connects with TLS,
 // trusting the system's roots, or with -ca-file FILE the CA certificates of FILE.
 package main
 
@@ -29,6 +33,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	mercadov1 "github.com/mercado-game/mercado/clients/go/gen/mercado/v1"
@@ -62,6 +67,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		"play as the player of this credential (default $MERCADO_PLAYER_TOKEN; without one, as a new guest player named -name)")
 	vsAI := flags.String("vs-ai", "", "create a match against AI bots of this level (easy, medium, hard)")
 	players := flags.Int("players", 2, "with -vs-ai: players in the match, 2..4 (the others are bots)")
+	gameName := flags.String("game", "mercado", "with -vs-ai: the game, by its name in the API's Game enum (mercado, oregano, leilao)")
 	seed := flags.Uint64("seed", 0, "seed of the random moves (default: random)")
 	if err := flags.Parse(args); err != nil {
 		return err
@@ -85,6 +91,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	defer client.Close()
 
+	game, ok := mercadov1.Game_value["GAME_"+strings.ToUpper(*gameName)]
+	if !ok || game == int32(mercadov1.Game_GAME_UNSPECIFIED) {
+		return fmt.Errorf("unknown game %q", *gameName)
+	}
 	var level mercadov1.BotLevel
 	if *vsAI != "" {
 		var ok bool
@@ -112,12 +122,12 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		for range *players - 1 {
 			seats = append(seats, mercado.BotSeat(level))
 		}
-		match, err := client.CreateMatch(ctx, mercado.MatchOptions{Players: *players, Seats: seats})
+		match, err := client.CreateMatch(ctx, mercado.MatchOptions{Game: mercadov1.Game(game), Players: *players, Seats: seats})
 		if err != nil {
 			return fmt.Errorf("creating a match: %w", err)
 		}
 		*matchID = match.GetMatchId()
-		fmt.Fprintf(out, "created match %s against %d %s bot(s)\n", *matchID, *players-1, *vsAI)
+		fmt.Fprintf(out, "created match %s of %s against %d %s bot(s)\n", *matchID, *gameName, *players-1, *vsAI)
 	}
 
 	var seat *mercado.Seat
@@ -134,12 +144,11 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if *seed == 0 {
 		*seed = rand.Uint64()
 	}
-	random := rand.New(rand.NewPCG(*seed, 0))
+	choose := mercado.RandomChoice(rand.New(rand.NewPCG(*seed, 0)))
 	moves := 0
 	final, err := seat.Play(ctx, func(state *mercadov1.MatchState) *mercadov1.Action {
-		legal := state.GetLegalActions()
 		moves++
-		return legal[random.IntN(len(legal))]
+		return choose(state)
 	})
 	if err != nil {
 		return err
@@ -152,39 +161,27 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	return nil
 }
 
+// printResult prints each seat's rank from the match's summary, which every game has.
 func printResult(out io.Writer, state *mercadov1.MatchState, you uint32) {
-	result := state.GetView().GetMercado().GetResult()
-	// The match's ranks put forfeited seats last; the game's own result does not know them.
 	ranks := state.GetMatch().GetRanks()
-	if len(ranks) == 0 {
-		ranks = result.GetRanks()
-	}
-	names := map[uint32]string{}
-	notes := map[uint32]string{}
 	for _, info := range state.GetMatch().GetSeats() {
-		names[info.GetSeat()] = info.GetDisplayName()
+		seat := info.GetSeat()
+		var marker string
 		switch {
 		case info.GetForfeited():
-			notes[info.GetSeat()] = "  (forfeited)"
+			marker = "  (forfeited)"
 		case info.GetLeft():
-			notes[info.GetSeat()] = "  (left; the AI played on)"
+			marker = "  (left; the AI played on)"
 		case info.GetPlayedByAi():
-			notes[info.GetSeat()] = "  (the AI played on after a timeout)"
+			marker = "  (the AI played on after a timeout)"
 		}
-	}
-	at := func(values []uint32, i int) uint32 {
-		if i < len(values) {
-			return values[i]
-		}
-		return 0
-	}
-	for i, score := range result.GetScores() {
-		seat := uint32(i)
-		marker := notes[seat]
 		if seat == you {
 			marker += "  <- you"
 		}
-		fmt.Fprintf(out, "  rank %d  seat %d  %-20s %3d points, %d stands on the market%s\n",
-			at(ranks, i), seat, names[seat], score, at(result.GetStandsOnMarket(), i), marker)
+		rank := "?"
+		if int(seat) < len(ranks) {
+			rank = fmt.Sprint(ranks[seat])
+		}
+		fmt.Fprintf(out, "  rank %s  seat %d  %s%s\n", rank, seat, info.GetDisplayName(), marker)
 	}
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	mercadov1 "github.com/mercado-game/mercado/clients/go/gen/mercado/v1"
@@ -10,23 +12,78 @@ import (
 	"github.com/mercado-game/mercado/clients/go/mercado"
 )
 
+// For each game: a full match against the AI.
 func TestRandomBotAgainstAI(t *testing.T) {
 	t.Setenv("MERCADO_PLAYER_TOKEN", "") // a guest player
 	srv := testserver.Start(t)
 	testserver.StartAgent(t, srv, "easy")
-	var out bytes.Buffer
-	err := run(testserver.Context(t), []string{"-server", srv.Target(), "-vs-ai", "easy", "-name", "go-bot", "-seed", "7"}, &out)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, &out)
+	for i, game := range testserver.Games() {
+		t.Run(testserver.GameName(game), func(t *testing.T) {
+			var out bytes.Buffer
+			err := run(testserver.Context(t), []string{"-server", srv.Target(), "-vs-ai", "easy", "-game", testserver.GameName(game),
+				"-name", "go-bot", "-seed", fmt.Sprint(7 + i)}, &out)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, &out)
+			}
+			text := out.String()
+			for _, want := range []string{"signed in as the guest player", "(go-bot)", "created match", "of " + testserver.GameName(game),
+				"joined match", "as seat 0", "match over", "rank 1", "<- you", testserver.AgentName} {
+				if !strings.Contains(text, want) {
+					t.Errorf("output lacks %q:\n%s", want, text)
+				}
+			}
+			t.Log("\n" + text)
+		})
 	}
-	text := out.String()
-	for _, want := range []string{"signed in as the guest player", "(go-bot)", "created match", "joined match", "as seat 0",
-		"match over", "rank 1", "<- you", testserver.AgentName} {
-		if !strings.Contains(text, want) {
-			t.Errorf("output lacks %q:\n%s", want, text)
-		}
+}
+
+// For each game: two bots, each a process of its own, play one match together
+// (in Leilão, both bid at once).
+func TestRandomBotsAgainstEachOther(t *testing.T) {
+	t.Setenv("MERCADO_PLAYER_TOKEN", "")
+	srv := testserver.Start(t)
+	client := testserver.Dial(t, srv)
+	for _, game := range testserver.Games() {
+		t.Run(testserver.GameName(game), func(t *testing.T) {
+			t.Parallel()
+			ctx := testserver.Context(t)
+			match, err := client.CreateMatch(ctx, mercado.MatchOptions{Game: game, Players: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			outs := make([]bytes.Buffer, 2)
+			errs := make([]error, 2)
+			var wg sync.WaitGroup
+			for seat := range 2 {
+				wg.Go(func() {
+					errs[seat] = run(ctx, []string{"-server", srv.Target(), "-match", match.GetMatchId(), "-seat", fmt.Sprint(seat),
+						"-name", fmt.Sprintf("bot-%d", seat), "-seed", fmt.Sprint(20 + seat)}, &outs[seat])
+				})
+			}
+			wg.Wait()
+			for seat := range 2 {
+				text := outs[seat].String()
+				if errs[seat] != nil {
+					t.Fatalf("bot %d: %v\n%s", seat, errs[seat], text)
+				}
+				if !strings.Contains(text, "match over") || !strings.Contains(text, fmt.Sprintf("seat %d  bot-%d  <- you", seat, seat)) {
+					t.Errorf("bot %d did not play to the end:\n%s", seat, text)
+				}
+			}
+			replay, err := client.Replay(ctx, match.GetMatchId())
+			if err != nil {
+				t.Fatal(err)
+			}
+			bySeat := map[uint32]int{}
+			for _, step := range replay.GetSteps() {
+				bySeat[step.GetSeat()]++
+			}
+			if bySeat[0] == 0 || bySeat[1] == 0 {
+				t.Errorf("actions by seat %v: both bots must have acted", bySeat)
+			}
+			t.Logf("%d actions (%v by seat)\n%s", len(replay.GetSteps()), bySeat, &outs[0])
+		})
 	}
-	t.Log("\n" + text)
 }
 
 // On a server that plays with players only (`--no-allow-anonymous` wins over the
@@ -101,7 +158,8 @@ func TestRandomBotOverTLS(t *testing.T) {
 
 func TestFlags(t *testing.T) {
 	t.Setenv("MERCADO_PLAYER_TOKEN", "")
-	for _, args := range [][]string{{}, {"-match", "m", "-vs-ai", "easy"}, {"-vs-ai", "impossible"}, {"-match", "m", "-ca-file", "/nonexistent.pem"}} {
+	for _, args := range [][]string{{}, {"-match", "m", "-vs-ai", "easy"}, {"-vs-ai", "impossible"}, {"-match", "m", "-ca-file", "/nonexistent.pem"},
+		{"-vs-ai", "easy", "-game", "chess"}} {
 		if err := run(t.Context(), append(args, "-server", "127.0.0.1:1"), &bytes.Buffer{}); err == nil {
 			t.Errorf("run(%q) succeeded", args)
 		}

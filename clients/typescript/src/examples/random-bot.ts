@@ -1,12 +1,14 @@
-// A bot that plays Mercado de Lisboa with random legal moves.
+// A bot that plays any of the service's games with random legal moves: it knows no game, and
+// submits one of the legal actions the server lists (playRandomly).
 //
-//   npx tsx src/examples/random-bot.ts --server 127.0.0.1:50051 --vs-ai easy
+//   npx tsx src/examples/random-bot.ts --server 127.0.0.1:50051 --vs-ai easy [--game leilao]
 //   npx tsx src/examples/random-bot.ts --server 127.0.0.1:50051 --match <id> [--seat 2]
 //   npx tsx src/examples/random-bot.ts --server mercado.example:50051 --tls [--ca-file ca.pem] --vs-ai easy
 //   node dist/examples/random-bot.js ...   (after npm run build)
 //
-// --vs-ai creates a 2-player match whose other seat is reserved for the AI agent (run
-// `mercado serve --agent-key KEY` and `mercado ai --server HOST:PORT --agent-key KEY`).
+// --vs-ai creates a 2-player match of --game (mercado, oregano or leilao; default mercado) whose
+// other seat is reserved for the AI agent (run `mercado serve --agent-key KEY` and
+// `mercado ai --server HOST:PORT --agent-key KEY`); a joined match is of whatever game it is.
 // --tls connects with TLS, trusting Node's default roots or the CA of --ca-file.
 // It plays as a player: the one of --player-token (or MERCADO_PLAYER_TOKEN), or else a new guest
 // player named --name that it signs in as (servers refuse seats without a player unless they run
@@ -14,11 +16,11 @@
 
 import { parseArgs } from "node:util";
 
-import { BOT_LEVELS, type BotLevelName, matchResult, mercadoView, seatLabel } from "../client.js";
+import { BOT_LEVELS, type BotLevelName, gameNamed, isFinished, seatLabel } from "../client.js";
 import { connectNode } from "../node.js";
-import { playRandomly } from "./random-player.js";
+import { playRandomly } from "../random-player.js";
 
-const USAGE = `usage: random-bot [--server HOST:PORT] [--tls] [--ca-file PEM] (--vs-ai easy|medium|hard | --match ID [--seat N]) [--name NAME | --player-token TOKEN] [--quiet]`;
+const USAGE = `usage: random-bot [--server HOST:PORT] [--tls] [--ca-file PEM] (--vs-ai easy|medium|hard [--game mercado|oregano|leilao] | --match ID [--seat N]) [--name NAME | --player-token TOKEN] [--quiet]`;
 
 function isLevel(value: string): value is BotLevelName {
   return Object.hasOwn(BOT_LEVELS, value);
@@ -31,6 +33,7 @@ async function main(): Promise<number> {
       tls: { type: "boolean", default: /^(1|true|yes|on)$/i.test(process.env["MERCADO_TLS"] ?? "") },
       "ca-file": { type: "string", ...(process.env["MERCADO_CA_FILE"] ? { default: process.env["MERCADO_CA_FILE"] } : {}) },
       "vs-ai": { type: "string" },
+      game: { type: "string", default: "mercado" },
       match: { type: "string" },
       seat: { type: "string" },
       name: { type: "string", default: "random-bot" },
@@ -43,7 +46,8 @@ async function main(): Promise<number> {
     },
   });
   const level = values["vs-ai"];
-  if (values.help || (level === undefined) === (values.match === undefined) || (level && !isLevel(level))) {
+  const game = gameNamed(values.game);
+  if (values.help || (level === undefined) === (values.match === undefined) || (level && !isLevel(level)) || !game) {
     console.error(USAGE);
     return values.help ? 0 : 2;
   }
@@ -59,8 +63,8 @@ async function main(): Promise<number> {
     }
     let matchId = values.match;
     if (level && isLevel(level)) {
-      ({ matchId } = await client.createMatch({ players: 2, seats: ["open", level] }, token));
-      console.log(`created match ${matchId} against the ${level} AI`);
+      ({ matchId } = await client.createMatch({ game, players: 2, seats: ["open", level] }, token));
+      console.log(`created match ${matchId} of ${values.game} against the ${level} AI`);
     }
     if (!matchId) return 2;
     // People count seats from 1 (`--seat 1` is the API's seat 0).
@@ -74,26 +78,22 @@ async function main(): Promise<number> {
 
     const final = await playRandomly(seat, {
       onUpdate: (update) => {
-        const game = update.action?.game;
-        if (!values.quiet && game?.case === "mercado") {
-          console.log(`version ${update.version}: ${seatLabel(update.seat ?? 0)} ${game.value.action.case ?? "?"}`);
-        }
+        if (values.quiet || update.seat === undefined) return;
+        // Another seat's sealed choice comes without its action.
+        const done = update.action?.game.value?.action.case ?? "acted (sealed)";
+        console.log(`version ${update.version}: ${seatLabel(update.seat)} ${done}`);
       },
     });
-    const result = matchResult(final);
-    if (!result) {
+    if (!isFinished(final)) {
       console.log("the match ended without a result");
       return 1;
     }
-    const players = mercadoView(final)?.players ?? [];
     console.log(`match ${matchId} finished at version ${final.version}`);
-    result.scores.forEach((score, index) => {
-      const who = index === seat.seat ? " (this bot)" : "";
-      const name = final.match?.seats[index]?.displayName ?? "";
-      console.log(
-        `  ${seatLabel(index)}${who} ${name}: rank ${final.match?.ranks[index] ?? result.ranks[index]}, ${score} points, ${result.standsOnMarket[index]} stands on the market, ${players[index]?.coins ?? "?"} coins`,
-      );
-    });
+    // The match's ranks (forfeited seats last): every game has them.
+    for (const info of final.match?.seats ?? []) {
+      const who = info.seat === seat.seat ? " (this bot)" : "";
+      console.log(`  ${seatLabel(info.seat)}${who} ${info.displayName}: rank ${final.match?.ranks[info.seat] ?? "?"}`);
+    }
     return 0;
   } finally {
     client.close();
