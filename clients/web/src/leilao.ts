@@ -42,7 +42,7 @@ interface LeilaoView {
   picks_made: number;
   scores: number[];
   result: Result | null;
-  options: { players: number; card_penalty: "face" | "one"; set_bonus: "per_set" | "once"; leftover_stalls: "cycle" | "discard" };
+  options: { card_penalty: "face" | "one"; set_bonus: "per_set" | "once"; leftover_stalls: "cycle" | "discard" };
 }
 
 const EXTRA_FEE = 5;
@@ -103,7 +103,7 @@ function statusText(table: Table, view: LeilaoView): string {
   return tie ? `Tie at ${tieCard}: waiting for ${names(table, waiting)} to re-bid…` : `Waiting for ${names(table, waiting)} to bid…`;
 }
 
-/** The display of stalls: to take one when it is your pick; the ranking and pick order once known. */
+/** The display of stalls, to take one when it is your pick; the tie being broken; the pick order once known. */
 function displayCard(table: Table, view: LeilaoView): HTMLElement {
   const picks = new Map<string, Action>();
   for (const { action, move } of moves(table)) if (move.case === "pick") picks.set(move.value.stall, action);

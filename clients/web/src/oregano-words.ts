@@ -12,8 +12,6 @@ interface Kind {
   /** Sale prices by level (index 0: level 1). */
   sale: number[];
   produces?: Resource;
-  /** The base dividend at level 1 (general shops). */
-  dividend?: number;
 }
 
 const general = (base: number): number[] => [base, base + 3, base + 5, base + 8];
@@ -22,10 +20,10 @@ export const SHOPS: Readonly<Record<string, Kind>> = {
   lumber_merchant: { name: "Lumber merchant", group: "resource", cost: { gold: 5 }, sale: general(5), produces: "wood" },
   stone_merchant: { name: "Stone merchant", group: "resource", cost: { gold: 5 }, sale: general(5), produces: "stone" },
   metal_merchant: { name: "Metal merchant", group: "resource", cost: { gold: 5 }, sale: general(5), produces: "metal" },
-  cafe: { name: "Café", group: "general", cost: { wood: 1 }, sale: general(1), dividend: 1 },
-  general_store: { name: "General store", group: "general", cost: { stone: 1 }, sale: general(1), dividend: 1 },
-  clothing_store: { name: "Clothing store", group: "general", cost: { wood: 1, stone: 1 }, sale: general(2), dividend: 2 },
-  restaurant: { name: "Restaurant", group: "general", cost: { wood: 1, stone: 1, metal: 1 }, sale: general(3), dividend: 3 },
+  cafe: { name: "Café", group: "general", cost: { wood: 1 }, sale: general(1) },
+  general_store: { name: "General store", group: "general", cost: { stone: 1 }, sale: general(1) },
+  clothing_store: { name: "Clothing store", group: "general", cost: { wood: 1, stone: 1 }, sale: general(2) },
+  restaurant: { name: "Restaurant", group: "general", cost: { wood: 1, stone: 1, metal: 1 }, sale: general(3) },
   fountain: { name: "Fountain", group: "special", cost: { stone: 3, metal: 3 }, sale: [8] },
   jeweler: { name: "Jeweler", group: "special", cost: { stone: 1, metal: 5 }, sale: [8] },
   casino: { name: "Casino", group: "special", cost: { metal: 6 }, sale: [8] },

@@ -32,7 +32,6 @@ type Area = Record<string, { shop: string; id: number }>;
 interface OreganoView {
   phase: "start_shop" | "keep_strategy" | "declare" | "action" | "casino" | "over";
   round: number;
-  current_player: number | null;
   to_move: number[];
   gold: number[];
   resources: Record<Resource, number>[];
@@ -40,16 +39,14 @@ interface OreganoView {
   boulevard: { shop: string; level: number; seller: number; id: number }[];
   stock: Record<string, number>;
   supply: Record<Resource, number>;
-  strategy_deck_count: number;
   strategies: { card?: string; progress?: number; goal?: number; count?: number }[];
-  drawn: { cards?: string[]; count?: number }[];
   bonus_available: string[];
   bonuses: string[][];
   declared: string[] | null;
   step: number;
   end_triggered: boolean;
   result: Result | null;
-  options: { round_limit: number; stock_end_from_round: number };
+  options: { round_limit: number };
 }
 
 const LEVELS = [1, 2, 3, 4];
