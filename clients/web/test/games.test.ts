@@ -111,4 +111,25 @@ describe("Oregano and Leilão against the AI", { skip }, () => {
     await page.screenshot({ path: join(RESULTS, "leilao.png"), fullPage: true });
     assertNoErrors(page);
   });
+
+  test("Leilão to the end against the AI: the result, then the replay of every move", { timeout: 600_000 }, async () => {
+    const page = await newPage(browser);
+    await page.goto(server.url);
+    await startMatch(page, ["easy"], { game: "leilao" });
+    await page.waitForSelector(IN_PLAY, { timeout: 60_000 });
+    while (await ready(page)) await leilaoMove(page);
+    assert.match(await statusText(page), /^The match is over: you finished (1st|2nd) with -?\d+ points\.$/);
+    assert.match((await page.getByTestId("result").textContent()) ?? "", /Rank\s*Player\s*Score\s*Stalls\s*Fees/);
+    const moves = await version(page);
+
+    // The replay counts the AI's sealed bids as moves, and shows each step with the game's screen.
+    await page.getByRole("button", { name: "Watch the replay" }).click();
+    await page.getByTestId("replay-first").click();
+    assert.equal(await page.getByTestId("replay-step").textContent(), `Replay · move 1 of ${moves}`);
+    assert.match((await page.getByTestId("replay-move").textContent()) ?? "", /bid/);
+    await page.getByTestId("display").waitFor();
+    await page.getByTestId("replay-last").click();
+    await page.getByTestId("result").waitFor();
+    assertNoErrors(page);
+  });
 });
