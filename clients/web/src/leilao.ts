@@ -103,7 +103,7 @@ function statusText(table: Table, view: LeilaoView): string {
   return tie ? `Tie at ${tieCard}: waiting for ${names(table, waiting)} to re-bid…` : `Waiting for ${names(table, waiting)} to bid…`;
 }
 
-/** The display of stalls, to take one when it is your pick; the tie being broken; the pick order once known. */
+/** The display of stalls, to take one when it is your pick; the tie being broken; the bids and pick order once known. */
 function displayCard(table: Table, view: LeilaoView): HTMLElement {
   const picks = new Map<string, Action>();
   for (const { action, move } of moves(table)) if (move.case === "pick") picks.set(move.value.stall, action);
@@ -123,6 +123,14 @@ function displayCard(table: Table, view: LeilaoView): HTMLElement {
     h("div", { class: "stalls" }, stalls.length ? stalls : h("span", { class: "muted" }, "none left")),
     view.tie_group
       ? h("p", { class: "small", "data-testid": "tie" }, `Tie at ${view.tie_group[0]?.card}: ${names(table, view.tie_group.map((slot) => slot.seat))} re-bid to order their places.`)
+      : null,
+    view.ranking
+      ? h(
+          "p",
+          { class: "small", "data-testid": "ranking" },
+          "Bids, highest first: ",
+          view.ranking.map((group) => group.map((slot) => `${table.name(slot.seat)} ${slot.card}${slot.role === "main" ? "" : ` (${slot.role})`}`).join(" = ")).join(" · "),
+        )
       : null,
     order ? h("p", { class: "small pick-order", "data-testid": "pick-order" }, "Pick order: ", order) : null,
     h("p", { class: "muted small" }, "A stall is worth its number. The highest bid picks first; each bid card is paid for at the end."),
