@@ -3,7 +3,8 @@
 // Seat.watch gives the current view, then every change: actions (with their events, for the
 // log) and changes of seats, clocks or status. Each move is sent with the version on screen as
 // `expected_version` and a fresh request id; a refusal is shown with the server's reason. What a
-// move costs and pays comes from the server's previews: the page has no rules code.
+// move costs and pays comes from the server's previews: the page has no rules code. Oregano and
+// Leilão are drawn by their own screens (games.ts) from the rules' JSON view, in this frame.
 
 import { equals, type JsonObject } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
