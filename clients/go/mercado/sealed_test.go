@@ -87,6 +87,11 @@ func (r *receiver) nextAction(t *testing.T) (*mercadov1.MatchUpdate, []byte) {
 	}
 }
 
+// seat is seat on the receiver's own connection.
+func (r *receiver) seat(seat *mercado.Seat) *mercado.Seat {
+	return r.client.Seat(seat.MatchID, seat.Number, seat.Token)
+}
+
 // view is the receiver's GetView and its bytes as received.
 func (r *receiver) view(t *testing.T, ctx context.Context, matchID string) (*mercadov1.MatchState, []byte) {
 	t.Helper()
@@ -270,7 +275,7 @@ func TestSealedBidReachesNobodyBeforeTheReveal(t *testing.T) {
 		t.Fatalf("seats to move %v, to move %v at the start; want both seats, no single mover", start.GetSeatsToMove(), start.ToMove)
 	}
 	bid := bidWithExtra(t, rng, start)
-	if _, err := seats[0].ActAt(ctx, bid, start.GetVersion()); err != nil {
+	if _, err := bidder.seat(seats[0]).ActAt(ctx, bid, start.GetVersion()); err != nil {
 		t.Fatal(err)
 	}
 	s := secretOf(t, bid)
@@ -331,7 +336,7 @@ func TestSealedBidReachesNobodyBeforeTheReveal(t *testing.T) {
 	// Seat 1 bids, the last of the step: every stream gets both bids in that update.
 	state, _ := receivers[1].view(t, ctx, matchID)
 	last := bidWithExtra(t, rng, state)
-	if _, err := seats[1].ActAt(ctx, last, state.GetVersion()); err != nil {
+	if _, err := receivers[1].seat(seats[1]).ActAt(ctx, last, state.GetVersion()); err != nil {
 		t.Fatal(err)
 	}
 	wantBids := []any{bidJSON(0, bid), bidJSON(1, last)}
