@@ -95,7 +95,7 @@ def simulate(
             next_arrival += 1
         peak = max(peak, len(queue))
         began = time.perf_counter()
-        groups = group(queue, now, ai_wait, bot_ratings)
+        groups = group(queue, now, ai_wait, {"mercado": bot_ratings})  # every simulated player's game
         took = time.perf_counter() - began
         wall += took
         longest_tick = max(longest_tick, took)

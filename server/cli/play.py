@@ -46,6 +46,10 @@ def parse_bots(value: str | None) -> list[str]:
     type=click.IntRange(2, 4),
     help="New match or --quick: number of players [default: 2, or 1 + the bots].",
 )
+@click.option(
+    "--game",
+    help="New match or --quick: the game, e.g. oregano or leilao  [default: mercado]",
+)
 @click.option("--bots", help="New match: bot levels for the seats after yours, e.g. 'medium,hard'.")
 @click.option(
     "--money", type=click.Choice(["public", "hidden"]), default="hidden", show_default=True, help="New match."
@@ -96,6 +100,7 @@ def play(
     name: str | None,
     players: int | None,
     bots: str | None,
+    game: str | None,
     money: str,
     seed: int | None,
     unrated: bool,
@@ -105,19 +110,22 @@ def play(
     seats_file: Path | None,
     players_file: Path | None,
 ) -> None:
-    """Play Mercado de Lisboa in the terminal: create a match (or join one with --match, or queue
-    for one with --quick) and play it.
+    """Play Mercado de Lisboa, Oregano or Leilão (--game) in the terminal: create a match (or join
+    one with --match, or queue for one with --quick) and play it.
 
     You play as a guest player of the server, created the first time (named --name) and kept
     (with its secret token) for the next times, so that your rating follows you. Every seat you
     take is kept until its match ends: after Ctrl-C or a closed terminal, `mercado play --resume`
     takes the game up again.
     """
+    from mercado_client.boards import BOARDS
     from mercado_client.common import PlayOptions
     from mercado_client.play import play as run
     from rich.console import Console
 
     levels = parse_bots(bots)
+    if game is not None and game not in BOARDS:  # a game the terminal can draw
+        raise click.BadParameter(f"{game!r} is not one of {', '.join(BOARDS)}", param_hint="--game")
     if quick:
         given = [
             option
@@ -146,6 +154,7 @@ def play(
                 ("--bots", bots),
                 ("--seed", seed),
                 ("--unrated", unrated or None),
+                ("--game", game),
             )
             if value is not None
         ]
@@ -153,6 +162,10 @@ def play(
             raise click.BadParameter(
                 f"--resume takes up a held game: no {', '.join(given)}", param_hint="--resume"
             )
+    if match_id is not None and game is not None:
+        raise click.BadParameter(
+            "--game is for a new match: a joined match plays its own game", param_hint="--game"
+        )
     if match_id is None and resume is None and seat is not None:
         raise click.BadParameter(
             "--seat needs --match or --resume (a new match seats you at seat 1)", param_hint="--seat"
@@ -179,6 +192,7 @@ def play(
         unrated=unrated,
         quick=quick,
         allow_ai=allow_ai is not False,
+        game=game or "mercado",
     )
     try:
         status = asyncio.run(run(options, Console()))

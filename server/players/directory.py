@@ -1,4 +1,5 @@
-"""The players of a server: guest accounts, frontends' users, bot levels, and the rating ladder.
+"""The players of a server: guest accounts, frontends' users, bot levels, and the rating ladders
+(one per game).
 
 Ratings change only here, one finished match at a time (a lock), each match
 once: the store refuses to decide a match's rating twice. A match that finished
@@ -42,8 +43,9 @@ class Players:
         service.on_finished = self._finished
 
     async def start(self, bot_ratings: Mapping[str, tuple[float, float]] | None = None) -> None:
-        """Put the bot levels on the ladder (at ``bot_ratings``' mu and sigma, until they have played),
-        and rate the matches that finished while the server was stopping."""
+        """Put the bot levels on the ladders (on Mercado's at ``bot_ratings``' mu and sigma, until they
+        have played: the ratings file measures Mercado's AI), and rate the matches that finished
+        while the server was stopping."""
         bots = []
         for level in BOT_LEVELS:
             player = PlayerRecord(bot_player_id(level), BOT, f"AI ({level})", now_ms())
@@ -67,33 +69,37 @@ class Players:
         await self.store.save_player(player)
         return player, self.auth.guest_token(player.player_id)
 
-    async def player_of(self, identity: Identity) -> PlayerRecord:
-        """The caller's record: a frontend's user is stored (or renamed) as its token says."""
+    async def player_of(self, identity: Identity, game: str = "mercado") -> PlayerRecord:
+        """The caller's record, with its rating in ``game``: a frontend's user is stored (or renamed)
+        as its token says."""
         if identity.kind == GUEST:
-            return await self.get(identity.player_id)
+            return await self.get(identity.player_id, game)
         if self.known.get(identity.player_id) != identity.display_name:
             stored = PlayerRecord(identity.player_id, identity.kind, identity.display_name, now_ms())
             await self.store.save_player(stored)
             if len(self.known) >= KNOWN_KEPT:
                 self.known.clear()
             self.known[identity.player_id] = identity.display_name
-        return await self.get(identity.player_id)
+        return await self.get(identity.player_id, game)
 
-    async def get(self, player_id: str) -> PlayerRecord:
-        found = (await self.store.players([player_id])).get(player_id)
+    async def get(self, player_id: str, game: str = "mercado") -> PlayerRecord:
+        """A player, with its rating in ``game``."""
+        found = (await self.store.players([player_id], game)).get(player_id)
         if found is None:
             raise NotFound(f"no player {player_id}")
         return found
 
-    async def bot_ratings(self) -> dict[str, float]:
-        """Each bot level's rating mean, by level: what matchmaking picks bots by."""
-        stored = await self.store.players([bot_player_id(level) for level in BOT_LEVELS])
+    async def bot_ratings(self, game: str = "mercado") -> dict[str, float]:
+        """Each bot level's rating mean in ``game``, by level: what matchmaking picks bots by."""
+        stored = await self.store.players([bot_player_id(level) for level in BOT_LEVELS], game)
         return {
             level: stored[bot_player_id(level)].mu for level in BOT_LEVELS if bot_player_id(level) in stored
         }
 
-    async def leaderboard(self, limit: int, after: tuple[float, str] | None) -> list[PlayerRecord]:
-        return await self.store.leaderboard(limit, after)
+    async def leaderboard(
+        self, limit: int, after: tuple[float, str] | None, game: str = "mercado"
+    ) -> list[PlayerRecord]:
+        return await self.store.leaderboard(limit, after, game)
 
     # --- ratings -------------------------------------------------------------
 
@@ -109,7 +115,7 @@ class Players:
             log.exception("rating a match failed", extra={"match_id": match.match_id})
 
     async def rate(self, match: Match) -> None:
-        """Decide whether ``match`` (finished) counts, and if so update its players' ratings."""
+        """Decide whether ``match`` (finished) counts, and if so update its players' ratings in its game."""
         record = match.record
         if match.status != FINISHED or record.rating is not None:
             return
@@ -119,7 +125,7 @@ class Players:
                 players: list[PlayerRecord] = []
                 if why_not is None:
                     ids = [seat.player_id or "" for seat in record.seats]
-                    stored = await self.store.players(ids)
+                    stored = await self.store.players(ids, record.game)
                     if len(stored) != len(set(ids)):
                         why_not = "a player is not stored"
                     else:

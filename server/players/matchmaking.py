@@ -1,4 +1,5 @@
-"""Matchmaking: group queued players of close ratings, widening the window the longer they wait.
+"""Matchmaking: group queued players of one game and close ratings, widening the window the longer
+they wait.
 
 ``group`` is the pure part (no clock of its own, no I/O): which queued players
 make a match now, human or with bots. ``Matchmaker`` runs it every TICK_SECONDS
@@ -46,10 +47,11 @@ class Seeker:
 
     player_id: str
     display_name: str
-    rating: float  # its rating mean
+    rating: float  # its rating mean in its game
     players: int  # the match size it asks for
     allow_ai: bool
     since: float  # when it queued, in the matchmaker's clock (seconds)
+    game: str = "mercado"  # the game it asks for
     found: asyncio.Future[Seated] | None = None
 
     def window(self, now: float) -> float:
@@ -64,27 +66,33 @@ class Group:
     bots: list[str] = field(default_factory=list)
 
     @property
+    def game(self) -> str:
+        return self.seekers[0].game
+
+    @property
     def spread(self) -> float:
         ratings = [s.rating for s in self.seekers]
         return max(ratings) - min(ratings)
 
 
 def group(
-    queue: Sequence[Seeker], now: float, ai_wait: float, bot_ratings: Mapping[str, float]
+    queue: Sequence[Seeker], now: float, ai_wait: float, bot_ratings: Mapping[str, Mapping[str, float]]
 ) -> list[Group]:
-    """The matches to make now from ``queue``: the longest-waiting first, each of players whose ratings
-    are all within every member's window; a player who allows AI and has waited ``ai_wait`` seconds
-    is matched with those close to it and bots of ratings closest to theirs."""
+    """The matches to make now from ``queue``, each of players of one game and match size: the
+    longest-waiting first, each of players whose ratings are all within every member's window; a
+    player who allows AI and has waited ``ai_wait`` seconds is matched with those close to it and
+    bots of ratings closest to theirs (``bot_ratings``: by game, each bot level's rating mean)."""
     groups: list[Group] = []
     taken: set[int] = set()
-    for size in sorted({s.players for s in queue}):
-        free = sorted((s for s in queue if s.players == size), key=lambda s: s.rating)
+    for game, size in sorted({(s.game, s.players) for s in queue}):
+        free = sorted((s for s in queue if (s.game, s.players) == (game, size)), key=lambda s: s.rating)
+        bots = bot_ratings.get(game)
         for seeker in sorted(free, key=lambda s: s.since):
             if id(seeker) in taken:
                 continue
             chosen = _closest_group(free, free.index(seeker), size, now)
-            if chosen is None and seeker.allow_ai and now - seeker.since >= ai_wait and bot_ratings:
-                chosen = _with_bots(free, seeker, size, now, bot_ratings)
+            if chosen is None and seeker.allow_ai and now - seeker.since >= ai_wait and bots:
+                chosen = _with_bots(free, seeker, size, now, bots)
             if chosen is not None:
                 taken.update(id(s) for s in chosen.seekers)
                 free = [s for s in free if id(s) not in taken]
@@ -138,39 +146,49 @@ class Matchmaker:
     def __init__(
         self,
         service: MatchService,
-        bot_ratings: Callable[[], Awaitable[Mapping[str, float]]],
+        bot_ratings: Callable[[str], Awaitable[Mapping[str, float]]],
         ai_wait: float = 15.0,
     ) -> None:
         self.service = service
         self.store = service.store
-        self.bot_ratings = bot_ratings  # the bot levels' rating means, as they stand
+        self.bot_ratings = bot_ratings  # a game's bot levels' rating means, as they stand
         self.ai_wait = ai_wait
         self.waiting: dict[str, Seeker] = {}  # this server's queued players, by player
         self.telling: set[str] = set()  # players being given their seat in another server's match
-        self.sizes: Counter[int] = Counter()  # every server's queued players by match size, last read
+        # Every server's queued players by game and match size, last read.
+        self.sizes: Counter[tuple[str, int]] = Counter()
         self.ticker: asyncio.Task[None] | None = None
         self.tasks: set[asyncio.Task[None]] = set()  # matches being made, players leaving
 
-    def queued(self, players: int) -> int:
-        return max(self.sizes[players], sum(s.players == players for s in self.waiting.values()))
+    def queued(self, players: int, game: str = "mercado") -> int:
+        """How many players are queued for a match of ``game`` and ``players``."""
+        mine = sum((s.game, s.players) == (game, players) for s in self.waiting.values())
+        return max(self.sizes[game, players], mine)
 
     async def find(
-        self, player_id: str, display_name: str, rating: float, players: int, allow_ai: bool
+        self,
+        player_id: str,
+        display_name: str,
+        rating: float,
+        players: int,
+        allow_ai: bool,
+        game: str = "mercado",
     ) -> AsyncIterator[Seeker | Seated]:
-        """Queue the player: the seeker now and then while it waits, then its seat. Leaving the
-        iteration early leaves the queue."""
+        """Queue the player for a match of ``game`` (``rating``: its rating mean there): the seeker now
+        and then while it waits, then its seat. Leaving the iteration early leaves the queue."""
         already = SeatTaken("you are in the matchmaking queue already (close your other FindMatch first)")
         if player_id in self.waiting:
             raise already
         loop = asyncio.get_running_loop()
-        seeker = Seeker(player_id, display_name, rating, players, allow_ai, loop.time(), loop.create_future())
+        seeker = Seeker(
+            player_id, display_name, rating, players, allow_ai, loop.time(), game, loop.create_future()
+        )
         since = now_ms()
         # One server alone holds every queued player: an entry it does not hold is a dead process's.
         stale_before = since - STALE_MS if self.store.shared else since + 1
+        queued = QueuedRecord(player_id, display_name, rating, players, allow_ai, since, game=game)
         try:
-            await self.store.enqueue(
-                QueuedRecord(player_id, display_name, rating, players, allow_ai, since), stale_before
-            )
+            await self.store.enqueue(queued, stale_before)
         except Conflict:
             raise already from None
         self.waiting[player_id] = seeker
@@ -214,19 +232,25 @@ class Matchmaker:
         now, at = now_ms(), loop.time()
         entries = await self.store.queued(list(self.waiting), now, now - STALE_MS)
         free = [e for e in entries if e.match_id is None]
-        self.sizes = Counter(e.players for e in free)
+        self.sizes = Counter((e.game, e.players) for e in free)
         for entry in entries:
             seeker = self.waiting.get(entry.player_id)
             if entry.match_id is not None and entry.seat is not None and seeker is not None:
                 self._spawn(self._tell(seeker, entry.match_id, entry.seat))
         seekers = [
             Seeker(
-                e.player_id, e.display_name, e.rating, e.players, e.allow_ai, at - (now - e.since_ms) / 1000
+                e.player_id,
+                e.display_name,
+                e.rating,
+                e.players,
+                e.allow_ai,
+                at - (now - e.since_ms) / 1000,
+                e.game,
             )
             for e in free
         ]
-        overdue = any(s.allow_ai and at - s.since >= self.ai_wait for s in seekers)
-        bot_ratings = await self.bot_ratings() if overdue else {}
+        overdue = {s.game for s in seekers if s.allow_ai and at - s.since >= self.ai_wait}
+        bot_ratings = {game: await self.bot_ratings(game) for game in sorted(overdue)}
         for found in group(seekers, at, self.ai_wait, bot_ratings):
             ids = [s.player_id for s in found.seekers]
             if await self.store.claim_queued(ids, now, now - CLAIM_MS):
@@ -238,9 +262,10 @@ class Matchmaker:
         ids = [s.player_id for s in people]
         try:
             match = await self.service.create_match(
-                game_named("mercado").options({"players": len(people) + len(found.bots)}),
+                game_named(found.game).options({"players": len(people) + len(found.bots)}),
                 [None] * len(people) + list(found.bots),
                 player_id=people[0].player_id,
+                game=found.game,
             )
         except MatchError as error:
             log.info("matchmaking could not make a match", extra={"reason": str(error)})
@@ -262,7 +287,13 @@ class Matchmaker:
         seats = {player_id: (match.match_id, seat.seat) for player_id, seat in seated.items()}
         await self.store.matched(seats)  # for the players whose streams other servers hold
         log.info(
-            "match made", extra={"match_id": match.match_id, "players": len(people), "bots": len(found.bots)}
+            "match made",
+            extra={
+                "match_id": match.match_id,
+                "game": found.game,
+                "players": len(people),
+                "bots": len(found.bots),
+            },
         )
 
     async def _tell(self, seeker: Seeker, match_id: str, seat: int) -> None:

@@ -146,4 +146,5 @@ def player_message(player: PlayerRecord) -> players_pb.Player:
         rated_matches=player.rated_matches,
         wins=player.wins,
         created_unix_ms=player.created_ms,
+        game=player.game,
     )

@@ -26,6 +26,7 @@ from mercado.v1 import match_pb2_grpc as api_grpc
 from mercado.v1 import players_pb2 as players_pb
 from mercado_client.wire import BOT_LEVEL_NAMES, MATCH_STATUS_NAMES
 
+from server.games.registry import GAMES
 from server.match import BOT_LEVELS, DEFAULT_BOT_LEVEL, FINISHED, MatchService
 from server.match.errors import InvalidRequest, NotAllowedNow, Throttled, Unauthenticated
 from server.players.directory import Players
@@ -90,8 +91,8 @@ def _page_fields(token: str, form: re.Pattern[str]) -> re.Match[str] | None:
 
 MATCHES_PAGE = re.compile(r"([0-9]{1,19}):([0-9a-f]{32})")  # created_ms, match_id
 LEADERBOARD_PAGE = re.compile(
-    r"(-?[0-9.e+-]{1,32}|-?inf):([0-9a-f]{32}|bot:[a-z]+):([0-9]{1,9})"
-)  # rating, id, rank
+    r"(-?[0-9.e+-]{1,32}|-?inf):([0-9a-f]{32}|bot:[a-z]+):([0-9]{1,9})(?::([a-z]{1,16}))?"
+)  # rating, id, rank, game (none in tokens issued before ratings were per game: Mercado)
 
 
 def _known(value: int, names: Mapping[Any, str], what: str) -> str:
@@ -103,6 +104,15 @@ def _known(value: int, names: Mapping[Any, str], what: str) -> str:
 
 def _bot_levels(levels: Iterable[int]) -> list[str]:
     return [_known(level, BOT_LEVEL_NAMES, "bot level") for level in levels]
+
+
+def _game(name: str) -> str:
+    """The game a request names by its name (empty: Mercado)."""
+    if not name:
+        return "mercado"
+    if name not in GAMES:
+        raise InvalidRequest(f"unknown game {name[:20]!r} (one of {', '.join(GAMES)})")
+    return name
 
 
 def _player_id(player_id: str) -> str:
@@ -211,12 +221,12 @@ class MatchServicer(api_grpc.MatchServiceServicer):
             raise NotAllowedNow("this server has no players")
         return self.players
 
-    async def _caller(self) -> PlayerRecord:
-        """The caller's player record; a player credential is required."""
+    async def _caller(self, game: str = "mercado") -> PlayerRecord:
+        """The caller's player record, with its rating in ``game``; a player credential is required."""
         identity = CALLER.get()
         if identity is None:
             raise Unauthenticated("a player credential is required: send 'authorization: Bearer <token>'")
-        return await self._players().player_of(identity)
+        return await self._players().player_of(identity, game)
 
     def _code(self, method: str, error: Exception) -> grpc.StatusCode:
         """The status a failed call ends with: a refusal's own, INTERNAL for anything else (logged)."""
@@ -434,10 +444,11 @@ class MatchServicer(api_grpc.MatchServiceServicer):
     async def GetPlayer(
         self, request: players_pb.GetPlayerRequest, context: grpc.aio.ServicerContext
     ) -> players_pb.Player:
+        game = _game(request.game)
         if request.player_id:
-            player = await self._players().get(_player_id(request.player_id))
+            player = await self._players().get(_player_id(request.player_id), game)
         else:
-            player = await self._caller()
+            player = await self._caller(game)
         return convert.player_message(player)
 
     @gated
@@ -447,9 +458,12 @@ class MatchServicer(api_grpc.MatchServiceServicer):
         if request.page_size > MAX_PAGE_SIZE:
             raise InvalidRequest(f"page_size must be at most {MAX_PAGE_SIZE}")
         size = request.page_size or DEFAULT_PAGE_SIZE
+        game = _game(request.game)
         page_end = _page_fields(request.page_token, LEADERBOARD_PAGE)
+        if page_end is not None and (page_end[4] or "mercado") != game:
+            raise InvalidRequest("page_token is of another game's leaderboard")
         after = None if page_end is None else (float(page_end[1]), page_end[2])
-        listed = await self._players().leaderboard(size + 1, after)
+        listed = await self._players().leaderboard(size + 1, after, game)
         first = 1 if page_end is None else int(page_end[3]) + 1
         page = listed[:size]
         response = players_pb.GetLeaderboardResponse(
@@ -461,7 +475,7 @@ class MatchServicer(api_grpc.MatchServiceServicer):
         if len(listed) > size:
             last = page[-1]
             response.next_page_token = _page_token(
-                repr(last.display_rating), last.player_id, first + size - 1
+                repr(last.display_rating), last.player_id, first + size - 1, game
             )
         return response
 
@@ -470,21 +484,17 @@ class MatchServicer(api_grpc.MatchServiceServicer):
     ) -> AsyncIterator[api.FindMatchUpdate]:
         async with self._gate("FindMatch", request, context, timed=False) as client:
             game = wires.wire_for_request(request.game).name
-            if game != "mercado":
-                raise NotAllowedNow(
-                    f"matchmaking serves Mercado de Lisboa only: create a match of {game} instead"
-                )
             players = request.players or 2
             if not 2 <= players <= 4:
                 raise InvalidRequest("players must be 2, 3 or 4")
-            player = await self._caller()
+            player = await self._caller(game)
             if self.matchmaker is None:
                 raise NotAllowedNow("this server has no matchmaking")
             self.streams.acquire(client)
             try:
                 await context.send_initial_metadata(())
                 found = self.matchmaker.find(
-                    player.player_id, player.display_name, player.mu, players, request.allow_ai
+                    player.player_id, player.display_name, player.mu, players, request.allow_ai, game
                 )
                 async for step in found:
                     if isinstance(step, Seeker):
@@ -492,7 +502,7 @@ class MatchServicer(api_grpc.MatchServiceServicer):
                         yield api.FindMatchUpdate(
                             queued=api.Queued(
                                 waited_ms=int((now - step.since) * 1000),
-                                queued_players=self.matchmaker.queued(players),
+                                queued_players=self.matchmaker.queued(players, game),
                                 rating_window=step.window(now),
                             )
                         )

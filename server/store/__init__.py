@@ -151,23 +151,29 @@ class Store(Protocol):
     # Players and ratings.
 
     async def save_player(self, player: PlayerRecord) -> None:
-        """Add a player, or rename one already stored (its rating stays)."""
+        """Add a player, or rename one already stored (its ratings stay)."""
         ...
 
     async def calibrate(self, players: list[PlayerRecord]) -> None:
-        """Add these players (bots), or set the ratings of those that have played no rated match yet."""
+        """Add these players (bots), and set each one's rating in its game (``PlayerRecord.game``)
+        where it has played no rated match of that game yet."""
         ...
 
     async def record_rating(self, match_id: str, rating: str, players: list[PlayerRecord]) -> None:
-        """Whether a finished match counted and its players' new ratings, each one match further on
-        than the rating it was computed from (Conflict if the match was decided already, or another
-        match of one of its players was rated meanwhile)."""
+        """Whether a finished match counted and its players' new ratings in their game, each one
+        match further on than the rating it was computed from (Conflict if the match was decided
+        already, or another match of that game of one of its players was rated meanwhile)."""
         ...
 
-    async def players(self, player_ids: list[str]) -> dict[str, PlayerRecord]: ...
+    async def players(self, player_ids: list[str], game: str = "mercado") -> dict[str, PlayerRecord]:
+        """The players stored of these, with their ratings in ``game`` (the default where none)."""
+        ...
 
-    async def leaderboard(self, limit: int, after: tuple[float, str] | None) -> list[PlayerRecord]:
-        """Players with a rated match, best display rating first; ``after``: the last of the previous page."""
+    async def leaderboard(
+        self, limit: int, after: tuple[float, str] | None, game: str = "mercado"
+    ) -> list[PlayerRecord]:
+        """Players with a rated match of ``game``, best display rating there first; ``after``: the
+        (display rating, player id) of the last of the previous page."""
         ...
 
     async def finished_unrated(self) -> list[str]:

@@ -34,11 +34,13 @@ import asyncpg
 
 from . import AgentRecord, Conflict, MatchListing, StoredAction, StoreUnavailable
 from .encoding import (
+    CALIBRATE,
     ENQUEUE,
     MATCH_COLUMNS,
-    NEW_PLAYER_COLUMNS,
     PLAYER_COLUMNS,
     QUEUED_COLUMNS,
+    RECORD_RATING,
+    SAVE_PLAYER,
     SEAT_COLUMNS,
     action_of,
     clock_text,
@@ -46,7 +48,9 @@ from .encoding import (
     match_record,
     new_player_row,
     options_text,
+    player_record,
     queued_record,
+    rating_row,
     seat_values,
 )
 from .postgres_schema import migrate
@@ -307,22 +311,15 @@ class PostgresStore:
 
     async def save_player(self, player: PlayerRecord) -> None:
         async def write(db: Db) -> None:
-            await db.execute(
-                f"INSERT INTO players ({NEW_PLAYER_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)"
-                " ON CONFLICT (player_id) DO UPDATE SET display_name = excluded.display_name",
-                *new_player_row(player),
-            )
+            await db.execute(SAVE_PLAYER.format(_marks(4)), *new_player_row(player))
 
         await self._write(write)
 
     async def calibrate(self, players: list[PlayerRecord]) -> None:
         async def write(db: Db) -> None:
-            await db.executemany(
-                f"INSERT INTO players ({NEW_PLAYER_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)"
-                " ON CONFLICT (player_id) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma,"
-                " rating = excluded.rating WHERE players.rated_matches = 0",
-                [new_player_row(player) for player in players],
-            )
+            saved = {p.player_id: p for p in players}.values()
+            await db.executemany(SAVE_PLAYER.format(_marks(4)), [new_player_row(p) for p in saved])
+            await db.executemany(CALIBRATE.format(_marks(7)), [rating_row(p) for p in players])
 
         await self._write(write)
 
@@ -332,17 +329,7 @@ class PostgresStore:
                 db, "UPDATE matches SET rating = $1 WHERE match_id = $2 AND rating IS NULL", rating, match_id
             )
             for p in players:
-                await _one_row(
-                    db,
-                    "UPDATE players SET mu = $1, sigma = $2, rating = $3, rated_matches = $4, wins = $5"
-                    " WHERE player_id = $6 AND rated_matches = $4 - 1",
-                    p.mu,
-                    p.sigma,
-                    p.display_rating,
-                    p.rated_matches,
-                    p.wins,
-                    p.player_id,
-                )
+                await _one_row(db, RECORD_RATING.format(_marks(7)), *rating_row(p))
 
         await self._write(write)
 
@@ -493,26 +480,34 @@ class PostgresStore:
     async def unclassified(self) -> list[str]:
         return []  # every match has had a status since this schema's first version
 
-    async def players(self, player_ids: list[str]) -> dict[str, PlayerRecord]:
+    async def players(self, player_ids: list[str], game: str = "mercado") -> dict[str, PlayerRecord]:
         async def query(db: Db) -> dict[str, PlayerRecord]:
-            rows = await db.fetch(f"{_PLAYER_SELECT} WHERE player_id = ANY($1)", player_ids)
-            return {row[0]: PlayerRecord(*row) for row in rows}
+            rows = await db.fetch(
+                f"SELECT {PLAYER_COLUMNS} FROM players p LEFT JOIN ratings r"
+                " ON r.player_id = p.player_id AND r.game = $1 WHERE p.player_id = ANY($2::text[])",
+                game,
+                player_ids,
+            )
+            return {row[0]: player_record(row, game) for row in rows}
 
         return await self._read(query)
 
-    async def leaderboard(self, limit: int, after: tuple[float, str] | None) -> list[PlayerRecord]:
-        where = "rated_matches > 0"
-        params: list[object] = [limit]
+    async def leaderboard(
+        self, limit: int, after: tuple[float, str] | None, game: str = "mercado"
+    ) -> list[PlayerRecord]:
+        where = "r.game = $2 AND r.rated_matches > 0"
+        params: list[object] = [limit, game]
         if after is not None:
-            where += " AND (rating < $2 OR (rating = $2 AND player_id > $3))"
+            where += " AND (r.rating < $3 OR (r.rating = $3 AND r.player_id > $4))"
             params += after
 
         async def query(db: Db) -> list[PlayerRecord]:
             rows = await db.fetch(
-                f"{_PLAYER_SELECT} WHERE {where} ORDER BY rating DESC, player_id LIMIT $1",
+                f"SELECT {PLAYER_COLUMNS} FROM ratings r JOIN players p ON p.player_id = r.player_id"
+                f" WHERE {where} ORDER BY r.rating DESC, r.player_id LIMIT $1",
                 *params,
             )
-            return [PlayerRecord(*row) for row in rows]
+            return [player_record(row, game) for row in rows]
 
         return await self._read(query)
 
@@ -535,7 +530,7 @@ class PostgresStore:
 
     async def enqueue(self, seeker: QueuedRecord, stale_before_ms: int) -> None:
         async def write(db: Db) -> None:
-            sql = ENQUEUE.format(", ".join(f"${n}" for n in range(1, 8)), "$8")
+            sql = ENQUEUE.format(_marks(8), "$9")
             await _one_row(db, sql, *enqueue_values(seeker), stale_before_ms)
 
         await self._write(write)
@@ -744,7 +739,6 @@ _MATCH_SELECT = (
     + ", ".join(f"m.{column}" for column in MATCH_COLUMNS.split(", "))
     + f", ARRAY(SELECT ROW({SEAT_COLUMNS}) FROM seats s WHERE s.match_id = m.match_id ORDER BY seat)"
 )
-_PLAYER_SELECT = f"SELECT {PLAYER_COLUMNS} FROM players"
 _VERSION = "coalesce((SELECT max(version) FROM actions a WHERE a.match_id = m.match_id), 0)"
 # A statement's first part: set who plays these seats and their reserves, from arrays $2 to $5.
 _SEAT_UPDATES = (
@@ -768,6 +762,11 @@ def _listing(row: Sequence[Any]) -> tuple[MatchRecord, str, int]:
     seats = [SeatRecord(*seat) for seat in row[len(MATCH_COLUMNS.split(", "))]]
     record, status = match_record(row[: len(MATCH_COLUMNS.split(", "))], seats)
     return record, status or PLAYING, row[-1]
+
+
+def _marks(count: int) -> str:
+    """A statement's first ``count`` parameters."""
+    return ", ".join(f"${n}" for n in range(1, count + 1))
 
 
 def _set(event: asyncio.Event, *_: object) -> None:

@@ -94,6 +94,32 @@ MIGRATIONS: list[str] = [
         seen_ms    BIGINT NOT NULL
     );
     """,
+    # 2: ratings per game (a player without one in a game has the default rating there). Every
+    # rating stored before is Mercado's. A server of an older version still running on the
+    # database fails its player calls until it is restarted with this one; a match it finishes
+    # meanwhile is rated when a server starts.
+    """
+    CREATE TABLE ratings (
+        player_id     TEXT NOT NULL,
+        game          TEXT NOT NULL,
+        mu            DOUBLE PRECISION NOT NULL,
+        sigma         DOUBLE PRECISION NOT NULL,
+        rating        DOUBLE PRECISION NOT NULL,
+        rated_matches INTEGER NOT NULL,
+        wins          INTEGER NOT NULL,
+        PRIMARY KEY (player_id, game)
+    );
+    INSERT INTO ratings SELECT player_id, 'mercado', mu, sigma, rating, rated_matches, wins FROM players;
+    DROP INDEX leaderboard;
+    ALTER TABLE players DROP COLUMN mu, DROP COLUMN sigma, DROP COLUMN rating, DROP COLUMN rated_matches,
+        DROP COLUMN wins;
+    CREATE INDEX leaderboard ON ratings(game, rating DESC, player_id) WHERE rated_matches > 0;
+    """,
+    # 3: a queue per game (players queued before, and by servers of an older version, ask for
+    # Mercado, the only game then).
+    """
+    ALTER TABLE queue ADD COLUMN game TEXT NOT NULL DEFAULT 'mercado';
+    """,
 ]
 
 

@@ -94,7 +94,7 @@ class MatchRecord:
 
 @dataclass
 class PlayerRecord:
-    """A player and its rating (OpenSkill's Plackett-Luce: a mean and an uncertainty)."""
+    """A player and its rating in one game (OpenSkill's Plackett-Luce: a mean and an uncertainty)."""
 
     player_id: str
     kind: str  # GUEST, EXTERNAL or BOT
@@ -104,6 +104,7 @@ class PlayerRecord:
     sigma: float = DEFAULT_SIGMA
     rated_matches: int = 0
     wins: int = 0
+    game: str = "mercado"  # the game the rating is of
 
     @property
     def display_rating(self) -> float:
@@ -123,3 +124,4 @@ class QueuedRecord:
     since_ms: int  # when it queued (Unix ms)
     match_id: str | None = None  # once its match is made...
     seat: int | None = None  # ...and its seat in it
+    game: str = "mercado"  # the game it asks for

@@ -100,6 +100,36 @@ MIGRATIONS: list[str] = [
         seat         INTEGER
     );
     """,
+    # 6: ratings per game (a player without one in a game has the default rating there). Every
+    # rating stored before is Mercado's; the players table keeps who they are (it is rebuilt
+    # without its rating columns: no table refers to it).
+    """
+    CREATE TABLE ratings (
+        player_id     TEXT NOT NULL,
+        game          TEXT NOT NULL,
+        mu            REAL NOT NULL,
+        sigma         REAL NOT NULL,
+        rating        REAL NOT NULL,
+        rated_matches INTEGER NOT NULL,
+        wins          INTEGER NOT NULL,
+        PRIMARY KEY (player_id, game)
+    );
+    INSERT INTO ratings SELECT player_id, 'mercado', mu, sigma, rating, rated_matches, wins FROM players;
+    CREATE TABLE new_players (
+        player_id    TEXT PRIMARY KEY,
+        kind         TEXT NOT NULL,
+        display_name TEXT NOT NULL,
+        created_ms   INTEGER NOT NULL
+    );
+    INSERT INTO new_players SELECT player_id, kind, display_name, created_ms FROM players;
+    DROP TABLE players;
+    ALTER TABLE new_players RENAME TO players;
+    CREATE INDEX leaderboard ON ratings(game, rating DESC, player_id) WHERE rated_matches > 0;
+    """,
+    # 7: a queue per game (players queued before asked for Mercado, the only game then).
+    """
+    ALTER TABLE queue ADD COLUMN game TEXT NOT NULL DEFAULT 'mercado';
+    """,
 ]
 
 

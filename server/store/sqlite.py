@@ -37,11 +37,13 @@ from typing import Any, TypeVar
 
 from . import AgentRecord, Conflict, MatchListing, StoredAction, StoreLocked, StoreUnavailable
 from .encoding import (
+    CALIBRATE,
     ENQUEUE,
     MATCH_COLUMNS,
-    NEW_PLAYER_COLUMNS,
     PLAYER_COLUMNS,
     QUEUED_COLUMNS,
+    RECORD_RATING,
+    SAVE_PLAYER,
     SEAT_COLUMNS,
     action_of,
     clock_text,
@@ -49,7 +51,9 @@ from .encoding import (
     match_record,
     new_player_row,
     options_text,
+    player_record,
     queued_record,
+    rating_row,
     seat_values,
     seats_by_match,
 )
@@ -273,30 +277,15 @@ class SqliteStore:
     # --- players ---------------------------------------------------------------
 
     async def save_player(self, player: PlayerRecord) -> None:
-        """Add a player, or rename one already stored (its rating stays)."""
-        await self._write(
-            [
-                Op(
-                    f"INSERT INTO players ({NEW_PLAYER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
-                    " ON CONFLICT (player_id) DO UPDATE SET display_name = excluded.display_name",
-                    new_player_row(player),
-                )
-            ]
-        )
+        """Add a player, or rename one already stored (its ratings stay)."""
+        await self._write([Op(SAVE_PLAYER.format(_marks(4)), new_player_row(player))])
 
     async def calibrate(self, players: list[PlayerRecord]) -> None:
-        """Add these players (bots), or set the ratings of those that have played no rated match yet."""
-        await self._write(
-            [
-                Op(
-                    f"INSERT INTO players ({NEW_PLAYER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
-                    " ON CONFLICT (player_id) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma,"
-                    " rating = excluded.rating WHERE players.rated_matches = 0",
-                    new_player_row(player),
-                )
-                for player in players
-            ]
-        )
+        """Add these players (bots), and set their ratings in their games where they have played no
+        rated match yet."""
+        saved = {p.player_id: p for p in players}.values()
+        ops = [Op(SAVE_PLAYER.format(_marks(4)), new_player_row(p)) for p in saved]
+        await self._write(ops + [Op(CALIBRATE.format(_marks(7)), rating_row(p)) for p in players])
 
     async def record_rating(self, match_id: str, rating: str, players: list[PlayerRecord]) -> None:
         """Whether a finished match counted (Conflict if already decided) and its players' new ratings."""
@@ -307,21 +296,13 @@ class SqliteStore:
                 one_row=True,
             )
         ]
-        ops += [
-            Op(
-                "UPDATE players SET mu = ?, sigma = ?, rating = ?, rated_matches = ?, wins = ?"
-                " WHERE player_id = ? AND rated_matches = ?",
-                (p.mu, p.sigma, p.display_rating, p.rated_matches, p.wins, p.player_id, p.rated_matches - 1),
-                one_row=True,
-            )
-            for p in players
-        ]
+        ops += [Op(RECORD_RATING.format(_marks(7)), rating_row(p), one_row=True) for p in players]
         await self._write(ops)
 
     # --- the matchmaking queue ---------------------------------------------------
 
     async def enqueue(self, seeker: QueuedRecord, stale_before_ms: int) -> None:
-        sql = ENQUEUE.format(", ".join("?" * 7), "?")
+        sql = ENQUEUE.format(_marks(8), "?")
         await self._write([Op(sql, (*enqueue_values(seeker), stale_before_ms), one_row=True)])
 
     async def dequeue(self, player_id: str, since_ms: int) -> None:
@@ -642,33 +623,36 @@ class SqliteStore:
 
         return await self._read(query)
 
-    async def players(self, player_ids: list[str]) -> dict[str, PlayerRecord]:
+    async def players(self, player_ids: list[str], game: str = "mercado") -> dict[str, PlayerRecord]:
         def query(db: sqlite3.Connection) -> dict[str, PlayerRecord]:
             marks = ", ".join("?" * len(player_ids))
-            rows = db.execute(f"{PLAYER_SELECT} WHERE player_id IN ({marks})", player_ids)
-            return {row[0]: PlayerRecord(*row) for row in rows}
+            rows = db.execute(
+                f"SELECT {PLAYER_COLUMNS} FROM players p LEFT JOIN ratings r"
+                f" ON r.player_id = p.player_id AND r.game = ? WHERE p.player_id IN ({marks})",
+                (game, *player_ids),
+            )
+            return {row[0]: player_record(row, game) for row in rows}
 
         return await self._read(query)
 
-    async def leaderboard(self, limit: int, after: tuple[float, str] | None) -> list[PlayerRecord]:
-        """Players with a rated match, best display rating first; ``after``: the last of the previous page."""
+    async def leaderboard(
+        self, limit: int, after: tuple[float, str] | None, game: str = "mercado"
+    ) -> list[PlayerRecord]:
+        """Players with a rated match of ``game``, best display rating first; ``after``: the last of
+        the previous page."""
 
         def query(db: sqlite3.Connection) -> list[PlayerRecord]:
-            where = "rated_matches > 0"
-            params: tuple[object, ...] = ()
+            where = "r.game = ? AND r.rated_matches > 0"
+            params: tuple[object, ...] = (game,)
             if after is not None:
-                where, params = (
-                    where + " AND (rating < ? OR (rating = ? AND player_id > ?))",
-                    (
-                        after[0],
-                        after[0],
-                        after[1],
-                    ),
-                )
+                where += " AND (r.rating < ? OR (r.rating = ? AND r.player_id > ?))"
+                params += (after[0], after[0], after[1])
             rows = db.execute(
-                f"{PLAYER_SELECT} WHERE {where} ORDER BY rating DESC, player_id LIMIT ?", (*params, limit)
+                f"SELECT {PLAYER_COLUMNS} FROM ratings r JOIN players p ON p.player_id = r.player_id"
+                f" WHERE {where} ORDER BY r.rating DESC, r.player_id LIMIT ?",
+                (*params, limit),
             )
-            return [PlayerRecord(*row) for row in rows]
+            return [player_record(row, game) for row in rows]
 
         return await self._read(query)
 
@@ -747,7 +731,9 @@ def _records(
     return [(*match_record(row[:-1], seats.get(row[0], [])), row[-1]) for row in rows]
 
 
-PLAYER_SELECT = f"SELECT {PLAYER_COLUMNS} FROM players"
+def _marks(count: int) -> str:
+    """A statement's ``count`` parameters."""
+    return ", ".join("?" * count)
 
 
 def _seat_updates(match_id: str, seats: list[SeatRecord]) -> list[Op]:

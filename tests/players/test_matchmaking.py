@@ -9,8 +9,15 @@ from server.players.matchmaking import WINDOW_MAX, WINDOW_START, Seeker, group, 
 BOTS = {"easy": 18.0, "medium": 26.0, "hard": 33.0}
 
 
-def seeker(name: str, rating: float, since: float = 0.0, players: int = 2, allow_ai: bool = False) -> Seeker:
-    return Seeker(name, name, rating, players, allow_ai, since)
+def seeker(
+    name: str,
+    rating: float,
+    since: float = 0.0,
+    players: int = 2,
+    allow_ai: bool = False,
+    game: str = "mercado",
+) -> Seeker:
+    return Seeker(name, name, rating, players, allow_ai, since, game)
 
 
 def names(groups: list) -> list[list[str]]:  # type: ignore[type-arg]
@@ -60,8 +67,29 @@ def test_matches_are_made_per_player_count() -> None:
     assert names(groups) == [["a", "b", "d"]]
 
 
+def test_matches_are_made_per_game() -> None:
+    queue = [
+        seeker("a", 25, game="leilao"),
+        seeker("b", 25),
+        seeker("c", 25, game="oregano"),
+        seeker("d", 25.5, game="leilao"),
+    ]
+    groups = group(queue, now=0.0, ai_wait=99, bot_ratings={})
+    assert names(groups) == [["a", "d"]] and groups[0].game == "leilao"
+
+
+def test_bots_fill_a_match_with_their_ratings_in_its_game() -> None:
+    lonely = [seeker("a", 32.0, allow_ai=True, game="leilao"), seeker("b", 32.0, allow_ai=True)]
+    in_leilao = {"easy": 31.0, "medium": 25.0, "hard": 20.0}
+    (match,) = group(lonely, now=15.0, ai_wait=15, bot_ratings={"leilao": in_leilao})
+    assert names([match]) == [["a"]] and match.bots == ["easy"] and match.game == "leilao"
+    matches = group(lonely, now=15.0, ai_wait=15, bot_ratings={"leilao": in_leilao, "mercado": BOTS})
+    assert [(m.game, m.bots) for m in matches] == [("leilao", ["easy"]), ("mercado", ["hard"])]
+
+
 def test_no_player_is_ever_in_two_matches() -> None:
     rng = random.Random(7)
+    games = ["mercado", "oregano", "leilao"]
     queue = [
         seeker(
             f"p{i}",
@@ -69,25 +97,26 @@ def test_no_player_is_ever_in_two_matches() -> None:
             since=rng.uniform(0, 60),
             players=rng.choice([2, 3, 4]),
             allow_ai=rng.random() < 0.3,
+            game=rng.choice(games),
         )
         for i in range(400)
     ]
-    groups = group(queue, now=60.0, ai_wait=15, bot_ratings=BOTS)
+    groups = group(queue, now=60.0, ai_wait=15, bot_ratings={game: BOTS for game in games})
     seated = [s.player_id for g in groups for s in g.seekers]
     assert len(seated) == len(set(seated))
     for g in groups:
         assert len(g.seekers) + len(g.bots) == g.seekers[0].players
-        assert all(s.players == g.seekers[0].players for s in g.seekers)
+        assert all((s.game, s.players) == (g.game, g.seekers[0].players) for s in g.seekers)
         assert g.spread <= min(s.window(60.0) for s in g.seekers)
 
 
 def test_bots_fill_a_match_only_for_a_player_who_allows_them_after_the_wait() -> None:
     lonely = seeker("a", 32.0, allow_ai=True)
-    assert group([lonely], now=14.0, ai_wait=15, bot_ratings=BOTS) == []
-    (match,) = group([lonely], now=15.0, ai_wait=15, bot_ratings=BOTS)
+    assert group([lonely], now=14.0, ai_wait=15, bot_ratings={"mercado": BOTS}) == []
+    (match,) = group([lonely], now=15.0, ai_wait=15, bot_ratings={"mercado": BOTS})
     assert names([match]) == [["a"]] and match.bots == ["hard"]  # the level closest to 32
     refuses = seeker("b", 32.0, allow_ai=False)
-    assert group([refuses], now=100.0, ai_wait=15, bot_ratings=BOTS) == []
+    assert group([refuses], now=100.0, ai_wait=15, bot_ratings={"mercado": BOTS}) == []
 
 
 def test_a_player_who_allows_ai_is_matched_with_people_close_to_it_before_bots() -> None:
@@ -96,5 +125,5 @@ def test_a_player_who_allows_ai_is_matched_with_people_close_to_it_before_bots()
         seeker("b", 21.0, players=3, allow_ai=True),
         seeker("c", 50.0, players=3, allow_ai=True, since=20.0),
     ]
-    (match,) = group(queue, now=20.0, ai_wait=15, bot_ratings=BOTS)
+    (match,) = group(queue, now=20.0, ai_wait=15, bot_ratings={"mercado": BOTS})
     assert names([match]) == [["a", "b"]] and match.bots == ["easy"]

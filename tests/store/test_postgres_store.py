@@ -412,9 +412,10 @@ async def test_listings_claims_and_lookups_walk_their_indexes(database: Database
                 False,
             ),
             "SELECT match_id, seat FROM seats WHERE token_hash = 't7-1'": ("seats_by_token", False),
-            # The leaderboard's next page.
-            "SELECT player_id FROM players WHERE rated_matches > 0 AND (rating < 30 OR (rating = 30"
-            " AND player_id > 'p1')) ORDER BY rating DESC, player_id LIMIT 20": ("leaderboard", True),
+            # A game's leaderboard, its next page.
+            "SELECT r.player_id, p.kind FROM ratings r JOIN players p ON p.player_id = r.player_id"
+            " WHERE r.game = 'oregano' AND r.rated_matches > 0 AND (r.rating < 30 OR (r.rating = 30"
+            " AND r.player_id > 'p1')) ORDER BY r.rating DESC, r.player_id LIMIT 20": ("leaderboard", True),
         }
         for query, (index, in_order) in plans.items():
             plan = "\n".join(row[0] for row in await connection.fetch(f"EXPLAIN {query}"))
@@ -428,7 +429,7 @@ async def test_listings_claims_and_lookups_walk_their_indexes(database: Database
 
 
 # 5,000 matches of two seats: of every 50, one waits (with an open easy seat every other time), one is
-# in play and the others are finished; 3,000 players, two in three rated.
+# in play and the others are finished; 3,000 players, two in three rated in each game.
 FILL = """
 INSERT INTO matches (match_id, game, options, seed, created_ms, status, salt, seed_chosen, hot_seat, unrated,
                      rating)
@@ -442,8 +443,10 @@ INSERT INTO seats (match_id, seat, bot_level, display_name, token_hash, played_b
            CASE WHEN s = 1 AND n % 50 = 0 THEN NULL ELSE 't' || n || '-' || s END,
            'owner', 0, 'p' || (2 * n + s) % 3000, 0
     FROM generate_series(1, 5000) n, generate_series(0, 1) s;
-INSERT INTO players (player_id, kind, display_name, created_ms, mu, sigma, rating, rated_matches)
-    SELECT 'p' || n, 'guest', 'P', 0, 25, 8, (n * 7919 % 4000) / 100.0, n % 3
-    FROM generate_series(0, 2999) n;
+INSERT INTO players (player_id, kind, display_name, created_ms)
+    SELECT 'p' || n, 'guest', 'P', 0 FROM generate_series(0, 2999) n;
+INSERT INTO ratings (player_id, game, mu, sigma, rating, rated_matches, wins)
+    SELECT 'p' || n, game, 25, 8, (n * 7919 % 4000) / 100.0, n % 3, 0
+    FROM generate_series(0, 2999) n, unnest(ARRAY['mercado', 'oregano', 'leilao']) game;
 ANALYZE;
 """

@@ -40,8 +40,9 @@ def test_no_query_scans_every_match(path: Path) -> None:
         " ORDER BY rowid LIMIT 1": ("open_bot_seats"),
         "SELECT match_id FROM seats WHERE token_hash = 'h'": "seats_by_token",
         "SELECT count(*) FROM matches WHERE status = 'waiting'": "matches_by_status",
-        "SELECT player_id FROM players WHERE rated_matches > 0 AND (rating < 1 OR (rating = 1 AND"
-        " player_id > 'x')) ORDER BY rating DESC, player_id LIMIT 20": "leaderboard",
+        "SELECT r.player_id, p.kind FROM ratings r JOIN players p ON p.player_id = r.player_id"
+        " WHERE r.game = 'oregano' AND r.rated_matches > 0 AND (r.rating < 1 OR (r.rating = 1 AND"
+        " r.player_id > 'x')) ORDER BY r.rating DESC, r.player_id LIMIT 20": "leaderboard",
         "SELECT match_id FROM seats WHERE player_id = 'p'": "seats_by_player",
     }
     for query, index in queries.items():

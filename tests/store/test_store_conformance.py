@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+import sqlite3
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
+import asyncpg
 import pytest
 
 from server.games.mercado import Options, parse_action
-from server.store import Conflict, Store
+from server.games.registry import game_named
+from server.store import Conflict, Store, postgres_schema, schema
 from server.store.encoding import action_text
 from server.store.postgres import PostgresStore, is_postgres
 from server.store.records import (
@@ -61,10 +65,28 @@ def record(
     )
 
 
+def oregano(match_id: str, seats: list[SeatRecord]) -> MatchRecord:
+    """A new match of Oregano with these seats."""
+    options = game_named("oregano").options({"players": len(seats)})
+    return replace(record(match_id), game="oregano", options=options, seats=seats)
+
+
 def taken(match_id: str, created_ms: int = 1000, clock: TimeControl | None = None) -> MatchRecord:
     """A match of two seats, both taken at its creation: in play from the start."""
     seats = [SeatRecord(n, None, f"p{n}", f"{match_id}-{n}", reserve_ms=60_000) for n in range(2)]
     return replace(record(match_id, created_ms), seats=seats, clock=clock)
+
+
+@contextlib.contextmanager
+def first_migrations(module: Any, count: int) -> Iterator[None]:
+    """Within it, a schema module (``schema``, ``postgres_schema``) knows its first ``count``
+    migrations only, as a server of that time did."""
+    every = module.MIGRATIONS
+    module.MIGRATIONS = every[:count]
+    try:
+        yield
+    finally:
+        module.MIGRATIONS = every
 
 
 class Database:
@@ -90,6 +112,24 @@ class Database:
         self.opened.remove(store)
         store.close()
         return await self.open()
+
+    async def at_version(self, version: int, sql: str) -> None:
+        """Bring the new database to the schema of the backend's first ``version`` migrations only, as
+        a server of that time left it, and run ``sql`` on it."""
+        if self.backend == "sqlite":
+            db = sqlite3.connect(self.location, isolation_level=None)
+            with first_migrations(schema, version):
+                schema.migrate(db)
+            db.executescript(sql)
+            db.close()
+        else:
+            connection = await asyncpg.connect(self.location)
+            try:
+                with first_migrations(postgres_schema, version):
+                    await postgres_schema.migrate(connection)
+                await connection.execute(sql)
+            finally:
+                await connection.close()
 
     async def close(self) -> None:
         opened, self.opened = self.opened, []
@@ -432,14 +472,18 @@ async def test_players_are_saved_renamed_and_read(database: Database, store: Sto
     assert await again.players([ANA]) == {ANA: PlayerRecord(ANA, GUEST, "Ana B.", 5)}
 
 
-async def test_bots_are_calibrated_only_until_they_have_played(store: Store) -> None:
+async def test_bots_are_calibrated_per_game_only_until_they_have_played_it(store: Store) -> None:
     bot = PlayerRecord("bot:hard", BOT, "AI (hard)")
-    await store.calibrate([replace(bot, mu=30.0, sigma=2.0)])
+    await store.calibrate([replace(bot, mu=30.0, sigma=2.0), replace(bot, mu=20.0, game="leilao")])
     assert (await store.players(["bot:hard"]))["bot:hard"].mu == 30.0
+    assert (await store.players(["bot:hard"], "leilao"))["bot:hard"].mu == 20.0
     await store.create_match(record("m"))
     await store.record_rating("m", RATED, [replace(bot, mu=31.0, sigma=1.9, rated_matches=1)])
-    await store.calibrate([replace(bot, mu=20.0, sigma=2.0)])  # played: a calibration no longer applies
+    # Played in Mercado: a calibration no longer applies there; in Leilão it still does.
+    await store.calibrate([replace(bot, mu=22.0, sigma=2.0), replace(bot, mu=18.0, game="leilao")])
     assert (await store.players(["bot:hard"]))["bot:hard"].mu == 31.0
+    assert (await store.players(["bot:hard"], "leilao"))["bot:hard"].mu == 18.0
+    assert await store.players(["bot:hard"], "oregano") == {"bot:hard": replace(bot, game="oregano")}
 
 
 async def test_a_match_is_rated_once_and_the_leaderboard_pages_by_rating(
@@ -476,6 +520,78 @@ async def test_a_match_is_rated_once_and_the_leaderboard_pages_by_rating(
     assert [s.player_id for s in listed[0].record.seats] == [ANA, BEA]
 
 
+async def test_ratings_are_kept_apart_per_game(database: Database, store: Store) -> None:
+    ana, bea = PlayerRecord(ANA, GUEST, "Ana"), PlayerRecord(BEA, GUEST, "Bea")
+    for player in (ana, bea):
+        await store.save_player(player)
+    seats = [SeatRecord(0, player_id=ANA, token_hash="x"), SeatRecord(1, player_id=BEA, token_hash="y")]
+    await store.create_match(replace(record("m"), seats=seats))
+    for match_id in ("o1", "o2", "o3"):
+        await store.create_match(oregano(match_id, seats))
+    in_mercado = [
+        replace(ana, mu=30.0, sigma=6.0, rated_matches=1, wins=1),
+        replace(bea, mu=20.0, sigma=6.0, rated_matches=1),
+    ]
+    await store.record_rating("m", RATED, in_mercado)
+    # Bea wins in Oregano: the first rated match of each there, whatever they played in Mercado.
+    in_oregano = [
+        replace(ana, mu=22.0, sigma=7.0, rated_matches=1, game="oregano"),
+        replace(bea, mu=28.0, sigma=7.0, rated_matches=1, wins=1, game="oregano"),
+    ]
+    await store.record_rating("o1", RATED, in_oregano)
+    # Another match rated from the same (default) Oregano ratings: refused whole, Mercado's no help.
+    with pytest.raises(Conflict):
+        await store.record_rating("o2", RATED, [replace(p, mu=40.0) for p in in_oregano])
+    loaded = await store.load_match("o2")
+    assert loaded is not None and loaded[0].rating is None
+
+    store = await database.reopen(store)
+    assert await store.players([ANA, BEA]) == {p.player_id: p for p in in_mercado}
+    assert await store.players([ANA, BEA], "oregano") == {p.player_id: p for p in in_oregano}
+    assert await store.players([ANA], "leilao") == {ANA: replace(ana, game="leilao")}  # the default
+    assert await store.leaderboard(5, None) == in_mercado
+    assert await store.leaderboard(5, None, "oregano") == in_oregano[::-1]
+    after = (in_oregano[1].display_rating, BEA)
+    assert await store.leaderboard(5, after, "oregano") == [in_oregano[0]]
+    assert await store.leaderboard(5, None, "leilao") == []
+    # The next Oregano match goes on from the Oregano ratings; Mercado's stay.
+    again = [replace(p, mu=p.mu + 1, rated_matches=2) for p in in_oregano]
+    await store.record_rating("o3", RATED, again)
+    assert await store.players([ANA, BEA], "oregano") == {p.player_id: p for p in again}
+    assert await store.players([ANA, BEA]) == {p.player_id: p for p in in_mercado}
+
+
+# The migrations before ratings per game, in each backend.
+BEFORE_RATINGS_PER_GAME = {"sqlite": 5, "postgres": 1}
+
+
+async def test_a_database_from_before_ratings_per_game_keeps_them_as_mercados(database: Database) -> None:
+    await database.at_version(
+        BEFORE_RATINGS_PER_GAME[database.backend],
+        "INSERT INTO players (player_id, kind, display_name, created_ms, mu, sigma, rating, rated_matches,"
+        f" wins) VALUES ('{ANA}', 'guest', 'Ana', 5, 30.0, 6.0, 12.0, 3, 2),"
+        f" ('{BEA}', 'guest', 'Bea', 6, 26.0, 7.0, 5.0, 1, 0),"
+        " ('bot:hard', 'bot', 'AI (hard)', 7, 31.0, 1.5, 26.5, 0, 0)",
+    )
+    store = await database.open()
+    ana = PlayerRecord(ANA, GUEST, "Ana", 5, 30.0, 6.0, 3, 2)
+    bea = PlayerRecord(BEA, GUEST, "Bea", 6, 26.0, 7.0, 1, 0)
+    bot = PlayerRecord("bot:hard", BOT, "AI (hard)", 7, 31.0, 1.5)
+    assert await store.players([ANA, BEA, bot.player_id]) == {p.player_id: p for p in (ana, bea, bot)}
+    assert await store.players([ANA], "oregano") == {ANA: PlayerRecord(ANA, GUEST, "Ana", 5, game="oregano")}
+    assert await store.leaderboard(5, None) == [ana, bea]
+    assert await store.leaderboard(5, None, "oregano") == []
+    # They go on from there: renamed, calibrated until played, rated.
+    await store.save_player(PlayerRecord(ANA, GUEST, "Ana B."))
+    await store.calibrate([replace(bot, mu=20.0)])
+    await store.create_match(record("m"))
+    await store.record_rating("m", RATED, [replace(ana, rated_matches=4, mu=31.0)])
+    assert await store.players([ANA, bot.player_id]) == {
+        ANA: replace(ana, display_name="Ana B.", rated_matches=4, mu=31.0),
+        bot.player_id: replace(bot, mu=20.0),
+    }
+
+
 async def test_the_servers_secret_is_made_once_and_kept(database: Database, store: Store) -> None:
     secret = await store.secret("guest")
     assert len(secret) == 32
@@ -489,8 +605,8 @@ async def test_the_servers_secret_is_made_once_and_kept(database: Database, stor
 CEU = "c" * 32
 
 
-def seeker(player_id: str, since_ms: int = 1000, players: int = 2) -> QueuedRecord:
-    return QueuedRecord(player_id, player_id[:3], 25.0, players, False, since_ms)
+def seeker(player_id: str, since_ms: int = 1000, players: int = 2, game: str = "mercado") -> QueuedRecord:
+    return QueuedRecord(player_id, player_id[:3], 25.0, players, False, since_ms, game=game)
 
 
 async def test_a_queued_player_is_kept_while_seen_and_dropped_once_stale(store: Store) -> None:
@@ -500,6 +616,34 @@ async def test_a_queued_player_is_kept_while_seen_and_dropped_once_stale(store: 
     # Only Ana's server says she still waits: Bea, not seen since 1000, goes when 1000 is stale.
     await store.queued([ANA], 5000, 0)
     assert await store.queued([], 6000, 2000) == [seeker(ANA, 1000)]
+
+
+async def test_each_queued_player_keeps_the_game_it_asks_for(database: Database, store: Store) -> None:
+    await store.enqueue(seeker(ANA, game="leilao"), 0)
+    await store.enqueue(seeker(BEA), 0)
+    await store.enqueue(seeker(CEU, players=3, game="oregano"), 0)
+    store = await database.reopen(store)
+    queued = [seeker(ANA, game="leilao"), seeker(BEA), seeker(CEU, players=3, game="oregano")]
+    assert sorted(await store.queued([], 1000, 0), key=lambda q: q.player_id) == queued
+    # Queued again once its entry went stale, for another game: the new entry's game.
+    await store.enqueue(seeker(ANA, 3000, game="oregano"), 2000)
+    assert [q.game for q in await store.queued([], 3000, 0) if q.player_id == ANA] == ["oregano"]
+
+
+# The migrations before queues per game, in each backend.
+BEFORE_QUEUES_PER_GAME = {"sqlite": 6, "postgres": 2}
+
+
+async def test_a_database_from_before_queues_per_game_keeps_its_queued_players_for_mercado(
+    database: Database,
+) -> None:
+    await database.at_version(
+        BEFORE_QUEUES_PER_GAME[database.backend],
+        "INSERT INTO queue (player_id, display_name, rating, players, allow_ai, since_ms, seen_ms)"
+        f" VALUES ('{ANA}', 'aaa', 25.0, 2, false, 1000, 1000)",
+    )
+    store = await database.open()
+    assert await store.queued([], 1000, 0) == [seeker(ANA)]
 
 
 async def test_a_player_queued_and_seen_lately_is_not_queued_twice(store: Store) -> None:

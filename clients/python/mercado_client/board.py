@@ -146,13 +146,21 @@ def clock_time(ms: int) -> str:
     return f"{hours}:{minutes:02}:{seconds:02}" if hours else f"{minutes}:{seconds:02}"
 
 
-def time_left_ms(state: api.MatchState, now_ms: int | None = None) -> int | None:
-    """The mover's time (turn and reserve) left, from the summary's deadline; None without one."""
+def time_left_ms(state: api.MatchState, now_ms: int | None = None, seat: int | None = None) -> int | None:
+    """The mover's time (turn and reserve) left, from the summary's deadline; None without one. With
+    ``seat``, that seat's own where it has one (in a simultaneous step each seat to act has its own)."""
     match = state.match
-    if match.status != api.MATCH_STATUS_PLAYING or not match.HasField("deadline_unix_ms"):
+    info = seat_info(state, seat) if seat is not None else None
+    if info is not None and info.HasField("deadline_unix_ms"):
+        deadline = info.deadline_unix_ms
+    elif match.HasField("deadline_unix_ms"):
+        deadline = match.deadline_unix_ms
+    else:
+        return None
+    if match.status != api.MATCH_STATUS_PLAYING:
         return None
     now = int(time.time() * 1000) if now_ms is None else now_ms
-    return max(0, match.deadline_unix_ms - now)
+    return max(0, deadline - now)
 
 
 # --- the market ----------------------------------------------------------------
@@ -203,6 +211,18 @@ def market_table(view: pb.MercadoView, names: Sequence[str]) -> Table:
 # --- players, supply, status, result -------------------------------------------
 
 
+def seat_clock(state: api.MatchState, seat: int, to_move: bool, now_ms: int | None = None) -> Text | None:
+    """A person's seat's clock: its reserve, and while it is to act, its time left; None without one."""
+    info = seat_info(state, seat)
+    if not has_clock(state) or info is None or info.bot:
+        return None
+    clock = Text.assemble(("reserve ", "dim"), clock_time(info.reserve_ms))
+    left = time_left_ms(state, now_ms, seat) if to_move else None
+    if left is not None:
+        clock = Text.assemble((f"{clock_time(left)} left", "bold yellow"), ("   ", ""), clock)
+    return clock
+
+
 def player_panel(state: api.MatchState, seat: int, names: Sequence[str], now_ms: int | None = None) -> Panel:
     player = state.view.mercado.players[seat]
     grid = Table.grid(padding=(0, 1))
@@ -213,14 +233,10 @@ def player_panel(state: api.MatchState, seat: int, names: Sequence[str], now_ms:
     grid.add_row("hand", goods_text(player.stand_hand))
     restaurants = [restaurant_text(k) for k in player.restaurant_hand]
     grid.add_row("rest.", Text(", ").join(restaurants) if restaurants else Text("-", "dim"))
-    info = seat_info(state, seat)
     playing = state.match.status == api.MATCH_STATUS_PLAYING
     to_move = playing and state.HasField("to_move") and state.to_move == seat
-    if has_clock(state) and info is not None and not info.bot:
-        clock = Text.assemble(("reserve ", "dim"), clock_time(info.reserve_ms))
-        left = time_left_ms(state, now_ms) if to_move else None
-        if left is not None:
-            clock = Text.assemble((f"{clock_time(left)} left", "bold yellow"), ("   ", ""), clock)
+    clock = seat_clock(state, seat, to_move, now_ms)
+    if clock is not None:
         grid.add_row("clock", clock)
     marks = seat_marks(state, seat)
     if marks:

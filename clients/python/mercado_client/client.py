@@ -267,27 +267,32 @@ class MercadoClient:
         )
         return response
 
-    async def get_player(self, player_id: str = "", *, token: str | None = None) -> players_api.Player:
-        """A player's profile and rating; with an empty ``player_id``, the player whose credential
-        ``token`` is."""
-        request = players_api.GetPlayerRequest(player_id=player_id)
+    async def get_player(
+        self, player_id: str = "", *, token: str | None = None, game: str = ""
+    ) -> players_api.Player:
+        """A player's profile and rating in ``game`` ("mercado" when empty, "oregano", "leilao"); with
+        an empty ``player_id``, the player whose credential ``token`` is."""
+        request = players_api.GetPlayerRequest(player_id=player_id, game=game)
         player: players_api.Player = await self.call(self.stub.GetPlayer, request, metadata=_bearer(token))
         return player
 
     async def leaderboard(
-        self, page_size: int = 20, page_token: str = ""
+        self, page_size: int = 20, page_token: str = "", game: str = ""
     ) -> players_api.GetLeaderboardResponse:
-        """Rated players (bots included), best display rating first; a page of them."""
-        request = players_api.GetLeaderboardRequest(page_size=page_size, page_token=page_token)
+        """Players rated in ``game`` ("mercado" when empty, "oregano", "leilao"; bots included), best
+        display rating first; a page of them."""
+        request = players_api.GetLeaderboardRequest(page_size=page_size, page_token=page_token, game=game)
         response: players_api.GetLeaderboardResponse = await self.call(self.stub.GetLeaderboard, request)
         return response
 
     async def find_match(
-        self, players: int = 2, allow_ai: bool = False, *, token: str
+        self, players: int = 2, allow_ai: bool = False, *, token: str, game: str = "mercado"
     ) -> AsyncGenerator[api.FindMatchUpdate, None]:
-        """Queue the player whose credential ``token`` is for a match of ``players``: a Queued update
+        """Queue the player whose credential ``token`` is for a match of ``game`` ("mercado",
+        "oregano", "leilao") and ``players``, matched by its rating in that game: a Queued update
         about once a second, then one with the MatchFound (``update.found``), and the iteration ends.
-        ``allow_ai``: after a wait, the server fills the seats no queued player takes with bots.
+        ``game``: its name ("mercado", "oregano", "leilao"). ``allow_ai``: after a wait, the server
+        fills the seats no queued player takes with bots.
 
         Closing it (``aclose``, ``contextlib.aclosing``) or cancelling its task closes the stream,
         which leaves the queue. A fair-use refusal is repeated after its retry-after, and a dropped
@@ -295,7 +300,7 @@ class MercadoClient:
         ``list_matches(player_id=...)``), within ``reconnect_seconds``; any other error ends it,
         e.g. ALREADY_EXISTS when this player is queued already.
         """
-        request = api.FindMatchRequest(game=api.GAME_MERCADO, players=players, allow_ai=allow_ai)
+        request = api.FindMatchRequest(game=games.game_enum(game), players=players, allow_ai=allow_ai)
         failing_since: float | None = None
         failures = 0
         while True:
@@ -344,7 +349,8 @@ class MercadoClient:
                     failing_since, failures = None, 0  # got through, quiet or not
                 async for update in call:
                     failing_since, failures = None, 0
-                    if update.HasField("action"):  # the first message (no action) shows where it stands
+                    # The first message (no seat acted) shows where it stands; a sealed choice has no action.
+                    if update.HasField("seat"):
                         last = max(last, update.version)
                     yield update
                 return

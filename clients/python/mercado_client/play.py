@@ -18,7 +18,7 @@ import os
 import sys
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from functools import partial
@@ -32,17 +32,9 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.text import Text
 
-from .board import (
-    bot_text,
-    clock_line,
-    clock_time,
-    final_ranks,
-    render_match,
-    seat_info,
-    seat_names,
-    seat_tag,
-    time_left_ms,
-)
+from .board import bot_text, clock_line, clock_time, seat_info, seat_names, seat_tag, time_left_ms
+from .boards import board_for, movers
+from .boards.base import GroupLike
 from .client import Endpoint, MercadoClient, Seat
 from .common import (
     CANCELLED,
@@ -55,8 +47,8 @@ from .common import (
     reclaimable,
 )
 from .held import DataFileError, HeldSeat, SeatFile, SeatFileError, default_path
-from .menu import BACK, MenuGroup, menu_groups, parse_number, pick_target, render_groups, render_targets
-from .narrate import seat_changes, update_lines
+from .menu import BACK, parse_number
+from .narrate import seat_changes
 from .players import PlayerFile
 from .players import default_path as default_players_path
 from .quick import NoMatch, quick, rating_after
@@ -244,8 +236,9 @@ class Session:
         # The stream starts a few actions back, so that the log shows the last moves (on resuming too).
         self.followed_after = max(0, state.version - LOG_LINES)
         self.narrated = self.followed_after  # the actions up to this version are in the log
-        self.groups: list[MenuGroup] = []
-        self.group: MenuGroup | None = None  # the second step's group, while choosing where
+        self.board = board_for(state)  # the game's screen: board, menu, narration
+        self.groups: Sequence[GroupLike] = []
+        self.group: GroupLike | None = None  # the second step's group, while choosing where
         self.confirming = False  # asking whether to resign
         self.step_key: tuple[str, int] | None = None  # the mode and version the menu steps belong to
         self.spare: deque[str] = deque()  # lines read and not yet taken, each for the next question
@@ -282,10 +275,7 @@ class Session:
     def my_turn(self) -> bool:
         state = self.state
         return (
-            state.match.status == PLAYING
-            and state.HasField("to_move")
-            and state.to_move == self.seat.seat
-            and len(state.legal_actions) > 0
+            state.match.status == PLAYING and self.seat.seat in movers(state) and len(state.legal_actions) > 0
         )
 
     def mode(self) -> str:
@@ -308,12 +298,13 @@ class Session:
 
     def apply(self, update: api.MatchUpdate) -> bool:
         """Take in an update: narrate an action not yet narrated, keep the state if newer; True if
-        anything shown changed. An action's update is newer only with a greater version; the match
-        as it stands (no action: seats, clocks, status) also at the same version."""
+        anything shown changed. An action's update (with the seat that acted; another's sealed choice
+        comes without the action itself) is newer only with a greater version; the match as it stands
+        (no seat: seats, clocks, status) also at the same version."""
         changed = False
-        action = update.HasField("action")
+        action = update.HasField("seat")
         if action and update.version > self.narrated:
-            self.log.extend(update_lines(update, seat_names(update.state)))
+            self.log.extend(self.board.update_lines(update, seat_names(update.state)))
             self.narrated = update.version
             changed = True
         if update.version > self.state.version or (not action and update.version == self.state.version):
@@ -338,7 +329,7 @@ class Session:
         console = self.console
         console.clear()
         log = Panel(Group(*self.log), title="last moves", title_align="left", border_style="dim")
-        console.print(render_match(self.state, side=log if self.log else None))
+        console.print(self.board.render(self.state, side=log if self.log else None))
         state = self.state
         if self.identity is not None:
             console.print(self.you_line())
@@ -360,8 +351,8 @@ class Session:
                         "Press Enter to take it back.",
                     )
                 )
-            elif state.to_move != self.seat.seat:
-                line = Text.assemble("waiting for ", seat_tag(state.to_move, self.names), " to move…")
+            elif self.seat.seat not in movers(state):
+                line = self.board.waiting_text(state, self.seat.seat, self.names)
                 left = time_left_ms(state)
                 if left is not None:
                     line.append(f" ({clock_time(left)} left)", "dim")
@@ -398,7 +389,7 @@ class Session:
         self.console.print(Text.assemble(question, ": ") if isinstance(question, Text) else question, end="")
 
     def time_note(self) -> Text:
-        left = time_left_ms(self.state)
+        left = time_left_ms(self.state, seat=self.seat.seat)
         return Text(f" [{clock_time(left)} left]", "yellow") if left is not None else Text()
 
     def show_prompt(self, mode: str, full: bool = True) -> None:
@@ -416,12 +407,13 @@ class Session:
         elif self.group is None:
             if full:
                 extras = [Text("resign (leave the match for good)", "red")]
-                self.console.print(render_groups(self.groups, me, names, extras))
+                self.console.print(self.board.render_groups(self.groups, me, names, extras))
             count = len(self.groups) + 1
-            self.prompt(Text.assemble(("your move", "bold"), " ", (f"(1-{count})", "cyan"), self.time_note()))
+            hint = f"(1-{count}{self.board.typed_hint(self.groups)})"
+            self.prompt(Text.assemble(("your move", "bold"), " ", (hint, "cyan"), self.time_note()))
         else:
             if full:
-                self.console.print(render_targets(self.group, me, names))
+                self.console.print(self.board.render_targets(self.group, me, names))
             count = len(self.group.choices)
             example = self.group.choices[0].target
             self.prompt(
@@ -441,7 +433,7 @@ class Session:
         if key != self.step_key:
             self.step_key = key
             self.group, self.confirming = None, False
-            self.groups = menu_groups(self.state) if mode == "move" else []
+            self.groups = self.board.groups(self.state) if mode == "move" else []
             if mode != "watch":
                 self.reader.discard_typeahead()
 
@@ -459,8 +451,12 @@ class Session:
         if self.group is None:
             count = len(self.groups) + 1
             number = parse_number(text, count)
+            typed = self.board.typed(self.groups, text) if number is None else None
+            if typed is not None:
+                return await self.submit(typed)
             if number is None:
-                self.console.print(f"[red]type a number from 1 to {count}[/]")
+                hint = escape(self.board.typed_hint(self.groups))
+                self.console.print(f"[red]type a number from 1 to {count}{hint}[/]")
                 self.show_prompt(mode, full=False)
                 return False
             if number == count:
@@ -473,7 +469,9 @@ class Session:
             self.group = group
             self.show_prompt(mode)
             return False
-        picked = pick_target(self.group, text)
+        picked = self.board.pick_target(self.group, text)
+        if picked is None and (typed := self.board.typed(self.groups, text)) is not None:
+            return await self.submit(typed)
         if picked is None:
             count = len(self.group.choices)
             self.console.print(
@@ -523,7 +521,7 @@ class Session:
 
     def warning_delay(self, mode: str) -> float | None:
         """Seconds until the time warning of our turn is due; None when none is due."""
-        left = time_left_ms(self.state)
+        left = time_left_ms(self.state, seat=self.seat.seat)
         if mode != "move" or left is None or self.warned == self.state.version:
             return None
         return max(0.0, (left - WARN_MS) / 1000)
@@ -595,7 +593,7 @@ class Session:
             delay = self.warning_delay(mode)
             if delay is not None and delay < 0.1:  # the warning is due
                 self.warned = self.state.version
-                left = time_left_ms(self.state) or 0
+                left = time_left_ms(self.state, seat=self.seat.seat) or 0
                 self.console.print(
                     f"\n[bold red]{clock_time(left)} left[/]: then the AI plays your seat", highlight=False
                 )
@@ -612,14 +610,14 @@ class Session:
 
     def finish(self) -> int:
         self.forget()
-        result = self.state.view.mercado.result
+        result = self.board.result(self.state)
         me = self.seat.seat
-        if result.scores:
-            ranks = final_ranks(self.state)
+        if result is not None:
+            scores, ranks = result
             info = seat_info(self.state, me)
             forfeited = " (forfeited)" if info is not None and info.forfeited else ""
             place = f" finished rank {ranks[me]} of {len(ranks)}{forfeited}"
-            line = Text.assemble(seat_tag(me, self.names), place, f" with a score of {result.scores[me]}")
+            line = Text.assemble(seat_tag(me, self.names), place, f" with a score of {scores[me]}")
             self.console.print(line)
         if self.commitment:
             check = f"mercado verify {self.seat.match_id} --commitment {self.commitment}"
@@ -661,7 +659,13 @@ async def start(
         seats: list[str | None] = [None, *options.bots]
         players = options.players or max(2, len(seats))
         match_id = await client.create_match(
-            players, seats, options.money, options.seed, token=token, unrated=options.unrated
+            players,
+            seats,
+            options.money,
+            options.seed,
+            token=token,
+            unrated=options.unrated,
+            game=options.game,
         )
         seat_number = 0
         console.print(Text.assemble("created match ", (match_id, "bold")))
@@ -713,7 +717,7 @@ async def play(options: PlayOptions, console: Console) -> int:
         bound = identity is not None and seat.token == identity.token
         session = Session(console, seat, state, options, reader, held, identity if bound else None)
         if state.match.status == FINISHED:  # resumed by its id after it ended
-            console.print(render_match(state))
+            console.print(session.board.render(state))
             return session.finish()
         try:
             status = await session.run()

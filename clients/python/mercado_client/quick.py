@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.text import Text
 
 from .board import clock_time, seat_label, seat_names
+from .boards import game_title
 from .client import MercadoClient, Seat
 from .common import PlayOptions
 from .held import SeatFile
@@ -37,6 +38,7 @@ class QueueLine:
 
     players: int
     allow_ai: bool
+    game: str = "mercado"
     started: float = field(default_factory=time.monotonic)
     queued: api.Queued | None = None
     received: float = 0.0  # when ``queued`` arrived
@@ -82,7 +84,7 @@ async def find_match(
             status.start()
         while True:
             try:
-                queue = client.find_match(line.players, line.allow_ai, token=identity.token)
+                queue = client.find_match(line.players, line.allow_ai, token=identity.token, game=line.game)
                 async with aclosing(queue) as updates:
                     async for update in updates:
                         if update.HasField("found"):
@@ -122,9 +124,14 @@ async def quick(
 ) -> tuple[Seat, api.MatchState]:
     """Queue for a match (matchmaking) and take the seat the server gives; Ctrl-C leaves the queue."""
     players = options.players or 2
-    line = QueueLine(players, options.allow_ai)
+    line = QueueLine(players, options.allow_ai, options.game)
     fill = "bots fill empty seats after a while" if options.allow_ai else "people only"
-    console.print(f"queueing for a {players}-player match ({fill}); Ctrl-C leaves the queue", highlight=False)
+    what = (
+        f"{players}-player match"
+        if options.game == "mercado"
+        else f"{players}-player {game_title(options.game)} match"
+    )
+    console.print(f"queueing for a {what} ({fill}); Ctrl-C leaves the queue", highlight=False)
     try:
         found = await find_match(client, identity, line, console)
     except asyncio.CancelledError:  # Ctrl-C: closing the stream left the queue

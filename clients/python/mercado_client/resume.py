@@ -14,8 +14,10 @@ from rich.markup import escape
 from rich.text import Text
 
 from .board import bot_text, clock_time, seat_info, seat_label, seat_names, time_left_ms
+from .boards import game_title, movers
 from .client import MercadoClient, Seat
 from .common import CANCELLED, FINISHED, InputClosed, PlayOptions, error_line, reclaimable
+from .games import game_name
 from .held import HeldSeat, SeatFile, SeatFileError
 from .menu import parse_number
 from .signin import Identity
@@ -36,10 +38,11 @@ def status_words(state: api.MatchState, seat: int) -> str:
     if info is not None and info.played_by_ai:
         return "playing, the AI plays your seat (time ran out)"
     names = seat_names(state)
+    waiting = movers(state)
     words = (
         "playing, your turn"
-        if state.to_move == seat
-        else f"playing, {seat_label(state.to_move, names)} to move"
+        if seat in waiting
+        else f"playing, {', '.join(seat_label(s, names) for s in waiting)} to move"
     )
     left = time_left_ms(state)
     return words + (f" ({clock_time(left)} left)" if left is not None else "") + f", version {state.version}"
@@ -169,10 +172,12 @@ async def choose_game(
     console.print(Text(f"unfinished games held on {where}:", "bold"))
     for number, (entry, state) in enumerate(games, 1):
         names = seat_names(state)
+        game = game_name(state.match.game)
         console.print(
             Text.assemble(
                 (f"{number:>3} ", "bold cyan"),
                 (entry.match_id, "bold"),
+                "" if game == "mercado" else f"  {game_title(game)},",
                 f"  {status_words(state, entry.seat)}\n      you: {seat_label(entry.seat, names)}",
                 f"; against: {opponents(state, entry.seat) or '-'}",
             )

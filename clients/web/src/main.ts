@@ -21,6 +21,9 @@ import {
   codeOf,
   displayRating,
   type FindMatchUpdate,
+  Game,
+  type GameName,
+  gameNamed,
   isMyTurn,
   isOver,
   type LeaderboardEntry,
@@ -38,10 +41,10 @@ import {
 import { h, type Child } from "./dom.js";
 import { seatColour } from "./labels.js";
 import { currentPlayer, ensurePlayer, forgetPlayer, loadPlayer, type SignedIn, signIn } from "./player.js";
-import { openGame, ordinal } from "./play.js";
+import { openGame } from "./play.js";
 import { openReplay } from "./replay.js";
 import { forgetSeat, isMatchId, markOver, savedName, savedSeat, savedSeats, saveSeat } from "./storage.js";
-import { app, client, enterScreen, formatClock, header, message, navigate, playerName, seatRole, setRouter } from "./ui.js";
+import { app, client, enterScreen, formatClock, header, message, navigate, ordinal, playerName, seatRole, setRouter } from "./ui.js";
 import "./style.css";
 
 // ---------------------------------------------------------------------------------------------
@@ -221,7 +224,7 @@ async function openJoin(matchId: string): Promise<void> {
         h(
           "p",
           { class: "muted" },
-          `${match?.players ?? "?"} players · money ${moneyName(match)} · ${clockName(match)}`,
+          `${gameName(match)} · ${match?.players ?? "?"} players${gameName(match) === "Mercado" ? ` · money ${moneyName(match)}` : ""} · ${clockName(match)}`,
         ),
         seatsList,
         body,
@@ -256,6 +259,7 @@ async function watch(matchId: string): Promise<void> {
 type SeatChoice = BotLevelName | "open";
 
 interface StartOptions {
+  game: GameName;
   players: number;
   others: SeatChoice[];
   money: "hidden" | "public";
@@ -557,7 +561,16 @@ async function* queue(me: SignedIn, players: number, allowAi: boolean, signal: A
 
 // --- A new match, set up by hand ----------------------------------------------------------------
 
+/** The games a match may be of, as the start form names them. */
+const GAME_NAMES: Readonly<Record<GameName, string>> = {
+  mercado: "Mercado de Lisboa (the market board)",
+  oregano: "Oregano (build a market street)",
+  leilao: "Leilão (sealed bids for stalls)",
+};
+
 function newMatchForm(): HTMLElement {
+  const game = h("select", { id: "game", name: "game", "data-testid": "game" });
+  for (const [value, label] of Object.entries(GAME_NAMES)) game.append(h("option", { value }, label));
   const players = h("select", { id: "players", name: "players", "data-testid": "players" });
   for (const n of [2, 3, 4]) players.append(h("option", { value: n }, `${n} players`));
   const others = h("div", { class: "levels" });
@@ -591,6 +604,11 @@ function newMatchForm(): HTMLElement {
   };
   players.addEventListener("change", drawSeats);
   drawSeats();
+  // Money is Mercado's option; the other games take their rules' defaults.
+  const moneyLabel = h("label", { for: "money" }, "Money");
+  game.addEventListener("change", () => {
+    moneyLabel.hidden = money.hidden = game.value !== "mercado";
+  });
 
   const button = h("button", { type: "submit", class: "primary", "data-testid": "start" }, "Start the match");
   const alert = h("p", { class: "refusal", role: "alert", hidden: true, "data-testid": "start-refusal" });
@@ -604,6 +622,7 @@ function newMatchForm(): HTMLElement {
         button.textContent = "Starting…";
         alert.hidden = true;
         const options: StartOptions = {
+          game: game.value as GameName,
           players: Number(players.value),
           others: [...others.querySelectorAll("select")].map((select) => select.value as SeatChoice),
           money: money.value === "public" ? "public" : "hidden",
@@ -618,11 +637,13 @@ function newMatchForm(): HTMLElement {
       },
     },
     h("h2", {}, "A new match"),
+    h("label", { for: "game" }, "Game"),
+    game,
     h("label", { for: "players" }, "Players"),
     players,
     h("label", {}, h("span", { class: "chip", style: `background:${seatColour(0)}` }), "You are Seat 1; the others are"),
     others,
-    h("label", { for: "money" }, "Money"),
+    moneyLabel,
     money,
     h("label", { for: "clock" }, "Clock"),
     clock,
@@ -646,6 +667,7 @@ async function startMatch(options: StartOptions): Promise<void> {
   const me = await ensurePlayer(typedName());
   const created = await client.createMatch(
     {
+      game: gameNamed(options.game) ?? Game.MERCADO,
       players: options.players,
       seats: ["open", ...options.others],
       money: options.money,
@@ -836,7 +858,7 @@ function yourGame(state: MatchState, matchId: string, forgettable: boolean): HTM
     h(
       "div",
       { class: "match-text" },
-      h("strong", {}, `With ${others.join(", ") || "nobody"}`),
+      h("strong", {}, `${gameName(match)} with ${others.join(", ") || "nobody"}`),
       h("span", { class: `muted small ${isMyTurn(state) ? "your-turn-text" : ""}` }, ` · ${status}`),
       h("span", { class: "muted small" }, ` · ${ago(match?.createdUnixMs)}`),
     ),
@@ -895,7 +917,7 @@ function lobbyItem(match: MatchSummary): HTMLElement {
       h(
         "span",
         { class: "muted small" },
-        ` · ${match.players} players · ${open} open seat${open === 1 ? "" : "s"} · ${clockName(match)} · ${ago(match.createdUnixMs)}`,
+        ` · ${gameName(match)} · ${match.players} players · ${open} open seat${open === 1 ? "" : "s"} · ${clockName(match)} · ${ago(match.createdUnixMs)}`,
       ),
     ),
     h(
@@ -986,6 +1008,11 @@ function rulesCard(): HTMLElement {
 
 // ---------------------------------------------------------------------------------------------
 // Words
+
+/** The game of a match, in a word. */
+function gameName(match: MatchSummary | undefined): string {
+  return match?.game === Game.OREGANO ? "Oregano" : match?.game === Game.LEILAO ? "Leilão" : "Mercado";
+}
 
 function moneyName(match: MatchSummary | undefined): string {
   const options = match?.options.case === "mercado" ? match.options.value : undefined;

@@ -5,9 +5,11 @@
 // `expected_version` and a fresh request id; a refusal is shown with the server's reason. What a
 // move costs and pays comes from the server's previews: the page has no rules code.
 
+import { equals, type JsonObject } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import {
   type Action,
+  ActionSchema,
   clockOf,
   codeOf,
   type CustomerTile,
@@ -48,7 +50,9 @@ import {
   squareName,
   tileName,
 } from "./labels.js";
+import { JSON_GAMES } from "./games.js";
 import { forgetSeat, markOver } from "./storage.js";
+import { eventsJson, type JsonGame, jsonView, type Table } from "./table.js";
 import {
   app,
   client,
@@ -61,6 +65,7 @@ import {
   message,
   navigate,
   newMatchButton,
+  ordinal,
   paymentText,
   playerName,
   seatRole,
@@ -102,6 +107,8 @@ interface Game {
   streamError: string;
   /** Bring the board into view after the next drawing (a piece was picked below it). */
   showBoard: boolean;
+  /** Oregano and Leilão: what the player picked so far towards one action (see Table.draft). */
+  draft: string[];
 }
 
 let game: Game | null = null;
@@ -137,6 +144,7 @@ export async function openGame(matchId: string, seat: Seat | undefined): Promise
     stop,
     streamError: "",
     showBoard: false,
+    draft: [],
   };
   enterScreen(
     () => {
@@ -188,9 +196,14 @@ async function follow(current: Game, updates: AsyncIterable<MatchUpdate>): Promi
 
 function accept(current: Game, update: MatchUpdate): void {
   const seat = update.seat;
-  if (update.action && seat !== undefined) {
+  // Another seat's sealed bid comes without its action: its events say that it has bid.
+  if (seat !== undefined && (update.action || update.events.length)) {
     const { match, yourSeat } = current.state;
-    const text = describeMove(update.events, seat, (other) => playerName(match, other, yourSeat));
+    const name = (other: number): string => playerName(match, other, yourSeat);
+    const game = jsonView(current.state)?.game;
+    const text = game
+      ? JSON_GAMES[game].log(eventsJson(update.events), name) || `${name(seat)} moved`
+      : describeMove(update.events, seat, name);
     current.log.push({ version: update.version, seat, text });
     current.log.splice(0, Math.max(0, current.log.length - LOG_LENGTH));
     current.recent = recentPlaces(update.action, seat);
@@ -200,12 +213,17 @@ function accept(current: Game, update: MatchUpdate): void {
 }
 
 function setState(current: Game, state: MatchState): void {
+  // A draft stays while the same actions are legal: another seat's sealed bid does not clear yours.
+  if (!sameActions(state.legalActions, current.state.legalActions)) current.draft = [];
   current.state = state;
   current.legal = options(state);
   if (current.selection && !selectionStillLegal(current.selection, current.legal)) current.selection = null;
   if (isOver(state) && current.seat) markOver(current.matchId);
   render();
 }
+
+const sameActions = (a: readonly Action[], b: readonly Action[]): boolean =>
+  a.length === b.length && a.every((action, i) => equals(ActionSchema, action, b[i]!));
 
 export function recentPlaces(action: Action | undefined, seat: number): Recent[] {
   const move = action?.game.case === "mercado" ? action.game.value.action : undefined;
@@ -483,6 +501,12 @@ function render(): void {
   document.body.dataset.version = String(state.version);
   document.body.dataset.busy = String(current.busy);
   document.body.dataset.match = current.matchId;
+  const json = jsonView(state);
+  if (json) {
+    renderTable(current, json.game, json.view, yourTurn);
+    return;
+  }
+  delete document.body.dataset.phase;
 
   const deadline = deadlineMs(match);
   const mover = state.toMove === undefined ? undefined : match?.seats[state.toMove];
@@ -551,6 +575,52 @@ function render(): void {
     current.showBoard = false;
     bringIntoView(board);
   }
+}
+
+/** Oregano or Leilão: the game's screen draws the match from the rules' JSON view. */
+function renderTable(current: Game, game: JsonGame, view: JsonObject, yourTurn: boolean): void {
+  const { state } = current;
+  const match = state.match;
+  const you = state.yourSeat;
+  const table: Table = {
+    state,
+    you,
+    legal: yourTurn && !current.busy ? state.legalActions : [],
+    draft: current.draft,
+    setDraft: (draft) => {
+      current.draft = draft;
+      current.refusal = "";
+      render();
+    },
+    submit: (action) => void submit(action),
+    name: (seat) => playerName(match, seat, you),
+  };
+  const screen = JSON_GAMES[game].screen(table, view);
+  document.body.dataset.phase = String(view.phase ?? "");
+  // In a simultaneous step each seat has its own deadline: yours while you are to act.
+  const mine = you === undefined ? undefined : match?.seats[you];
+  const deadline = yourTurn && mine?.deadlineUnixMs !== undefined ? Number(mine.deadlineUnixMs) : deadlineMs(match);
+  const mover = yourTurn ? mine : state.toMove === undefined ? undefined : match?.seats[state.toMove];
+  const statusLine = h(
+    "div",
+    { class: `status ${yourTurn ? "your-turn" : ""}`, "data-testid": "status", role: "status" },
+    deadline !== undefined
+      ? countdown(deadline, Number(mover?.reserveMs ?? 0n), { "data-testid": "clock", title: "time left to act" })
+      : null,
+    h("span", { class: "status-text" }, waitingText(match) ?? (current.busy ? "Sending…" : screen.status)),
+  );
+  const main = h(
+    "section",
+    { class: "board-area" },
+    notices(current),
+    screen.main,
+    current.refusal ? h("p", { class: "refusal", role: "alert", "data-testid": "refusal" }, current.refusal) : null,
+    current.streamError ? h("p", { class: "refusal", role: "alert" }, current.streamError) : null,
+    current.note ? h("p", { class: "note", role: "status", "data-testid": "note" }, current.note) : null,
+    matchButtons(current),
+  );
+  const side = h("aside", { class: "side" }, screen.side, logCard(current));
+  app.replaceChildren(header(statusLine, newMatchButton()), h("main", { class: `game table-game ${game}` }, main, side));
 }
 
 /** Scroll so that `element` shows whole, just under the (sticky) header, if it does not already. */
@@ -739,18 +809,23 @@ function choicesCard(current: Game, choices: readonly Choice[]): HTMLElement {
   );
 }
 
+/** The status of a match that waits for players or was cancelled; undefined otherwise. */
+function waitingText(match: MatchSummary | undefined): string | undefined {
+  if (match?.status === MatchStatus.CANCELLED) return "This match was cancelled.";
+  if (match?.status !== MatchStatus.WAITING) return undefined;
+  const bots = match.seats.filter((seat) => seat.bot && !seat.taken).length;
+  const open = openSeats(match).length;
+  if (open && bots) return "Waiting for players and for the AI to take their seats…";
+  if (open) return `Waiting for ${open === 1 ? "a player" : `${open} players`} to join…`;
+  return "Waiting for the AI to take its seat…";
+}
+
 function statusText(current: Game, view: MercadoView | undefined, yourTurn: boolean): string {
   const { state, legal } = current;
   const match = state.match;
   const you = state.yourSeat;
-  if (match?.status === MatchStatus.CANCELLED) return "This match was cancelled.";
-  if (match?.status === MatchStatus.WAITING) {
-    const bots = match.seats.filter((seat) => seat.bot && !seat.taken).length;
-    const open = openSeats(match).length;
-    if (open && bots) return "Waiting for players and for the AI to take their seats…";
-    if (open) return `Waiting for ${open === 1 ? "a player" : `${open} players`} to join…`;
-    return "Waiting for the AI to take its seat…";
-  }
+  const waiting = waitingText(match);
+  if (waiting) return waiting;
   if (match?.status === MatchStatus.FINISHED) {
     const result = matchResult(state);
     const rank = you !== undefined ? finalRanks(match, result)[you] : undefined;
@@ -1120,6 +1195,3 @@ function resultCard(current: Game, view: MercadoView): HTMLElement | null {
   );
 }
 
-export function ordinal(rank: number): string {
-  return rank === 1 ? "1st" : rank === 2 ? "2nd" : rank === 3 ? "3rd" : `${rank}th`;
-}

@@ -143,6 +143,11 @@ export function playerName(match: MatchSummary | undefined, seat: number, you?: 
   return shared ? `${name} (${seatLabel(seat)})` : name;
 }
 
+/** 1st, 2nd, 3rd, 4th. */
+export function ordinal(rank: number): string {
+  return rank === 1 ? "1st" : rank === 2 ? "2nd" : rank === 3 ? "3rd" : `${rank}th`;
+}
+
 /** What plays a seat, in a few words: "easy AI", "AI (time ran out)", "left", "forfeited", or "". */
 export function seatRole(match: MatchSummary | undefined, seat: number): string {
   const info = match?.seats[seat];

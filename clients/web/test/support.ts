@@ -187,8 +187,13 @@ export function assertNoErrors(page: Page): void {
  * `name`: the guest player's name, typed in the "You" card of a browser that has no player yet
  * (starting the match signs in with it).
  */
-export async function startMatch(page: Page, others: string[], options: { clock?: string; name?: string } = {}): Promise<void> {
+export async function startMatch(
+  page: Page,
+  others: string[],
+  options: { clock?: string; name?: string; game?: "mercado" | "oregano" | "leilao" } = {},
+): Promise<void> {
   if (options.name) await page.locator("#name").fill(options.name);
+  if (options.game) await page.getByTestId("game").selectOption(options.game);
   await page.getByTestId("players").selectOption(String(others.length + 1));
   for (const [i, kind] of others.entries()) await page.getByTestId(`level-${i + 1}`).selectOption(kind);
   if (options.clock) await page.getByTestId("clock-choice").selectOption(options.clock);
@@ -235,4 +240,99 @@ export async function clickOnce(page: Page, prefer: string[] = []): Promise<{ ac
   const refusal = page.getByTestId("refusal");
   if ((await refusal.count()) > 0) assert.fail(`refused after ${clicked}: ${await refusal.first().textContent()}`);
   return { acted: (await version(page)) > before, clicked };
+}
+
+// --- Oregano and Leilão ----------------------------------------------------------------------------
+
+/** The status line's text (without its clock). */
+export const statusText = async (page: Page): Promise<string> =>
+  (await page.getByTestId("status").locator(".status-text").textContent()) ?? "";
+
+/** Wait until the page may act (or the match is over); false when it is over. */
+export async function ready(page: Page, timeout = 120_000): Promise<boolean> {
+  await page.waitForSelector(READY, { timeout });
+  return (await turn(page)) !== "over";
+}
+
+/** Click `selector` (one of the page's own legal moves) and wait until the match moved on past it. */
+export async function act(page: Page, selector: string): Promise<void> {
+  const before = await version(page);
+  await page.locator(selector).first().click();
+  await page.waitForFunction(
+    (seen) => Number(document.body.dataset.version) > seen || document.querySelector('[data-testid="refusal"]') !== null,
+    before,
+    { timeout: 30_000 },
+  );
+  const refusal = page.getByTestId("refusal");
+  if ((await refusal.count()) > 0) assert.fail(`refused after ${selector}: ${await refusal.first().textContent()}`);
+}
+
+/**
+ * One Leilão decision of the page's seat: a bid (round 1: `first` with an extra card, later
+ * the highest card alone), a re-bid (the highest card) or a pick (the first stall), by clicking.
+ */
+export async function leilaoMove(page: Page, first: [number, number] = [11, 4]): Promise<string> {
+  const phase = await page.getAttribute("body", "data-phase");
+  if (phase === "pick") {
+    await act(page, '[data-testid^="pick-"]');
+    return "pick";
+  }
+  const cards = (await page.getByTestId("hand-of-0").getAttribute("data-cards"))!.split(",").map(Number);
+  const round = Number(await page.getByTestId("display").getAttribute("data-round"));
+  const bid = phase === "bid" && round === 1 && cards.includes(first[0]) && cards.includes(first[1]) ? first : [Math.max(...cards)];
+  for (const card of bid) await page.getByTestId(`card-${card}`).click();
+  await page.getByTestId("confirm-bid").waitFor();
+  await act(page, '[data-testid="confirm-bid"]');
+  return `${phase} ${bid.join("+")}`;
+}
+
+/**
+ * Record, at every change of the page, every status line it shows (see seenStatuses) and what it
+ * shows of seat 1 while seat 1 has bid and the bids are not revealed yet: its hand and its played
+ * cards (checked by checkSealedBids).
+ */
+export async function watchSealedBids(page: Page): Promise<void> {
+  // A string, not a function: the test's compiler would add helpers the page does not have.
+  await page.addInitScript(`
+    const seen = (window.sealedSnapshots = []);
+    const statuses = (window.statusTexts = []);
+    new MutationObserver(() => {
+      const status = document.querySelector('[data-testid="status"] .status-text')?.textContent;
+      if (status && statuses.at(-1) !== status) statuses.push(status);
+      const seat = document.querySelector('[data-testid="seat-1"]');
+      if (document.body?.dataset.phase !== "bid" || seat?.dataset.acted !== "true") return;
+      const snapshot = {
+        round: document.querySelector('[data-testid="display"]')?.dataset.round ?? "",
+        hand: document.querySelector('[data-testid="hand-of-1"]')?.dataset.cards ?? "",
+        played: document.querySelector('[data-testid="played-1"]')?.dataset.cards ?? "",
+      };
+      const last = seen.at(-1);
+      if (!last || last.round !== snapshot.round || last.hand !== snapshot.hand || last.played !== snapshot.played) seen.push(snapshot);
+    }).observe(document, { subtree: true, childList: true, attributes: true });
+  `);
+}
+
+/** Every status line the page showed since watchSealedBids, in order (repeats dropped). */
+export const seenStatuses = (page: Page): Promise<string[]> => page.evaluate(() => (window as unknown as { statusTexts: string[] }).statusTexts);
+
+/**
+ * Every time seat 1 had bid and the bids were not yet revealed, the page showed the cards of that
+ * bid (known now, from seat 1's played cards) still in its hand and none of them played.
+ * Returns how many such moments were seen.
+ */
+export async function checkSealedBids(page: Page): Promise<number> {
+  const snapshots = await page.evaluate(() => (window as unknown as { sealedSnapshots: { round: string; hand: string; played: string }[] }).sealedSnapshots);
+  const played = ((await page.getByTestId("played-1").getAttribute("data-cards")) ?? "").split(",").filter(Boolean);
+  let checked = 0;
+  for (const snapshot of snapshots) {
+    // The cards seat 1 bid (main and extra) in that round, as revealed later.
+    const bid = played.filter((item) => /^\d+:(\d+):(main|extra)$/.exec(item)?.[1] === snapshot.round).map((item) => item.split(":")[0]!);
+    if (!bid.length) continue; // not revealed yet
+    const hand = snapshot.hand.split(",");
+    const shown = snapshot.played.split(",").filter((item) => item.split(":")[1] === snapshot.round);
+    assert.deepEqual(shown, [], `round ${snapshot.round}: seat 1's bid was shown as played before the reveal`);
+    for (const card of bid) assert.ok(hand.includes(card), `round ${snapshot.round}: seat 1's card ${card} left its hand before the reveal`);
+    checked += 1;
+  }
+  return checked;
 }

@@ -1,0 +1,107 @@
+"""``mercado play``'s session with Oregano and Leilão: the same loop as Mercado's, drawing the game's
+board, asking on the seat's own turn (in Leilão: until it has bid) and submitting the chosen Action."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mercado.v1 import match_pb2 as api
+from mercado_client.common import PlayOptions
+from mercado_client.games import action_json, action_message
+from mercado_client.held import SeatFile
+from mercado_client.play import LineReader, Session
+from rich.console import Console
+from rules_screens import match_state, played
+
+from server.games.registry import game_named
+
+
+@dataclass
+class FakeSeat:
+    """A seat whose submissions the engine applies at once, as the server would."""
+
+    game: str
+    state: Any
+    seat: int
+    match_id: str = "m1"
+    token: str = "t"
+    seat_token: str = "t"
+    acted: list[dict[str, Any]] = field(default_factory=list)
+
+    async def act(self, action: api.Action, version: int | None = None) -> api.SubmitActionResponse:
+        data = action_json(action)
+        self.acted.append(data)
+        rules = game_named(self.game)
+        rules.apply(self.state, self.seat, rules.action_from_json(data))
+        return api.SubmitActionResponse(version=(version or 0) + 1, state=await self.view())
+
+    async def view(self) -> api.MatchState:
+        return match_state(self.game, self.state, self.seat, version=10 + len(self.acted))
+
+
+def session(game: str, state: Any, seat: int, tmp_path: Path) -> tuple[Session, FakeSeat, Console]:
+    fake = FakeSeat(game, state, seat)
+    console = Console(record=True, width=140, color_system=None)
+    made = Session(
+        console,
+        fake,  # type: ignore[arg-type]
+        match_state(game, state, seat),
+        PlayOptions(),
+        LineReader(),
+        SeatFile(tmp_path / "seats.json"),
+    )
+    return made, fake, console
+
+
+async def test_a_leilao_bid_typed_out_is_submitted_then_the_seat_waits(tmp_path: Path) -> None:
+    state = played("leilao", players=3, steps=0, seed=2)
+    made, fake, console = session("leilao", state, 1, tmp_path)
+    made.draw()
+    mode = made.mode()
+    assert mode == "move"
+    made.reset_steps(mode)
+    made.show_prompt(mode)
+    assert "your move (1-21, or an action like bid 1)" in console.export_text(clear=False)
+    assert await made.answer(mode, "bid 11+4")
+    assert fake.acted == [{"type": "bid", "card": 11, "extra": 4}]
+    made.draw()
+    screen = console.export_text()
+    assert "you have bid; waiting for ada (seat 1), carmen (seat 3) to bid…" in screen
+    assert "sealed 11 + extra 4 (only you see it)" in screen
+    assert made.mode() == "watch"
+
+
+async def test_an_oregano_action_by_number_then_cell(tmp_path: Path) -> None:
+    rules = game_named("oregano")
+    state = played("oregano", players=2, steps=0, seed=3)
+    (seat,) = rules.to_move(state)
+    made, fake, console = session("oregano", state, seat, tmp_path)
+    mode = made.mode()
+    made.reset_steps(mode)
+    made.show_prompt(mode)
+    menu = console.export_text()
+    assert " 1 start with a lumber merchant: 4 cells  free" in menu
+    assert not await made.answer(mode, "1")  # the first entry groups four cells: which one?
+    assert "start with a lumber merchant: 4 cells  free — which cell?" in console.export_text(clear=False)
+    assert not await made.answer(mode, "9")
+    assert "type a number from 1 to 4, a cell like 1a, or 0 to go back" in console.export_text(clear=False)
+    assert await made.answer(mode, "1c")
+    assert fake.acted == [{"type": "choose_start_shop", "shop": "lumber_merchant", "cell": "1c"}]
+    assert made.state.legal_actions == []  # the other seat sets up next
+
+
+async def test_a_bad_first_answer_says_what_may_be_typed(tmp_path: Path) -> None:
+    state = played("oregano", players=2, steps=0, seed=3)
+    (seat,) = game_named("oregano").to_move(state)
+    made, fake, console = session("oregano", state, seat, tmp_path)
+    made.reset_steps("move")
+    assert not await made.answer("move", "sing")
+    assert (
+        "type a number from 1 to 4, or an action like choose_start_shop lumber_merchant 1a"
+        in console.export_text()
+    )
+    assert await made.answer("move", "choose_start_shop stone_merchant 1d")
+    assert fake.acted == [{"type": "choose_start_shop", "shop": "stone_merchant", "cell": "1d"}]
+    assert action_message("oregano", fake.acted[0]).oregano.choose_start_shop.cell == "1d"
