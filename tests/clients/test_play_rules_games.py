@@ -1,6 +1,6 @@
 """``mercado play`` end to end with Oregano and Leilão: a real server, answers piped to stdin, through the
-same session as Mercado's: against a random-move opponent, two people against each other, and a game
-left when the input ends and resumed."""
+same session as Mercado's: against a random-move opponent, two people against each other, a game left
+when the input ends and resumed, against the AI, and one found by matchmaking."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from mercado.v1 import match_pb2 as api
 from mercado_client import MercadoClient
 from mercado_client.games import game_enum, view_json
 from positions import ROOT
-from server_process import ServerProcess
+from server_process import ServerProcess, Start
+from terminal import ai_agent
 from test_play import play_randomly
 
 GAME_SECONDS = 120.0
@@ -147,13 +148,39 @@ async def test_an_oregano_game_left_when_the_input_ends_is_resumed(
     assert json.loads(seats_file.read_text()) == {"seats": []}
 
 
-async def test_quick_asks_for_the_game_chosen(own_server: ServerProcess, tmp_path: Path) -> None:
-    arguments = ["--quick", "--game", "oregano", "--name", "ada"]
-    status, out = await finish_play(await start_play(own_server.target, arguments, tmp_path / "s.json"), b"")
-    assert status == 1
+async def test_leilao_against_the_ai(own_server: ServerProcess, tmp_path: Path) -> None:
+    with ai_agent(own_server.target, tmp_path / "agent.json"):
+        arguments = ["--game", "leilao", "--bots", "easy", "--name", "ada"]
+        status, out = await finish_play(
+            await start_play(own_server.target, arguments, tmp_path / "s.json"), ANSWERS
+        )
+    assert status == 0, out[-2000:]
+    match_id = re.search(r"created match ([0-9a-f]{32})", out)
+    assert match_id is not None
+    async with MercadoClient(own_server.target) as client:
+        final = await client.view(match_id.group(1))
+    assert final.match.game == api.GAME_LEILAO and final.match.seats[1].bot
+    check_result(out, final, 0, ["ada", final.match.seats[1].display_name])
+    assert re.search(r"your rating: -?\d+\.\d \([+-]\d+\.\d, was 0\.0\)", out)
+
+
+async def test_quick_queues_for_an_oregano_match_and_plays_it(start: Start, tmp_path: Path) -> None:
+    server = start("--matchmaking-ai-wait", "1")
+    with ai_agent(server.target, tmp_path / "agent.json"):
+        arguments = ["--quick", "--game", "oregano", "--name", "ada"]
+        status, out = await finish_play(
+            await start_play(server.target, arguments, tmp_path / "s.json"), ANSWERS
+        )
+    assert status == 0, out[-2000:]
     text = " ".join(out.split())
     assert "queueing for a 2-player Oregano match (bots fill empty seats after a while)" in text
-    # This server's matchmaking makes Mercado matches only, and says so.
-    assert (
-        "cannot start: matchmaking serves Mercado de Lisboa only: create a match of oregano instead" in text
+    found = re.search(
+        r"found match ([0-9a-f]{32}) after 0:\d\d: you are ada \(seat (\d)\); against: the AI", text
     )
+    assert found is not None, text[-2000:]
+    async with MercadoClient(server.target) as client:
+        final = await client.view(found.group(1))
+    assert final.match.game == api.GAME_OREGANO and final.match.status == api.MATCH_STATUS_FINISHED
+    seat = int(found.group(2)) - 1
+    names = [info.display_name for info in sorted(final.match.seats, key=lambda info: info.seat)]
+    check_result(out, final, seat, names)

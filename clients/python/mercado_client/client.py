@@ -291,8 +291,7 @@ class MercadoClient:
         """Queue the player whose credential ``token`` is for a match of ``game`` ("mercado",
         "oregano", "leilao") and ``players``, matched by its rating in that game: a Queued update
         about once a second, then one with the MatchFound (``update.found``), and the iteration ends.
-        ``game``: its name ("mercado", "oregano", "leilao"). ``allow_ai``: after a wait, the server
-        fills the seats no queued player takes with bots.
+        ``allow_ai``: after a wait, the server fills the seats no queued player takes with bots.
 
         Closing it (``aclose``, ``contextlib.aclosing``) or cancelling its task closes the stream,
         which leaves the queue. A fair-use refusal is repeated after its retry-after, and a dropped

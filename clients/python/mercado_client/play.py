@@ -46,6 +46,7 @@ from .common import (
     error_line,
     reclaimable,
 )
+from .games import game_name
 from .held import DataFileError, HeldSeat, SeatFile, SeatFileError, default_path
 from .menu import BACK, parse_number
 from .narrate import seat_changes
@@ -714,6 +715,10 @@ async def play(options: PlayOptions, console: Console) -> int:
         if started is None:
             return 1
         seat, state = started
+        game = game_name(state.match.game)
+        if identity is not None and game != options.game:  # joined or resumed: the match's game's rating
+            with suppress(grpc.aio.AioRpcError):
+                identity.profile = await client.get_player(token=identity.token, game=game)
         bound = identity is not None and seat.token == identity.token
         session = Session(console, seat, state, options, reader, held, identity if bound else None)
         if state.match.status == FINISHED:  # resumed by its id after it ended

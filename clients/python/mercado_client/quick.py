@@ -18,6 +18,7 @@ from .board import clock_time, seat_label, seat_names
 from .boards import game_title
 from .client import MercadoClient, Seat
 from .common import PlayOptions
+from .games import game_name
 from .held import SeatFile
 from .resume import keep_seat
 from .signin import Identity, rating_text
@@ -156,7 +157,7 @@ async def quick(
 async def rating_after(
     client: MercadoClient, identity: Identity, state: api.MatchState, console: Console
 ) -> None:
-    """After a finished match: the player's rating now, and what it was."""
+    """After a finished match: the player's rating in its game now, and what it was."""
     if not state.match.rated:
         console.print(f"this match was not rated: your rating stays {rating_text(identity.profile)}")
         return
@@ -164,7 +165,7 @@ async def rating_after(
     deadline = time.monotonic() + RATING_SETTLE_SECONDS
     try:
         while True:
-            after = await client.get_player(token=identity.token)
+            after = await client.get_player(token=identity.token, game=game_name(state.match.game))
             if after.rated_matches > before.rated_matches or time.monotonic() > deadline:
                 break
             await asyncio.sleep(0.2)

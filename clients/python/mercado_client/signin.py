@@ -62,14 +62,15 @@ def player_line(player: players_api.Player) -> Text:
 async def sign_in(
     client: MercadoClient, players: PlayerFile, options: PlayOptions, console: Console, create: bool
 ) -> Identity | None:
-    """The guest player kept for the server, checked with it; with ``create``, a new one (named
-    ``options.name``) when none is kept or the server no longer knows it. None without one, and on
+    """The guest player kept for the server, checked with it, with its rating in ``options.game``;
+    with ``create``, a new one (named ``options.name``) when none is kept or the server no longer
+    knows it. None without one, and on
     a server that has no players (it plays anonymously then)."""
     server = options.server.target
     saved = players.player(server)
     if saved is not None:
         try:
-            return Identity(saved, await client.get_player(token=saved.token))
+            return Identity(saved, await client.get_player(token=saved.token, game=options.game))
         except grpc.aio.AioRpcError as error:
             if error.code() == grpc.StatusCode.UNIMPLEMENTED:
                 return None
@@ -101,7 +102,7 @@ async def sign_in(
         )
         return Identity(mine, created.player)
     if kept != mine:  # another terminal signed in first: be the player it kept
-        return Identity(kept, await client.get_player(token=kept.token))
+        return Identity(kept, await client.get_player(token=kept.token, game=options.game))
     console.print(
         Text.assemble(
             "new guest player ",

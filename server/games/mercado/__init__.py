@@ -32,7 +32,7 @@ from .rules import (
     stand_value,
     why_illegal,
 )
-from .sampling import Determinizer, View, visible_state
+from .sampling import Determinizer, View, view_coins, visible_state
 from .setup import new_game, replay
 from .state import GameState, Money, Options, Result
 from .views import events_for, player_view
@@ -75,6 +75,7 @@ __all__ = [
     "stand_cost",
     "stand_income",
     "stand_value",
+    "view_coins",
     "visible_state",
     "why_illegal",
 ]
