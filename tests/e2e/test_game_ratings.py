@@ -5,6 +5,7 @@ game are matched in a match of it, never with players queued for another."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import time
 from collections.abc import AsyncIterator
 from contextlib import aclosing
@@ -74,8 +75,15 @@ async def test_a_rated_match_moves_its_players_ratings_in_its_game_alone(start: 
         # Nobody has played Mercado or the other game (the bots neither): their ladders are empty.
         assert not (await client.leaderboard()).entries
         assert not (await client.leaderboard(game=other)).entries
-        # A page token of one game's leaderboard is no page of another's; an unknown game is refused.
+        # A page token of one game's leaderboard is no page of another's; one issued before ratings
+        # were per game (no game in it) pages through Mercado's. An unknown game is refused.
         error = await refusal(client.leaderboard(page_size=1, page_token=first.next_page_token))
+        assert_reason(error, grpc.StatusCode.INVALID_ARGUMENT)
+        fields = base64.urlsafe_b64decode(first.next_page_token).decode().split(":")
+        assert fields[-1] == game
+        older = base64.urlsafe_b64encode(":".join(fields[:-1]).encode()).decode()
+        assert not (await client.leaderboard(page_size=1, page_token=older)).entries
+        error = await refusal(client.leaderboard(page_size=1, page_token=older, game=game))
         assert_reason(error, grpc.StatusCode.INVALID_ARGUMENT)
         for call in (client.get_player(ids[0], game="chess"), client.leaderboard(game="chess")):
             error = await refusal(call)

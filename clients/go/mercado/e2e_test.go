@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -86,6 +87,69 @@ func TestPlayAgainstAI(t *testing.T) {
 	}
 	t.Logf("finished at version %d: scores %v, ranks %v (seat 0 is the random player)",
 		final.GetVersion(), result.GetScores(), result.GetRanks())
+}
+
+// For each game: two seats, each on a connection of its own, play a match with
+// PlayRandom at the same time, while a spectator follows it. In Leilão both seats are
+// to move at once in every bid.
+func TestPlayRandomEveryGame(t *testing.T) {
+	t.Parallel()
+	srv := testserver.Start(t)
+	for _, game := range testserver.Games() {
+		t.Run(testserver.GameName(game), func(t *testing.T) {
+			t.Parallel()
+			ctx := testserver.Context(t)
+			client := testserver.Dial(t, srv)
+			seats := playingMatchWith(t, ctx, client, mercado.MatchOptions{Game: game})
+			followed := make(chan []*mercadov1.MatchUpdate, 1)
+			go func() {
+				var updates []*mercadov1.MatchUpdate
+				for update, err := range testserver.Dial(t, srv).Follow(ctx, seats[0].MatchID, "", 0) {
+					if err != nil {
+						t.Error(err)
+						break
+					}
+					updates = append(updates, update)
+				}
+				followed <- updates
+			}()
+
+			finals := make([]*mercadov1.MatchState, 2)
+			errs := make([]error, 2)
+			var wg sync.WaitGroup
+			for i, seat := range seats {
+				own := testserver.Dial(t, srv).Seat(seat.MatchID, seat.Number, seat.Token)
+				rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(i)))
+				wg.Go(func() { finals[i], errs[i] = mercado.PlayRandom(ctx, own, rng) })
+			}
+			wg.Wait()
+			for i := range seats {
+				if errs[i] != nil || !mercado.Finished(finals[i]) || finals[i].GetVersion() != finals[0].GetVersion() {
+					t.Fatalf("seat %d: %v, at version %d, status %v", i, errs[i], finals[i].GetVersion(), finals[i].GetMatch().GetStatus())
+				}
+			}
+
+			var versions []uint64
+			mostToMove := 0
+			for _, update := range <-followed {
+				mostToMove = max(mostToMove, len(update.GetState().GetSeatsToMove()))
+				if mercado.IsAction(update) {
+					versions = append(versions, update.GetVersion())
+				}
+			}
+			var want []uint64
+			for v := range finals[0].GetVersion() {
+				want = append(want, v+1)
+			}
+			if !slices.Equal(versions, want) {
+				t.Errorf("the spectator saw the actions %v, want 1..%d once each", versions, len(want))
+			}
+			if game == mercadov1.Game_GAME_LEILAO && mostToMove != 2 {
+				t.Errorf("at most %d seats were to move at once, want both", mostToMove)
+			}
+			t.Logf("%d actions, ranks %v", finals[0].GetVersion(), finals[0].GetMatch().GetRanks())
+		})
+	}
 }
 
 // Follow and Play ride out a server restart: the stream resumes after the last version.

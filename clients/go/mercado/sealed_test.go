@@ -87,6 +87,11 @@ func (r *receiver) nextAction(t *testing.T) (*mercadov1.MatchUpdate, []byte) {
 	}
 }
 
+// seat is seat on the receiver's own connection.
+func (r *receiver) seat(seat *mercado.Seat) *mercado.Seat {
+	return r.client.Seat(seat.MatchID, seat.Number, seat.Token)
+}
+
 // view is the receiver's GetView and its bytes as received.
 func (r *receiver) view(t *testing.T, ctx context.Context, matchID string) (*mercadov1.MatchState, []byte) {
 	t.Helper()
@@ -248,8 +253,9 @@ func eventsJSON(update *mercadov1.MatchUpdate) []map[string]any {
 
 // A 2-seat Leilão match, each seat with a client of its own and a spectator with a
 // third: seat 0 bids; seat 1's and the spectator's stream messages and views do not
-// hold the bid, where seat 0's own do; then seat 1 bids, and every stream receives
-// both bids together in the update of that last bid.
+// hold the bid's bytes where seat 0's own do (the same search finds them there, and
+// in everyone's reveal later), and their views change only in who has acted; then
+// seat 1 bids, and every stream receives both bids together in that last bid's update.
 func TestSealedBidReachesNobodyBeforeTheReveal(t *testing.T) {
 	t.Parallel()
 	srv := testserver.Start(t)
@@ -269,8 +275,13 @@ func TestSealedBidReachesNobodyBeforeTheReveal(t *testing.T) {
 	if !slices.Equal(start.GetSeatsToMove(), []uint32{0, 1}) || start.ToMove != nil {
 		t.Fatalf("seats to move %v, to move %v at the start; want both seats, no single mover", start.GetSeatsToMove(), start.ToMove)
 	}
+	before := map[string]map[string]any{}
+	for _, r := range others {
+		state, _ := r.view(t, ctx, matchID)
+		before[r.name] = leilaoJSON(state)
+	}
 	bid := bidWithExtra(t, rng, start)
-	if _, err := seats[0].ActAt(ctx, bid, start.GetVersion()); err != nil {
+	if _, err := bidder.seat(seats[0]).ActAt(ctx, bid, start.GetVersion()); err != nil {
 		t.Fatal(err)
 	}
 	s := secretOf(t, bid)
@@ -326,12 +337,16 @@ func TestSealedBidReachesNobodyBeforeTheReveal(t *testing.T) {
 		if hands, _ := leilaoJSON(state)["hands"].([]any); len(hands) != 2 || len(hands[0].([]any)) != 20 {
 			t.Errorf("%s sees the hands %v, want seat 0's with all 20 cards", r.name, hands)
 		}
+		// Whatever the shape a leak would take: the view changed only in who has acted.
+		if changed := changedKeys(before[r.name], leilaoJSON(state)); !slices.Equal(changed, []string{"acted", "to_move"}) {
+			t.Errorf("%s's view changed in %v with seat 0's bid, want only who acted and who is to move", r.name, changed)
+		}
 	}
 
 	// Seat 1 bids, the last of the step: every stream gets both bids in that update.
 	state, _ := receivers[1].view(t, ctx, matchID)
 	last := bidWithExtra(t, rng, state)
-	if _, err := seats[1].ActAt(ctx, last, state.GetVersion()); err != nil {
+	if _, err := receivers[1].seat(seats[1]).ActAt(ctx, last, state.GetVersion()); err != nil {
 		t.Fatal(err)
 	}
 	wantBids := []any{bidJSON(0, bid), bidJSON(1, last)}
@@ -351,6 +366,23 @@ func TestSealedBidReachesNobodyBeforeTheReveal(t *testing.T) {
 			t.Errorf("%s's reveal shows %v of seat 0's bid in its bytes, want card and extra", r.name, got)
 		}
 	}
+}
+
+// changedKeys are the keys whose values differ between two JSON objects, sorted.
+func changedKeys(before, after map[string]any) []string {
+	var changed []string
+	for key := range before {
+		if _, ok := after[key]; !ok {
+			changed = append(changed, key)
+		}
+	}
+	for key, value := range after {
+		if !equalJSON(before[key], value) {
+			changed = append(changed, key)
+		}
+	}
+	slices.Sort(changed)
+	return changed
 }
 
 func bidJSON(seat uint32, action *mercadov1.Action) map[string]any {

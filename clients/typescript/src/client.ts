@@ -768,17 +768,18 @@ export class MercadoClient {
   }
 
   /**
-   * The match as the stream gives it: first the match as it stands (an update with no action, at
-   * the current version), then every accepted action after `afterVersion`, in order, each with the
-   * state after it, then live updates (actions, and changes of seats, clocks or status, which come
-   * without an action) until the match is over (finished or cancelled).
+   * The match as the stream gives it: first the match as it stands (an update with no acting seat,
+   * at the current version), then every accepted action after `afterVersion`, in order, each with
+   * the state after it, then live updates (actions, and changes of seats, clocks or status, which
+   * name no acting seat) until the match is over (finished or cancelled). Another seat's sealed
+   * choice names its seat without the action (see isAction).
    *
    * A dropped stream (the server restarting, the connection lost) is reopened after the last
    * action seen, with backoff, for up to `reconnectMs` without an update; the new stream starts
    * again with the match as it stands, then the actions missed. A stream that ends before the
    * match is over (the server ends streams when it shuts down) is resumed the same way. Only
-   * updates with an action move the resume point: a stream's first message does not, so a
-   * reconnect right after it misses no action.
+   * actions (isAction, sealed ones included) move the resume point: a stream's first message does
+   * not, so a reconnect right after it misses no action.
    */
   async *follow(matchId: string, token?: string, options: FollowOptions = {}): AsyncGenerator<MatchUpdate, void> {
     const { signal } = options;
@@ -811,7 +812,7 @@ export class MercadoClient {
   /**
    * The match as it goes, for game loops: first the current view, then every change (as follow()
    * gives them) until the match is over. Each is a MatchUpdate; the first, like a change of
-   * seats, clocks or status, has no action.
+   * seats, clocks or status, names no acting seat.
    *
    * Every stream starts with the match as it stands, so nothing that happens between the view
    * and the stream, or while a dropped stream reconnects, is missed. When that first message is

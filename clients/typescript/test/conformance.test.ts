@@ -584,6 +584,47 @@ describe("wrapper", () => {
     assert.equal(streams, 3);
   });
 
+  test("follow resumes after another seat's sealed action, which comes without the action", async () => {
+    const seats = await playingMatch(client, Game.LEILAO);
+    const [a, b] = seats;
+    const start = await b.view();
+    await b.act(start.legalActions[0]!, start.version); // b's bid: sealed, as a sees it
+    // Drop the first stream right after its second message: the sealed bid.
+    let streams = 0;
+    const dropper: Interceptor = (next) => async (request) => {
+      const response = await next(request);
+      if (!response.stream || request.method.name !== "StreamEvents" || ++streams > 1) return response;
+      const messages = response.message;
+      return {
+        ...response,
+        message: (async function* () {
+          let sent = 0;
+          for await (const message of messages) {
+            yield message;
+            if (++sent === 2) throw new ConnectError("dropped for the test", Code.Unavailable);
+          }
+        })(),
+      };
+    };
+    const dropping = server.connect(20_000, { interceptors: [dropper] });
+    const updates: [bigint, boolean, boolean][] = [];
+    for await (const update of dropping.follow(a.matchId, a.token)) {
+      updates.push([update.version, isAction(update), !!update.action]);
+      if (updates.length === 3) {
+        const mine = await a.view();
+        await a.act(mine.legalActions[0]!, mine.version); // the last bid: the reveal
+      }
+      if (update.version === 2n) break;
+    }
+    assert.deepEqual(updates, [
+      [1n, false, false],
+      [1n, true, false],
+      [1n, false, false],
+      [2n, true, true],
+    ]);
+    assert.equal(streams, 2);
+  });
+
   test("watch gives the view, the start of the match once, then every update", async () => {
     const { matchId } = await client.createMatch({ seats: ["open", "open"] });
     const a = await client.join(matchId, "ana", 0);

@@ -3,6 +3,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { isDeepStrictEqual } from "node:util";
 
 import { create, type DescMessage, equals, type JsonObject, type JsonValue, toBinary } from "@bufbuild/protobuf";
 import { StructSchema } from "@bufbuild/protobuf/wkt";
@@ -182,6 +183,12 @@ function bidWithExtra(state: MatchState, random: () => number): Action {
   );
 }
 
+/** The keys whose values differ between two JSON objects, sorted. */
+function changedKeys(before: JsonObject, after: JsonObject): string[] {
+  const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
+  return [...keys].filter((key) => !isDeepStrictEqual(before[key], after[key])).sort();
+}
+
 function bidJson(seat: number, action: Action): JsonValue {
   const { card, extra } = bidOf(action);
   return { seat, card, extra: extra ?? null };
@@ -205,6 +212,8 @@ test("a sealed bid reaches neither the other seat nor a spectator before the rev
     const start = (await bidder.view()).state;
     assert.deepEqual(start.seatsToMove, [0, 1], "both seats bid at once");
     assert.equal(start.toMove, undefined);
+    const viewsBefore = new Map<Receiver, JsonObject>();
+    for (const receiver of others) viewsBefore.set(receiver, leilaoView((await receiver.view()).state));
     const bid = bidWithExtra(start, random);
     await seats[0]!.act(bid, start.version);
     const secret = new Secret(bid);
@@ -238,6 +247,8 @@ test("a sealed bid reaches neither the other seat nor a spectator before the rev
       const view = leilaoView(state);
       assert.equal(view["sealed"], null, `${receiver.name} sees no sealed choice`);
       assert.equal((view["hands"] as JsonValue[][])[0]?.length, 20, `${receiver.name} sees seat 0's hand whole`);
+      // Whatever the shape a leak would take: the view changed only in who has acted.
+      assert.deepEqual(changedKeys(viewsBefore.get(receiver)!, view), ["acted", "to_move"], `${receiver.name}'s view changed`);
     }
 
     // Seat 1 bids, the last of the step: every stream gets both bids in that update.
