@@ -174,6 +174,13 @@ test("Quick match with allow AI: a bot takes the other seat after the server's w
     await page.getByTestId("new-match").click();
     await page.getByTestId("confirm-yes").click(); // the match goes on without us
     await page.getByTestId("you-name").filter({ hasText: /^Guest \d{4}$/ }).waitFor({ timeout: 30_000 });
+    // Quick match plays the game picked: Leilão, whose screen has the display of stalls.
+    await page.getByTestId("quick-game").selectOption("leilao");
+    await page.getByTestId("quick-ai").check();
+    await page.getByTestId("quick-start").click();
+    await page.waitForURL(MATCH_URL, { timeout: 30_000 });
+    await page.waitForSelector(IN_PLAY, { timeout: 60_000 });
+    await page.getByTestId("display").waitFor();
     assertNoErrors(page);
   } finally {
     await browser.close();
