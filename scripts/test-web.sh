@@ -14,8 +14,6 @@ if [ ! -x /usr/bin/chromium ] && [ "$(id -u)" -eq 0 ] && command -v apt-get >/de
 fi
 
 npm ci --no-audit --no-fund --loglevel=error
-# The screens' fixture test (test/mock.ts) encodes the API's messages with the client's generated code.
-(cd ../typescript && npm ci --no-audit --no-fund --loglevel=error)
 npm run --silent typecheck
 ../../scripts/build-web.sh --force
 npm test --silent
