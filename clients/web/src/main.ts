@@ -24,6 +24,7 @@ import {
   type FindMatchUpdate,
   Game,
   type GameName,
+  gameName as gameNameOf,
   gameNamed,
   isMyTurn,
   isOver,
@@ -566,17 +567,17 @@ async function* queue(me: SignedIn, options: FindMatchOptions, signal: AbortSign
 
 // --- A new match, set up by hand ----------------------------------------------------------------
 
-/** The games a match may be of, as the start form names them. */
-const GAME_NAMES: Readonly<Record<GameName, string>> = {
-  mercado: "Mercado de Lisboa (the market board)",
-  oregano: "Oregano (build a market street)",
-  leilao: "Leilão (sealed bids for stalls)",
+/** The games a match may be of: a word for each, and how the start form names it. */
+const GAME_NAMES: Readonly<Record<GameName, readonly [string, string]>> = {
+  mercado: ["Mercado", "Mercado de Lisboa (the market board)"],
+  oregano: ["Oregano", "Oregano (build a market street)"],
+  leilao: ["Leilão", "Leilão (sealed bids for stalls)"],
 };
 
 /** A choice of the game, its id also its test id. */
 function gameSelect(id: string): HTMLSelectElement {
   const select = h("select", { id, name: id, "data-testid": id });
-  for (const [value, label] of Object.entries(GAME_NAMES)) select.append(h("option", { value }, label));
+  for (const [value, [, label]] of Object.entries(GAME_NAMES)) select.append(h("option", { value }, label));
   return select;
 }
 
@@ -1032,7 +1033,8 @@ function rulesCard(): HTMLElement {
 
 /** The game of a match, in a word. */
 function gameName(match: MatchSummary | undefined): string {
-  return match?.game === Game.OREGANO ? "Oregano" : match?.game === Game.LEILAO ? "Leilão" : "Mercado";
+  const game = match?.game ? gameNameOf(match.game) : "mercado";
+  return GAME_NAMES[game][0];
 }
 
 function moneyName(match: MatchSummary | undefined): string {

@@ -287,7 +287,7 @@ const MOVE_NAMES: Record<string, string> = {
 
 function moveName(update: MatchUpdate): string {
   const game = update.action?.game;
-  if (game?.case === "oregano" || game?.case === "leilao") {
+  if (game?.case !== undefined && game.case !== "mercado") {
     // "levelUp" as "level up"
     return game.value.action.case?.replace(/[A-Z]/g, (letter) => ` ${letter.toLowerCase()}`) ?? "moved";
   }

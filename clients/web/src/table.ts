@@ -2,18 +2,18 @@
 // game screen (play.ts), and what they give back; and the parts they share.
 
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
-import type { Action, MatchState, MatchUpdate } from "@mercado/client";
+import type { Action, GameName, MatchState, MatchUpdate } from "@mercado/client";
 import { type Child, h } from "./dom.js";
 import { seatColour } from "./labels.js";
 import { ordinal } from "./ui.js";
 
-/** A game drawn from its rules' JSON view. */
-export type JsonGame = "oregano" | "leilao";
+/** A game drawn from its rules' JSON view: every game but Mercado, whose messages are its own. */
+export type JsonGame = Exclude<GameName, "mercado">;
 
 /** The state's JSON view and its game, for Oregano and Leilão; undefined for Mercado. */
 export function jsonView(state: MatchState | undefined): { game: JsonGame; view: JsonObject } | undefined {
   const game = state?.view?.game;
-  if ((game?.case === "oregano" || game?.case === "leilao") && game.value.view) {
+  if (game?.case !== undefined && game.case !== "mercado" && game.value.view) {
     return { game: game.case, view: game.value.view };
   }
   return undefined;
@@ -22,7 +22,7 @@ export function jsonView(state: MatchState | undefined): { game: JsonGame; view:
 /** The JSON of each Oregano or Leilão event of an update (a Mercado event has none). */
 export function eventsJson(events: MatchUpdate["events"]): JsonObject[] {
   return events.flatMap((event) =>
-    (event.game.case === "oregano" || event.game.case === "leilao") && event.game.value.event ? [event.game.value.event] : [],
+    event.game.case !== undefined && event.game.case !== "mercado" && event.game.value.event ? [event.game.value.event] : [],
   );
 }
 
