@@ -12,6 +12,7 @@ from ai.arena import play_rules_game
 from ai.bots import GreedyBot
 from ai.game_bots import GreedyGameBot, IsmctsBot, RandomGameBot, bot_for
 from ai.levels import GAME_LEVELS, decide_json
+from server.bench.ai import GAME_PHASES, game_positions
 from server.cli import main
 from server.games.registry import GAMES, game_named
 
@@ -79,3 +80,12 @@ def test_arena_command_plays_the_game_it_is_given() -> None:
     assert {row["bot"] for row in report["results"]} == {"greedy", "random"}
     refused = runner.invoke(main, [*args[:-1], "--rate", "ratings.json"])
     assert refused.exit_code != 0 and "Mercado" in refused.stderr
+
+
+def test_bench_positions_of_any_game_give_a_seat_a_choice() -> None:
+    """``mercado bench ai --game``: where in a game it times the searches."""
+    game = game_named("oregano")
+    positions = game_positions(game, seed=1)
+    assert list(positions) == list(GAME_PHASES)
+    for state, seat in positions.values():
+        assert len(game.legal_actions(state, seat)) > 1

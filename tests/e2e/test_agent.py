@@ -263,3 +263,22 @@ async def wait_until_started(agent: AgentProcess) -> None:
     while "agent started" not in [r.get("message") for r in agent.records()]:
         assert agent.process.poll() is None and time.monotonic() < deadline, agent.tail()
         await asyncio.sleep(0.05)
+
+
+@pytest.mark.parametrize("game", ["oregano", "leilao"])
+async def test_agent_plays_every_game(
+    connect_own: Connect, start_agent: Callable[[], AgentProcess], game: str
+) -> None:
+    """Another game's bot seat, from its view alone: in Leilão both seats bid at once, in any order."""
+    client = connect_own()
+    await announce_agent(client)  # as the agent will, once started
+    match_id = await client.create_match(players=2, seats=[None, "easy"], seed=5, game=game)
+    human = await client.join(match_id, "human")
+    agent = start_agent()
+    await wait_for_claims(client, match_id, [1], agent)
+    received = await play_human(human, 5, agent)
+    assert received.views[-1].match.status == api.MATCH_STATUS_FINISHED
+    replay = await client.replay(match_id)
+    assert {step.seat for step in replay.steps} == {0, 1}, agent.tail()
+    assert agent.stop() == 0, agent.tail()
+    assert "match over" in [r.get("message") for r in agent.records()]
