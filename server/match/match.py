@@ -85,20 +85,20 @@ class Match:
     def deadline_ms(self, seat: int | None = None) -> int | None:
         """When ``seat``'s time runs out (Unix ms): with a clock, for a human owner to move. With no
         seat named, the earliest deadline of the seats to move."""
-        if seat is None:
-            return min(self.deadlines_ms().values(), default=None)
-        clock = self.record.clock
-        if clock is None or not clock.turn_seconds or seat not in self.to_move():
-            return None
-        record = self.record.seats[seat]
-        if record.bot_level is not None or record.played_by in AI_PLAYED:
-            return None
-        return self.turn_started_ms + clock.turn_seconds * 1000 + record.reserve_ms
+        deadlines = self.deadlines_ms()
+        return min(deadlines.values(), default=None) if seat is None else deadlines.get(seat)
 
     def deadlines_ms(self) -> dict[int, int]:
-        """Each seat's deadline, of the seats to move that have one."""
-        deadlines = {seat: self.deadline_ms(seat) for seat in self.to_move()}
-        return {seat: deadline for seat, deadline in deadlines.items() if deadline is not None}
+        """Each seat's deadline, of the seats to move that have one: the human owners, with a clock."""
+        clock = self.record.clock
+        if clock is None or not clock.turn_seconds:
+            return {}
+        deadlines = {}
+        for seat in self.to_move():
+            record = self.record.seats[seat]
+            if record.bot_level is None and record.played_by not in AI_PLAYED:
+                deadlines[seat] = self.turn_started_ms + clock.turn_seconds * 1000 + record.reserve_ms
+        return deadlines
 
     def ranks(self) -> list[int]:
         """Once finished: each seat's rank, 1-based with ties shared, forfeited seats last."""

@@ -31,9 +31,11 @@ def _status(match: Match, update: Update) -> str:
 
 
 def _to_move(match: Match, update: Update) -> list[int]:
-    if _status(match, update) != PLAYING:  # nobody is to move while seats are open
-        return []
-    return sorted(match.rules.to_move(update.state))
+    cached: list[int] | None = update.rendered.get("to_move")
+    if cached is None:
+        playing = _status(match, update) == PLAYING  # nobody is to move while seats are open
+        cached = update.rendered["to_move"] = sorted(match.rules.to_move(update.state)) if playing else []
+    return cached
 
 
 def _shared(match: Match, update: Update) -> bytes:
