@@ -14,8 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from server.games.mercado import View, action_by_id
-from server.games.mercado.sampling import view_coins
+from server.games.mercado import View, action_by_id, view_coins
 from server.games.registry import game_named
 
 from . import ismcts

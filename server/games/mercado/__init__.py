@@ -12,6 +12,7 @@ Public API::
     position.to_json(state) / position.from_json(data)
     components                              # the component data (tile counts, layout)
     Determinizer(view, coins).sample(rng)   # a full state consistent with one seat's view
+    view_coins(view)                        # every seat's coins as far as a view tells
     RULES                                   # all of it behind the games' interface (game.py)
 """
 
@@ -32,7 +33,7 @@ from .rules import (
     stand_value,
     why_illegal,
 )
-from .sampling import Determinizer, View, visible_state
+from .sampling import Determinizer, View, view_coins, visible_state
 from .setup import new_game, replay
 from .state import GameState, Money, Options, Result
 from .views import events_for, player_view
@@ -75,6 +76,7 @@ __all__ = [
     "stand_cost",
     "stand_income",
     "stand_value",
+    "view_coins",
     "visible_state",
     "why_illegal",
 ]
