@@ -12,6 +12,7 @@ Public API::
     position.to_json(state) / position.from_json(data)
     components                              # the component data (tile counts, layout)
     Determinizer(view, coins).sample(rng)   # a full state consistent with one seat's view
+    view_coins(view)                        # every seat's coins as far as a view tells
     RULES                                   # all of it behind the games' interface (game.py)
 """
 
