@@ -13,7 +13,7 @@ from server.games.registry import AnyGame, game_named
 
 from .bots import BOT_NAMES, Bot, make_bot
 from .ismcts import SearchConfig, choose_action
-from .levels import GAME_LEVELS
+from .levels import game_levels
 
 
 class GameBot(Protocol):
@@ -81,14 +81,14 @@ def bot_for(game: str, spec: str, seed: int = 0, timed: bool = True) -> Bot | Ga
 
 
 def game_bot(rules: AnyGame, spec: str, seed: int = 0, timed: bool = True) -> GameBot:
-    """The bot ``spec`` of this module for a game (mcts: one with ``GAME_LEVELS``; ``timed=False``:
+    """The bot ``spec`` of this module for a game (mcts: one of its levels, ``game_levels``; ``timed=False``:
     the level's iterations, no time cap)."""
     if spec == "random":
         return RandomGameBot(rules, seed)
     if spec == "greedy":
         return GreedyGameBot(rules, seed)
     kind, _, level = spec.partition(":")
-    levels = GAME_LEVELS.get(rules.name, {})
+    levels = game_levels(rules.name)
     if kind == "mcts" and level in levels:
         config = levels[level] if timed else dataclasses.replace(levels[level], seconds=None)
         return IsmctsBot(rules, config, spec, seed)

@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import math
 import random
-import time
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from server.games.registry import AnyGame
 
-from .mcts import CLOCK_EVERY, margins
+from .mcts import margins, within_budget
 
 
 @dataclass(frozen=True)
@@ -96,17 +95,12 @@ class Search:
             raise ValueError(f"seat {self.seat} has nothing to do in this view")
         if len(actions) == 1:
             return actions[0]
-        config = self.config
-        deadline = None if config.seconds is None else time.perf_counter() + config.seconds
-        while self.iterations < config.iterations:
-            self.iterate()
-            if deadline is not None and self.iterations % CLOCK_EVERY == 0 and time.perf_counter() > deadline:
-                break
+        within_budget(self.config.iterations, self.config.seconds, self.iterate)
         arms = self.root.arms.get(self.seat, {})
         return max(actions, key=lambda a: arms[a].visits if a in arms else -1)
 
-    def iterate(self) -> None:
-        """Sample a world, select down to a new node, play out, back up."""
+    def iterate(self) -> int:
+        """Sample a world, select down to a new node, play out, back up; how many iterations have run."""
         rules, rng = self.rules, self.rng
         state = rules.sample(self.base, self.seat, rng)
         node = self.root
@@ -130,6 +124,7 @@ class Search:
                 arm.visits += 1
                 arm.total += reward[seat]
         self.iterations += 1
+        return self.iterations
 
     def select(self, node: Node, seat: int, actions: list[Any]) -> Any:
         """``seat``'s choice at ``node`` from its own arms: an untried action first, else UCB1 with

@@ -43,6 +43,17 @@ GAME_LEVELS: dict[str, dict[str, ismcts.SearchConfig]] = {
         "hard": ismcts.SearchConfig(iterations=1200, seconds=2.2, playout_steps=6),
     },
 }
+# A game without levels of its own (a new one) is searched with these until it is tuned.
+DEFAULT_GAME_LEVELS: dict[str, ismcts.SearchConfig] = {
+    "easy": ismcts.SearchConfig(iterations=40, seconds=0.09),
+    "medium": ismcts.SearchConfig(iterations=200, seconds=0.6),
+    "hard": ismcts.SearchConfig(iterations=800, seconds=2.2),
+}
+
+
+def game_levels(game: str) -> dict[str, ismcts.SearchConfig]:
+    """The levels of ``game``'s search (any game but Mercado)."""
+    return GAME_LEVELS.get(game, DEFAULT_GAME_LEVELS)
 
 
 def decide(view: View, coins: list[int], level: str, seed: int) -> int:
@@ -60,4 +71,4 @@ def decide_json(
         known = view_coins(dict(view)) if coins is None else coins
         return action_by_id(decide(dict(view), known, level, seed)).to_json()
     rules = game_named(game)
-    return rules.action_to_json(ismcts.choose_action(rules, view, GAME_LEVELS[game][level], seed))
+    return rules.action_to_json(ismcts.choose_action(rules, view, game_levels(game)[level], seed))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -27,6 +27,17 @@ Reward = Literal["win", "margin"]
 MARGIN_SCALE = 10.0
 # How often (in iterations) a time budget is checked.
 CLOCK_EVERY = 8
+
+
+def within_budget(iterations: int, seconds: float | None, iterate: Callable[[], int]) -> None:
+    """Call ``iterate`` (which returns how many iterations have run) until ``iterations`` have run,
+    or ``seconds`` have passed (looked at every CLOCK_EVERY iterations)."""
+    deadline = None if seconds is None else time.perf_counter() + seconds
+    done = 0
+    while done < iterations:
+        done = iterate()
+        if deadline is not None and done % CLOCK_EVERY == 0 and time.perf_counter() > deadline:
+            break
 
 
 @dataclass(frozen=True)
@@ -106,17 +117,12 @@ class Search:
         actions = legal_actions(self.determinizer.base)
         if len(actions) == 1:
             return actions[0]
-        config = self.config
-        deadline = None if config.seconds is None else time.perf_counter() + config.seconds
-        while self.iterations < config.iterations:
-            self.iterate()
-            if deadline is not None and self.iterations % CLOCK_EVERY == 0 and time.perf_counter() > deadline:
-                break
+        within_budget(self.config.iterations, self.config.seconds, self.iterate)
         children = self.root.children
         return max(actions, key=lambda a: children[a.id].visits if a.id in children else -1)
 
-    def iterate(self) -> None:
-        """Sample a world, select and expand one node, roll out, back up."""
+    def iterate(self) -> int:
+        """Sample a world, select and expand one node, roll out, back up; how many iterations have run."""
         rng = self.rng
         state = self.determinizer.sample(rng)
         node = self.root
@@ -158,6 +164,7 @@ class Search:
             if visited.actor >= 0:
                 visited.total += reward[visited.actor]
         self.iterations += 1
+        return self.iterations
 
 
 def choose_action(view: View, coins: list[int], config: SearchConfig, seed: int) -> Action:

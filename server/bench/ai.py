@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from ai import ismcts
-from ai.levels import GAME_LEVELS, LEVELS
+from ai.levels import LEVELS, game_levels
 from ai.mcts import Search, SearchConfig
 from server.games.mercado import GameState, Options, apply, legal_actions, new_game, player_view
 from server.games.registry import AnyGame, game_named
@@ -96,7 +96,7 @@ def _search(
 
 
 def run_game(name: str, seconds: float, seed: int) -> dict[str, Any]:
-    """``run`` for any game but Mercado: its ISMCTS (:mod:`ai.ismcts`) at its levels (``GAME_LEVELS``)."""
+    """``run`` for any game but Mercado: its ISMCTS (:mod:`ai.ismcts`) at its levels (``game_levels``)."""
     rules = game_named(name)
     positions = game_positions(rules, seed)
     speed = {}
@@ -106,7 +106,7 @@ def run_game(name: str, seconds: float, seed: int) -> dict[str, Any]:
         )
         speed[phase] = round(iterations / elapsed)
     per_move = {}
-    for level, config in GAME_LEVELS[name].items():
+    for level, config in game_levels(name).items():
         times = [_search(rules, position, config, seed)[0] for position in positions.values()]
         per_move[level] = {"mean": round(sum(times) / len(times), 3), "max": round(max(times), 3)}
     return {
@@ -115,6 +115,6 @@ def run_game(name: str, seconds: float, seed: int) -> dict[str, Any]:
         "seconds_per_move": per_move,
         "levels": {
             level: {"iterations": c.iterations, "time_cap_seconds": c.seconds}
-            for level, c in GAME_LEVELS[name].items()
+            for level, c in game_levels(name).items()
         },
     }
