@@ -76,9 +76,8 @@ class Timekeeper:
         played_by_ai = match.ai_to_move()
         if played_by_ai:
             match.stand_in = loop.create_task(self._stand_in(match, match.version, played_by_ai[0]))
-        deadlines = list(match.deadlines_ms().values())
-        deadlines += [self.bot_deadline_ms(match, seat) or 0 for seat in match.to_move()]
-        deadlines = [deadline for deadline in deadlines if deadline]
+        bots = (self.bot_deadline_ms(match, seat) for seat in match.to_move())
+        deadlines = [*match.deadlines_ms().values(), *(deadline for deadline in bots if deadline is not None)]
         if deadlines:
             delay = max(0.0, (min(deadlines) - now_ms()) / 1000)
             match.timer = loop.call_later(delay, self._expire, match, match.version)

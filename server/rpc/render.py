@@ -67,8 +67,7 @@ def state_bytes(match: Match, update: Update, seat: int | None) -> bytes:
     cached: bytes | None = update.rendered.get(key)
     if cached is not None:
         return cached
-    moving = seat is not None and seat in _to_move(match, update)
-    moving = moving and match.record.seats[seat].played_by == OWNER  # type: ignore[index]
+    moving = seat in _to_move(match, update) and match.record.seats[seat].played_by == OWNER
     parts = [_shared(match, update), wire_of(match.record.game).view_bytes(update, seat, moving)]
     if seat is not None:
         parts.append(api.MatchState(your_seat=seat).SerializeToString())
@@ -84,7 +83,12 @@ def _sealed_from(match: Match, update: Update, seat: int | None) -> bool:
     """Whether the update's action is another seat's choice that ``seat`` may not see yet."""
     assert update.record is not None
     actor = update.record.seat
-    return actor != seat and actor in match.rules.sealed(update.state)
+    if actor == seat:
+        return False
+    sealed: frozenset[int] | None = update.rendered.get("sealed")
+    if sealed is None:
+        sealed = update.rendered["sealed"] = match.rules.sealed(update.state)
+    return actor in sealed
 
 
 def match_update(match: Match, update: Update, seat: int | None) -> api.MatchUpdate:

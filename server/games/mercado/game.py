@@ -37,19 +37,23 @@ class Mercado:
     def to_move(self, state: GameState) -> frozenset[int]:
         return frozenset() if state.status == FINISHED else frozenset({state.current})
 
+    def _moves(self, state: GameState, seat: int) -> bool:
+        """Whether ``seat`` is to move: ``to_move`` without building a set, on the apply path."""
+        return seat == state.current and state.status != FINISHED
+
     def sealed(self, state: GameState) -> frozenset[int]:
         return frozenset()  # every turn is taken alone
 
     def legal_actions(self, state: GameState, seat: int) -> list[Action]:
-        return legal_actions(state) if seat in self.to_move(state) else []
+        return legal_actions(state) if self._moves(state, seat) else []
 
     def why_illegal(self, state: GameState, seat: int, action: Action) -> str | None:
-        if seat not in self.to_move(state):
+        if not self._moves(state, seat):
             return NOT_YOUR_TURN
         return why_illegal(state, action)
 
     def apply(self, state: GameState, seat: int, action: Action) -> list[Event]:
-        if seat not in self.to_move(state):
+        if not self._moves(state, seat):
             raise IllegalAction(NOT_YOUR_TURN)
         return apply(state, action)
 
