@@ -185,11 +185,17 @@ class RatingRow:
     games: int
     wins: int
 
+    @property
+    def interval(self) -> tuple[float, float]:
+        """mu's 95% interval."""
+        return self.mu - Z95 * self.sigma, self.mu + Z95 * self.sigma
+
     def to_json(self) -> dict[str, object]:
         return {
             "player": self.player,
             "mu": round(self.mu, 4),
             "sigma": round(self.sigma, 4),
+            "ci95": [round(bound, 4) for bound in self.interval],
             "display": round(self.display, 4),
             "games": self.games,
             "wins": self.wins,

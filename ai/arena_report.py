@@ -25,17 +25,18 @@ from .arena import BotSummary, GameOutcome, RatingRow, play_game, play_rules_gam
 Rater = Callable[[list[GameOutcome]], list[RatingRow]]
 
 
-def _play(name: str, bots: list[str], players: int, seed: int, money: str, game: int) -> GameOutcome:
+def play_arena_game(
+    name: str, bots: list[str], players: int, seed: int, money: str, game: int
+) -> GameOutcome:
+    """Game number ``game`` of an arena of ``name`` seeded from ``seed`` (its seed is ``seed + game``)."""
     if name == "mercado":
         return play_game(bots, players, seed + game, game, money)
     return play_rules_game(name, bots, players, seed + game, game)
 
 
-def play_games(
-    bots: list[str], players: int, games: int, jobs: int, seed: int, money: str, name: str = "mercado"
-) -> list[GameOutcome]:
-    """Every game of ``name``, in parallel over ``jobs`` processes, with a progress bar on stderr."""
-    play = functools.partial(_play, name, bots, players, seed, money)
+def play_all(play: Callable[[int], GameOutcome], count: int, jobs: int) -> list[GameOutcome]:
+    """``play(0)`` to ``play(count - 1)``, in parallel over ``jobs`` processes (``play`` must pickle),
+    with a progress bar on stderr; by seed, whatever order they finished in."""
     columns = (
         TextColumn("games"),
         BarColumn(),
@@ -45,17 +46,24 @@ def play_games(
     )
     outcomes: list[GameOutcome] = []
     with Progress(*columns, console=Console(stderr=True)) as progress:
-        task = progress.add_task("games", total=games)
+        task = progress.add_task("games", total=count)
         if jobs == 1:
-            for game in range(games):
-                outcomes.append(play(game))
+            for index in range(count):
+                outcomes.append(play(index))
                 progress.advance(task)
         else:
             with get_context("spawn").Pool(jobs) as pool:
-                for outcome in pool.imap_unordered(play, range(games)):
+                for outcome in pool.imap_unordered(play, range(count)):
                     outcomes.append(outcome)
                     progress.advance(task)
     return sorted(outcomes, key=lambda o: o.seed)
+
+
+def play_games(
+    bots: list[str], players: int, games: int, jobs: int, seed: int, money: str, name: str = "mercado"
+) -> list[GameOutcome]:
+    """Every game of ``name``, in parallel over ``jobs`` processes, with a progress bar on stderr."""
+    return play_all(functools.partial(play_arena_game, name, bots, players, seed, money), games, jobs)
 
 
 def results_table(summaries: list[BotSummary]) -> Table:
@@ -75,18 +83,25 @@ def results_table(summaries: list[BotSummary]) -> Table:
     return table
 
 
+def best_first(rows: list[RatingRow]) -> list[RatingRow]:
+    """By display rating, the ladder's order."""
+    return sorted(rows, key=lambda r: (-r.display, r.player))
+
+
 def ratings_table(rows: list[RatingRow]) -> Table:
     """The ratings after the arena, best (by display rating) first."""
     table = Table(title="ratings")
-    for column in ("player", "games", "wins", "mu", "sigma", "display"):
+    for column in ("player", "games", "wins", "mu", "sigma", "mu's 95% CI", "display"):
         table.add_column(column, justify="right")
-    for row in sorted(rows, key=lambda r: (-r.display, r.player)):
+    for row in best_first(rows):
+        low, high = row.interval
         table.add_row(
             row.player,
             str(row.games),
             str(row.wins),
             f"{row.mu:.2f}",
             f"{row.sigma:.2f}",
+            f"{low:.2f} to {high:.2f}",
             f"{row.display:.2f}",
         )
     return table
@@ -149,5 +164,5 @@ def run_arena(
         "results": [s.to_json() for s in summaries],
     }
     if ratings is not None:
-        report["ratings"] = [row.to_json() for row in sorted(ratings, key=lambda r: (-r.display, r.player))]
+        report["ratings"] = [row.to_json() for row in best_first(ratings)]
     return report

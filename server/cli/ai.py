@@ -122,7 +122,14 @@ def ai_command(
     "--bots",
     default="mcts:medium,greedy",
     show_default=True,
-    help="Comma-separated seat bots (random, greedy, mcts:easy|medium|hard); the last fills the rest.",
+    help="Comma-separated seat bots (random, greedy, mcts:easy|medium|hard); the last fills the rest. "
+    "With --round-robin: the bots whose every pair plays.",
+)
+@click.option(
+    "--round-robin",
+    is_flag=True,
+    help="Play --games 2-player games between every pair of --bots and rate every bot (OpenSkill, "
+    "from a newcomer's rating), with the win rate of each against each.",
 )
 @click.option(
     "--jobs", type=click.IntRange(min=1), default=2, show_default=True, help="Games played in parallel."
@@ -145,13 +152,15 @@ def ai_command(
     "rate_file",
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also rate the bots by the games (OpenSkill; mcts levels as bot:<level>), from this file's "
-    "ratings if it exists, and write them to it (for mercado serve --bot-ratings; Mercado only).",
+    "ratings if it exists, and write them to it (for mercado serve --bot-ratings; Mercado only). "
+    "With --round-robin: write the file anew with the mcts levels' ratings alone.",
 )
 def arena(
     game_name: str,
     players: int,
     games: int,
     bots: str,
+    round_robin: bool,
     jobs: int,
     seed: int,
     money: str,
@@ -166,6 +175,7 @@ def arena(
     from ai.arena import distinct_seats
     from ai.arena_report import run_arena
     from ai.game_bots import bot_for
+    from ai.round_robin_report import run_round_robin
 
     names = [name.strip() for name in bots.split(",") if name.strip()]
     try:
@@ -173,24 +183,48 @@ def arena(
             bot_for(game_name, name)
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="--bots") from None
-    rate = None
     if rate_file is not None and game_name != "mercado":
         raise click.BadParameter("the bots' ratings file is Mercado's", param_hint="--rate")
-    if rate_file is not None:
-        if not distinct_seats(names, players):
-            raise click.BadParameter(
-                f"rating needs {players} different bots, one a seat (no player holds two seats "
-                "of a rated match)",
-                param_hint="--rate",
-            )
-        rate = arena_rater(rate_file)
     console = Console(stderr=as_json)
-    report = run_arena(names, players, games, jobs, seed, money, plot, console, rate, game_name)
+    if round_robin:
+        check_round_robin(names, players, rate_file)
+        rater = round_robin_rater(rate_file)
+        report = run_round_robin(names, games, jobs, seed, money, plot, console, rater, game_name)
+    else:
+        rate = None
+        if rate_file is not None:
+            if not distinct_seats(names, players):
+                raise click.BadParameter(
+                    f"rating needs {players} different bots, one a seat (no player holds two seats "
+                    "of a rated match)",
+                    param_hint="--rate",
+                )
+            rate = arena_rater(rate_file)
+        report = run_arena(names, players, games, jobs, seed, money, plot, console, rate, game_name)
     text = json.dumps(report, indent=2)
     if as_json:
         click.echo(text)
     if json_out:
         json_out.write_text(text + "\n", encoding="utf-8")
+
+
+def check_round_robin(bots: list[str], players: int, rate_file: Path | None) -> None:
+    """BadParameter unless ``bots`` make a round robin (and one whose levels ``rate_file`` can hold)."""
+    from ai.arena import mcts_level
+
+    if players != 2:
+        raise click.BadParameter("a round robin plays 2-player games", param_hint="--players")
+    if len(bots) < 2 or len(set(bots)) != len(bots):
+        raise click.BadParameter("a round robin needs two bots or more, each once", param_hint="--bots")
+    if rate_file is not None:
+        if not any(mcts_level(bot) for bot in bots):
+            raise click.BadParameter("no mcts level among --bots to write", param_hint="--rate")
+        check_ratings_directory(rate_file)
+
+
+def check_ratings_directory(path: Path) -> None:
+    if not path.parent.is_dir():
+        raise click.BadParameter(f"{path.parent} is not a directory", param_hint="--rate")
 
 
 def arena_player_id(bot: str) -> str:
@@ -226,7 +260,6 @@ def rate_games(
 
 def arena_rater(path: Path) -> Callable[[list[GameOutcome]], list[RatingRow]]:
     """What rates an arena's games from the ratings in ``path`` (if it exists) and writes them back."""
-    from ai.arena import RatingRow
     from server.players.ratings import load_ratings, save_ratings
 
     try:
@@ -234,16 +267,39 @@ def arena_rater(path: Path) -> Callable[[list[GameOutcome]], list[RatingRow]]:
         before = json.loads(path.read_text(encoding="utf-8")).get("games") if path.exists() else 0
     except (ValueError, OSError) as error:
         raise click.BadParameter(str(error), param_hint="--rate") from None
-    if not path.parent.is_dir():
-        raise click.BadParameter(f"{path.parent} is not a directory", param_hint="--rate")
+    check_ratings_directory(path)
 
     def rate(outcomes: list[GameOutcome]) -> list[RatingRow]:
         ladder = rate_games(outcomes, start)
         # The file counts every game its ratings come from: those it was read with and these.
         save_ratings(path, ladder, (before if isinstance(before, int) else 0) + len(outcomes))
-        return [
-            RatingRow(p.player_id, p.mu, p.sigma, p.display_rating, p.rated_matches, p.wins)
-            for p in ladder.values()
-        ]
+        return [rating_row(p.player_id, p) for p in ladder.values()]
 
     return rate
+
+
+def round_robin_rater(path: Path | None) -> Callable[[list[GameOutcome]], list[RatingRow]]:
+    """What rates a round robin's games, in the order given, every bot from a newcomer's rating (its
+    ratings are its own, on the ladder's scale); with ``path``, what also writes the mcts levels'
+    ratings there as the ladder's players, replacing the file (the other bots are no ladder's)."""
+    from ai.arena import mcts_level
+    from server.players.ratings import save_ratings
+
+    def rate(outcomes: list[GameOutcome]) -> list[RatingRow]:
+        ladder = rate_games(outcomes, {})
+        bots = sorted({bot for outcome in outcomes for bot in outcome.bots})
+        if path is not None:
+            levels = {arena_player_id(bot): ladder[arena_player_id(bot)] for bot in bots if mcts_level(bot)}
+            save_ratings(path, levels, len(outcomes))
+        return [rating_row(bot, ladder[arena_player_id(bot)]) for bot in bots]
+
+    return rate
+
+
+def rating_row(player: str, record: PlayerRecord) -> RatingRow:
+    """``record``'s rating and games, as ``player``'s row of a report."""
+    from ai.arena import RatingRow
+
+    return RatingRow(
+        player, record.mu, record.sigma, record.display_rating, record.rated_matches, record.wins
+    )
