@@ -55,7 +55,8 @@ def plot_round_robin(ratings: list[RatingRow], matrix: list[HeadToHead], path: P
     )
     left.set_yticks(list(rows), [r.player for r in rising])
     left.set_xlabel("OpenSkill rating")
-    left.legend(loc="best", fontsize="small")
+    left.set_title("rating, 95% interval")
+    left.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2, fontsize="small")
 
     cells = {(h.bot, h.opponent): h.win_rate.mean for h in matrix}
     grid = [
