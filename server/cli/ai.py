@@ -117,7 +117,13 @@ def ai_command(
 @click.command()
 @click.option("--game", "game_name", type=click.Choice(list(GAMES)), default="mercado", show_default=True)
 @click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True)
-@click.option("--games", type=click.IntRange(min=1), default=100, show_default=True)
+@click.option(
+    "--games",
+    type=click.IntRange(min=1),
+    default=100,
+    show_default=True,
+    help="Games played (with --round-robin: by each pair).",
+)
 @click.option(
     "--bots",
     default="mcts:medium,greedy",
@@ -169,7 +175,8 @@ def arena(
     json_out: Path | None,
     rate_file: Path | None,
 ) -> None:
-    """Play seeded games between bots in this process (no server) and print win rates with 95% intervals."""
+    """Play seeded games between bots in this process (no server) and print win rates with 95% intervals;
+    with --round-robin, games between every pair of bots, and every bot's rating."""
     from rich.console import Console
 
     from ai.arena import distinct_seats
@@ -217,7 +224,7 @@ def check_round_robin(bots: list[str], players: int, rate_file: Path | None) -> 
     if len(bots) < 2 or len(set(bots)) != len(bots):
         raise click.BadParameter("a round robin needs two bots or more, each once", param_hint="--bots")
     if rate_file is not None:
-        if not any(mcts_level(bot) for bot in bots):
+        if all(mcts_level(bot) is None for bot in bots):
             raise click.BadParameter("no mcts level among --bots to write", param_hint="--rate")
         check_ratings_directory(rate_file)
 
@@ -289,7 +296,11 @@ def round_robin_rater(path: Path | None) -> Callable[[list[GameOutcome]], list[R
         ladder = rate_games(outcomes, {})
         bots = sorted({bot for outcome in outcomes for bot in outcome.bots})
         if path is not None:
-            levels = {arena_player_id(bot): ladder[arena_player_id(bot)] for bot in bots if mcts_level(bot)}
+            levels = {
+                arena_player_id(bot): ladder[arena_player_id(bot)]
+                for bot in bots
+                if mcts_level(bot) is not None
+            }
             save_ratings(path, levels, len(outcomes))
         return [rating_row(bot, ladder[arena_player_id(bot)]) for bot in bots]
 
