@@ -182,6 +182,11 @@ class MercadoGame(pyspiel.Game):  # type: ignore[misc]
         """A new game, set up from the next seed of the game's random stream."""
         return MercadoState(self, Play(self.options, self.setups.getrandbits(63), []))
 
+    def state_from_view(self, view: dict[str, Any], coins: list[int], rng: random.Random) -> MercadoState:
+        """A state consistent with a seat's view and every seat's coins, the hidden parts drawn from
+        ``rng``: where a bot that holds only a view starts its search (it has no history)."""
+        return MercadoState(self, Play(self.options, 0, [], Determinizer(view, coins).sample(rng)))
+
     def make_py_observer(
         self, iig_obs_type: pyspiel.IIGObservationType | None = None, params: Any = None
     ) -> MercadoObserver:

@@ -122,7 +122,8 @@ def ai_command(
     "--bots",
     default="mcts:medium,greedy",
     show_default=True,
-    help="Comma-separated seat bots (random, greedy, mcts:easy|medium|hard); the last fills the rest.",
+    help="Comma-separated seat bots (random, greedy, mcts:easy|medium|hard; in Mercado also OpenSpiel's "
+    "openspiel-ismcts:N and openspiel-mcts:N, N simulations a move); the last fills the rest.",
 )
 @click.option(
     "--jobs", type=click.IntRange(min=1), default=2, show_default=True, help="Games played in parallel."
