@@ -85,11 +85,12 @@ GAME_TYPE = game_type()
 
 
 class Step(NamedTuple):
-    """One decision of the public history, with what it revealed (drawn tiles are public once drawn)."""
+    """One decision of the public history, with what it showed of the hidden stock."""
 
     actor: int
     action: int  # the engine's action id
     drawn_goods: tuple[int, ...]  # stand tiles drawn from the bag into a hand or the offer, sorted
+    returned_goods: tuple[int, ...]  # stand tiles put back into the bag, sorted
     restaurant: int  # the face-down restaurant it turned up, or -1
     customer: int  # the customer tile it drew into the display, or -1
 
@@ -97,6 +98,8 @@ class Step(NamedTuple):
         line = f"{self.actor}: {action_by_id(self.action)}"
         if self.drawn_goods:
             line += " drew " + "+".join(components.GOODS[g] for g in self.drawn_goods)
+        if self.returned_goods:
+            line += " returned " + "+".join(components.GOODS[g] for g in self.returned_goods)
         if self.restaurant >= 0:
             line += " revealed " + components.RESTAURANTS[self.restaurant]
         if self.customer >= 0:
@@ -107,11 +110,13 @@ class Step(NamedTuple):
 def step_of(actor: int, action: int, events: list[Event]) -> Step:
     """The history step of an action, from the events it caused."""
     drawn: list[int] = []
+    returned: list[int] = []
     restaurant = customer = -1
     for event in events:
         kind = event["type"]
         if kind in ("hand_redrawn", "offer_refreshed"):
             drawn += [GOOD_INDEX[g] for g in event["drawn"]]
+            returned += [GOOD_INDEX[g] for g in event["returned"]]
         elif kind == "offer_refilled":
             drawn.append(GOOD_INDEX[event["good"]])
         elif kind == "restaurant_taken":
@@ -119,7 +124,7 @@ def step_of(actor: int, action: int, events: list[Event]) -> Step:
         elif kind == "display_refilled":
             a, b = (GOOD_INDEX[g] for g in event["goods"])
             customer = customer_kind(event["level"], (a, b))
-    return Step(actor, action, tuple(sorted(drawn)), restaurant, customer)
+    return Step(actor, action, tuple(sorted(drawn)), tuple(sorted(returned)), restaurant, customer)
 
 
 class Play:

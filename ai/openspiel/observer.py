@@ -62,8 +62,9 @@ ACTION_PARTS = (
     ("restaurant", N_RESTAURANTS),
 )
 ACTION_SIZE = sum(size for _, size in ACTION_PARTS)
-# What a step revealed: the goods drawn (counts), the restaurant turned up, the customer tile drawn.
-REVEALED_SIZE = N_GOODS + N_RESTAURANTS + N_CUSTOMERS
+# What a step showed of the hidden stock: the goods drawn and returned (counts), the restaurant turned
+# up, the customer tile drawn.
+REVEALED_SIZE = 2 * N_GOODS + N_RESTAURANTS + N_CUSTOMERS
 
 CUSTOMER_NAMES = {
     customer_kind(level, pair): f"{level}:{components.GOODS[pair[0]]}+{components.GOODS[pair[1]]}"
@@ -226,10 +227,12 @@ class MercadoObserver:
                 row[n + feature] = 1
             for good in step.drawn_goods:
                 row[revealed + good] += 1
+            for good in step.returned_goods:
+                row[revealed + N_GOODS + good] += 1
             if step.restaurant >= 0:
-                row[revealed + N_GOODS + step.restaurant] = 1
+                row[revealed + 2 * N_GOODS + step.restaurant] = 1
             if step.customer >= 0:
-                row[revealed + N_GOODS + N_RESTAURANTS + step.customer] = 1
+                row[revealed + 2 * N_GOODS + N_RESTAURANTS + step.customer] = 1
 
     def string_from(self, state: MercadoState, player: int) -> str:
         text = json.dumps(canonical(state.view(player)), separators=(",", ":"))
