@@ -58,7 +58,7 @@ MAX_GAME_LENGTH = 4 * _PLACEMENTS + 2 * ((_PLACEMENTS + 1) * (_COIN_RUN - 1) + 1
 # five stands in a line (a stand opening is paid by four entrances at most, which is less).
 _MOST_INCOME = 4 * (1 + 4) * components.SIZE
 MAX_SCORE = components.STARTING_COINS + _PLACEMENTS * _MOST_INCOME + MAX_GAME_LENGTH
-MIN_SCORE = -len(components.BOARD_RESTAURANTS) - 1  # every restaurant still in hand
+MIN_SCORE = -len(components.BOARD_RESTAURANTS) - 1  # every restaurant (and the set-aside pub) in hand
 
 
 def game_type(utility: pyspiel.GameType.Utility = pyspiel.GameType.Utility.ZERO_SUM) -> pyspiel.GameType:
