@@ -75,10 +75,13 @@ class MctsBot:
 
 
 BOT_NAMES = ("random", "greedy", *(f"mcts:{level}" for level in LEVELS))
+# OpenSpiel's search bots (ai/openspiel/bots.py), with N simulations a move; OpenSpiel is optional.
+OPENSPIEL_BOTS = ("openspiel-ismcts:N", "openspiel-mcts:N")
 
 
 def make_bot(name: str, seed: int = 0, timed: bool = True) -> Bot:
-    """A bot by name: random, greedy, or mcts:LEVEL (``timed=False``: the level's iterations, no time cap)."""
+    """A bot by name: random, greedy, mcts:LEVEL (``timed=False``: the level's iterations, no time cap),
+    or one of OpenSpiel's (OPENSPIEL_BOTS)."""
     if name == "random":
         return RandomBot(seed)
     if name == "greedy":
@@ -87,4 +90,14 @@ def make_bot(name: str, seed: int = 0, timed: bool = True) -> Bot:
     if kind == "mcts" and level in LEVELS:
         config = LEVELS[level] if timed else dataclasses.replace(LEVELS[level], seconds=None)
         return MctsBot(config, name, seed)
-    raise ValueError(f"unknown bot {name!r}; choose from {', '.join(BOT_NAMES)}")
+    if kind.startswith("openspiel-"):
+        return _openspiel_bot(name, seed)
+    raise ValueError(f"unknown bot {name!r}; choose from {', '.join(BOT_NAMES + OPENSPIEL_BOTS)}")
+
+
+def _openspiel_bot(name: str, seed: int) -> Bot:
+    try:
+        from .openspiel.bots import openspiel_bot
+    except ImportError:
+        raise ValueError(f"{name} needs OpenSpiel: pip install 'mercado[openspiel]'") from None
+    return openspiel_bot(name, seed)

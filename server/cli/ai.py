@@ -128,7 +128,8 @@ def ai_command(
     "--bots",
     default="mcts:medium,greedy",
     show_default=True,
-    help="Comma-separated seat bots (random, greedy, mcts:easy|medium|hard); the last fills the rest. "
+    help="Comma-separated seat bots (random, greedy, mcts:easy|medium|hard; in Mercado also OpenSpiel's "
+    "openspiel-ismcts:N and openspiel-mcts:N, N simulations a move); the last fills the rest. "
     "With --round-robin: the bots whose every pair plays.",
 )
 @click.option(
