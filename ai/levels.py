@@ -6,7 +6,8 @@ deterministic for a seed. On a slow machine the time cap keeps moves prompt.
 Mercado's search (:mod:`ai.mcts`) has its own tuned levels; every other game's
 (:mod:`ai.ismcts`, through the games' interface) has its ``GAME_LEVELS``, the
 same times with the iterations that fit in them, and the play-out length that
-played best in ``mercado arena``.
+played best in ``mercado arena``; their ``expert`` is their ``hard`` search given
+the time cap it leaves unused.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ LEVELS: dict[str, SearchConfig] = {
     "medium": SearchConfig(iterations=800, seconds=0.6),
     # about 2 s a move
     "hard": SearchConfig(iterations=3500, seconds=2.2),
+    # as long as hard: fewer, greedier play-outs (the best of eight actions a move, not three) and a
+    # search that explores less (docs/ai.md, "The expert level")
+    "expert": SearchConfig(iterations=3100, seconds=2.2, exploration=0.4, rollout_candidates=8),
 }
 
 GAME_LEVELS: dict[str, dict[str, ismcts.SearchConfig]] = {
@@ -35,12 +39,14 @@ GAME_LEVELS: dict[str, dict[str, ismcts.SearchConfig]] = {
         "easy": ismcts.SearchConfig(iterations=30, seconds=0.09, playout_steps=20),
         "medium": ismcts.SearchConfig(iterations=150, seconds=0.6, playout_steps=20),
         "hard": ismcts.SearchConfig(iterations=600, seconds=2.2, playout_steps=20),
+        "expert": ismcts.SearchConfig(iterations=1800, seconds=2.2, playout_steps=20),
     },
     # random bids are poor judges: play-outs of about one round
     "leilao": {
         "easy": ismcts.SearchConfig(iterations=60, seconds=0.09, playout_steps=6),
         "medium": ismcts.SearchConfig(iterations=300, seconds=0.6, playout_steps=6),
         "hard": ismcts.SearchConfig(iterations=1200, seconds=2.2, playout_steps=6),
+        "expert": ismcts.SearchConfig(iterations=4800, seconds=2.2, playout_steps=6),
     },
 }
 # A game without levels of its own (a new one) is searched with these until it is tuned.
@@ -48,6 +54,7 @@ DEFAULT_GAME_LEVELS: dict[str, ismcts.SearchConfig] = {
     "easy": ismcts.SearchConfig(iterations=40, seconds=0.09),
     "medium": ismcts.SearchConfig(iterations=200, seconds=0.6),
     "hard": ismcts.SearchConfig(iterations=800, seconds=2.2),
+    "expert": ismcts.SearchConfig(iterations=2400, seconds=2.2),
 }
 
 

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from server.store.records import PlayerRecord
 
 # The bot levels, as the API names them (kept here so that the command line starts fast).
-BOT_LEVELS = ("easy", "medium", "hard")
+BOT_LEVELS = ("easy", "medium", "hard", "expert")
 CORES = os.cpu_count() or 1
 # A seat needs a search only on its turn, and people take far longer over theirs (docs/ai.md).
 MATCHES_PER_CORE = 4
@@ -128,8 +128,8 @@ def ai_command(
     "--bots",
     default="mcts:medium,greedy",
     show_default=True,
-    help="Comma-separated seat bots (random, greedy, mcts:easy|medium|hard; in Mercado also OpenSpiel's "
-    "openspiel-ismcts:N and openspiel-mcts:N, N simulations a move); the last fills the rest. "
+    help="Comma-separated seat bots (random, greedy, mcts:easy|medium|hard|expert; in Mercado also "
+    "OpenSpiel's openspiel-ismcts:N and openspiel-mcts:N, N simulations a move); the last fills the rest. "
     "With --round-robin: the bots whose every pair plays.",
 )
 @click.option(

@@ -43,7 +43,7 @@ __all__ = [
     "ranked_last",
 ]
 
-BOT_LEVELS = ("easy", "medium", "hard")
+BOT_LEVELS = ("easy", "medium", "hard", "expert")
 DEFAULT_BOT_LEVEL = "medium"
 
 

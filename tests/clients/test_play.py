@@ -99,7 +99,7 @@ async def test_end_of_input_leaves_with_an_error(own_server: ServerProcess, tmp_
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
-        (["--bots", "medium,genius"], "'genius' is not one of easy, medium, hard"),
+        (["--bots", "medium,genius"], "'genius' is not one of easy, medium, hard, expert"),
         (["--players", "2", "--bots", "easy,hard"], "2 bots do not fit beside you in 2 seats"),
         (["--seat", "1"], "--seat needs --match"),
         (["--match", "0" * 32, "--seat", "0"], "0 is not in the range 1<=x<=4"),

@@ -19,7 +19,12 @@ COLUMNS = "abcde"
 
 
 # Bot levels and match statuses by name, and back.
-BOT_LEVELS = {"easy": api.BOT_LEVEL_EASY, "medium": api.BOT_LEVEL_MEDIUM, "hard": api.BOT_LEVEL_HARD}
+BOT_LEVELS = {
+    "easy": api.BOT_LEVEL_EASY,
+    "medium": api.BOT_LEVEL_MEDIUM,
+    "hard": api.BOT_LEVEL_HARD,
+    "expert": api.BOT_LEVEL_EXPERT,
+}
 BOT_LEVEL_NAMES = {value: name for name, value in BOT_LEVELS.items()}
 MATCH_STATUSES = {
     "waiting": api.MATCH_STATUS_WAITING,

@@ -59,7 +59,7 @@ import {
 import type { CreatePlayerResponse, GetLeaderboardResponse, Player } from "./gen/mercado/v1/players_pb.js";
 
 /** How strong a bot seat's AI plays. */
-export type BotLevelName = "easy" | "medium" | "hard";
+export type BotLevelName = "easy" | "medium" | "hard" | "expert";
 /** Who may take a seat: anyone ("open", or null) or an AI agent of a level. */
 export type SeatKind = "open" | BotLevelName | null;
 export type MatchStatusName = "waiting" | "playing" | "finished" | "cancelled";
@@ -68,6 +68,7 @@ export const BOT_LEVELS: Readonly<Record<BotLevelName, BotLevel>> = {
   easy: BotLevel.EASY,
   medium: BotLevel.MEDIUM,
   hard: BotLevel.HARD,
+  expert: BotLevel.EXPERT,
 };
 
 /** The name of a bot level; undefined for BotLevel.UNSPECIFIED. */

@@ -44,6 +44,7 @@ var levels = map[string]mercadov1.BotLevel{
 	"easy":   mercadov1.BotLevel_BOT_LEVEL_EASY,
 	"medium": mercadov1.BotLevel_BOT_LEVEL_MEDIUM,
 	"hard":   mercadov1.BotLevel_BOT_LEVEL_HARD,
+	"expert": mercadov1.BotLevel_BOT_LEVEL_EXPERT,
 }
 
 func main() {
@@ -65,7 +66,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	name := flags.String("name", "random-bot", "display name (of the guest player it creates without -player-token)")
 	playerToken := flags.String("player-token", os.Getenv("MERCADO_PLAYER_TOKEN"),
 		"play as the player of this credential (default $MERCADO_PLAYER_TOKEN; without one, as a new guest player named -name)")
-	vsAI := flags.String("vs-ai", "", "create a match against AI bots of this level (easy, medium, hard)")
+	vsAI := flags.String("vs-ai", "", "create a match against AI bots of this level (easy, medium, hard, expert)")
 	players := flags.Int("players", 2, "with -vs-ai: players in the match, 2..4 (the others are bots)")
 	gameName := flags.String("game", "mercado", "with -vs-ai: the game, by its name in the API's Game enum (mercado, oregano, leilao)")
 	seed := flags.Uint64("seed", 0, "seed of the random moves (default: random)")

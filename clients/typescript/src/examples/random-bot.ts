@@ -20,7 +20,7 @@ import { BOT_LEVELS, type BotLevelName, gameNamed, isFinished, seatLabel } from 
 import { connectNode } from "../node.js";
 import { playRandomly } from "../random-player.js";
 
-const USAGE = `usage: random-bot [--server HOST:PORT] [--tls] [--ca-file PEM] (--vs-ai easy|medium|hard [--game mercado|oregano|leilao] | --match ID [--seat N]) [--name NAME | --player-token TOKEN] [--quiet]`;
+const USAGE = `usage: random-bot [--server HOST:PORT] [--tls] [--ca-file PEM] (--vs-ai easy|medium|hard|expert [--game mercado|oregano|leilao] | --match ID [--seat N]) [--name NAME | --player-token TOKEN] [--quiet]`;
 
 function isLevel(value: string): value is BotLevelName {
   return Object.hasOwn(BOT_LEVELS, value);

@@ -245,6 +245,7 @@ const (
 	BotLevel_BOT_LEVEL_EASY        BotLevel = 1
 	BotLevel_BOT_LEVEL_MEDIUM      BotLevel = 2
 	BotLevel_BOT_LEVEL_HARD        BotLevel = 3
+	BotLevel_BOT_LEVEL_EXPERT      BotLevel = 4 // the strongest: as long a move as hard, a better search
 )
 
 // Enum value maps for BotLevel.
@@ -254,12 +255,14 @@ var (
 		1: "BOT_LEVEL_EASY",
 		2: "BOT_LEVEL_MEDIUM",
 		3: "BOT_LEVEL_HARD",
+		4: "BOT_LEVEL_EXPERT",
 	}
 	BotLevel_value = map[string]int32{
 		"BOT_LEVEL_UNSPECIFIED": 0,
 		"BOT_LEVEL_EASY":        1,
 		"BOT_LEVEL_MEDIUM":      2,
 		"BOT_LEVEL_HARD":        3,
+		"BOT_LEVEL_EXPERT":      4,
 	}
 )
 
@@ -3277,12 +3280,13 @@ const file_mercado_v1_match_proto_rawDesc = "" +
 	"\tOnTimeout\x12\x1a\n" +
 	"\x16ON_TIMEOUT_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rON_TIMEOUT_AI\x10\x01\x12\x16\n" +
-	"\x12ON_TIMEOUT_FORFEIT\x10\x02*c\n" +
+	"\x12ON_TIMEOUT_FORFEIT\x10\x02*y\n" +
 	"\bBotLevel\x12\x19\n" +
 	"\x15BOT_LEVEL_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eBOT_LEVEL_EASY\x10\x01\x12\x14\n" +
 	"\x10BOT_LEVEL_MEDIUM\x10\x02\x12\x12\n" +
-	"\x0eBOT_LEVEL_HARD\x10\x032\x8a\t\n" +
+	"\x0eBOT_LEVEL_HARD\x10\x03\x12\x14\n" +
+	"\x10BOT_LEVEL_EXPERT\x10\x042\x8a\t\n" +
 	"\fMatchService\x12N\n" +
 	"\vCreateMatch\x12\x1e.mercado.v1.CreateMatchRequest\x1a\x1f.mercado.v1.CreateMatchResponse\x12H\n" +
 	"\tJoinMatch\x12\x1c.mercado.v1.JoinMatchRequest\x1a\x1d.mercado.v1.JoinMatchResponse\x12N\n" +

@@ -169,6 +169,8 @@ class _BotLevelEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._EnumT
     BOT_LEVEL_EASY: _BotLevel.ValueType  # 1
     BOT_LEVEL_MEDIUM: _BotLevel.ValueType  # 2
     BOT_LEVEL_HARD: _BotLevel.ValueType  # 3
+    BOT_LEVEL_EXPERT: _BotLevel.ValueType  # 4
+    """the strongest: as long a move as hard, a better search"""
 
 class BotLevel(_BotLevel, metaclass=_BotLevelEnumTypeWrapper):
     """How strong a bot plays."""
@@ -178,6 +180,8 @@ BOT_LEVEL_UNSPECIFIED: BotLevel.ValueType  # 0
 BOT_LEVEL_EASY: BotLevel.ValueType  # 1
 BOT_LEVEL_MEDIUM: BotLevel.ValueType  # 2
 BOT_LEVEL_HARD: BotLevel.ValueType  # 3
+BOT_LEVEL_EXPERT: BotLevel.ValueType  # 4
+"""the strongest: as long a move as hard, a better search"""
 global___BotLevel = BotLevel
 
 @typing.final
