@@ -50,7 +50,7 @@ cat <<TEXT
 
   Play the AI in another terminal:
     $BIN/mercado play --server $SERVER --players 2 --bots medium
-  (levels: easy, medium, hard; --players 3 --bots easy,hard for more seats;
+  (levels: easy, medium, hard, expert; --players 3 --bots easy,hard for more seats;
    --game oregano or --game leilao for the other games)
 
   Or a quick match: someone of your rating, or the AI after 15 s:
