@@ -8,11 +8,11 @@ seat has legal actions (its turn, or a sealed step it has not acted in yet),
 searches in a pool of worker processes, so that neither the agent's event
 loop nor the server ever waits on a search. A move is searched by as many
 workers as its level asks for (:mod:`ai.parallel`) while that many are idle,
-by fewer when they are busy with other matches' moves. It plays every game: Mercado with
-its own search, the others with :mod:`ai.ismcts` on the view alone. The seats
-it holds are kept in a file: an agent started again resumes them. Streams
-reconnect and resume after a server restart; submissions carry a request id,
-so a retry is applied at most once.
+by fewer when they are busy with other matches' moves. It plays every game:
+Mercado with its own search, the others with :mod:`ai.ismcts` on the view
+alone. The seats it holds are kept in a file: an agent started again resumes
+them. Streams reconnect and resume after a server restart; submissions carry a
+request id, so a retry is applied at most once.
 """
 
 from __future__ import annotations

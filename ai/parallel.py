@@ -51,7 +51,7 @@ def root_visits(decision: Decision, index: int) -> Visits:
         coins = view_coins(decision.view) if decision.coins is None else decision.coins
         search = mcts.Search(decision.view, coins, config, rng)
         search.run()
-        return {key: n for key, n in search.root_visits().items()}
+        return {key: n for key, n in search.root_visits().items()}  # keyed by id, widened to ActionKey
     assert isinstance(config, ismcts.SearchConfig)
     rules = game_named(decision.game)
     game_search = ismcts.Search(rules, decision.view, config, rng)

@@ -64,8 +64,8 @@ MATCHES_PER_CORE = 4
     type=click.IntRange(min=1),
     default=None,
     show_default="the level's: hard one per core, easy and medium one",
-    help="Processes that search each move together (root-parallel), whatever its level, while that "
-    "many of --workers are idle.",
+    help="Processes that search each move together (root-parallel), whatever its level; a move gets "
+    "only the idle ones of --workers.",
 )
 @click.option("--name", default="mercado-ai", show_default=True, help="Display name of claimed seats.")
 @click.option(
