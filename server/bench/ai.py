@@ -4,6 +4,7 @@ and a move's iterations and time with its searches spread over 1, 2, ... worker 
 from __future__ import annotations
 
 import dataclasses
+import os
 import random
 import statistics
 import time
@@ -77,12 +78,19 @@ def by_workers(decisions: list[Decision], workers: Iterable[int]) -> dict[str, d
     return report
 
 
+def machine() -> dict[str, Any]:
+    """The cores, and the load (1-minute average) the figures were measured under: others' processes
+    take cores from the workers."""
+    return {"cores": os.cpu_count(), "load_average": round(os.getloadavg()[0], 2)}
+
+
 def run(
     seconds: float, seed: int, levels: Iterable[str] = LEVELS, workers: Iterable[int] = (1, 2)
 ) -> dict[str, Any]:
     positions = {phase: position_after(n, seed) for phase, n in PHASES.items()}
     views = [(player_view(state, state.current_player), list(state.coins)) for state in positions.values()]
     report: dict[str, Any] = {
+        "machine": machine(),
         "iterations_per_second": {
             phase: round(iterations_per_second(state, seconds, seed)) for phase, state in positions.items()
         },
@@ -154,6 +162,7 @@ def run_game(
     views = [rules.view(state, seat) for state, seat in positions.values()]
     return {
         "game": name,
+        "machine": machine(),
         "iterations_per_second": speed,
         "seconds_per_move": per_move,
         "by_workers": {

@@ -31,6 +31,7 @@ def test_the_command_reports_each_level_by_workers() -> None:
     result = CliRunner(mix_stderr=False).invoke(main, args, catch_exceptions=False)
     assert result.exit_code == 0, result.stdout + result.stderr
     report = json.loads(result.stdout)
+    assert report["machine"]["cores"] >= 1 and report["machine"]["load_average"] >= 0
     assert report["seconds_per_move"].keys() == {"easy"}
     assert report["by_workers"]["easy"].keys() == {"1", "2"}
     for figures in report["by_workers"]["easy"].values():
