@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ai import ismcts
-from ai.levels import LEVELS, game_levels, level_config
+from ai.levels import LEVELS, game_levels
 from ai.mcts import Search, SearchConfig
 from ai.parallel import Decision, visits_in_pool
 from ai.workers import search_pool
@@ -155,9 +155,9 @@ def run_game(
         speed[phase] = round(iterations / elapsed)
     per_move = {}
     for level in levels:
-        config = level_config(name, level)
-        assert isinstance(config, ismcts.SearchConfig)
-        times = [_search(rules, position, config, seed)[0] for position in positions.values()]
+        times = [
+            _search(rules, position, game_levels(name)[level], seed)[0] for position in positions.values()
+        ]
         per_move[level] = {"mean": round(sum(times) / len(times), 3), "max": round(max(times), 3)}
     views = [rules.view(state, seat) for state, seat in positions.values()]
     return {
@@ -167,7 +167,7 @@ def run_game(
         "seconds_per_move": per_move,
         "by_workers": {
             level: by_workers(
-                [Decision(name, view, level_config(name, level), seed) for view in views], workers
+                [Decision(name, view, game_levels(name)[level], seed) for view in views], workers
             )
             for level in levels
         },
