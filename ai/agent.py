@@ -6,24 +6,24 @@ asyncio task per claimed seat follows that match's event stream from version 0
 (which in Mercado also lets it reconstruct hidden coins) and, whenever its
 seat has legal actions (its turn, or a sealed step it has not acted in yet),
 searches in a pool of worker processes, so that neither the agent's event
-loop nor the server ever waits on a search. It plays every game: Mercado with
-its own search, the others with :mod:`ai.ismcts` on the view alone. The seats
-it holds are kept in a file: an agent started again resumes them. Streams
-reconnect and resume after a server restart; submissions carry a request id,
-so a retry is applied at most once.
+loop nor the server ever waits on a search. A move is searched by as many
+workers as its level asks for (:mod:`ai.parallel`) while that many are idle,
+by fewer when they are busy with other matches' moves. It plays every game:
+Mercado with its own search, the others with :mod:`ai.ismcts` on the view
+alone. The seats it holds are kept in a file: an agent started again resumes
+them. Streams reconnect and resume after a server restart; submissions carry a
+request id, so a retry is applied at most once.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
 import random
 import time
 import uuid
 import zlib
-from collections.abc import Callable
 from concurrent.futures import Executor
 from typing import Any
 
@@ -34,8 +34,9 @@ from mercado_client.held import HeldSeat, SeatFile
 
 from server.games.mercado import action_from_json
 
-from .levels import decide_json
+from .levels import level_config, level_searches
 from .observation import CoinTracker
+from .parallel import Decision, decide_in_pool
 from .workers import search_pool
 
 log = logging.getLogger("mercado.ai")
@@ -46,7 +47,8 @@ OUTDATED = (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION)
 
 
 class Agent:
-    """Claims up to ``max_matches`` bot seats at a time and plays them."""
+    """Claims up to ``max_matches`` bot seats at a time and plays them, searching in ``executor``'s
+    ``workers`` processes; ``search_workers`` (if given) is how many search each move, whatever its level."""
 
     def __init__(
         self,
@@ -59,6 +61,8 @@ class Agent:
         poll_seconds: float = 1.0,
         executor: Executor | None = None,
         seed: int | None = None,
+        workers: int = 1,
+        search_workers: int | None = None,
     ) -> None:
         self.server = server
         self.agent_key = agent_key
@@ -67,7 +71,10 @@ class Agent:
         self.seats = seats
         self.name = name
         self.poll_seconds = poll_seconds
-        self.executor = executor or search_pool(1)
+        self.executor = executor or search_pool(workers)
+        self.workers = workers
+        self.search_workers = search_workers
+        self.searching = 0  # workers busy with a search
         self.seed = random.getrandbits(32) if seed is None else seed
         self.id = f"{name}-{uuid.uuid4().hex[:12]}"
         self.playing: set[asyncio.Task[None]] = set()
@@ -162,8 +169,12 @@ class Agent:
             message = state.legal_actions[0]
         else:
             seed = zlib.crc32(f"{self.seed}:{seat.match_id}:{state.version}".encode())
-            loop = asyncio.get_running_loop()
-            action = await loop.run_in_executor(self.executor, follower.search(state, level, seed))
+            searches = self.searches_for(level)
+            self.searching += searches
+            try:
+                action = await decide_in_pool(self.executor, follower.decision(state, level, seed), searches)
+            finally:
+                self.searching -= searches
             message = games.action_message(follower.game, action)
         try:
             await seat.submit(message, state.version, uuid.uuid4().hex)
@@ -173,6 +184,13 @@ class Agent:
             log.info("action outdated", extra={"match_id": seat.match_id, "reason": error.details()})
             return False
         return True
+
+    def searches_for(self, level: str) -> int:
+        """How many workers search a move at ``level`` now: as many as it asks for while they are idle,
+        else the idle ones, at least one. A busy agent (many matches) thus searches each move once,
+        and plays as many moves a second as with single searches."""
+        wanted = self.search_workers or level_searches(level)
+        return max(1, min(wanted, self.workers - self.searching))
 
 
 class Follower:
@@ -203,8 +221,8 @@ class Follower:
             raise ValueError("the match state carries no view")
         return view
 
-    def search(self, state: api.MatchState, level: str, seed: int) -> Callable[[], dict[str, Any]]:
-        """Our seat's decision in ``state``: :func:`ai.levels.decide_json`, to call in a worker process."""
+    def decision(self, state: api.MatchState, level: str, seed: int) -> Decision:
+        """Our seat's decision in ``state`` at ``level``, to search in worker processes."""
         view = self.view(state)
         coins = None if self.tracker is None else self.tracker.completed(view)["coins"]
-        return functools.partial(decide_json, self.game, view, level, seed, coins)
+        return Decision(self.game, view, level_config(self.game, level), seed, coins)

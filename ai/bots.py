@@ -2,7 +2,9 @@
 
 Every bot decides from one seat's view and every seat's coins (known, or
 reconstructed from the public history by :class:`ai.observation.CoinTracker`);
-none ever sees the true state.
+none ever sees the true state. ``mcts:LEVEL@N`` searches each move N times over,
+one search after another, and plays the most visited action of all
+(:mod:`ai.parallel`: the same move as N searches in N processes).
 """
 
 from __future__ import annotations
@@ -11,11 +13,12 @@ import dataclasses
 import random
 from typing import Protocol
 
-from server.games.mercado import Action, View, legal_actions, visible_state
+from server.games.mercado import Action, View, action_from_json, legal_actions, visible_state
 
 from .heuristics import immediate_gain
 from .levels import LEVELS
-from .mcts import SearchConfig, choose_action
+from .mcts import SearchConfig
+from .parallel import Decision, decide_in_turn
 
 # Greedy's preference among actions of equal immediate gain: grow the market first.
 _KIND_PREFERENCE = {
@@ -63,15 +66,17 @@ class GreedyBot:
 
 
 class MctsBot:
-    """Information Set MCTS with a level's (or any) search configuration."""
+    """Information Set MCTS with a level's (or any) search configuration, ``searches`` times over."""
 
-    def __init__(self, config: SearchConfig, name: str = "mcts", seed: int = 0) -> None:
+    def __init__(self, config: SearchConfig, name: str = "mcts", seed: int = 0, searches: int = 1) -> None:
         self.name = name
         self.config = config
         self.rng = random.Random(seed)
+        self.searches = searches
 
     def choose(self, view: View, coins: list[int]) -> Action:
-        return choose_action(view, coins, self.config, self.rng.getrandbits(63))
+        decision = Decision("mercado", view, self.config, self.rng.getrandbits(63), coins)
+        return action_from_json(decide_in_turn(decision, self.searches))
 
 
 BOT_NAMES = ("random", "greedy", *(f"mcts:{level}" for level in LEVELS))
@@ -79,17 +84,29 @@ BOT_NAMES = ("random", "greedy", *(f"mcts:{level}" for level in LEVELS))
 OPENSPIEL_BOTS = ("openspiel-ismcts:N", "openspiel-mcts:N")
 
 
+def split_searches(spec: str) -> tuple[str, int]:
+    """A bot spec without its ``@N`` suffix, and N (1 without one). ValueError for a bad N."""
+    name, at, count = spec.partition("@")
+    if not at:
+        return spec, 1
+    if not count.isdigit() or int(count) < 1:
+        raise ValueError(f"bad search count in {spec!r}: mcts:LEVEL@N takes a whole number N >= 1")
+    return name, int(count)
+
+
 def make_bot(name: str, seed: int = 0, timed: bool = True) -> Bot:
-    """A bot by name: random, greedy, mcts:LEVEL (``timed=False``: the level's iterations, no time cap),
-    or one of OpenSpiel's (OPENSPIEL_BOTS)."""
+    """A bot by name: random, greedy, mcts:LEVEL[@N] (``timed=False``: the level's iterations, no
+    time cap; without ``@N`` every level searches once, ``hard`` too), or one of OpenSpiel's
+    (OPENSPIEL_BOTS)."""
     if name == "random":
         return RandomBot(seed)
     if name == "greedy":
         return GreedyBot(seed)
-    kind, _, level = name.partition(":")
+    spec, searches = split_searches(name)
+    kind, _, level = spec.partition(":")
     if kind == "mcts" and level in LEVELS:
         config = LEVELS[level] if timed else dataclasses.replace(LEVELS[level], seconds=None)
-        return MctsBot(config, name, seed)
+        return MctsBot(config, name, seed, searches)
     if kind.startswith("openspiel-"):
         return _openspiel_bot(name, seed)
     raise ValueError(f"unknown bot {name!r}; choose from {', '.join(BOT_NAMES + OPENSPIEL_BOTS)}")

@@ -11,9 +11,10 @@ from typing import Any, Protocol
 
 from server.games.registry import AnyGame, game_named
 
-from .bots import BOT_NAMES, Bot, make_bot
-from .ismcts import SearchConfig, choose_action
+from .bots import BOT_NAMES, Bot, make_bot, split_searches
+from .ismcts import SearchConfig
 from .levels import game_levels
+from .parallel import Decision, decide_in_turn
 
 
 class GameBot(Protocol):
@@ -60,16 +61,21 @@ class GreedyGameBot:
 
 
 class IsmctsBot:
-    """Information Set MCTS (:mod:`ai.ismcts`) with a level's (or any) configuration."""
+    """Information Set MCTS (:mod:`ai.ismcts`) with a level's (or any) configuration, ``searches``
+    times over (:mod:`ai.parallel`)."""
 
-    def __init__(self, rules: AnyGame, config: SearchConfig, name: str = "mcts", seed: int = 0) -> None:
+    def __init__(
+        self, rules: AnyGame, config: SearchConfig, name: str = "mcts", seed: int = 0, searches: int = 1
+    ) -> None:
         self.name = name
         self.rules = rules
         self.config = config
         self.rng = random.Random(seed)
+        self.searches = searches
 
     def choose(self, view: Mapping[str, Any]) -> Any:
-        return choose_action(self.rules, view, self.config, self.rng.getrandbits(63))
+        decision = Decision(self.rules.name, dict(view), self.config, self.rng.getrandbits(63))
+        return self.rules.action_from_json(decide_in_turn(decision, self.searches))
 
 
 def bot_for(game: str, spec: str, seed: int = 0, timed: bool = True) -> Bot | GameBot:
@@ -81,15 +87,16 @@ def bot_for(game: str, spec: str, seed: int = 0, timed: bool = True) -> Bot | Ga
 
 
 def game_bot(rules: AnyGame, spec: str, seed: int = 0, timed: bool = True) -> GameBot:
-    """The bot ``spec`` of this module for a game (mcts: one of its levels, ``game_levels``; ``timed=False``:
-    the level's iterations, no time cap)."""
+    """The bot ``spec`` of this module for a game (mcts: one of its levels, ``game_levels``, with
+    ``@N`` for N searches; ``timed=False``: the level's iterations, no time cap)."""
     if spec == "random":
         return RandomGameBot(rules, seed)
     if spec == "greedy":
         return GreedyGameBot(rules, seed)
-    kind, _, level = spec.partition(":")
+    name, searches = split_searches(spec)
+    kind, _, level = name.partition(":")
     levels = game_levels(rules.name)
     if kind == "mcts" and level in levels:
         config = levels[level] if timed else dataclasses.replace(levels[level], seconds=None)
-        return IsmctsBot(rules, config, spec, seed)
+        return IsmctsBot(rules, config, spec, seed, searches)
     raise ValueError(f"unknown bot {spec!r}; choose from {', '.join(BOT_NAMES)}")

@@ -99,6 +99,11 @@ class Search:
         arms = self.root.arms.get(self.seat, {})
         return max(actions, key=lambda a: arms[a].visits if a in arms else -1)
 
+    def root_visits(self) -> dict[Any, int]:
+        """The root's visits of each of the seat's legal actions, in the order of the legal actions."""
+        arms = self.root.arms.get(self.seat, {})
+        return {a: arms[a].visits if a in arms else 0 for a in self.rules.legal_actions(self.base, self.seat)}
+
     def iterate(self) -> int:
         """Sample a world, select down to a new node, play out, back up; how many iterations have run."""
         rules, rng = self.rules, self.rng

@@ -7,11 +7,14 @@ Mercado's search (:mod:`ai.mcts`) has its own tuned levels; every other game's
 (:mod:`ai.ismcts`, through the games' interface) has its ``GAME_LEVELS``, the
 same times with the iterations that fit in them, and the play-out length that
 played best in ``mercado arena``; their ``expert`` is their ``hard`` search given
-the time cap it leaves unused.
+the time cap it leaves unused. ``hard`` and ``expert`` search on every core
+(root-parallel, :mod:`ai.parallel`): each core runs the whole budget, so a move
+takes the same time and weighs as many more iterations as there are cores.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -56,6 +59,20 @@ DEFAULT_GAME_LEVELS: dict[str, ismcts.SearchConfig] = {
     "hard": ismcts.SearchConfig(iterations=800, seconds=2.2),
     "expert": ismcts.SearchConfig(iterations=2400, seconds=2.2),
 }
+
+
+# How many root-parallel searches (ai/parallel.py) each level plays a move with; None: one per core.
+SEARCHES: dict[str, int | None] = {"easy": 1, "medium": 1, "hard": None, "expert": None}
+
+
+def level_searches(level: str) -> int:
+    """How many searches ``level`` plays a move with on this machine."""
+    return SEARCHES[level] or os.cpu_count() or 1
+
+
+def level_config(game: str, level: str) -> SearchConfig | ismcts.SearchConfig:
+    """The search configuration of ``level`` in ``game``: Mercado's own, or the game's."""
+    return LEVELS[level] if game == "mercado" else game_levels(game)[level]
 
 
 def game_levels(game: str) -> dict[str, ismcts.SearchConfig]:

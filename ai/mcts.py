@@ -121,6 +121,12 @@ class Search:
         children = self.root.children
         return max(actions, key=lambda a: children[a.id].visits if a.id in children else -1)
 
+    def root_visits(self) -> dict[int, int]:
+        """The root's visits of each legal action by id, in the order of the legal actions."""
+        children = self.root.children
+        actions = legal_actions(self.determinizer.base)
+        return {a.id: children[a.id].visits if a.id in children else 0 for a in actions}
+
     def iterate(self) -> int:
         """Sample a world, select and expand one node, roll out, back up; how many iterations have run."""
         rng = self.rng

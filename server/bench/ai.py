@@ -1,14 +1,21 @@
-"""``mercado bench ai``: search speed at the start, middle and end of a game, and time per move per level."""
+"""``mercado bench ai``: search speed at the start, middle and end of a game, time per move per level,
+and a move's iterations and time with its searches spread over 1, 2, ... worker processes."""
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import random
+import statistics
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from ai import ismcts
 from ai.levels import LEVELS, game_levels
 from ai.mcts import Search, SearchConfig
+from ai.parallel import Decision, visits_in_pool
+from ai.workers import search_pool
 from server.games.mercado import GameState, Options, apply, legal_actions, new_game, player_view
 from server.games.registry import AnyGame, game_named
 
@@ -48,14 +55,53 @@ def seconds_per_move(level: str, positions: list[GameState], seed: int) -> dict[
     return {"mean": round(sum(times) / len(times), 3), "max": round(max(times), 3)}
 
 
-def run(seconds: float, seed: int) -> dict[str, Any]:
+def by_workers(decisions: list[Decision], workers: Iterable[int]) -> dict[str, dict[str, float]]:
+    """For each count k of workers: each decision searched k times over in a pool of k processes
+    (root-parallel, :mod:`ai.parallel`; the pool's start not counted), the mean time and iterations
+    a move took, and the iterations per second over all of them."""
+    report = {}
+    for k in workers:
+        with search_pool(k) as pool:
+            warm_up = dataclasses.replace(decisions[0].config, iterations=1, seconds=None)
+            visits_in_pool(pool, dataclasses.replace(decisions[0], config=warm_up), k)
+            times, iterations = [], []
+            for decision in decisions:
+                start = time.perf_counter()
+                visits = visits_in_pool(pool, decision, k)
+                times.append(time.perf_counter() - start)
+                iterations.append(sum(visits.values()))  # each iteration visits one root action
+        report[str(k)] = {
+            "seconds_per_move": round(statistics.fmean(times), 3),
+            "iterations_per_move": round(statistics.fmean(iterations)),
+            "iterations_per_second": round(sum(iterations) / sum(times)),
+        }
+    return report
+
+
+def machine() -> dict[str, Any]:
+    """The cores, and the load (1-minute average) the figures were measured under: others' processes
+    take cores from the workers."""
+    return {"cores": os.cpu_count(), "load_average": round(os.getloadavg()[0], 2)}
+
+
+def run(
+    seconds: float, seed: int, levels: Iterable[str] = LEVELS, workers: Iterable[int] = (1, 2)
+) -> dict[str, Any]:
     positions = {phase: position_after(n, seed) for phase, n in PHASES.items()}
+    views = [(player_view(state, state.current_player), list(state.coins)) for state in positions.values()]
     report: dict[str, Any] = {
+        "machine": machine(),
         "iterations_per_second": {
             phase: round(iterations_per_second(state, seconds, seed)) for phase, state in positions.items()
         },
         "seconds_per_move": {
-            level: seconds_per_move(level, list(positions.values()), seed) for level in LEVELS
+            level: seconds_per_move(level, list(positions.values()), seed) for level in levels
+        },
+        "by_workers": {
+            level: by_workers(
+                [Decision("mercado", view, LEVELS[level], seed, coins) for view, coins in views], workers
+            )
+            for level in levels
         },
         "levels": {
             level: {"iterations": c.iterations, "time_cap_seconds": c.seconds} for level, c in LEVELS.items()
@@ -95,7 +141,9 @@ def _search(
     return time.perf_counter() - start, search.iterations
 
 
-def run_game(name: str, seconds: float, seed: int) -> dict[str, Any]:
+def run_game(
+    name: str, seconds: float, seed: int, levels: Iterable[str] = LEVELS, workers: Iterable[int] = (1, 2)
+) -> dict[str, Any]:
     """``run`` for any game but Mercado: its ISMCTS (:mod:`ai.ismcts`) at its levels (``game_levels``)."""
     rules = game_named(name)
     positions = game_positions(rules, seed)
@@ -106,13 +154,23 @@ def run_game(name: str, seconds: float, seed: int) -> dict[str, Any]:
         )
         speed[phase] = round(iterations / elapsed)
     per_move = {}
-    for level, config in game_levels(name).items():
-        times = [_search(rules, position, config, seed)[0] for position in positions.values()]
+    for level in levels:
+        times = [
+            _search(rules, position, game_levels(name)[level], seed)[0] for position in positions.values()
+        ]
         per_move[level] = {"mean": round(sum(times) / len(times), 3), "max": round(max(times), 3)}
+    views = [rules.view(state, seat) for state, seat in positions.values()]
     return {
         "game": name,
+        "machine": machine(),
         "iterations_per_second": speed,
         "seconds_per_move": per_move,
+        "by_workers": {
+            level: by_workers(
+                [Decision(name, view, game_levels(name)[level], seed) for view in views], workers
+            )
+            for level in levels
+        },
         "levels": {
             level: {"iterations": c.iterations, "time_cap_seconds": c.seconds}
             for level, c in game_levels(name).items()

@@ -59,6 +59,14 @@ MATCHES_PER_CORE = 4
     show_default="one per core",
     help="Search processes.",
 )
+@click.option(
+    "--search-workers",
+    type=click.IntRange(min=1),
+    default=None,
+    show_default="the level's: hard one per core, easy and medium one",
+    help="Processes that search each move together (root-parallel), whatever its level; a move gets "
+    "only the idle ones of --workers.",
+)
 @click.option("--name", default="mercado-ai", show_default=True, help="Display name of claimed seats.")
 @click.option(
     "--state-file",
@@ -80,6 +88,7 @@ def ai_command(
     levels: tuple[str, ...],
     max_matches: int,
     workers: int,
+    search_workers: int | None,
     name: str,
     state_file: Path | None,
     log_level: str,
@@ -103,7 +112,17 @@ def ai_command(
         with search_pool(workers) as executor:
             path = state_file or platformdirs.user_state_path("mercado") / f"agent-{name}.json"
             seats = SeatFile(path)
-            agent = Agent(server, agent_key, list(levels), max_matches, seats, name=name, executor=executor)
+            agent = Agent(
+                server,
+                agent_key,
+                list(levels),
+                max_matches,
+                seats,
+                name=name,
+                executor=executor,
+                workers=workers,
+                search_workers=search_workers,
+            )
             await agent.run(stop)
 
     import grpc

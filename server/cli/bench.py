@@ -176,11 +176,32 @@ def agent(level: str, matches: int, duration: float) -> None:
 )
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
 @click.option("--game", "game_name", type=click.Choice(list(GAMES)), default="mercado", show_default=True)
-def ai_bench(seconds: float, seed: int, game_name: str) -> None:
-    """Search iterations per second at the start, middle and end of a game, and time per move per level."""
+@click.option(
+    "--level",
+    "levels",
+    multiple=True,
+    type=click.Choice(BOT_LEVELS),
+    help="Time the moves of this level only (repeatable); default: every level.",
+)
+@click.option(
+    "--workers",
+    multiple=True,
+    type=click.IntRange(min=1),
+    help="Search a move root-parallel over this many processes (repeatable); default: 1 and 2.",
+)
+def ai_bench(
+    seconds: float, seed: int, game_name: str, levels: tuple[str, ...], workers: tuple[int, ...]
+) -> None:
+    """Search iterations per second at the start, middle and end of a game, time per move per level,
+    and per level a move's time and iterations searched by 1, 2, ... worker processes."""
     from server.bench.ai import run, run_game
 
-    report = run(seconds, seed) if game_name == "mercado" else run_game(game_name, seconds, seed)
+    chosen = levels or BOT_LEVELS
+    counts = workers or (1, 2)
+    if game_name == "mercado":
+        report = run(seconds, seed, chosen, counts)
+    else:
+        report = run_game(game_name, seconds, seed, chosen, counts)
     click.echo(json.dumps(report, indent=2))
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import pytest
 from grpc.aio import Metadata
 from mercado.v1 import leilao_pb2
 from mercado.v1 import match_pb2 as api
@@ -19,6 +20,7 @@ from mercado_client import Endpoint, games
 from mercado_client.held import HeldSeat, SeatFile
 
 from ai.agent import Agent, Follower
+from ai.parallel import decide_in_turn
 from server.games.registry import game_named
 
 GAME = "leilao"
@@ -80,22 +82,35 @@ class LocalMatch:
         if version != self.version:  # the stream had not brought the newest update yet
             raise grpc.aio.AioRpcError(grpc.StatusCode.ABORTED, Metadata(), Metadata(), "out of date")
         self.ours.append((RULES.to_move(self.state), games.action_json(action)))
-        self.record(self.seat, RULES.action_from_json(games.action_json(action)))
         self.left -= 1
-        if self.left == 0 or RULES.is_over(self.state):
+        if self.left == 0:  # the stream ends before our action's update, which may ask for another
             self.updates.put_nowait(None)
-        else:
+        self.record(self.seat, RULES.action_from_json(games.action_json(action)))
+        if RULES.is_over(self.state) and self.left > 0:
+            self.updates.put_nowait(None)
+        elif self.left > 0:
             self.opponents_move()
 
 
-def test_the_agent_bids_in_sealed_steps_and_picks_in_turn(tmp_path: Path) -> None:
+@pytest.mark.parametrize("search_workers", [None, 2])
+def test_the_agent_bids_in_sealed_steps_and_picks_in_turn(tmp_path: Path, search_workers: int | None) -> None:
     async def main() -> LocalMatch:
         match = LocalMatch(seat=1, seed=3, our_actions=6)
         seats = SeatFile(tmp_path / "seats.json")
         held = HeldSeat("local", match.match_id, match.seat, "token", "bot", "easy")
         seats.add(held)
-        with ThreadPoolExecutor(1) as executor:
-            agent = Agent(Endpoint("local"), "key", ["easy"], 1, seats, executor=executor, seed=1)
+        with ThreadPoolExecutor(2) as executor:
+            agent = Agent(
+                Endpoint("local"),
+                "key",
+                ["easy"],
+                1,
+                seats,
+                executor=executor,
+                seed=1,
+                workers=2,
+                search_workers=search_workers,
+            )
             await asyncio.wait_for(agent.play(match, held), 60)  # type: ignore[arg-type]
         assert seats.held("local") == []  # the match is over for it: the seat is forgotten
         return match
@@ -115,5 +130,5 @@ def test_a_follower_acts_only_on_the_match_as_it_stands() -> None:
     latest = match.version
     assert follower.caught_up(api.MatchUpdate(version=latest, state=match.match_state()))
     assert not any(follower.caught_up(update) for update in match.history[:-1])
-    decide = follower.search(match.match_state(), "easy", 4)
-    assert decide() in RULES.view(match.state, 0)["legal_actions"]
+    decision = follower.decision(match.match_state(), "easy", 4)
+    assert decide_in_turn(decision, 1) in RULES.view(match.state, 0)["legal_actions"]
