@@ -1,8 +1,9 @@
 """The AI's levels: how long and how widely ``mcts`` searches per move.
 
-Each level has an iteration budget and a time cap; on this project's 2-core
-reference machine the iteration budget is what binds, so play at a level is
-deterministic for a seed. On a slow machine the time cap keeps moves prompt.
+Each level has an iteration budget and a time cap. The arena plays the budgets
+alone, so that a level's play is deterministic for a seed whatever the machine;
+elsewhere the cap keeps moves prompt (on the 2-core reference machine it ends most
+moves of medium and above).
 Mercado's search (:mod:`ai.mcts`) has its own tuned levels; every other game's
 (:mod:`ai.ismcts`, through the games' interface) has its ``GAME_LEVELS``, the
 same times with the iterations that fit in them, and the play-out length that
