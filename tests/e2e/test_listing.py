@@ -101,7 +101,7 @@ async def test_paging_is_stable_while_matches_are_created(connect_own: Connect) 
 async def test_summaries_describe_the_seats(connect_own: Connect) -> None:
     client = connect_own()
     await announce_agent(client)
-    match_id = await client.create_match(players=4, seats=[None, "easy", None, "hard"], money="public")
+    match_id = await client.create_match(players=4, seats=[None, "easy", None, "expert"], money="public")
     await client.join(match_id, "ada", seat=2)
     (summary,) = (await client.list_matches()).matches
     assert summary.match_id == match_id
@@ -114,7 +114,7 @@ async def test_summaries_describe_the_seats(connect_own: Connect) -> None:
         (0, False, api.BOT_LEVEL_UNSPECIFIED, False, ""),
         (1, True, api.BOT_LEVEL_EASY, False, ""),
         (2, False, api.BOT_LEVEL_UNSPECIFIED, True, "ada"),
-        (3, True, api.BOT_LEVEL_HARD, False, ""),
+        (3, True, api.BOT_LEVEL_EXPERT, False, ""),
     ]
 
 
