@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from server.games.mercado import (
+    ENTRANCE_INDEX,
     GOOD_INDEX,
+    KIND_NAMES,
     RESTAURANT_INDEX,
     SQUARE_INDEX,
     action_by_id,
@@ -33,32 +35,16 @@ N_RESTAURANTS = len(components.RESTAURANTS)
 N_SQUARES = len(SQUARE_INDEX)
 LEVELS = (1, 2, 3, 4)
 N_CUSTOMERS = len(LEVELS) * math.comb(N_GOODS, 2)  # one kind per level and pair of goods
-ENTRANCES: tuple[str, ...] = (
-    *(f"top-{c}" for c in components.COLUMNS),
-    *(f"bottom-{c}" for c in components.COLUMNS),
-    *(f"left-{r}" for r in components.ROWS),
-    *(f"right-{r}" for r in components.ROWS),
-)
-ENTRANCE_INDEX = {name: e for e, name in enumerate(ENTRANCES)}
-ACTION_TYPES = (
-    "redraw_hand",
-    "open_stand",
-    "refresh_offer",
-    "take_offer",
-    "bring_customer",
-    "open_restaurant",
-    "take_coin",
-)
 STATUSES = ("playing", "final_round", "finished")
 PHASES = ("main", "take_offer")
 
 # An action, one-hot by part: its type, good, square, customer tile, entrance and restaurant.
 ACTION_PARTS = (
-    ("type", len(ACTION_TYPES)),
+    ("type", len(KIND_NAMES)),
     ("good", N_GOODS),
     ("square", N_SQUARES),
     ("customer", N_CUSTOMERS),
-    ("entrance", len(ENTRANCES)),
+    ("entrance", len(ENTRANCE_INDEX)),
     ("restaurant", N_RESTAURANTS),
 )
 ACTION_SIZE = sum(size for _, size in ACTION_PARTS)
@@ -81,7 +67,7 @@ def _action_features(action_id: int) -> tuple[int, ...]:
     """The positions of an action's ones within its ACTION_SIZE block."""
     data = action_by_id(action_id).to_json()
     values = {
-        "type": ACTION_TYPES.index(data["type"]),
+        "type": KIND_NAMES.index(data["type"]),
         "good": GOOD_INDEX.get(data.get("good", "")),
         "square": SQUARE_INDEX.get(data.get("square", "")),
         "customer": customer_of(data["level"], data["goods"]) if "level" in data else None,
@@ -124,7 +110,7 @@ def view_layout(players: int) -> list[tuple[str, tuple[int, ...]]]:
         ("stand_owners", (N_SQUARES, n)),
         ("restaurants", (N_SQUARES, N_RESTAURANTS)),
         ("face_down", (N_SQUARES,)),
-        ("entrances", (len(ENTRANCES), N_CUSTOMERS)),
+        ("entrances", (len(ENTRANCE_INDEX), N_CUSTOMERS)),
         ("offer", (N_GOODS,)),
         ("bag_count", (1,)),
         ("display", (N_CUSTOMERS,)),

@@ -17,10 +17,17 @@ Public API::
 """
 
 from . import components, position
-from .actions import ALL_ACTIONS, N_ACTIONS, Action, action_by_id, action_from_json, parse_action
+from .actions import ALL_ACTIONS, KIND_NAMES, N_ACTIONS, Action, action_by_id, action_from_json, parse_action
 from .errors import IllegalAction, InvalidAction, InvalidPosition, RulesError
 from .game import RULES
-from .geometry import CUSTOMER_DECKS, GOOD_INDEX, RESTAURANT_INDEX, SQUARE_INDEX, customer_kind
+from .geometry import (
+    CUSTOMER_DECKS,
+    ENTRANCE_INDEX,
+    GOOD_INDEX,
+    RESTAURANT_INDEX,
+    SQUARE_INDEX,
+    customer_kind,
+)
 from .rules import (
     Event,
     apply,
@@ -41,7 +48,9 @@ from .views import events_for, player_view
 __all__ = [
     "ALL_ACTIONS",
     "CUSTOMER_DECKS",
+    "ENTRANCE_INDEX",
     "GOOD_INDEX",
+    "KIND_NAMES",
     "N_ACTIONS",
     "RESTAURANT_INDEX",
     "RULES",
