@@ -77,8 +77,9 @@ def test_the_bots_come_from_a_ratings_file(tmp_path: Path) -> None:
     path = tmp_path / "ratings.json"
     save_ratings(path, {"bot:hard": PlayerRecord("bot:hard", BOT, "AI (hard)", mu=31.5, sigma=1.0)}, 10)
     report = bench("--players", "20", "--bot-ratings", str(path))
-    assert report["bot_ratings"] == {"easy": DEFAULT_MU, "medium": DEFAULT_MU, "hard": 31.5}
-    assert bot_means(None) == {"easy": DEFAULT_MU, "medium": DEFAULT_MU, "hard": DEFAULT_MU}
+    unrated = dict.fromkeys(("easy", "medium", "hard", "expert"), DEFAULT_MU)
+    assert report["bot_ratings"] == {**unrated, "hard": 31.5}
+    assert bot_means(None) == unrated
     path.write_text("{}", encoding="utf-8")
     result = CliRunner().invoke(main, ["bench", "matchmaking", "--bot-ratings", str(path)])
     assert result.exit_code == 2 and "not a ratings file" in result.output
