@@ -19,11 +19,9 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from server.games.mercado import View, action_by_id, view_coins
-from server.games.registry import game_named
-
 from . import ismcts
-from .mcts import SearchConfig, choose_action
+from .mcts import SearchConfig
+from .parallel import Decision, decide_in_turn
 
 LEVELS: dict[str, SearchConfig] = {
     # about 60 ms a move
@@ -81,19 +79,10 @@ def game_levels(game: str) -> dict[str, ismcts.SearchConfig]:
     return GAME_LEVELS.get(game, DEFAULT_GAME_LEVELS)
 
 
-def decide(view: View, coins: list[int], level: str, seed: int) -> int:
-    """The action id a level's search picks for the seat whose view this is (to run in a worker process)."""
-    return choose_action(view, coins, LEVELS[level], seed).id
-
-
 def decide_json(
     game: str, view: Mapping[str, Any], level: str, seed: int, coins: list[int] | None = None
 ) -> dict[str, Any]:
-    """The action (as JSON) a level's search picks for the seat whose view (the rules' JSON) this is,
-    in any game (to run in a worker process). Mercado's search is given every seat's ``coins``, or
-    when they are not known, the coins the view hides as :func:`view_coins` fills them in."""
-    if game == "mercado":
-        known = view_coins(dict(view)) if coins is None else coins
-        return action_by_id(decide(dict(view), known, level, seed)).to_json()
-    rules = game_named(game)
-    return rules.action_to_json(ismcts.choose_action(rules, view, game_levels(game)[level], seed))
+    """The action (as JSON) one search at ``level`` picks for the seat whose view (the rules' JSON)
+    this is, in any game (to run in a worker process). Mercado's search is given every seat's
+    ``coins``, or when they are not known, the coins the view hides as ``view_coins`` fills them in."""
+    return decide_in_turn(Decision(game, dict(view), level_config(game, level), seed, coins), 1)
