@@ -3,6 +3,6 @@
 # code is never edited by hand.
 set -euo pipefail
 cd "$(dirname "$0")"
-for part in python go typescript docs; do
+for part in version python go typescript docs; do
   "./generate-$part.sh"
 done
