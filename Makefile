@@ -4,7 +4,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 GENERATED := clients/python/gen clients/go/gen clients/typescript/src/gen docs/api.md \
-	clients/python/mercado_client/_version.py clients/go/mercado/version.go clients/typescript/src/version.ts
+	clients/python/mercado_client/_version.py clients/go/mercado/version.go clients/typescript/src/version.ts \
+	clients/python/LICENSE clients/typescript/LICENSE clients/go/LICENSE
 
 .PHONY: setup run test lint typecheck pytest test-go test-typescript test-web generate check-generated bench clean
 

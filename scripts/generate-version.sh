@@ -36,3 +36,8 @@ done
 
 # The server and the AI depend on the Python client of the same version.
 sed -i -E "s/\"mercado-client==[^\"]*\"/\"mercado-client==$version\"/" pyproject.toml
+
+# Each client package ships the project's licence.
+for dir in clients/python clients/typescript clients/go; do
+  cmp -s LICENSE "$dir/LICENSE" || cp LICENSE "$dir/LICENSE"
+done
