@@ -11,11 +11,12 @@ GENERATED := clients/python/gen clients/go/gen clients/typescript/src/gen docs/a
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml clients/python/pyproject.toml VERSION
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	@# setuptools' own notes about editable installs say nothing a newcomer needs.
-	PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet -e '.[test,openspiel]'
+	@# The client library is its own distribution (clients/python), which the server depends on.
+	PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet -e clients/python -e '.[test,openspiel]'
 	touch $@
 
 run: setup

@@ -30,7 +30,7 @@ from typing import Any
 import grpc
 from mercado.v1 import match_pb2 as api
 from mercado_client import Endpoint, MercadoClient, Seat, action_json, games
-from mercado_client.held import HeldSeat, SeatFile
+from mercado_terminal.held import HeldSeat, SeatFile
 
 from server.games.mercado import action_from_json
 

@@ -15,3 +15,5 @@ mkdir -p "$out"
   proto/mercado/v1/*.proto
 # Regular packages, so setuptools and mypy find them.
 touch "$out/mercado/__init__.py" "$out/mercado/v1/__init__.py"
+# Typed (PEP 561): type checkers read the stubs beside the modules.
+touch "$out/mercado/py.typed"

@@ -1,9 +1,10 @@
 """The layering of docs/architecture.md, enforced: the games' rules do no I/O and know no other game's,
-the AI sees no server internals."""
+the AI sees no server internals, the client library needs nothing but gRPC and protobuf."""
 
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 from positions import ROOT
@@ -92,3 +93,17 @@ def test_checker_sees_forbidden_imports(tmp_path: Path) -> None:
     sample = tmp_path / "sample.py"
     sample.write_text("import grpc\nfrom sqlite3 import connect\nfrom . import rules\n", encoding="utf-8")
     assert imported_modules(sample) == ["grpc", "sqlite3"]
+
+
+def test_the_client_library_imports_only_grpc_and_protobuf() -> None:
+    """``mercado-client`` depends on grpcio and protobuf alone: no server, AI, terminal or other package."""
+    allowed = ("grpc", "google.protobuf", "mercado.v1", "mercado_client")
+    sources = sorted((ROOT / "clients" / "python" / "mercado_client").rglob("*.py"))
+    assert sources
+    offenders = [
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in sources
+        for name in imported_modules(path)
+        if name.split(".")[0] not in sys.stdlib_module_names and not name.startswith(allowed)
+    ]
+    assert offenders == []

@@ -95,7 +95,7 @@ def ai_command(
 ) -> None:
     """Claim bot seats on a server and play them, until SIGTERM or Ctrl-C; started again, resume them."""
     import platformdirs
-    from mercado_client.held import SeatFile
+    from mercado_terminal.held import SeatFile
 
     from ai.agent import Agent
     from ai.workers import search_pool

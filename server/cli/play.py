@@ -118,9 +118,9 @@ def play(
     take is kept until its match ends: after Ctrl-C or a closed terminal, `mercado play --resume`
     takes the game up again.
     """
-    from mercado_client.boards import BOARDS
-    from mercado_client.common import PlayOptions
-    from mercado_client.play import play as run
+    from mercado_terminal.boards import BOARDS
+    from mercado_terminal.common import PlayOptions
+    from mercado_terminal.play import play as run
     from rich.console import Console
 
     levels = parse_bots(bots)

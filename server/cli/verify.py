@@ -1,4 +1,4 @@
-"""``mercado verify``: check that a finished match was fair (mercado_client.verify)."""
+"""``mercado verify``: check that a finished match was fair (mercado_terminal.verify)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def verify(server: Endpoint, match_id: str, commitment: str | None) -> None:
     Exits 0 when it is, 1 when it is not (saying why), 2 when the match cannot be fetched.
     """
     import grpc
-    from mercado_client.verify import final_scores, verify_replay
+    from mercado_terminal.verify import final_scores, verify_replay
 
     async def fetch() -> tuple[api.Replay, api.MatchState]:
         async with server.connect(reconnect_seconds=10) as client:

@@ -10,7 +10,7 @@ import grpc
 from matchplay import announce_agent, assert_reason, bearer, play_random_match, refusal, seated_match
 from mercado.v1 import match_pb2 as api
 from mercado_client import MercadoClient, seed_commitment
-from mercado_client.verify import verify_replay
+from mercado_terminal.verify import verify_replay
 from positions import ROOT
 from server_process import AGENT_KEY, Start
 

@@ -15,7 +15,7 @@ from matchplay import assert_reason, bearer, refusal, seated_match
 from mercado.v1 import match_pb2 as api
 from mercado.v1 import mercado_pb2 as pb
 from mercado_client import MercadoClient
-from mercado_client.board import render_match
+from mercado_terminal.board import render_match
 from rich.console import Console
 from server_process import AGENT_KEY, ServerProcess, Start
 

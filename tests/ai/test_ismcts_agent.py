@@ -17,7 +17,7 @@ from grpc.aio import Metadata
 from mercado.v1 import leilao_pb2
 from mercado.v1 import match_pb2 as api
 from mercado_client import Endpoint, games
-from mercado_client.held import HeldSeat, SeatFile
+from mercado_terminal.held import HeldSeat, SeatFile
 
 from ai.agent import Agent, Follower
 from ai.parallel import decide_in_turn

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from aiplay import interesting_positions
 from mercado_client import Endpoint
-from mercado_client.held import SeatFile
+from mercado_terminal.held import SeatFile
 
 from ai import ismcts
 from ai.agent import Agent

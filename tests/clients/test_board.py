@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 from mercado.v1 import match_pb2 as api
-from mercado_client.board import RESTAURANTS, clock_time, render_match
-from mercado_client.narrate import seat_changes, update_lines
 from mercado_client.wire import action_message, entrance_name, good_name, square_name
+from mercado_terminal.board import RESTAURANTS, clock_time, render_match
+from mercado_terminal.narrate import seat_changes, update_lines
 from screens import MATCH_ID, NAMES, match_state, played, squeezed, text
 
 from server.games.mercado import GameState, apply, legal_actions

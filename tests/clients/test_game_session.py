@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from mercado.v1 import match_pb2 as api
-from mercado_client.common import PlayOptions
 from mercado_client.games import action_json, action_message
-from mercado_client.held import SeatFile
-from mercado_client.play import LineReader, Session
+from mercado_terminal.common import PlayOptions
+from mercado_terminal.held import SeatFile
+from mercado_terminal.play import LineReader, Session
 from rich.console import Console
 from rules_screens import match_state, played
 

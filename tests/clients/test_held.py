@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from mercado_client.held import HeldSeat, SeatFile, SeatFileError, default_path
+from mercado_terminal.held import HeldSeat, SeatFile, SeatFileError, default_path
 
 
 def seat(match: int, number: int = 0, server: str = "127.0.0.1:50051") -> HeldSeat:

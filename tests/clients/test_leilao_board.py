@@ -9,10 +9,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from mercado.v1 import match_pb2 as api
-from mercado_client.boards import board_for
-from mercado_client.boards.base import RulesBoard
-from mercado_client.boards.menu import BACK
 from mercado_client.games import action_json, action_message, json_struct
+from mercado_terminal.boards import board_for
+from mercado_terminal.boards.base import RulesBoard
+from mercado_terminal.boards.menu import BACK
 from rules_screens import finished, match_state, played
 from screens import NAMES, squeezed, text
 

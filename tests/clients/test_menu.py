@@ -6,7 +6,8 @@ import re
 
 import pytest
 from mercado.v1 import match_pb2 as api
-from mercado_client.menu import (
+from mercado_client.wire import action_json, square_name
+from mercado_terminal.menu import (
     BACK,
     FACE_DOWN_MARK,
     group_summary,
@@ -17,7 +18,6 @@ from mercado_client.menu import (
     render_groups,
     render_targets,
 )
-from mercado_client.wire import action_json, square_name
 from rich.text import Text
 from screens import NAMES, match_state, played, squeezed, text
 

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 from mercado.v1 import match_pb2 as api
-from mercado_client.boards import board_for
-from mercado_client.boards.base import RulesBoard, amounts_text
-from mercado_client.boards.menu import BACK
-from mercado_client.boards.oregano import SHOP_SHORT
 from mercado_client.games import action_json, action_message, json_struct
+from mercado_terminal.boards import board_for
+from mercado_terminal.boards.base import RulesBoard, amounts_text
+from mercado_terminal.boards.menu import BACK
+from mercado_terminal.boards.oregano import SHOP_SHORT
 from rules_screens import finished, match_state, played
 from screens import NAMES, squeezed, text
 

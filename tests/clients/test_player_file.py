@@ -8,8 +8,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from mercado_client.held import HeldSeat, SeatFile
-from mercado_client.players import PlayerFile, PlayerFileError, SavedPlayer, default_path
+from mercado_terminal.held import HeldSeat, SeatFile
+from mercado_terminal.players import PlayerFile, PlayerFileError, SavedPlayer, default_path
 
 
 def player(server: str = "127.0.0.1:50051", number: int = 1) -> SavedPlayer:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from mercado.v1 import match_pb2 as api
 from mercado.v1 import players_pb2 as players_api
-from mercado_client.quick import QueueLine, rivals
-from mercado_client.signin import player_line
+from mercado_terminal.quick import QueueLine, rivals
+from mercado_terminal.signin import player_line
 
 
 def test_a_players_line_has_its_display_rating_and_record() -> None:

@@ -13,7 +13,7 @@ import pytest
 from matchplay import announce_agent, play_random_match
 from mercado.v1 import match_pb2 as api
 from mercado_client import MercadoClient
-from mercado_client.held import HeldSeat, SeatFile
+from mercado_terminal.held import HeldSeat, SeatFile
 from server_process import AGENT_KEY, ServerProcess
 from terminal import Terminal, ai_agent, held, play_on
 

@@ -179,7 +179,7 @@ async def test_one_agent_plays_two_bot_seats_of_a_three_player_match(
 async def test_agent_exits_on_sigterm_while_idle(start_agent: Callable[[], AgentProcess]) -> None:
     agent = start_agent()
     deadline = time.monotonic() + CLAIM_SECONDS
-    while "agent started" not in [r.get("message") for r in agent.records()]:
+    while not agent.started():
         assert agent.process.poll() is None, agent.tail()
         assert time.monotonic() < deadline, agent.tail()
         await asyncio.sleep(0.1)
@@ -260,7 +260,7 @@ async def test_an_agent_started_again_resumes_the_seats_it_held(
 async def wait_until_started(agent: AgentProcess) -> None:
     """Until the agent has said hello to the server (its first heartbeat)."""
     deadline = time.monotonic() + CLAIM_SECONDS
-    while "agent started" not in [r.get("message") for r in agent.records()]:
+    while not agent.started():
         assert agent.process.poll() is None and time.monotonic() < deadline, agent.tail()
         await asyncio.sleep(0.05)
 

@@ -13,7 +13,7 @@ from mercado.v1 import leilao_pb2, oregano_pb2
 from mercado.v1 import match_pb2 as api
 from mercado_client import Seat
 from mercado_client.games import action_json, event_json, game_enum, view_json
-from mercado_client.verify import final_scores, verify_replay
+from mercado_terminal.verify import final_scores, verify_replay
 
 from server.games.registry import game_named
 

@@ -25,7 +25,6 @@ from mercado.v1 import match_pb2 as api
 from mercado.v1 import match_pb2_grpc as api_grpc
 from mercado.v1 import mercado_pb2 as pb
 from mercado.v1 import players_pb2 as players_api
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_before_delay, wait_exponential
 
 from . import games
 from .wire import BOT_LEVEL_NAMES, BOT_LEVELS, MATCH_STATUSES
@@ -34,7 +33,6 @@ from .wire import BOT_LEVEL_NAMES, BOT_LEVELS, MATCH_STATUSES
 TRANSIENT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 DEFAULT_RECONNECT_SECONDS = 60.0
 RECONNECT_FIRST_WAIT, RECONNECT_MAX_WAIT = 0.05, 2.0
-_backoff = wait_exponential(multiplier=RECONNECT_FIRST_WAIT, max=RECONNECT_MAX_WAIT)
 
 
 def _transient(error: BaseException) -> bool:
@@ -55,13 +53,6 @@ def retry_after(error: BaseException) -> float | None:
             except ValueError:
                 return None
     return None
-
-
-def _wait(state: RetryCallState) -> float:
-    """As long as the server asks (retry-after), else exponential backoff."""
-    error = state.outcome.exception() if state.outcome else None
-    asked = retry_after(error) if error else None
-    return asked if asked is not None else _backoff(state)
 
 
 def _bearer(token: str | None) -> tuple[tuple[str, str], ...] | None:
@@ -124,26 +115,22 @@ class MercadoClient:
     async def close(self) -> None:
         await self.channel.close()
 
-    def retrying(self, repeatable: bool = True) -> AsyncRetrying:
-        """Retry fair-use refusals after their retry-after and, for ``repeatable`` calls, transient
-        failures with backoff; never past ``reconnect_seconds``."""
-
-        def worth_retrying(error: BaseException) -> bool:
-            return retry_after(error) is not None or (repeatable and _transient(error))
-
-        return AsyncRetrying(
-            retry=retry_if_exception(worth_retrying),
-            wait=_wait,
-            stop=stop_before_delay(self.reconnect_seconds),
-            reraise=True,
-        )
-
     async def call(self, method: Any, request: Any, repeatable: bool = True, **kwargs: Any) -> Any:
-        """``method(request)`` of the stub, retried as ``retrying`` says."""
-        async for attempt in self.retrying(repeatable):
-            with attempt:
+        """``method(request)`` of the stub, repeated after a fair-use refusal and, when ``repeatable``,
+        after a transient failure (``_pause_before_retry``)."""
+        # The library depends on grpcio and protobuf alone, so its backoff is this loop, the one
+        # the streams use too, rather than a retry library.
+        failing_since: float | None = None
+        failures = 0
+        while True:
+            try:
                 return await method(request, **kwargs)
-        raise AssertionError("unreachable")
+            except grpc.aio.AioRpcError as error:
+                if not repeatable and retry_after(error) is None:
+                    raise
+                failing_since = time.monotonic() if failing_since is None else failing_since
+                await asyncio.sleep(self._pause_before_retry(error, failing_since, failures))
+                failures += 1
 
     async def create_match(
         self,
@@ -313,7 +300,7 @@ class MercadoClient:
                 return  # the server ended the stream without a match: nothing more will come
             except grpc.aio.AioRpcError as error:
                 failing_since = time.monotonic() if failing_since is None else failing_since
-                await asyncio.sleep(self._reopening_pause(error, failing_since, failures))
+                await asyncio.sleep(self._pause_before_retry(error, failing_since, failures))
                 failures += 1
             finally:
                 call.cancel()  # leaves the queue when the caller stops listening; nothing once ended
@@ -356,12 +343,14 @@ class MercadoClient:
             except grpc.aio.AioRpcError as error:
                 # The retry window counts from the failure, not from when a (maybe long quiet) stream opened.
                 failing_since = time.monotonic() if failing_since is None else failing_since
-                await asyncio.sleep(self._reopening_pause(error, failing_since, failures))
+                await asyncio.sleep(self._pause_before_retry(error, failing_since, failures))
                 failures += 1
 
-    def _reopening_pause(self, error: grpc.aio.AioRpcError, failing_since: float, failures: int) -> float:
-        """How long to wait before opening again a stream that ended with ``error``, the ``failures``-th
-        failure since ``failing_since``; raises ``error`` when it is not worth opening again."""
+    def _pause_before_retry(self, error: grpc.aio.AioRpcError, failing_since: float, failures: int) -> float:
+        """How long to wait before calling again (or opening again a stream) after ``error``, the
+        ``failures``-th failure since ``failing_since``; raises ``error`` when it is not worth it:
+        as long as a fair-use refusal asks, else exponential backoff for a transient failure, never
+        past ``reconnect_seconds``."""
         now = time.monotonic()
         asked = retry_after(error)
         if asked is not None:

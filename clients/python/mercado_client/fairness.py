@@ -3,7 +3,7 @@
 The server publishes the commitment in every MatchSummary from the match's
 creation on, and reveals salt and seed with the replay once the match has
 finished. Anyone can then recompute the commitment (``seed_commitment``) and
-replay the match through the rules (``mercado_client.verify.verify_replay``).
+replay the match through the rules (``mercado_terminal.verify.verify_replay``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The legal actions of a rules-JSON game as a two-step menu, answered by number or by text.
 
-As Mercado's menu (``mercado_client/menu.py``): the first step lists one entry per kind of action
+As Mercado's menu (``mercado_terminal/menu.py``): the first step lists one entry per kind of action
 ("build a café", "bid 11", "sell 2a"); an entry grouping several actions then asks which one (the
 cell, the extra card), numbered from 1, 0 going back. At either step an action may also be typed out
 in the rules' text ('build cafe 1b', 'bid 11+4'), with or without its first word.

@@ -12,9 +12,8 @@ from pathlib import Path
 
 import grpc
 from mercado.v1 import match_pb2 as api
+from mercado_client.client import Endpoint
 from rich.markup import escape
-
-from .client import Endpoint
 
 DEFAULT_SERVER = "127.0.0.1:50051"
 PLAYING, FINISHED, CANCELLED = api.MATCH_STATUS_PLAYING, api.MATCH_STATUS_FINISHED, api.MATCH_STATUS_CANCELLED

@@ -3,7 +3,6 @@ move, and every action of the replay was legal for the seat that made it, up to 
 
 The commitment to check against is the one seen while the match was played (``mercado play``
 prints it at the start); a commitment read afterwards only shows that the server is consistent.
-Replaying needs the rules engines (``server.games``, in the ``mercado`` distribution).
 """
 
 from __future__ import annotations
@@ -14,9 +13,10 @@ from typing import Any
 
 from mercado.v1 import match_pb2 as api
 from mercado.v1 import mercado_pb2 as pb
+from mercado_client import games
+from mercado_client.fairness import seed_commitment
 
-from . import games
-from .fairness import seed_commitment
+from server.games.registry import game_named
 
 
 @dataclass
@@ -52,8 +52,6 @@ def verify_replay(
     """Check ``replay`` against its commitment (``committed``, when given, must be the same one) and
     replay it through its game's rules; ``result`` (the final scores, or Mercado's result), when
     given, must be the one the replay leads to."""
-    from server.games.registry import game_named
-
     verdict = Verdict(replay.match_id, seed_chosen=replay.seed_chosen)
     problems = verdict.problems
     if not replay.seed_commitment:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from mercado.v1 import match_pb2 as api
+from mercado_client.games import action_json, event_json, view_json
 from rich import box
 from rich.columns import Columns
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
@@ -34,7 +35,6 @@ from ..board import (
     seat_tag,
     time_left_ms,
 )
-from ..games import action_json, event_json, view_json
 from . import menu
 from .menu import ActionChoice, ActionGroup, Described
 

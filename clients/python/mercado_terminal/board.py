@@ -13,15 +13,14 @@ from collections.abc import Sequence
 
 from mercado.v1 import match_pb2 as api
 from mercado.v1 import mercado_pb2 as pb
+from mercado_client.text import printable
+from mercado_client.wire import BOT_LEVEL_NAMES, COLUMNS, GOODS, entrance_name, square_name
 from rich import box
 from rich.columns import Columns
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
-
-from .text import printable
-from .wire import BOT_LEVEL_NAMES, COLUMNS, GOODS, entrance_name, square_name
 
 GOOD_STYLES = {
     "fish": "bold deep_sky_blue1",

@@ -8,16 +8,16 @@ from dataclasses import dataclass
 
 import grpc
 from mercado.v1 import players_pb2 as players_api
+from mercado_client.client import MercadoClient
+from mercado_client.text import printable
 from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
-from .client import MercadoClient
 from .common import PlayOptions, error_line
 from .held import DataFileError
 from .players import PlayerFile, SavedPlayer
 from .players import default_path as default_players_path
-from .text import printable
 
 
 @dataclass

@@ -9,15 +9,15 @@ from typing import TYPE_CHECKING
 
 import grpc
 from mercado.v1 import match_pb2 as api
+from mercado_client.client import MercadoClient, Seat
+from mercado_client.games import game_name
 from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
 from .board import bot_text, clock_time, seat_info, seat_label, seat_names, time_left_ms
 from .boards import game_title, movers
-from .client import MercadoClient, Seat
 from .common import CANCELLED, FINISHED, InputClosed, PlayOptions, error_line, reclaimable
-from .games import game_name
 from .held import HeldSeat, SeatFile, SeatFileError
 from .menu import parse_number
 from .signin import Identity

@@ -27,6 +27,9 @@ from typing import TypeVar
 
 import grpc
 from mercado.v1 import match_pb2 as api
+from mercado_client.client import Endpoint, MercadoClient, Seat
+from mercado_client.games import game_name
+from mercado_client.wire import BOT_LEVEL_NAMES
 from rich.console import Console, Group
 from rich.markup import escape
 from rich.panel import Panel
@@ -35,7 +38,6 @@ from rich.text import Text
 from .board import bot_text, clock_line, clock_time, seat_info, seat_names, seat_tag, time_left_ms
 from .boards import board_for, movers
 from .boards.base import GroupLike
-from .client import Endpoint, MercadoClient, Seat
 from .common import (
     CANCELLED,
     DEFAULT_SERVER,
@@ -46,7 +48,6 @@ from .common import (
     error_line,
     reclaimable,
 )
-from .games import game_name
 from .held import DataFileError, HeldSeat, SeatFile, SeatFileError, default_path
 from .menu import BACK, parse_number
 from .narrate import seat_changes
@@ -55,7 +56,6 @@ from .players import default_path as default_players_path
 from .quick import NoMatch, quick, rating_after
 from .resume import keep_seat, resume
 from .signin import Identity, introduce, rating_text, sign_in
-from .wire import BOT_LEVEL_NAMES
 
 T = TypeVar("T")
 LOG_LINES = 8

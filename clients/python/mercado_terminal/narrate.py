@@ -6,10 +6,10 @@ from collections.abc import Sequence
 
 from mercado.v1 import match_pb2 as api
 from mercado.v1 import mercado_pb2 as pb
+from mercado_client.wire import describe, entrance_name, square_name
 from rich.text import Text
 
 from .board import good_text, goods_text, restaurant_text, seat_tag, tile_text
-from .wire import describe, entrance_name, square_name
 
 END_TRIGGERS = {
     pb.EndTriggered.REASON_SQUARES: "4 or fewer squares left",

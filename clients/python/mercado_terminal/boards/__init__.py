@@ -8,8 +8,8 @@ from with a menu of their legal actions (``menu.py``).
 from __future__ import annotations
 
 from mercado.v1 import match_pb2 as api
+from mercado_client.games import game_name
 
-from ..games import game_name
 from .base import GameBoard, movers
 from .leilao import LeilaoBoard
 from .mercado import MercadoBoard

@@ -11,18 +11,18 @@ from dataclasses import dataclass, field
 
 import grpc
 from mercado.v1 import match_pb2 as api
+from mercado_client.client import MercadoClient, Seat
+from mercado_client.games import game_name
+from mercado_client.wire import BOT_LEVEL_NAMES
 from rich.console import Console
 from rich.text import Text
 
 from .board import clock_time, seat_label, seat_names
 from .boards import game_title
-from .client import MercadoClient, Seat
 from .common import PlayOptions
-from .games import game_name
 from .held import SeatFile
 from .resume import keep_seat
 from .signin import Identity, rating_text
-from .wire import BOT_LEVEL_NAMES
 
 QUEUE_REFRESH_SECONDS = 0.5  # how often the queue's waiting line counts the time
 ALREADY_QUEUED_SECONDS = 5.0  # how long "queued already" is tried again (a stream that just closed)

@@ -18,13 +18,22 @@ from typing import Final, Literal
 
 from mercado.v1 import match_pb2 as api
 from mercado.v1 import mercado_pb2 as pb
+from mercado_client.wire import (
+    COLUMNS,
+    GOODS,
+    SIDES,
+    action_json,
+    describe,
+    good_enum,
+    restaurant_enum,
+    square_name,
+)
 from rich.columns import Columns
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from .board import good_text, goods_text, restaurant_text
-from .wire import COLUMNS, GOODS, SIDES, action_json, describe, good_enum, restaurant_enum, square_name
 
 # Menu order of the action types.
 ORDER = (
