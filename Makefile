@@ -7,7 +7,7 @@ GENERATED := clients/python/gen clients/go/gen clients/typescript/src/gen docs/a
 	clients/python/mercado_client/_version.py clients/go/mercado/version.go clients/typescript/src/version.ts \
 	clients/python/LICENSE clients/typescript/LICENSE clients/go/LICENSE
 
-.PHONY: setup run test lint typecheck pytest test-go test-typescript test-web generate check-generated bench clean
+.PHONY: setup run test lint typecheck pytest test-go test-typescript test-web generate check-generated check-api bench clean
 
 setup: $(STAMP)
 
@@ -35,6 +35,10 @@ generate: setup
 check-generated: generate
 	@changed=$$(git status --porcelain -- $(GENERATED)); \
 	if [ -n "$$changed" ]; then echo "generated code is out of date with proto/ (run make generate):"; echo "$$changed"; exit 1; fi
+
+# The API stays backward compatible with the last release (also among the tests).
+check-api:
+	scripts/check-api.sh
 
 lint: setup
 	$(BIN)/ruff check .
