@@ -49,3 +49,14 @@ def test_the_go_and_typescript_constants_have_it() -> None:
 def test_mercado_version_prints_it() -> None:
     printed = subprocess.run([sys.executable, "-m", "server", "--version"], capture_output=True, text=True)
     assert printed.returncode == 0 and VERSION in printed.stdout
+
+
+def test_the_readmes_name_it_where_they_name_a_version() -> None:
+    readmes = [ROOT / "README.md", *sorted((ROOT / "clients").glob("*/README.md"))]
+    named = {
+        (readme.relative_to(ROOT).as_posix(), version)
+        for readme in readmes
+        for version in re.findall(r"@v(\d+\.\d+\.\d+)", readme.read_text(encoding="utf-8"))
+    }
+    assert named, "no README names a version"
+    assert {version for _, version in named} == {VERSION}, named
