@@ -23,27 +23,25 @@ def test_the_api_is_compatible_with_the_last_release() -> None:
     assert "backward compatible with v" in checked.stdout
 
 
-def test_a_deleted_field_is_refused(tmp_path: Path) -> None:
+def check_edited(tmp_path: Path, old: str, new: str) -> str:
+    """The check's output for a copy of proto/ whose match.proto has ``old`` replaced by ``new``;
+    asserts that the check refused it."""
     proto = tmp_path / "proto"
     shutil.copytree(ROOT / "proto", proto, ignore=shutil.ignore_patterns("releases"))
     match = proto / "mercado" / "v1" / "match.proto"
     text = match.read_text(encoding="utf-8")
-    field = "  uint64 expected_version = 2;"
-    assert field in text
-    match.write_text(text.replace(field, "  reserved 2;"), encoding="utf-8")
+    assert old in text
+    match.write_text(text.replace(old, new), encoding="utf-8")
     checked = check(proto)
     assert checked.returncode != 0
-    assert 'field "2" with name "expected_version"' in checked.stdout + checked.stderr
+    return checked.stdout + checked.stderr
+
+
+def test_a_deleted_field_is_refused(tmp_path: Path) -> None:
+    output = check_edited(tmp_path, "  uint64 expected_version = 2;", "  reserved 2;")
+    assert 'field "2" with name "expected_version"' in output
 
 
 def test_a_renumbered_enum_value_is_refused(tmp_path: Path) -> None:
-    proto = tmp_path / "proto"
-    shutil.copytree(ROOT / "proto", proto, ignore=shutil.ignore_patterns("releases"))
-    match = proto / "mercado" / "v1" / "match.proto"
-    text = match.read_text(encoding="utf-8")
-    value = "MATCH_STATUS_FINISHED = 3;"
-    assert value in text
-    match.write_text(text.replace(value, "MATCH_STATUS_FINISHED = 7;"), encoding="utf-8")
-    checked = check(proto)
-    assert checked.returncode != 0
-    assert 'enum value "3" on enum "MatchStatus"' in checked.stdout + checked.stderr
+    output = check_edited(tmp_path, "MATCH_STATUS_FINISHED = 3;", "MATCH_STATUS_FINISHED = 7;")
+    assert 'enum value "3" on enum "MatchStatus"' in output
