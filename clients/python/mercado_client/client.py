@@ -117,20 +117,15 @@ class MercadoClient:
 
     async def call(self, method: Any, request: Any, repeatable: bool = True, **kwargs: Any) -> Any:
         """``method(request)`` of the stub, repeated after a fair-use refusal and, when ``repeatable``,
-        after a transient failure (``_pause_before_retry``)."""
-        # The library depends on grpcio and protobuf alone, so its backoff is this loop, the one
-        # the streams use too, rather than a retry library.
-        failing_since: float | None = None
-        failures = 0
+        after a transient failure (``_Failures``)."""
+        failures = _Failures(self.reconnect_seconds)
         while True:
             try:
                 return await method(request, **kwargs)
             except grpc.aio.AioRpcError as error:
                 if not repeatable and retry_after(error) is None:
                     raise
-                failing_since = time.monotonic() if failing_since is None else failing_since
-                await asyncio.sleep(self._pause_before_retry(error, failing_since, failures))
-                failures += 1
+                await failures.wait_after(error)
 
     async def create_match(
         self,
@@ -287,21 +282,18 @@ class MercadoClient:
         e.g. ALREADY_EXISTS when this player is queued already.
         """
         request = api.FindMatchRequest(game=games.game_enum(game), players=players, allow_ai=allow_ai)
-        failing_since: float | None = None
-        failures = 0
+        failures = _Failures(self.reconnect_seconds)
         while True:
             call = self.stub.FindMatch(request, metadata=_bearer(token))
             try:
                 async for update in call:
-                    failing_since, failures = None, 0
+                    failures.reset()
                     yield update
                     if update.HasField("found"):
                         return
                 return  # the server ended the stream without a match: nothing more will come
             except grpc.aio.AioRpcError as error:
-                failing_since = time.monotonic() if failing_since is None else failing_since
-                await asyncio.sleep(self._pause_before_retry(error, failing_since, failures))
-                failures += 1
+                await failures.wait_after(error)
             finally:
                 call.cancel()  # leaves the queue when the caller stops listening; nothing once ended
 
@@ -324,17 +316,16 @@ class MercadoClient:
         Gives up after ``reconnect_seconds`` without getting through.
         """
         last = after_version
-        failing_since: float | None = None  # when the current run of failures began
-        failures = 0
+        failures = _Failures(self.reconnect_seconds)
         while True:
             try:
                 request = api.StreamEventsRequest(match_id=match_id, after_version=last)
                 call = self.stub.StreamEvents(request, metadata=_bearer(token))
                 await call.initial_metadata()  # sent when the server opens the stream, or with its end
                 if not call.done():
-                    failing_since, failures = None, 0  # got through, quiet or not
+                    failures.reset()  # got through, quiet or not
                 async for update in call:
-                    failing_since, failures = None, 0
+                    failures.reset()
                     # The first message (no seat acted) shows where it stands; a sealed choice has no action.
                     if update.HasField("seat"):
                         last = max(last, update.version)
@@ -342,25 +333,41 @@ class MercadoClient:
                 return
             except grpc.aio.AioRpcError as error:
                 # The retry window counts from the failure, not from when a (maybe long quiet) stream opened.
-                failing_since = time.monotonic() if failing_since is None else failing_since
-                await asyncio.sleep(self._pause_before_retry(error, failing_since, failures))
-                failures += 1
+                await failures.wait_after(error)
 
-    def _pause_before_retry(self, error: grpc.aio.AioRpcError, failing_since: float, failures: int) -> float:
-        """How long to wait before calling again (or opening again a stream) after ``error``, the
-        ``failures``-th failure since ``failing_since``; raises ``error`` when it is not worth it:
-        as long as a fair-use refusal asks, else exponential backoff for a transient failure, never
-        past ``reconnect_seconds``."""
+
+class _Failures:
+    """A call's or a stream's current run of failures, and the wait before trying again.
+
+    The library depends on grpcio and protobuf alone, so this is its backoff rather than a retry
+    library's: as long as a fair-use refusal asks (retry-after), else exponential for a transient
+    failure; never past ``reconnect_seconds`` counted from the run's first failure.
+    """
+
+    def __init__(self, reconnect_seconds: float) -> None:
+        self.reconnect_seconds = reconnect_seconds
+        self.since: float | None = None  # when the current run of failures began
+        self.count = 0
+
+    def reset(self) -> None:
+        """Got through: the next failure starts a new run."""
+        self.since, self.count = None, 0
+
+    async def wait_after(self, error: grpc.aio.AioRpcError) -> None:
+        """Wait before trying again after ``error``; raises ``error`` when it is not worth it."""
         now = time.monotonic()
+        self.since = now if self.since is None else self.since
         asked = retry_after(error)
         if asked is not None:
-            # A fair-use refusal: as long as the server asks, if that fits the window.
-            if now + asked - failing_since > self.reconnect_seconds:
+            if now + asked - self.since > self.reconnect_seconds:
                 raise error
-            return asked
-        if _transient(error) and now - failing_since < self.reconnect_seconds:
-            return float(min(RECONNECT_MAX_WAIT, RECONNECT_FIRST_WAIT * 2**failures))
-        raise error
+            pause = asked
+        elif _transient(error) and now - self.since < self.reconnect_seconds:
+            pause = min(RECONNECT_MAX_WAIT, RECONNECT_FIRST_WAIT * 2**self.count)
+        else:
+            raise error
+        self.count += 1
+        await asyncio.sleep(pause)
 
 
 @dataclass
