@@ -137,8 +137,9 @@ async def test_resume_lists_the_unfinished_games_and_drops_the_others(
 
 @pytest.fixture
 def quick_clock(tmp_path: Path) -> Iterator[ServerProcess]:
-    """A server whose matches give a second a turn and no reserve."""
-    running = ServerProcess(tmp_path / "mercado.db", args=["--turn-seconds", "1", "--reserve-seconds", "0"])
+    """A server whose matches give three seconds a turn and no reserve: short, yet long enough for the
+    terminal to answer within a turn on a loaded machine."""
+    running = ServerProcess(tmp_path / "mercado.db", args=["--turn-seconds", "3", "--reserve-seconds", "0"])
     running.start()
     yield running
     running.stop_cleanly()
@@ -175,7 +176,7 @@ async def test_a_seat_the_ai_took_over_is_taken_back(quick_clock: ServerProcess,
 
         terminal = Terminal(["--server", target, "--resume", match_id], seats_file)
         terminal.expect("took your seat back from the AI that played it since your time ran out")
-        terminal.expect(r"clock: 1 s a turn and 0:00 of reserve; then the AI plays the seat")
+        terminal.expect(r"clock: 3 s a turn and 0:00 of reserve; then the AI plays the seat")
         terminal.expect(r"waiting for robot \(seat 2\) to move")
         assert not (await ada.view()).match.seats[0].played_by_ai
         await bot_moves()
