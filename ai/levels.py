@@ -26,8 +26,8 @@ from .parallel import Decision, decide_in_turn
 LEVELS: dict[str, SearchConfig] = {
     # about 60 ms a move
     "easy": SearchConfig(iterations=80, seconds=0.09),
-    # about 0.5 s a move
-    "medium": SearchConfig(iterations=800, seconds=0.6),
+    # about 0.2 s a move: a step below hard as wide as hard's below expert (docs/ai.md, "Levels")
+    "medium": SearchConfig(iterations=200, seconds=0.25),
     # about 2 s a move
     "hard": SearchConfig(iterations=3500, seconds=2.2),
     # as long as hard: fewer, greedier play-outs (the best of eight actions a move, not three) and a
