@@ -70,12 +70,9 @@ async def _canned() -> Canned:
         bare.ClearField("legal_actions")
         full.CopyFrom(bare)
         full.legal_actions.extend(legal)
+    updates = [api.MatchUpdate.FromString(render.update_bytes(match, update, seat)) for seat in (0, 1)]
     service.store.close()
-    return Canned(
-        (waiting[0], waiting[1]),
-        (moving[0], moving[1]),
-        (render.match_update(match, update, 0), render.match_update(match, update, 1)),
-    )
+    return Canned((waiting[0], waiting[1]), (moving[0], moving[1]), (updates[0], updates[1]))
 
 
 @dataclass(eq=False)

@@ -4,6 +4,9 @@ The generated registration passes each request's bytes to ``FromString``. When
 that fails (garbage, invalid UTF-8 in a string) gRPC answers UNKNOWN and logs a
 traceback. Here a request that does not decode becomes an ``Undecodable``
 instead, which the servicer refuses as INVALID_ARGUMENT with a one-line reason.
+
+A response may also be bytes, a message the server serialized already (each seat's stream
+update is built once as bytes, ``render.py``): those are sent as they are.
 """
 
 from __future__ import annotations
@@ -49,12 +52,23 @@ class _Registry:
         self.handlers.update(handlers)
 
 
+def _passing_bytes(serialize: Callable[[Any], bytes]) -> Callable[[Any], bytes]:
+    def encode(response: Any) -> bytes:
+        return response if type(response) is bytes else serialize(response)
+
+    return encode
+
+
 def method_handlers(servicer: match_pb2_grpc.MatchServiceServicer) -> tuple[str, dict[str, Any]]:
-    """The service's full name and its handlers by method name, with tolerant deserializers."""
+    """The service's full name and its handlers by method name, with tolerant deserializers and
+    serializers that send bytes as they are."""
     registry = _Registry()
     match_pb2_grpc.add_MatchServiceServicer_to_server(servicer, registry)
     handlers = {
-        name: handler._replace(request_deserializer=_tolerant(handler.request_deserializer))
+        name: handler._replace(
+            request_deserializer=_tolerant(handler.request_deserializer),
+            response_serializer=_passing_bytes(handler.response_serializer),
+        )
         for name, handler in registry.handlers.items()
     }
     return registry.service, handlers

@@ -4,7 +4,11 @@ A ``MatchState`` is built from serialized fragments: the part every viewer share
 the version, who is to move) once per update, then the game's view for the viewer and, for a seat
 that may act, its legal actions (the game's wire, ``server.rpc.wires``). Concatenated protobuf
 serializations parse as one merged message, which keeps this exact without hand-written wire
-encoding. What a seat may see is decided by the game's rules alone.
+encoding but for one thing: a stream update and a submitter's answer hold that state as a field of
+their own, written as the field's key and length before the state's bytes (``_embedded``). Every
+message leaves as the bytes built here (``handlers.py`` sends bytes as they are): each seat's
+update is serialized once, never parsed back. What a seat may see is decided by the game's rules
+alone.
 
 Simultaneous choices are sealed: until the step's last choice reveals them, an update made by
 another seat's sealed action carries who acted but not the action, and its events are the ones
@@ -91,24 +95,45 @@ def _sealed_from(match: Match, update: Update, seat: int | None) -> bool:
     return actor in sealed
 
 
-def match_update(match: Match, update: Update, seat: int | None) -> api.MatchUpdate:
-    """One stream message for ``seat``, built once per viewer and update."""
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _embedded(field_number: int, message: bytes) -> bytes:
+    """A serialized message as field ``field_number`` of another (wire type 2: length-delimited)."""
+    return _varint(field_number << 3 | 2) + _varint(len(message)) + message
+
+
+_UPDATE_STATE = api.MatchUpdate.DESCRIPTOR.fields_by_name["state"].number
+_SUBMIT_STATE = api.SubmitActionResponse.DESCRIPTOR.fields_by_name["state"].number
+
+
+def update_bytes(match: Match, update: Update, seat: int | None) -> bytes:
+    """One serialized stream message (a MatchUpdate) for ``seat``, built once per viewer and update."""
     key = ("update", seat)
-    cached: api.MatchUpdate | None = update.rendered.get(key)
+    cached: bytes | None = update.rendered.get(key)
     if cached is None:
-        cached = api.MatchUpdate(version=update.version)
+        head = api.MatchUpdate(version=update.version)
         if update.record is not None:
             wire = wire_of(match.record.game)
-            cached.seat = update.record.seat
+            head.seat = update.record.seat
             if not _sealed_from(match, update, seat):
-                cached.action.CopyFrom(wire.action_message(update.record.action))
-            cached.events.extend(wire.events(update, seat))
-        cached.state.MergeFromString(state_bytes(match, update, seat))
-        update.rendered[key] = cached
+                head.action.CopyFrom(wire.action_message(update.record.action))
+            head.events.extend(wire.events(update, seat))
+        state = state_bytes(match, update, seat)
+        cached = update.rendered[key] = head.SerializeToString() + _embedded(_UPDATE_STATE, state)
     return cached
 
 
-def submit_response(match: Match, update: Update, seat: int) -> api.SubmitActionResponse:
-    """The submitter's answer: the same events and state its own stream carries."""
-    rendered = match_update(match, update, seat)
-    return api.SubmitActionResponse(version=update.version, events=rendered.events, state=rendered.state)
+def submit_response(match: Match, update: Update, seat: int) -> bytes:
+    """The submitter's answer (a serialized SubmitActionResponse): the same events and state its own
+    stream carries."""
+    assert update.record is not None
+    events = wire_of(match.record.game).events(update, seat)
+    head = api.SubmitActionResponse(version=update.version, events=events)
+    return head.SerializeToString() + _embedded(_SUBMIT_STATE, state_bytes(match, update, seat))

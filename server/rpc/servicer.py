@@ -342,15 +342,20 @@ class MatchServicer(api_grpc.MatchServiceServicer):
             response.next_page_token = _page_token(page[-1].record.created_ms, page[-1].record.match_id)
         return response
 
-    @gated
-    async def GetView(self, request: api.GetViewRequest, context: grpc.aio.ServicerContext) -> api.MatchState:
-        match, seat = await self.service.view(request.match_id, seat_token(), caller_id())
-        return render.match_state(match, match.latest(), seat)
+    # GetView, SubmitAction, ReclaimSeat and StreamEvents answer serialized messages (render.py),
+    # which handlers.py sends as they are: hence the overrides' types.
 
     @gated
-    async def SubmitAction(
+    async def GetView(  # type: ignore[override]
+        self, request: api.GetViewRequest, context: grpc.aio.ServicerContext
+    ) -> bytes:
+        match, seat = await self.service.view(request.match_id, seat_token(), caller_id())
+        return render.state_bytes(match, match.latest(), seat)
+
+    @gated
+    async def SubmitAction(  # type: ignore[override]
         self, request: api.SubmitActionRequest, context: grpc.aio.ServicerContext
-    ) -> api.SubmitActionResponse:
+    ) -> bytes:
         match = await self.service.get(request.match_id)
         action = wires.action_from_message(match.record.game, request.action)
         match, seat, update = await self.service.submit(
@@ -394,11 +399,11 @@ class MatchServicer(api_grpc.MatchServiceServicer):
         return api.LeaveMatchResponse(match=convert.summary(match))
 
     @gated
-    async def ReclaimSeat(
+    async def ReclaimSeat(  # type: ignore[override]
         self, request: api.ReclaimSeatRequest, context: grpc.aio.ServicerContext
-    ) -> api.MatchState:
+    ) -> bytes:
         match, seat = await self.service.reclaim(request.match_id, seat_token(), caller_id())
-        return render.match_state(match, match.latest(), seat)
+        return render.state_bytes(match, match.latest(), seat)
 
     @gated
     async def AgentHeartbeat(
@@ -410,9 +415,9 @@ class MatchServicer(api_grpc.MatchServiceServicer):
         )
         return api.AgentHeartbeatResponse(interval_seconds=interval)
 
-    async def StreamEvents(
+    async def StreamEvents(  # type: ignore[override]
         self, request: api.StreamEventsRequest, context: grpc.aio.ServicerContext
-    ) -> AsyncIterator[api.MatchUpdate]:
+    ) -> AsyncIterator[bytes]:
         started = time.perf_counter()
         async with self._gate("StreamEvents", request, context, timed=False) as client:
             self.streams.acquire(client)
@@ -426,7 +431,7 @@ class MatchServicer(api_grpc.MatchServiceServicer):
                     if self.metrics:
                         self.metrics.call("StreamEvents", "OPENED", time.perf_counter() - started)
                     async for update in stream.updates:
-                        yield render.match_update(stream.match, update, stream.seat)
+                        yield render.update_bytes(stream.match, update, stream.seat)
             finally:
                 self.streams.release(client)
 
