@@ -5,7 +5,7 @@ the version, who is to move) once per update, then the game's view for the viewe
 that may act, its legal actions (the game's wire, ``server.rpc.wires``). Concatenated protobuf
 serializations parse as one merged message, which keeps this exact without hand-written wire
 encoding but for one thing: a stream update and a submitter's answer hold that state as a field of
-their own, written as the field's key and length before the state's bytes (``_embedded``). Every
+their own, written as the field's key and length before the state's bytes (``encoding.py``). Every
 message leaves as the bytes built here (``handlers.py`` sends bytes as they are): each seat's
 update is serialized once, never parsed back. What a seat may see is decided by the game's rules
 alone.
@@ -23,6 +23,7 @@ from mercado_client.wire import MATCH_STATUSES
 from server.match import FINISHED, OWNER, PLAYING, Match, Update
 
 from . import convert
+from .encoding import embedded, field_key
 from .wires import wire_of
 
 
@@ -95,22 +96,8 @@ def _sealed_from(match: Match, update: Update, seat: int | None) -> bool:
     return actor in sealed
 
 
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while value > 0x7F:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def _embedded(field_number: int, message: bytes) -> bytes:
-    """A serialized message as field ``field_number`` of another (wire type 2: length-delimited)."""
-    return _varint(field_number << 3 | 2) + _varint(len(message)) + message
-
-
-_UPDATE_STATE = api.MatchUpdate.DESCRIPTOR.fields_by_name["state"].number
-_SUBMIT_STATE = api.SubmitActionResponse.DESCRIPTOR.fields_by_name["state"].number
+_UPDATE_STATE = field_key(api.MatchUpdate.DESCRIPTOR, "state")
+_SUBMIT_STATE = field_key(api.SubmitActionResponse.DESCRIPTOR, "state")
 
 
 def update_bytes(match: Match, update: Update, seat: int | None) -> bytes:
@@ -126,7 +113,7 @@ def update_bytes(match: Match, update: Update, seat: int | None) -> bytes:
                 head.action.CopyFrom(wire.action_message(update.record.action))
             head.events.extend(wire.events(update, seat))
         state = state_bytes(match, update, seat)
-        cached = update.rendered[key] = head.SerializeToString() + _embedded(_UPDATE_STATE, state)
+        cached = update.rendered[key] = head.SerializeToString() + embedded(_UPDATE_STATE, state)
     return cached
 
 
@@ -136,4 +123,4 @@ def submit_response(match: Match, update: Update, seat: int) -> bytes:
     assert update.record is not None
     events = wire_of(match.record.game).events(update, seat)
     head = api.SubmitActionResponse(version=update.version, events=events)
-    return head.SerializeToString() + _embedded(_SUBMIT_STATE, state_bytes(match, update, seat))
+    return head.SerializeToString() + embedded(_SUBMIT_STATE, state_bytes(match, update, seat))

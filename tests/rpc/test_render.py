@@ -11,13 +11,14 @@ from mercado.v1 import match_pb2 as api
 from server.games.mercado import Options, legal_actions
 from server.match import MatchService, Policy
 from server.rpc import render
+from server.rpc.encoding import embedded, field_key
 from server.store.sqlite import SqliteStore
 
 
 @pytest.mark.parametrize("size", [0, 1, 100, 127, 128, 300, 16_383, 16_384, 70_000])
 def test_an_embedded_state_is_encoded_as_protobuf_encodes_it(size: int) -> None:
     state = api.MatchState(match=api.MatchSummary(match_id="x" * size)) if size else api.MatchState()
-    by_hand = render._embedded(5, state.SerializeToString())
+    by_hand = embedded(field_key(api.MatchUpdate.DESCRIPTOR, "state"), state.SerializeToString())
     assert by_hand == api.MatchUpdate(state=state).SerializeToString()
     assert api.MatchUpdate.FromString(by_hand).state == state
 

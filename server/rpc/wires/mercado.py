@@ -3,8 +3,9 @@
 Most of a view is the same for every viewer: only coins (with hidden money) and the mover's legal
 actions differ. So the board is built and serialized once per update and each viewer's part
 after it; concatenated protobuf serializations parse as one merged message, which keeps this exact
-without hand-written wire encoding. What a seat may see is still decided by the rules
-(``player_view``, ``may_see_coins``, ``events_for``) alone.
+with no wire encoding by hand but the fields that wrap a part (``server/rpc/encoding.py``). What a
+seat may see is still decided by the rules (``player_view``, ``may_see_coins``, ``events_for``)
+alone.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from server.games.mercado import (
 )
 from server.games.mercado.views import may_see_coins
 from server.match import Update
+from server.rpc.encoding import embedded, field_key
 
 PHASE = {"main": pb.PHASE_MAIN, "take_offer": pb.PHASE_TAKE_OFFER}
 END_REASON = {"squares": pb.EndTriggered.REASON_SQUARES, "entrances": pb.EndTriggered.REASON_ENTRANCES}
@@ -89,8 +91,8 @@ def events_message(events: list[Event], options: Options, seat: int | None) -> l
 
 # The board is most of every message, and from one action to the next most of it is unchanged.
 # So each of its parts (a square's content, an entrance's customer, a level of customers) is
-# serialized once per distinct value and cached; a board is those fragments joined and parsed
-# back as one message (repeated fields of concatenated serializations append, in order).
+# serialized once per distinct value and cached; a board is those fragments joined (repeated
+# fields of concatenated serializations append, in order), never parsed.
 
 
 @functools.cache
@@ -146,8 +148,13 @@ def players_message(view: dict[str, Any], coins: list[int | None]) -> list[pb.Pl
     return players
 
 
-def board_message(view: dict[str, Any]) -> pb.MercadoView:
-    """Everything of a view but its players: the same for every viewer."""
+@functools.lru_cache(maxsize=64)
+def _options_fragment(options: tuple[tuple[str, Any], ...]) -> bytes:
+    return pb.MercadoView(options=options_message(Options(**dict(options)))).SerializeToString()
+
+
+def board_bytes(view: dict[str, Any]) -> bytes:
+    """Everything of a view but its players, serialized as a MercadoView: the same for every viewer."""
     fragments = [
         _square_fragment(name, c.get("stand"), c.get("owner", 0), c.get("restaurant"))
         for name, c in view["market"].items()
@@ -161,17 +168,24 @@ def board_message(view: dict[str, Any]) -> pb.MercadoView:
         _customer_level_fragment(int(level), tuple(map(tuple, tiles)), deck_counts[level])
         for level, tiles in view["display"].items()
     ]
-    message = pb.MercadoView.FromString(b"".join(fragments))
-    message.options.CopyFrom(options_message(Options(**view["options"])))
-    message.phase = PHASE[view["phase"]]
-    message.redrawn_this_turn = view["redrawn_this_turn"]
-    message.bag_size = view["bag_count"]
-    message.consecutive_coins = view["consecutive_coins"]
+    fragments.append(_options_fragment(tuple(view["options"].items())))
+    rest = pb.MercadoView(
+        phase=PHASE[view["phase"]],
+        redrawn_this_turn=view["redrawn_this_turn"],
+        bag_size=view["bag_count"],
+        consecutive_coins=view["consecutive_coins"],
+    )
     if view["final_turns_left"] is not None:
-        message.final_turns_left = view["final_turns_left"]
+        rest.final_turns_left = view["final_turns_left"]
     if view["result"] is not None:
-        message.result.CopyFrom(_result_message(view["result"]))
-    return message
+        rest.result.CopyFrom(_result_message(view["result"]))
+    fragments.append(rest.SerializeToString())
+    return b"".join(fragments)
+
+
+def board_message(view: dict[str, Any]) -> pb.MercadoView:
+    """Everything of a view but its players."""
+    return pb.MercadoView.FromString(board_bytes(view))
 
 
 def view_message(view: dict[str, Any]) -> pb.MercadoView:
@@ -268,6 +282,15 @@ _ACTIONS = [action_to_message(a) for a in ALL_ACTIONS]  # by action id
 _LEGAL_FRAGMENTS = [api.MatchState(legal_actions=[message]).SerializeToString() for message in _ACTIONS]
 
 
+_VIEW = field_key(api.MatchState.DESCRIPTOR, "view")
+_MERCADO = field_key(api.View.DESCRIPTOR, "mercado")
+
+
+def _in_match_state(mercado: bytes) -> bytes:
+    """A serialized MercadoView as a MatchState fragment (its ``view.mercado``)."""
+    return embedded(_VIEW, embedded(_MERCADO, mercado))
+
+
 def _public_view(update: Update) -> dict[str, Any]:
     """The spectator's view: what every viewer may see."""
     cached: dict[str, Any] | None = update.rendered.get("view")
@@ -286,8 +309,8 @@ def _players(update: Update, seat: int | None) -> bytes:
         coins: list[int | None] = [
             c if may_see_coins(options, seat, p) else None for p, c in enumerate(update.state.coins)
         ]
-        mercado = pb.MercadoView(players=players_message(view, coins))
-        cached = update.rendered[key] = api.MatchState(view=api.View(mercado=mercado)).SerializeToString()
+        mercado = pb.MercadoView(players=players_message(view, coins)).SerializeToString()
+        cached = update.rendered[key] = _in_match_state(mercado)
     return cached
 
 
@@ -359,6 +382,5 @@ def _board(update: Update) -> bytes:
     """The board every viewer shares, as a serialized MatchState fragment."""
     cached: bytes | None = update.rendered.get("board")
     if cached is None:
-        board = board_message(_public_view(update))
-        cached = update.rendered["board"] = api.MatchState(view=api.View(mercado=board)).SerializeToString()
+        cached = update.rendered["board"] = _in_match_state(board_bytes(_public_view(update)))
     return cached
