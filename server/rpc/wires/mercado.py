@@ -75,7 +75,12 @@ def options_message(options: Options) -> pb.MercadoOptions:
 
 def action_from_message(action: api.Action) -> Action:
     """Raises WireError or InvalidAction when malformed."""
-    return action_from_json(action_json(action))
+    return _action_from_bytes(action.SerializeToString(deterministic=True))
+
+
+@functools.lru_cache(maxsize=4096)  # the same few hundred actions arrive again and again
+def _action_from_bytes(action: bytes) -> Action:
+    return action_from_json(action_json(api.Action.FromString(action)))
 
 
 def action_to_message(action: Action) -> api.Action:
@@ -149,8 +154,15 @@ def players_message(view: dict[str, Any], coins: list[int | None]) -> list[pb.Pl
 
 
 @functools.lru_cache(maxsize=64)
+def _options_of(options: tuple[tuple[str, Any], ...]) -> pb.MercadoOptions:
+    """The options message of a match's options (the items of their JSON), shared as the actions'
+    messages are: callers copy it, never change it."""
+    return options_message(Options(**dict(options)))
+
+
+@functools.lru_cache(maxsize=64)
 def _options_fragment(options: tuple[tuple[str, Any], ...]) -> bytes:
-    return pb.MercadoView(options=options_message(Options(**dict(options)))).SerializeToString()
+    return pb.MercadoView(options=_options_of(options)).SerializeToString()
 
 
 def board_bytes(view: dict[str, Any]) -> bytes:
@@ -351,7 +363,7 @@ class MercadoWire:
         return options_from_request(players, message).to_json()
 
     def options_message(self, options: Mapping[str, Any]) -> Message:
-        return options_message(Options(**options))
+        return _options_of(tuple(options.items()))
 
     def action_from_message(self, action: api.Action) -> Action:
         return action_from_message(action)
