@@ -28,6 +28,18 @@ def engine(games: int) -> None:
     click.echo(json.dumps(run(games), indent=2))
 
 
+@bench.command()
+@click.option(
+    "--matches", type=click.IntRange(min=1), default=200, show_default=True, help="Matches per player count."
+)
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the matches and actions.")
+def memory(matches: int, seed: int) -> None:
+    """Memory a match holds in the server's cache: in play (30 actions, streamed) and finished."""
+    from server.bench.memory import run
+
+    click.echo(json.dumps(run(matches, seed), indent=2))
+
+
 @bench.command(name="server")
 @click.option(
     "--matches",
