@@ -33,7 +33,13 @@ from server.cli.serve import configure_logging
 from server.games.mercado import Options, legal_actions
 from server.match import MatchService, Policy
 from server.rpc import render
-from server.rpc.server import SHUTDOWN_GRACE_SECONDS, Connections, run_event_loop, server_options
+from server.rpc.server import (
+    SHUTDOWN_GRACE_SECONDS,
+    Connections,
+    collect_garbage_for_serving,
+    run_event_loop,
+    server_options,
+)
 from server.store.sqlite import SqliteStore
 
 log = logging.getLogger("mercado.bench.floor")
@@ -182,6 +188,7 @@ async def serve(host: str, port: int) -> None:
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     bound = server.add_insecure_port(f"{host}:{port}")
+    collect_garbage_for_serving()  # as the real server does
     await server.start()
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     log.info("listening", extra={"host": host, "port": bound})

@@ -45,6 +45,18 @@ MAX_METADATA_BYTES = 16 << 10
 SHUTDOWN_GRACE_SECONDS = 5.0
 
 
+def collect_garbage_for_serving() -> None:
+    """Once a server is set up: everything loaded so far lives as long as the server, so keep it
+    out of every garbage collection, and collect less often from then on."""
+    gc.collect()
+    gc.freeze()
+    # Every call and stream message allocates tasks, futures and messages, so with Python's default
+    # thresholds (700, 10, 10) the collector ran every few actions and took about 8% of the event
+    # loop's time (py-spy); collecting the youngest objects every 50,000 allocations instead gave
+    # 10-20% more actions per second in `mercado bench server`, for about 4 MiB more peak memory.
+    gc.set_threshold(50_000, 50, 100)
+
+
 def run_event_loop(main: Coroutine[Any, Any, None]) -> None:
     """Run a server on uvloop, whose event loop costs about a fifth less CPU per call
     (``mercado bench server``), or on the standard one where uvloop is not available (Windows)."""
@@ -188,9 +200,7 @@ async def serve(config: ServerConfig) -> None:
     if config.metrics:
         servicer.metrics = metrics = Metrics(_gauges(service, servicer, store))
         store.on_commit = metrics.commit
-    # Everything loaded so far lives as long as the server: keep it out of every garbage collection.
-    gc.collect()
-    gc.freeze()
+    collect_garbage_for_serving()
     running = create_server(servicer, f"{config.host}:{config.port}", config)
     await running.server.start()
     web = config.web
