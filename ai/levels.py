@@ -26,7 +26,7 @@ from .parallel import Decision, decide_in_turn
 LEVELS: dict[str, SearchConfig] = {
     # about 60 ms a move
     "easy": SearchConfig(iterations=80, seconds=0.09),
-    # about 0.2 s a move: a step below hard as wide as hard's below expert (docs/ai.md, "Levels")
+    # about 0.2 s a move: hard has 17.5 times its iterations, for a clear step (docs/ai.md, "Levels")
     "medium": SearchConfig(iterations=200, seconds=0.25),
     # about 2 s a move
     "hard": SearchConfig(iterations=3500, seconds=2.2),

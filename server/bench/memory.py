@@ -1,6 +1,6 @@
 """``mercado bench memory``: what a match holds in the server's memory, in play and finished.
 
-Matches are played in-process through the match service, on SQLite in memory, with seeded random
+Matches are played in-process through the match service, on a SQLite file, with seeded random
 legal actions. After each action every seat's stream message and the mover's answer are rendered
 as the server renders them, so a match holds what a streamed one does: its actions with their
 events, its current state, and its last update with each seat's rendered bytes. The figures are

@@ -195,14 +195,9 @@ def board_bytes(view: dict[str, Any]) -> bytes:
     return b"".join(fragments)
 
 
-def board_message(view: dict[str, Any]) -> pb.MercadoView:
-    """Everything of a view but its players."""
-    return pb.MercadoView.FromString(board_bytes(view))
-
-
 def view_message(view: dict[str, Any]) -> pb.MercadoView:
     """The engine's player view as a MercadoView."""
-    message = board_message(view)
+    message = pb.MercadoView.FromString(board_bytes(view))
     message.players.extend(players_message(view, view["coins"]))
     return message
 
