@@ -189,37 +189,41 @@ def _add_stand_actions(
     state: GameState, p: int, hand: list[int], open_squares: list[int], out: list[Action]
 ) -> None:
     coins = state.coins[p]
-    lines = state.line_stands
-    for good in range(N_GOODS):
-        if good not in hand:
-            continue
-        row = OPEN_STAND_ACTIONS[good]
-        if coins >= MAX_STAND_COST:
+    if coins >= MAX_STAND_COST:  # every open square is affordable
+        for good in sorted(set(hand)):
+            row = OPEN_STAND_ACTIONS[good]
             out += [row[q] for q in open_squares]
-            continue
-        for q in open_squares:
-            cost = 1 + max(lines[SQUARE_ROW[q]], lines[SQUARE_COLUMN[q]])
-            if cost <= coins or cost <= coins + stand_income(state, good, q):
-                out.append(row[q])
+        return
+    # A square's cost is the same for every good: only squares beyond the coins need the good's income.
+    lines = state.line_stands
+    costs = [1 + max(lines[SQUARE_ROW[q]], lines[SQUARE_COLUMN[q]]) for q in open_squares]
+    for good in sorted(set(hand)):
+        row = OPEN_STAND_ACTIONS[good]
+        out += [
+            row[q]
+            for q, cost in zip(open_squares, costs)
+            if cost <= coins or cost <= coins + stand_income(state, good, q)
+        ]
 
 
 def _add_customer_actions(state: GameState, p: int, out: list[Action]) -> None:
     entrances, lines = state.entrances, state.line_stands
-    empty = [e for e in _ENTRANCES if entrances[e] < 0]
+    owned = state.owned_goods[p]
+    # Each empty entrance with its line's stand count and the goods the player owns on that line.
+    empty = [(e, lines[ENTRANCE_LINE[e]], owned[ENTRANCE_LINE[e]]) for e in _ENTRANCES if entrances[e] < 0]
     if not empty:
         return
-    owned = state.owned_goods[p]
     for level_index in range(N_LEVELS):
         display = state.display[level_index]
         if not display:
             continue
-        reachable = [e for e in empty if lines[ENTRANCE_LINE[e]] > level_index]
+        reachable = [(e, goods) for e, stands, goods in empty if stands > level_index]
         if not reachable:
             continue
         for kind in sorted(set(display)):
             mask = CUSTOMER_MASK[kind]
             row = BRING_CUSTOMER_ACTIONS[kind]
-            out += [row[e] for e in reachable if owned[ENTRANCE_LINE[e]] & mask]
+            out += [row[e] for e, goods in reachable if goods & mask]
 
 
 # --- checking ----------------------------------------------------------------
