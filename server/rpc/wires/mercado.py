@@ -323,15 +323,16 @@ def _players(update: Update, seat: int | None) -> bytes:
 
 def _previews(update: Update, seat: int, actions: list[Action]) -> bytes:
     """What each of the mover's legal actions costs and pays, as the mover may see it, serialized."""
-    options = update.state.options
+    state = update.state
+    visible = [may_see_coins(state.options, seat, player) for player in range(state.players)]
     parts = []
     for action in actions:
-        cost, income = payments(update.state, action)
-        earnings = tuple(
-            (player, amount if may_see_coins(options, seat, player) else None)
-            for player, amount in enumerate(income)
-            if amount
-        )
+        cost, income = payments(state, action)
+        earnings = ()
+        if any(income):
+            earnings = tuple(
+                (player, amount if visible[player] else None) for player, amount in enumerate(income) if amount
+            )
         parts.append(_preview_fragment(cost, earnings))
     return b"".join(parts)
 
