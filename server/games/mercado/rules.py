@@ -201,7 +201,7 @@ def _add_stand_actions(
         row = OPEN_STAND_ACTIONS[good]
         out += [
             row[q]
-            for q, cost in zip(open_squares, costs)
+            for q, cost in zip(open_squares, costs, strict=True)
             if cost <= coins or cost <= coins + stand_income(state, good, q)
         ]
 

@@ -328,11 +328,9 @@ def _previews(update: Update, seat: int, actions: list[Action]) -> bytes:
     parts = []
     for action in actions:
         cost, income = payments(state, action)
-        earnings = ()
+        earnings: tuple[tuple[int, int | None], ...] = ()
         if any(income):
-            earnings = tuple(
-                (player, amount if visible[player] else None) for player, amount in enumerate(income) if amount
-            )
+            earnings = tuple((p, amount if visible[p] else None) for p, amount in enumerate(income) if amount)
         parts.append(_preview_fragment(cost, earnings))
     return b"".join(parts)
 
