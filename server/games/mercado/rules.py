@@ -195,8 +195,7 @@ def _add_stand_actions(
             out += [row[q] for q in open_squares]
         return
     # A square's cost is the same for every good: only squares beyond the coins need the good's income.
-    lines = state.line_stands
-    costs = [1 + max(lines[SQUARE_ROW[q]], lines[SQUARE_COLUMN[q]]) for q in open_squares]
+    costs = [stand_cost(state, q) for q in open_squares]
     for good in sorted(set(hand)):
         row = OPEN_STAND_ACTIONS[good]
         out += [
