@@ -318,8 +318,11 @@ class Session:
         """Everything that arrived so far; with ``wait``, at least one item unless ``timeout`` passes."""
         items: list[Item] = []
         if wait:
+            # Not asyncio.wait_for: on Python 3.11 it drops a cancellation (Ctrl-C) that arrives as
+            # an item does.
             with suppress(TimeoutError):
-                items.append(await asyncio.wait_for(self.inbox.get(), timeout))
+                async with asyncio.timeout(timeout):
+                    items.append(await self.inbox.get())
         while not self.inbox.empty():
             items.append(self.inbox.get_nowait())
         return items
