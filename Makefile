@@ -3,13 +3,15 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+ENGINE_STAMP := build/engine/.compiled
 GENERATED := clients/python/gen clients/go/gen clients/typescript/src/gen docs/api.md \
 	clients/python/mercado_client/_version.py clients/go/mercado/version.go clients/typescript/src/version.ts \
 	clients/python/LICENSE clients/typescript/LICENSE clients/go/LICENSE
 
-.PHONY: setup run test lint typecheck pytest test-go test-typescript test-web generate check-generated check-api bench clean
+.PHONY: setup compile clean-compiled run test lint typecheck pytest test-go test-typescript test-web generate \
+	check-generated check-api bench clean
 
-setup: $(STAMP)
+setup: $(STAMP) $(ENGINE_STAMP)
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml VERSION
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +20,22 @@ $(STAMP): pyproject.toml clients/python/pyproject.toml VERSION
 	@# The client library is its own distribution (clients/python), which the server depends on.
 	PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet -e clients/python -e '.[test,openspiel]'
 	touch $@
+
+# The rules engine's hot modules compiled to C (scripts/compile-engine.py), again whenever its source
+# changes. Without a C compiler the engine stays interpreted, about half as fast, and says so.
+compile: $(ENGINE_STAMP)
+
+$(ENGINE_STAMP): $(STAMP) scripts/compile-engine.py $(wildcard server/games/mercado/*.py)
+	@mkdir -p build/engine
+	@echo "compiling the rules engine (scripts/compile-engine.py)"
+	@if ! $(BIN)/python scripts/compile-engine.py > build/engine/log 2>&1; then \
+		rm -f server/games/mercado/*.so; \
+		echo "the rules engine stays interpreted: it did not compile (build/engine/log says why)" >&2; \
+	fi
+	touch $@
+
+clean-compiled:
+	rm -rf build/engine server/games/mercado/*.so
 
 run: setup
 	scripts/run.sh
@@ -54,5 +72,5 @@ pytest: setup
 bench: setup
 	$(BIN)/mercado bench engine
 
-clean:
+clean: clean-compiled
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build *.egg-info

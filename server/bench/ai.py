@@ -16,7 +16,8 @@ from ai.levels import LEVELS, game_levels
 from ai.mcts import Search, SearchConfig
 from ai.parallel import Decision, visits_in_pool
 from ai.workers import search_pool
-from server.games.mercado import GameState, Options, apply, legal_actions, new_game, player_view
+from server.compiled import build_of
+from server.games.mercado import GameState, Options, apply, legal_actions, new_game, player_view, rules
 from server.games.registry import AnyGame, game_named
 
 # How many actions into a seeded greedy-ish game each phase is sampled.
@@ -79,9 +80,13 @@ def by_workers(decisions: list[Decision], workers: Iterable[int]) -> dict[str, d
 
 
 def machine() -> dict[str, Any]:
-    """The cores, and the load (1-minute average) the figures were measured under: others' processes
-    take cores from the workers."""
-    return {"cores": os.cpu_count(), "load_average": round(os.getloadavg()[0], 2)}
+    """The cores, the load (1-minute average) the figures were measured under (others' processes
+    take cores from the workers), and whether the rules engine was compiled (``make compile``)."""
+    return {
+        "cores": os.cpu_count(),
+        "load_average": round(os.getloadavg()[0], 2),
+        "engine": build_of(rules.__file__),
+    }
 
 
 def run(

@@ -7,7 +7,8 @@ import resource
 import time
 from typing import Any
 
-from server.games.mercado import GameState, Options, apply_unchecked, legal_actions, new_game
+from server.compiled import build_of
+from server.games.mercado import GameState, Options, apply_unchecked, legal_actions, new_game, rules
 
 
 def play_random_game(players: int, seed: int) -> GameState:
@@ -57,7 +58,7 @@ def call_costs(players: int, games: int) -> dict[str, float]:
 
 def run(games: int) -> dict[str, Any]:
     """All figures of the engine benchmark."""
-    report: dict[str, Any] = {"games": games}
+    report: dict[str, Any] = {"games": games, "engine": build_of(rules.__file__)}
     for players in (2, 4):
         report[f"{players}p"] = {
             "games_per_second": round(games_per_second(players, games), 1),

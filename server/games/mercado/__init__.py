@@ -14,6 +14,9 @@ Public API::
     Determinizer(view, coins).sample(rng)   # a full state consistent with one seat's view
     view_coins(view)                        # every seat's coins as far as a view tells
     RULES                                   # all of it behind the games' interface (game.py)
+
+The modules a search calls on every move may be compiled to C (``make compile``,
+``scripts/compile-engine.py``): the same source, about twice as fast (``server/compiled.py``).
 """
 
 from . import components, position

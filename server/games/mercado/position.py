@@ -57,7 +57,7 @@ _REQUIRED = (
 )
 _OPTIONAL = ("format", "redrawn_this_turn", "consecutive_coins", "final_turns_left", "rng", "result")
 # Every field a position may have.
-FIELDS = frozenset(_REQUIRED + _OPTIONAL)
+FIELDS: frozenset[str] = frozenset(_REQUIRED + _OPTIONAL)
 
 
 # --- writing -----------------------------------------------------------------
