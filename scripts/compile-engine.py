@@ -25,7 +25,9 @@ setup(
     name="mercado-engine",
     # One shared library inside the package (not a top-level module, which the editable install
     # would not find), and one small module per source that loads from it.
-    ext_modules=mypycify(MODULES, separate=[(MODULES, "server.games.mercado.engine")]),
+    ext_modules=mypycify(
+        MODULES, separate=[(MODULES, "server.games.mercado.engine")], target_dir="build/engine"
+    ),
     script_args=["build_ext", "--inplace", "--build-temp", "build/engine", "--build-lib", "build/engine"],
 )
 
