@@ -2,8 +2,9 @@
 
 Each level has an iteration budget and a time cap. The arena plays the budgets
 alone, so that a level's play is deterministic for a seed whatever the machine;
-elsewhere the cap keeps moves prompt (on the 2-core reference machine it ends most
-moves of medium and above).
+elsewhere the cap keeps moves prompt on a slow or busy machine (on the 2-core
+reference machine the budgets end Mercado's moves with the engine compiled, and the
+cap most moves of hard and expert with it interpreted: docs/ai.md, "Levels").
 Mercado's search (:mod:`ai.mcts`) has its own tuned levels; every other game's
 (:mod:`ai.ismcts`, through the games' interface) has its ``GAME_LEVELS``, the
 same times with the iterations that fit in them, and the play-out length that
@@ -24,11 +25,11 @@ from .mcts import SearchConfig
 from .parallel import Decision, decide_in_turn
 
 LEVELS: dict[str, SearchConfig] = {
-    # about 60 ms a move
+    # about 30 ms a move (the engine compiled; the times below too)
     "easy": SearchConfig(iterations=80, seconds=0.09),
-    # about 0.2 s a move: hard has 17.5 times its iterations, for a clear step (docs/ai.md, "Levels")
+    # about 65 ms a move: hard has 17.5 times its iterations, for a clear step (docs/ai.md, "Levels")
     "medium": SearchConfig(iterations=200, seconds=0.25),
-    # about 2 s a move
+    # about 1.2 s a move
     "hard": SearchConfig(iterations=3500, seconds=2.2),
     # as long as hard: fewer, greedier play-outs (the best of eight actions a move, not three) and a
     # search that explores less (docs/ai.md, "The expert level")
