@@ -4,8 +4,9 @@ A ``MatchState`` is built from serialized fragments: the part every viewer share
 the version, who is to move) once per update, then the game's view for the viewer and, for a seat
 that may act, its legal actions (the game's wire, ``server.rpc.wires``). Concatenated protobuf
 serializations parse as one merged message, which keeps this exact without hand-written wire
-encoding but for one thing: a stream update and a submitter's answer hold that state as a field of
-their own, written as the field's key and length before the state's bytes (``encoding.py``). Every
+encoding but for one thing: a stream update and a submitter's answer hold that state and each event
+as fields of their own, each written as the field's key and length before its bytes (``encoding.py``),
+and every event is serialized once per update and form, however many viewers it reaches. Every
 message leaves as the bytes built here (``handlers.py`` sends bytes as they are): each seat's
 update is serialized once, never parsed back. What a seat may see is decided by the game's rules
 alone.
@@ -96,8 +97,15 @@ def _sealed_from(match: Match, update: Update, seat: int | None) -> bool:
     return actor in sealed
 
 
+_UPDATE_EVENTS = field_key(api.MatchUpdate.DESCRIPTOR, "events")
 _UPDATE_STATE = field_key(api.MatchUpdate.DESCRIPTOR, "state")
+_SUBMIT_EVENTS = field_key(api.SubmitActionResponse.DESCRIPTOR, "events")
 _SUBMIT_STATE = field_key(api.SubmitActionResponse.DESCRIPTOR, "state")
+
+
+def _events(match: Match, update: Update, seat: int | None, key: bytes) -> bytes:
+    """The update's events as ``seat`` may see them, as the repeated field whose key is ``key``."""
+    return b"".join([embedded(key, event) for event in wire_of(match.record.game).event_bytes(update, seat)])
 
 
 def update_bytes(match: Match, update: Update, seat: int | None) -> bytes:
@@ -106,14 +114,14 @@ def update_bytes(match: Match, update: Update, seat: int | None) -> bytes:
     cached: bytes | None = update.rendered.get(key)
     if cached is None:
         head = api.MatchUpdate(version=update.version)
+        events = b""
         if update.record is not None:
-            wire = wire_of(match.record.game)
             head.seat = update.record.seat
             if not _sealed_from(match, update, seat):
-                head.action.CopyFrom(wire.action_message(update.record.action))
-            head.events.extend(wire.events(update, seat))
-        state = state_bytes(match, update, seat)
-        cached = update.rendered[key] = head.SerializeToString() + embedded(_UPDATE_STATE, state)
+                head.action.CopyFrom(wire_of(match.record.game).action_message(update.record.action))
+            events = _events(match, update, seat, _UPDATE_EVENTS)
+        state = embedded(_UPDATE_STATE, state_bytes(match, update, seat))
+        cached = update.rendered[key] = head.SerializeToString() + events + state
     return cached
 
 
@@ -121,6 +129,6 @@ def submit_response(match: Match, update: Update, seat: int) -> bytes:
     """The submitter's answer (a serialized SubmitActionResponse): the same events and state its own
     stream carries."""
     assert update.record is not None
-    events = wire_of(match.record.game).events(update, seat)
-    head = api.SubmitActionResponse(version=update.version, events=events)
-    return head.SerializeToString() + embedded(_SUBMIT_STATE, state_bytes(match, update, seat))
+    head = api.SubmitActionResponse(version=update.version).SerializeToString()
+    events = _events(match, update, seat, _SUBMIT_EVENTS)
+    return head + events + embedded(_SUBMIT_STATE, state_bytes(match, update, seat))

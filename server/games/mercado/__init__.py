@@ -38,6 +38,7 @@ from .rules import (
     customer_income,
     legal_actions,
     payments,
+    payments_of,
     stand_cost,
     stand_income,
     stand_value,
@@ -46,7 +47,7 @@ from .rules import (
 from .sampling import Determinizer, View, view_coins, visible_state
 from .setup import new_game, replay
 from .state import GameState, Money, Options, Result
-from .views import events_for, player_view
+from .views import events_for, player_view, public_market
 
 __all__ = [
     "ALL_ACTIONS",
@@ -82,8 +83,10 @@ __all__ = [
     "new_game",
     "parse_action",
     "payments",
+    "payments_of",
     "player_view",
     "position",
+    "public_market",
     "replay",
     "stand_cost",
     "stand_income",

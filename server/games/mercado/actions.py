@@ -8,7 +8,7 @@ the text form (``str(action)``) round-trips through :func:`parse_action`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from .components import GOODS, RESTAURANTS
 from .errors import InvalidAction
@@ -30,14 +30,14 @@ from .geometry import (
 )
 
 # Action kinds.
-REDRAW_HAND = 0
-OPEN_STAND = 1
-REFRESH_OFFER = 2
-TAKE_OFFER = 3
-BRING_CUSTOMER = 4
-OPEN_RESTAURANT = 5
-TAKE_COIN = 6
-KIND_NAMES = (
+REDRAW_HAND: Final = 0
+OPEN_STAND: Final = 1
+REFRESH_OFFER: Final = 2
+TAKE_OFFER: Final = 3
+BRING_CUSTOMER: Final = 4
+OPEN_RESTAURANT: Final = 5
+TAKE_COIN: Final = 6
+KIND_NAMES: Final = (
     "redraw_hand",
     "open_stand",
     "refresh_offer",
@@ -46,7 +46,7 @@ KIND_NAMES = (
     "open_restaurant",
     "take_coin",
 )
-KIND_INDEX = {name: k for k, name in enumerate(KIND_NAMES)}
+KIND_INDEX: Final = {name: k for k, name in enumerate(KIND_NAMES)}
 
 
 class Action:
@@ -112,7 +112,7 @@ class Action:
         return (action_by_id, (self.id,))
 
 
-ALL_ACTIONS: list[Action] = []
+ALL_ACTIONS: Final[list[Action]] = []
 
 
 def _new(kind: int, **fields: int) -> Action:
@@ -121,25 +121,25 @@ def _new(kind: int, **fields: int) -> Action:
     return action
 
 
-REDRAW_HAND_ACTION = _new(REDRAW_HAND)
-REFRESH_OFFER_ACTION = _new(REFRESH_OFFER)
-TAKE_COIN_ACTION = _new(TAKE_COIN)
-TAKE_OFFER_ACTIONS: tuple[Action, ...] = tuple(_new(TAKE_OFFER, good=g) for g in range(N_GOODS))
+REDRAW_HAND_ACTION: Final = _new(REDRAW_HAND)
+REFRESH_OFFER_ACTION: Final = _new(REFRESH_OFFER)
+TAKE_COIN_ACTION: Final = _new(TAKE_COIN)
+TAKE_OFFER_ACTIONS: Final[tuple[Action, ...]] = tuple(_new(TAKE_OFFER, good=g) for g in range(N_GOODS))
 # OPEN_STAND_ACTIONS[good][square]
-OPEN_STAND_ACTIONS: tuple[tuple[Action, ...], ...] = tuple(
+OPEN_STAND_ACTIONS: Final[tuple[tuple[Action, ...], ...]] = tuple(
     tuple(_new(OPEN_STAND, good=g, square=s) for s in range(N_SQUARES)) for g in range(N_GOODS)
 )
 # OPEN_RESTAURANT_ACTIONS[restaurant][square]
-OPEN_RESTAURANT_ACTIONS: tuple[tuple[Action, ...], ...] = tuple(
+OPEN_RESTAURANT_ACTIONS: Final[tuple[tuple[Action, ...], ...]] = tuple(
     tuple(_new(OPEN_RESTAURANT, restaurant=k, square=s) for s in range(N_SQUARES))
     for k in range(N_RESTAURANTS)
 )
 # BRING_CUSTOMER_ACTIONS[customer kind][entrance]
-BRING_CUSTOMER_ACTIONS: tuple[tuple[Action, ...], ...] = tuple(
+BRING_CUSTOMER_ACTIONS: Final[tuple[tuple[Action, ...], ...]] = tuple(
     tuple(_new(BRING_CUSTOMER, customer=c, entrance=e) for e in range(N_ENTRANCES))
     for c in range(N_CUSTOMER_KINDS)
 )
-N_ACTIONS = len(ALL_ACTIONS)
+N_ACTIONS: Final = len(ALL_ACTIONS)
 
 
 def action_by_id(action_id: int) -> Action:
@@ -172,7 +172,7 @@ def _customer(level: Any, goods: Any) -> int:
     return customer_kind(level, (a, b))
 
 
-_EXPECTED_KEYS = {
+_EXPECTED_KEYS: Final = {
     REDRAW_HAND: {"type"},
     REFRESH_OFFER: {"type"},
     TAKE_COIN: {"type"},

@@ -8,12 +8,13 @@ are assumptions about the retail edition.
 from __future__ import annotations
 
 from itertools import combinations
+from typing import Final
 
 # Goods, in the canonical order used for sorting and for legal-action order.
-GOODS: tuple[str, ...] = ("fish", "flowers", "tomatoes", "meat", "grapes")
+GOODS: Final[tuple[str, ...]] = ("fish", "flowers", "tomatoes", "meat", "grapes")
 
 # Restaurant kinds and the good each improves (None: the pub improves every good).
-RESTAURANTS: tuple[str, ...] = (
+RESTAURANTS: Final[tuple[str, ...]] = (
     "sushi_bar",
     "tea_house",
     "pizzeria",
@@ -21,7 +22,7 @@ RESTAURANTS: tuple[str, ...] = (
     "wine_bar",
     "pub",
 )
-RESTAURANT_IMPROVES: tuple[str | None, ...] = (
+RESTAURANT_IMPROVES: Final[tuple[str | None, ...]] = (
     "fish",
     "flowers",
     "tomatoes",
@@ -30,16 +31,17 @@ RESTAURANT_IMPROVES: tuple[str | None, ...] = (
     None,
 )
 
-STAND_TILES_PER_GOOD = 7
-WOODEN_STANDS_PER_PLAYER = 8
-STARTING_COINS = 1
-HAND_SIZE = 3
-OFFER_SIZE = 3
-DISPLAY_PER_LEVEL = 3
-MIN_PLAYERS, MAX_PLAYERS = 2, 4
+STAND_TILES_PER_GOOD: Final = 7
+WOODEN_STANDS_PER_PLAYER: Final = 8
+STARTING_COINS: Final = 1
+HAND_SIZE: Final = 3
+OFFER_SIZE: Final = 3
+DISPLAY_PER_LEVEL: Final = 3
+MIN_PLAYERS: Final = 2
+MAX_PLAYERS: Final = 4
 
 # Tiles placed face down on the board at set-up (both of each kind, one pub).
-BOARD_RESTAURANTS: tuple[str, ...] = (
+BOARD_RESTAURANTS: Final[tuple[str, ...]] = (
     "sushi_bar",
     "sushi_bar",
     "tea_house",
@@ -53,11 +55,11 @@ BOARD_RESTAURANTS: tuple[str, ...] = (
     "pub",
 )
 # The second pub: in a 4-player game it starts in the fourth player's hand.
-SET_ASIDE_RESTAURANT = "pub"
-SET_ASIDE_USED_WITH_PLAYERS = 4
+SET_ASIDE_RESTAURANT: Final = "pub"
+SET_ASIDE_USED_WITH_PLAYERS: Final = 4
 
 # Assumed layout of the face-down restaurant squares.
-RESTAURANT_SQUARES: tuple[str, ...] = (
+RESTAURANT_SQUARES: Final[tuple[str, ...]] = (
     "b1",
     "d1",
     "a2",
@@ -72,8 +74,8 @@ RESTAURANT_SQUARES: tuple[str, ...] = (
 )
 
 # Customer tiles: (level, (good, good)). Assumed composition.
-_ALL_PAIRS = tuple(combinations(GOODS, 2))
-CUSTOMER_TILES: tuple[tuple[int, tuple[str, str]], ...] = (
+_ALL_PAIRS: Final = tuple(combinations(GOODS, 2))
+CUSTOMER_TILES: Final[tuple[tuple[int, tuple[str, str]], ...]] = (
     *((1, pair) for pair in _ALL_PAIRS),
     *((2, pair) for pair in _ALL_PAIRS),
     *((3, pair) for pair in _ALL_PAIRS),
@@ -83,9 +85,9 @@ CUSTOMER_TILES: tuple[tuple[int, tuple[str, str]], ...] = (
     (4, ("meat", "grapes")),
     (4, ("fish", "grapes")),
 )
-CUSTOMER_LEVELS: tuple[int, ...] = (1, 2, 3, 4)
+CUSTOMER_LEVELS: Final[tuple[int, ...]] = (1, 2, 3, 4)
 
 # The market: columns a..e (left to right), rows 1..5 (top to bottom).
-COLUMNS = "abcde"
-ROWS = "12345"
-SIZE = 5
+COLUMNS: Final = "abcde"
+ROWS: Final = "12345"
+SIZE: Final = 5

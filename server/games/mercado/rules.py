@@ -8,7 +8,7 @@ took the action from :func:`legal_actions`) and records events only if asked.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from server.games.rng import insert_randomly
 
@@ -55,11 +55,11 @@ from .state import FINAL_ROUND, FINISHED, MAIN, PLAYING, TAKE_OFFER_PHASE, GameS
 Event = dict[str, Any]
 
 # An available square has no stand, so neither of its lines holds more than SIZE - 1.
-MAX_STAND_COST = SIZE
+MAX_STAND_COST: Final = SIZE
 # The game ends when this few squares or entrances remain.
-END_THRESHOLD = 4
-_SQUARES = range(N_SQUARES)
-_ENTRANCES = range(N_ENTRANCES)
+END_THRESHOLD: Final = 4
+_SQUARES: Final = range(N_SQUARES)
+_ENTRANCES: Final = range(N_ENTRANCES)
 
 
 def coin_run_to_end(players: int) -> int:
@@ -122,6 +122,15 @@ def payments(state: GameState, action: Action) -> tuple[int, list[int]]:
     elif action.kind in (TAKE_COIN, OPEN_RESTAURANT):
         income[state.current] = 1
     return cost, income
+
+
+def payments_of(state: GameState, actions: list[Action]) -> list[tuple[int, tuple[int, ...]]]:
+    """``payments`` of each of ``actions`` in turn, each income a tuple (what a preview shows)."""
+    out: list[tuple[int, tuple[int, ...]]] = []
+    for action in actions:
+        cost, income = payments(state, action)
+        out.append((cost, tuple(income)))
+    return out
 
 
 # --- counting ----------------------------------------------------------------

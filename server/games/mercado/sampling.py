@@ -18,7 +18,7 @@ import functools
 import random
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from . import position
 from .components import (
@@ -139,4 +139,4 @@ def _random_customer(level: int, rng: random.Random) -> int:
 
 
 # The view's fields that a position has too (the view has its own format).
-_POSITION_KEYS = position.FIELDS - {"format", "coins", "bag", "decks", "rng"}
+_POSITION_KEYS: Final = position.FIELDS - {"format", "coins", "bag", "decks", "rng"}

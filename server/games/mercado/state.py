@@ -10,18 +10,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Final, Literal
 
 from .components import MAX_PLAYERS, MIN_PLAYERS
 from .errors import InvalidPosition
 from .geometry import N_ENTRANCES, N_LINES, N_SQUARES, SQUARE_COLUMN, SQUARE_ROW
 
 # status
-PLAYING, FINAL_ROUND, FINISHED = 0, 1, 2
-STATUS_NAMES = ("playing", "final_round", "finished")
+PLAYING: Final = 0
+FINAL_ROUND: Final = 1
+FINISHED: Final = 2
+STATUS_NAMES: Final = ("playing", "final_round", "finished")
 # phase
-MAIN, TAKE_OFFER_PHASE = 0, 1
-PHASE_NAMES = ("main", "take_offer")
+MAIN: Final = 0
+TAKE_OFFER_PHASE: Final = 1
+PHASE_NAMES: Final = ("main", "take_offer")
 
 Money = Literal["public", "hidden"]
 
@@ -65,7 +68,7 @@ class Options(Mapping[str, object]):
         return len(_OPTION_NAMES)
 
 
-_OPTION_NAMES = ("players", "money", "face_down_counts_as_available")
+_OPTION_NAMES: Final = ("players", "money", "face_down_counts_as_available")
 
 
 @dataclass(frozen=True)

@@ -8,14 +8,15 @@ who with hidden money sees no coins at all.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from .components import GOODS, RESTAURANTS
+from .geometry import N_SQUARES
 from .position import entrances_json, market_json, tiles_by_level
 from .rules import Event, legal_actions
 from .state import FINISHED, PHASE_NAMES, STATUS_NAMES, GameState, Options
 
-VIEW_FORMAT = "mercado-view/1"
+VIEW_FORMAT: Final = "mercado-view/1"
 
 
 def may_see_coins(options: Options, viewer: int | None, owner: int) -> bool:
@@ -51,6 +52,21 @@ def player_view(state: GameState, seat: int | None) -> dict[str, Any]:
     if seat == state.current and state.status != FINISHED:
         view["legal_actions"] = [a.to_json() for a in legal_actions(state)]
     return view
+
+
+def public_market(state: GameState) -> list[tuple[int, int, int, int]]:
+    """The occupied squares as every viewer sees them, as (square, good, owner, restaurant) with -1
+    for none: a stand has a good and an owner, a face-up restaurant its kind, and a face-down one is
+    (square, -1, -1, -1), its kind never shown. What ``player_view``'s market says, as integers."""
+    out: list[tuple[int, int, int, int]] = []
+    for q in range(N_SQUARES):
+        if state.stand_good[q] >= 0:
+            out.append((q, state.stand_good[q], state.stand_owner[q], -1))
+        elif state.restaurant[q] >= 0:
+            out.append((q, -1, -1, state.restaurant[q]))
+        elif state.face_down[q] >= 0:
+            out.append((q, -1, -1, -1))
+    return out
 
 
 def events_for(events: list[Event], options: Options, seat: int | None) -> list[Event]:

@@ -45,8 +45,8 @@ class GameWire(Protocol):
         ``update``, and, when ``moving``, its legal actions (and what they cost)."""
         ...
 
-    def events(self, update: Update, seat: int | None) -> list[api.Event]:
-        """The update's events as ``seat`` may see them."""
+    def event_bytes(self, update: Update, seat: int | None) -> list[bytes]:
+        """The update's events as ``seat`` may see them, each a serialized Event."""
         ...
 
 

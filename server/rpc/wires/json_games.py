@@ -56,16 +56,16 @@ class JsonWire:
             cached = update.rendered[key] = state.SerializeToString()
         return cached
 
-    def events(self, update: Update, seat: int | None) -> list[api.Event]:
+    def event_bytes(self, update: Update, seat: int | None) -> list[bytes]:
         assert update.record is not None
         key = ("events", seat)
-        cached: list[api.Event] | None = update.rendered.get(key)
+        cached: list[bytes] | None = update.rendered.get(key)
         if cached is None:
             cached = update.rendered[key] = []
             for event in self.rules.events_for(update.state, update.record.events, seat):
                 message = api.Event()
                 getattr(message, self.name).event.update(event)
-                cached.append(message)
+                cached.append(message.SerializeToString())
         return cached
 
 

@@ -32,14 +32,20 @@ from server.games.mercado import (
     ALL_ACTIONS,
     Action,
     Event,
+    GameState,
     Money,
     Options,
+    Result,
     action_from_json,
     events_for,
     legal_actions,
-    payments,
-    player_view,
+    payments_of,
+    public_market,
 )
+from server.games.mercado.components import GOODS, RESTAURANTS
+from server.games.mercado.geometry import ENTRANCE_NAMES, SQUARE_NAMES
+from server.games.mercado.position import customer_json
+from server.games.mercado.state import PHASE_NAMES
 from server.games.mercado.views import may_see_coins
 from server.match import Update
 from server.rpc.encoding import embedded, field_key
@@ -73,6 +79,13 @@ def options_message(options: Options) -> pb.MercadoOptions:
     )
 
 
+@functools.lru_cache(maxsize=64)
+def _options_of(options: tuple[tuple[str, Any], ...]) -> pb.MercadoOptions:
+    """The options message of a match's options (the items of their JSON), shared as the actions'
+    messages are: callers copy it, never change it."""
+    return options_message(Options(**dict(options)))
+
+
 def action_from_message(action: api.Action) -> Action:
     """Raises WireError or InvalidAction when malformed."""
     return _action_from_bytes(action.SerializeToString(deterministic=True))
@@ -94,41 +107,53 @@ def events_message(events: list[Event], options: Options, seat: int | None) -> l
 # --- views -------------------------------------------------------------------
 
 
-# The board is most of every message, and from one action to the next most of it is unchanged.
-# So each of its parts (a square's content, an entrance's customer, a level of customers) is
-# serialized once per distinct value and cached; a board is those fragments joined (repeated
-# fields of concatenated serializations append, in order), never parsed.
-
-
-@functools.cache
-def _square_fragment(name: str, stand: str | None, owner: int, restaurant: str | None) -> bytes:
+def _square_content(name: str, stand: str | None, owner: int, restaurant: str | None) -> pb.SquareContent:
+    """An occupied square: a stand, a face-up restaurant, or (neither) a face-down restaurant."""
     square = square_message(name)
     if stand is not None:
-        content = pb.SquareContent(square=square, stand=pb.Stand(good=good_enum(stand), owner=owner))
-    elif restaurant is not None:
-        content = pb.SquareContent(square=square, restaurant=restaurant_enum(restaurant))
-    else:
-        content = pb.SquareContent(square=square, face_down=pb.FaceDown())
-    return pb.MercadoView(market=[content]).SerializeToString()
+        return pb.SquareContent(square=square, stand=pb.Stand(good=good_enum(stand), owner=owner))
+    if restaurant is not None:
+        return pb.SquareContent(square=square, restaurant=restaurant_enum(restaurant))
+    return pb.SquareContent(square=square, face_down=pb.FaceDown())
 
 
-@functools.cache
-def _entrance_fragment(name: str, level: int, goods: tuple[str, ...]) -> bytes:
-    entrance = pb.EntranceContent(entrance=entrance_message(name), tile=tile_message(level, list(goods)))
-    return pb.MercadoView(entrances=[entrance]).SerializeToString()
+def _entrance_content(name: str, level: int, goods: list[str]) -> pb.EntranceContent:
+    return pb.EntranceContent(entrance=entrance_message(name), tile=tile_message(level, goods))
 
 
-@functools.cache
-def _offer_fragment(good: str) -> bytes:
-    return pb.MercadoView(offer=[good_enum(good)]).SerializeToString()
+def _customer_level(level: int, display: list[list[str]], deck_size: int) -> pb.CustomerLevel:
+    tiles = [tile_message(level, goods) for goods in display]
+    return pb.CustomerLevel(level=level, display=tiles, deck_size=deck_size)
 
 
-@functools.lru_cache(maxsize=4096)  # displays and deck sizes combine in many ways: keep the recent ones
-def _customer_level_fragment(level: int, display: tuple[tuple[str, ...], ...], deck_size: int) -> bytes:
-    customers = pb.CustomerLevel(
-        level=level, display=[tile_message(level, list(goods)) for goods in display], deck_size=deck_size
+def _player(
+    seat: int, wooden: int, stands: list[str], restaurants: list[str], coins: int | None
+) -> pb.PlayerPublic:
+    """One player, with coins only when the viewer may see them (else None)."""
+    player = pb.PlayerPublic(
+        seat=seat,
+        wooden_stands=wooden,
+        stand_hand=[good_enum(g) for g in stands],
+        restaurant_hand=[restaurant_enum(k) for k in restaurants],
     )
-    return pb.MercadoView(customers=[customers]).SerializeToString()
+    if coins is not None:
+        player.coins = coins
+    return player
+
+
+def _turn(view: Mapping[str, Any]) -> pb.MercadoView:
+    """The view's scalar fields: where the turn stands, the bag's size, the end and the result."""
+    turn = pb.MercadoView(
+        phase=PHASE[view["phase"]],
+        redrawn_this_turn=view["redrawn_this_turn"],
+        bag_size=view["bag_count"],
+        consecutive_coins=view["consecutive_coins"],
+    )
+    if view["final_turns_left"] is not None:
+        turn.final_turns_left = view["final_turns_left"]
+    if view["result"] is not None:
+        turn.result.CopyFrom(_result_message(view["result"]))
+    return turn
 
 
 def _result_message(result: dict[str, list[int]]) -> pb.MercadoResult:
@@ -137,69 +162,163 @@ def _result_message(result: dict[str, list[int]]) -> pb.MercadoResult:
     )
 
 
-def players_message(view: dict[str, Any], coins: list[int | None]) -> list[pb.PlayerPublic]:
-    """The players of a view, with the coins the viewer may see."""
-    players = []
-    for seat, shown in enumerate(coins):
-        player = pb.PlayerPublic(
-            seat=seat,
-            wooden_stands=view["wooden_stands"][seat],
-            stand_hand=[good_enum(g) for g in view["stand_hands"][seat]],
-            restaurant_hand=[restaurant_enum(k) for k in view["restaurant_hands"][seat]],
-        )
-        if shown is not None:
-            player.coins = shown
-        players.append(player)
-    return players
-
-
-@functools.lru_cache(maxsize=64)
-def _options_of(options: tuple[tuple[str, Any], ...]) -> pb.MercadoOptions:
-    """The options message of a match's options (the items of their JSON), shared as the actions'
-    messages are: callers copy it, never change it."""
-    return options_message(Options(**dict(options)))
-
-
-@functools.lru_cache(maxsize=64)
-def _options_fragment(options: tuple[tuple[str, Any], ...]) -> bytes:
-    return pb.MercadoView(options=_options_of(options)).SerializeToString()
-
-
-def board_bytes(view: dict[str, Any]) -> bytes:
-    """Everything of a view but its players, serialized as a MercadoView: the same for every viewer."""
-    fragments = [
-        _square_fragment(name, c.get("stand"), c.get("owner", 0), c.get("restaurant"))
+def view_message(view: dict[str, Any]) -> pb.MercadoView:
+    """The engine's player view (its JSON) as a MercadoView."""
+    message = _turn(view)
+    message.options.CopyFrom(options_message(Options(**view["options"])))
+    message.market.extend(
+        _square_content(name, c.get("stand"), c.get("owner", 0), c.get("restaurant"))
         for name, c in view["market"].items()
-    ]
-    fragments += [
-        _entrance_fragment(name, c["level"], tuple(c["goods"])) for name, c in view["entrances"].items()
-    ]
-    fragments += [_offer_fragment(good) for good in view["offer"]]
-    deck_counts = view["deck_counts"]
-    fragments += [
-        _customer_level_fragment(int(level), tuple(map(tuple, tiles)), deck_counts[level])
-        for level, tiles in view["display"].items()
-    ]
-    fragments.append(_options_fragment(tuple(view["options"].items())))
-    rest = pb.MercadoView(
-        phase=PHASE[view["phase"]],
-        redrawn_this_turn=view["redrawn_this_turn"],
-        bag_size=view["bag_count"],
-        consecutive_coins=view["consecutive_coins"],
     )
-    if view["final_turns_left"] is not None:
-        rest.final_turns_left = view["final_turns_left"]
-    if view["result"] is not None:
-        rest.result.CopyFrom(_result_message(view["result"]))
-    fragments.append(rest.SerializeToString())
+    message.entrances.extend(
+        _entrance_content(name, c["level"], c["goods"]) for name, c in view["entrances"].items()
+    )
+    message.offer.extend(good_enum(good) for good in view["offer"])
+    message.customers.extend(
+        _customer_level(int(level), tiles, view["deck_counts"][level])
+        for level, tiles in view["display"].items()
+    )
+    message.players.extend(
+        _player(
+            seat,
+            view["wooden_stands"][seat],
+            view["stand_hands"][seat],
+            view["restaurant_hands"][seat],
+            coins,
+        )
+        for seat, coins in enumerate(view["coins"])
+    )
+    return message
+
+
+# The server builds the same message from the rules' state. The board is most of every message, and
+# from one action to the next most of it is unchanged, so each part (a square's content, an
+# entrance's customer, a level of customers, a player) is serialized once per distinct value, cached
+# by the state's integers, and a board is those fragments joined (repeated fields of concatenated
+# serializations append, in order), never parsed. Each reads only what ``player_view`` shows:
+# the market through ``public_market``, the bag and the decks by their sizes.
+
+
+@functools.cache
+def _square_fragment(content: tuple[int, int, int, int]) -> bytes:
+    square, good, owner, restaurant = content
+    stand = GOODS[good] if good >= 0 else None
+    face_up = RESTAURANTS[restaurant] if restaurant >= 0 else None
+    return pb.MercadoView(
+        market=[_square_content(SQUARE_NAMES[square], stand, owner, face_up)]
+    ).SerializeToString()
+
+
+@functools.cache
+def _entrance_fragment(entrance: int, kind: int) -> bytes:
+    customer = customer_json(kind)
+    content = _entrance_content(ENTRANCE_NAMES[entrance], customer["level"], customer["goods"])
+    return pb.MercadoView(entrances=[content]).SerializeToString()
+
+
+@functools.cache
+def _offer_fragment(good: int) -> bytes:
+    return pb.MercadoView(offer=[good_enum(GOODS[good])]).SerializeToString()
+
+
+_CUSTOMERS = field_key(pb.MercadoView.DESCRIPTOR, "customers")
+_PLAYERS = field_key(pb.MercadoView.DESCRIPTOR, "players")
+
+
+@functools.cache
+def _level_fragment(level: int) -> bytes:
+    return pb.CustomerLevel(level=level).SerializeToString()
+
+
+@functools.cache
+def _display_tile_fragment(kind: int) -> bytes:
+    """A CustomerLevel fragment holding one tile of its display."""
+    customer = customer_json(kind)
+    return pb.CustomerLevel(display=[tile_message(customer["level"], customer["goods"])]).SerializeToString()
+
+
+@functools.cache
+def _deck_size_fragment(size: int) -> bytes:
+    return pb.CustomerLevel(deck_size=size).SerializeToString()
+
+
+def _customer_level_fragment(level: int, display: list[int], deck_size: int) -> bytes:
+    """One level's display and deck size: built from fragments, as their combinations are many."""
+    parts = [_level_fragment(level), *[_display_tile_fragment(kind) for kind in display]]
+    parts.append(_deck_size_fragment(deck_size))
+    return embedded(_CUSTOMERS, b"".join(parts))
+
+
+@functools.lru_cache(maxsize=64)
+def _options_fragment(options: Options) -> bytes:
+    return pb.MercadoView(options=options_message(options)).SerializeToString()
+
+
+@functools.lru_cache(maxsize=4096)
+def _turn_fragment(
+    phase: int, redrawn: bool, bag: int, consecutive: int, final_turns_left: int | None, result: Result | None
+) -> bytes:
+    turn = {
+        "phase": PHASE_NAMES[phase],
+        "redrawn_this_turn": redrawn,
+        "bag_count": bag,
+        "consecutive_coins": consecutive,
+        "final_turns_left": final_turns_left,
+        "result": result.to_json() if result is not None else None,
+    }
+    return _turn(turn).SerializeToString()
+
+
+@functools.lru_cache(maxsize=16384)
+def _player_fragment(seat: int, wooden: int, stands: tuple[int, ...], restaurants: tuple[int, ...]) -> bytes:
+    """A player without coins: they change far more often, and are a fragment of their own."""
+    player = _player(seat, wooden, [GOODS[g] for g in stands], [RESTAURANTS[k] for k in restaurants], None)
+    return player.SerializeToString()
+
+
+@functools.lru_cache(maxsize=1024)
+def _coins_fragment(coins: int) -> bytes:
+    return pb.PlayerPublic(coins=coins).SerializeToString()
+
+
+def board_bytes(state: GameState) -> bytes:
+    """Everything of a view but its players, serialized as a MercadoView: the same for every viewer."""
+    fragments = [_square_fragment(content) for content in public_market(state)]
+    fragments += [_entrance_fragment(e, kind) for e, kind in enumerate(state.entrances) if kind >= 0]
+    fragments += [_offer_fragment(good) for good in state.offer]
+    fragments += [
+        _customer_level_fragment(level, display, len(deck))
+        for level, (display, deck) in enumerate(zip(state.display, state.decks, strict=True), start=1)
+    ]
+    fragments.append(_options_fragment(state.options))
+    fragments.append(
+        _turn_fragment(
+            state.phase,
+            state.redrawn,
+            len(state.bag),
+            state.consecutive_coins,
+            state.final_turns_left,
+            state.result,
+        )
+    )
     return b"".join(fragments)
 
 
-def view_message(view: dict[str, Any]) -> pb.MercadoView:
-    """The engine's player view as a MercadoView."""
-    message = pb.MercadoView.FromString(board_bytes(view))
-    message.players.extend(players_message(view, view["coins"]))
-    return message
+def players_bytes(state: GameState, seat: int | None) -> bytes:
+    """The players as ``seat`` (None: a spectator) sees them, serialized as a MercadoView."""
+    options = state.options
+    parts = []
+    for player, coins in enumerate(state.coins):
+        fragment = _player_fragment(
+            player,
+            state.wooden_stands[player],
+            tuple(state.hands[player]),
+            tuple(state.restaurant_hands[player]),
+        )
+        if may_see_coins(options, seat, player):
+            fragment += _coins_fragment(coins)
+        parts.append(embedded(_PLAYERS, fragment))
+    return b"".join(parts)
 
 
 # --- events ------------------------------------------------------------------
@@ -298,51 +417,35 @@ def _in_match_state(mercado: bytes) -> bytes:
     return embedded(_VIEW, embedded(_MERCADO, mercado))
 
 
-def _public_view(update: Update) -> dict[str, Any]:
-    """The spectator's view: what every viewer may see."""
-    cached: dict[str, Any] | None = update.rendered.get("view")
-    if cached is None:
-        cached = update.rendered["view"] = player_view(update.state, None)
-    return cached
-
-
 def _players(update: Update, seat: int | None) -> bytes:
-    """The players as ``seat`` sees them (coins per the money option), serialized."""
-    options = update.state.options
-    key = ("players", seat if options.money_hidden else "all")
+    """The players as ``seat`` sees them (coins per the money option), as a MatchState fragment."""
+    state = update.state
+    key = ("players", seat if state.options.money_hidden else "all")
     cached: bytes | None = update.rendered.get(key)
     if cached is None:
-        view = _public_view(update)
-        coins: list[int | None] = [
-            c if may_see_coins(options, seat, p) else None for p, c in enumerate(update.state.coins)
-        ]
-        mercado = pb.MercadoView(players=players_message(view, coins)).SerializeToString()
-        cached = update.rendered[key] = _in_match_state(mercado)
+        cached = update.rendered[key] = _in_match_state(players_bytes(state, seat))
     return cached
 
 
 def _previews(update: Update, seat: int, actions: list[Action]) -> bytes:
     """What each of the mover's legal actions costs and pays, as the mover may see it, serialized."""
     state = update.state
-    visible = [may_see_coins(state.options, seat, player) for player in range(state.players)]
-    parts = []
-    for action in actions:
-        cost, income = payments(state, action)
-        earnings: tuple[tuple[int, int | None], ...] = ()
-        if any(income):  # most actions pay nobody: skip building their earnings (about 15% of this)
-            earnings = tuple((p, amount if visible[p] else None) for p, amount in enumerate(income) if amount)
-        parts.append(_preview_fragment(cost, earnings))
-    return b"".join(parts)
+    visible = tuple(may_see_coins(state.options, seat, player) for player in range(state.players))
+    return b"".join(
+        [_preview_fragment(cost, income, visible) for cost, income in payments_of(state, actions)]
+    )
 
 
-@functools.lru_cache(maxsize=4096)  # costs and earnings take few values: most previews repeat
-def _preview_fragment(cost: int, earnings: tuple[tuple[int, int | None], ...]) -> bytes:
-    """One serialized MatchState fragment holding one preview (concatenated, they append in order)."""
+@functools.lru_cache(maxsize=8192)  # costs and incomes take few values: most previews repeat
+def _preview_fragment(cost: int, income: tuple[int, ...], visible: tuple[bool, ...]) -> bytes:
+    """One serialized MatchState fragment holding one preview (concatenated, they append in order):
+    who ``income`` pays, with the amounts the viewer may see (``visible`` per seat)."""
     preview = pb.MercadoPreview(cost=cost)
-    for player, amount in earnings:
-        earning = preview.earnings.add(seat=player)
-        if amount is not None:
-            earning.amount = amount
+    for player, amount in enumerate(income):
+        if amount:
+            earning = preview.earnings.add(seat=player)
+            if visible[player]:
+                earning.amount = amount
     return api.MatchState(previews=[api.ActionPreview(mercado=preview)]).SerializeToString()
 
 
@@ -374,19 +477,31 @@ class MercadoWire:
             parts.append(_previews(update, seat, actions))
         return b"".join(parts)
 
-    def events(self, update: Update, seat: int | None) -> list[api.Event]:
+    def event_bytes(self, update: Update, seat: int | None) -> list[bytes]:
         assert update.record is not None
         options = update.state.options
         key = ("events", seat if options.money_hidden else "all")
-        cached: list[api.Event] | None = update.rendered.get(key)
+        cached: list[bytes] | None = update.rendered.get(key)
         if cached is None:
-            cached = update.rendered[key] = events_message(update.record.events, options, seat)
+            shown = events_for(update.record.events, options, seat)
+            cached = update.rendered[key] = [_event_bytes(update, i, event) for i, event in enumerate(shown)]
         return cached
+
+
+def _event_bytes(update: Update, index: int, event: Event) -> bytes:
+    """The update's event ``index`` as ``event`` shows it, serialized once per update and form: every
+    viewer shares an event that ``events_for`` leaves as it is (it keeps their order)."""
+    assert update.record is not None
+    key = ("event", index, event is update.record.events[index])
+    cached: bytes | None = update.rendered.get(key)
+    if cached is None:
+        cached = update.rendered[key] = api.Event(mercado=event_message(event)).SerializeToString()
+    return cached
 
 
 def _board(update: Update) -> bytes:
     """The board every viewer shares, as a serialized MatchState fragment."""
     cached: bytes | None = update.rendered.get("board")
     if cached is None:
-        cached = update.rendered["board"] = _in_match_state(board_bytes(_public_view(update)))
+        cached = update.rendered["board"] = _in_match_state(board_bytes(update.state))
     return cached
