@@ -7,13 +7,21 @@ from __future__ import annotations
 from google.protobuf.descriptor import Descriptor
 
 
-def _varint(value: int) -> bytes:
+def _encode_varint(value: int) -> bytes:
     out = bytearray()
     while value > 0x7F:
         out.append(value & 0x7F | 0x80)
         value >>= 7
     out.append(value)
     return bytes(out)
+
+
+# Nearly every length written is under 16 KiB (one or two bytes): those are looked up.
+_SMALL_VARINTS = [_encode_varint(value) for value in range(1 << 14)]
+
+
+def _varint(value: int) -> bytes:
+    return _SMALL_VARINTS[value] if value < 1 << 14 else _encode_varint(value)
 
 
 def field_key(descriptor: Descriptor, name: str) -> bytes:
