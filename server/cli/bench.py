@@ -40,6 +40,26 @@ def memory(matches: int, seed: int) -> None:
     click.echo(json.dumps(run(matches, seed), indent=2))
 
 
+@bench.command()
+@click.option(
+    "--matches", type=click.IntRange(min=1), default=200, show_default=True, help="Matches in play at once."
+)
+@click.option(
+    "--actions",
+    type=click.IntRange(min=1),
+    default=20_000,
+    show_default=True,
+    help="Actions per player count.",
+)
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the matches and actions.")
+def actions(matches: int, actions: int, seed: int) -> None:
+    """The server's own CPU per accepted action (submitted, committed, rendered for every seat),
+    in-process and without gRPC: steadier than `bench server` for comparing builds."""
+    from server.bench.actions import run
+
+    click.echo(json.dumps(run(matches, actions, seed), indent=2))
+
+
 @bench.command(name="server")
 @click.option(
     "--matches",

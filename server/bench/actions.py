@@ -1,0 +1,88 @@
+"""``mercado bench actions``: the server's own work per accepted action, without the transport.
+
+Matches are played in-process through the match service on a SQLite file, with seeded random legal
+actions, many in play at once as in a server: each round submits one action to each of a batch of
+matches together (so their commits are grouped, as the server's are) and then renders each action as
+the server renders it, every seat's stream message and the mover's answer. A finished match is
+replaced by a new one. The figures are the process's CPU time per action (the SQLite writer
+thread's included), for the submissions and for the rendering. With no gRPC and no load-generating
+processes on the same cores, they move far less from run to run than ``bench server``'s, which makes
+them the steadier way to compare two builds of the server's own code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from server.games.mercado import Options, legal_actions
+from server.match import PLAYING, Match, MatchService, Policy, Update
+from server.rpc import render
+from server.store.sqlite import SqliteStore
+
+
+async def _open(service: MatchService, players: int, seed: int) -> tuple[Match, list[str]]:
+    match = await service.create_match(Options(players=players), [None] * players, seed=seed)
+    tokens = [(await service.join(match.match_id, f"p{seat}")).token for seat in range(players)]
+    return match, tokens
+
+
+async def _submit(service: MatchService, match: Match, tokens: list[str], rng: random.Random) -> Update:
+    seat = match.state.current_player
+    version = match.version
+    action = rng.choice(legal_actions(match.state))
+    _, _, update = await service.submit(match.match_id, tokens[seat], version, str(version), action)
+    return update
+
+
+async def _measure(players: int, matches: int, actions: int, seed: int, db: Path) -> dict[str, Any]:
+    store = SqliteStore(db)
+    service = MatchService(store, policy=Policy(allow_chosen_seeds=True, default_clock=None))
+    rng = random.Random(seed)
+    try:
+        live = [await _open(service, players, seed + i) for i in range(matches)]
+        opened = matches
+        submitting = rendering = 0.0
+        done = 0
+        while done < actions:
+            chosen = rng.sample(range(matches), min(matches, actions - done, max(1, matches // 4)))
+            for i in chosen:
+                if live[i][0].status != PLAYING:
+                    live[i] = await _open(service, players, seed + opened)
+                    opened += 1
+            batch = [live[i] for i in chosen]
+            started = time.process_time()
+            updates = await asyncio.gather(*(_submit(service, match, tokens, rng) for match, tokens in batch))
+            submitted = time.process_time()
+            for (match, _), update in zip(batch, updates, strict=True):
+                for viewer in range(players):
+                    render.update_bytes(match, update, viewer)
+                assert update.record is not None
+                render.submit_response(match, update, update.record.seat)
+            rendering += time.process_time() - submitted
+            submitting += submitted - started
+            done += len(batch)
+    finally:
+        store.close()
+    return {
+        "players": players,
+        "matches": matches,
+        "actions": done,
+        "cpu_us_per_action": round((submitting + rendering) / done * 1e6, 1),
+        "submit_cpu_us_per_action": round(submitting / done * 1e6, 1),
+        "render_cpu_us_per_action": round(rendering / done * 1e6, 1),
+    }
+
+
+def run(matches: int = 200, actions: int = 20_000, seed: int = 1) -> dict[str, Any]:
+    """CPU per accepted action, submitted and rendered, for 2 and 4 players."""
+    results = []
+    for players in (2, 4):
+        with tempfile.TemporaryDirectory(prefix="mercado-bench-") as tmp:
+            db = Path(tmp) / "bench.db"
+            results.append(asyncio.run(_measure(players, matches, actions, seed, db)))
+    return {"results": results}
