@@ -13,15 +13,19 @@ them the steadier way to compare two builds of the server's own code.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import random
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from server.games.mercado import Options, legal_actions
 from server.match import PLAYING, Match, MatchService, Policy, Update
 from server.rpc import render
+from server.rpc.server import collect_garbage_for_serving, run_event_loop
 from server.store.sqlite import SqliteStore
 
 
@@ -39,6 +43,18 @@ async def _submit(service: MatchService, match: Match, tokens: list[str], rng: r
     return update
 
 
+@contextlib.contextmanager
+def _collector_as_served() -> Iterator[None]:
+    """The garbage collector as a server sets it once it is up, as it was again afterwards."""
+    thresholds = gc.get_threshold()
+    collect_garbage_for_serving()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)
+
+
 async def _measure(players: int, matches: int, actions: int, seed: int, db: Path) -> dict[str, Any]:
     store = SqliteStore(db)
     service = MatchService(store, policy=Policy(allow_chosen_seeds=True, default_clock=None))
@@ -48,24 +64,26 @@ async def _measure(players: int, matches: int, actions: int, seed: int, db: Path
         opened = matches
         submitting = rendering = 0.0
         done = 0
-        while done < actions:
-            chosen = rng.sample(range(matches), min(matches, actions - done, max(1, matches // 4)))
-            for i in chosen:
-                if live[i][0].status != PLAYING:
-                    live[i] = await _open(service, players, seed + opened)
-                    opened += 1
-            batch = [live[i] for i in chosen]
-            started = time.process_time()
-            updates = await asyncio.gather(*(_submit(service, match, tokens, rng) for match, tokens in batch))
-            submitted = time.process_time()
-            for (match, _), update in zip(batch, updates, strict=True):
-                for viewer in range(players):
-                    render.update_bytes(match, update, viewer)
-                assert update.record is not None
-                render.submit_response(match, update, update.record.seat)
-            rendering += time.process_time() - submitted
-            submitting += submitted - started
-            done += len(batch)
+        with _collector_as_served():
+            while done < actions:
+                chosen = rng.sample(range(matches), min(matches, actions - done, max(1, matches // 4)))
+                for i in chosen:
+                    if live[i][0].status != PLAYING:
+                        live[i] = await _open(service, players, seed + opened)
+                        opened += 1
+                batch = [live[i] for i in chosen]
+                started = time.process_time()
+                submits = [_submit(service, match, tokens, rng) for match, tokens in batch]
+                updates = await asyncio.gather(*submits)
+                submitted = time.process_time()
+                for (match, _), update in zip(batch, updates, strict=True):
+                    for viewer in range(players):
+                        render.update_bytes(match, update, viewer)
+                    assert update.record is not None
+                    render.submit_response(match, update, update.record.seat)
+                rendering += time.process_time() - submitted
+                submitting += submitted - started
+                done += len(batch)
     finally:
         store.close()
     return {
@@ -84,5 +102,5 @@ def run(matches: int = 200, actions: int = 20_000, seed: int = 1) -> dict[str, A
     for players in (2, 4):
         with tempfile.TemporaryDirectory(prefix="mercado-bench-") as tmp:
             db = Path(tmp) / "bench.db"
-            results.append(asyncio.run(_measure(players, matches, actions, seed, db)))
+            results.append(run_event_loop(_measure(players, matches, actions, seed, db)))
     return {"results": results}

@@ -48,6 +48,9 @@ class Match:
     timer: asyncio.TimerHandle | None = None  # the current turn's timeout
     stand_in: asyncio.Task[None] | None = None  # the AI choosing a move for the seat it plays
     _snapshot: Update | None = None
+    # The API's serialized summary of the match but for what changes with every action, with the
+    # seats, status and rating it was built from (``server.rpc.convert.summary_bytes``).
+    summary_built: tuple[Any, bytes] | None = None
     rules: AnyGame = field(init=False)
 
     def __post_init__(self) -> None:

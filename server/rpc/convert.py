@@ -58,10 +58,49 @@ def summary(match: Match) -> api.MatchSummary:
     if deadlines:
         message.deadline_unix_ms = min(deadlines.values())
     message.ranks.extend(match.ranks())
+    message.rated = _rated(match)
+    return message
+
+
+def summary_bytes(match: Match, status: str, version: int) -> bytes:
+    """``summary(match)`` serialized as it was at ``version``, with ``status``, for a stream's update.
+    What changes with each action (version, deadline, ranks) is added to the rest, which is
+    serialized again only when the seats, the status or the rating change. An earlier version than
+    the match's carries no deadline: its turn is over."""
+    deadlines = match.deadlines_ms() if version == match.version else {}
+    if deadlines and len(match.to_move()) > 1:  # each seat's own deadline, inside its SeatInfo
+        message = summary(match)
+        message.status = MATCH_STATUSES[status]
+        message.version = version
+        if status != FINISHED:
+            message.ClearField("ranks")
+        return message.SerializeToString()
+    record = match.record
+    built_from = (status, match.status, record.rating, tuple(record.seats))
+    built = match.summary_built
+    if built is None or built[0] != built_from:
+        message = summary_of(record, status, 0)
+        message.rated = _rated(match)
+        built = match.summary_built = (built_from, message.SerializeToString())
+    changing = api.MatchSummary(version=version)
+    if deadlines:
+        changing.deadline_unix_ms = min(deadlines.values())
+    if status == FINISHED:
+        changing.ranks.extend(match.ranks())
+    return built[1] + changing.SerializeToString()
+
+
+def _rated(match: Match) -> bool:
+    """Whether the match counts for the ratings: see ``MatchSummary.rated``."""
     if match.status == FINISHED and match.record.rating is None:
         # Finished, its rating still being written: decided as the ratings will decide it.
-        message.rated = unrated_because(match.record, match.turns()) is None
-    return message
+        return unrated_because(match.record, match.turns()) is None
+    return _record_rated(match.record)
+
+
+def _record_rated(record: MatchRecord) -> bool:
+    # Decided once finished; until then (and while the decision is being written) whether it can be.
+    return record.rating == RATED if record.rating else unrated_because(record, None) is None
 
 
 def time_control(message: api.TimeControl) -> TimeControl | None:
@@ -130,8 +169,7 @@ def summary_of(record: MatchRecord, status: str, version: int) -> api.MatchSumma
         seed_chosen=record.seed_chosen,
         time_control=time_control_message(record.clock),
         hot_seat=record.hot_seat,
-        # Decided once finished; until then (and while the decision is being written) whether it can be.
-        rated=record.rating == RATED if record.rating else unrated_because(record, None) is None,
+        rated=_record_rated(record),
     )
     getattr(message, wire.name).CopyFrom(wire.options_message(record.options))
     return message

@@ -19,7 +19,6 @@ the rules let the viewer see.
 from __future__ import annotations
 
 from mercado.v1 import match_pb2 as api
-from mercado_client.wire import MATCH_STATUSES
 
 from server.match import FINISHED, OWNER, PLAYING, Match, Update
 
@@ -44,25 +43,19 @@ def _to_move(match: Match, update: Update) -> list[int]:
     return cached
 
 
+_STATE_MATCH = field_key(api.MatchState.DESCRIPTOR, "match")
+
+
 def _shared(match: Match, update: Update) -> bytes:
     """The part of a MatchState every viewer shares, serialized: summary, version, who is to move."""
     cached: bytes | None = update.rendered.get("shared")
     if cached is None:
-        state = api.MatchState(match=convert.summary(match), version=update.version)
-        state.match.version = update.version
-        status = _status(match, update)
-        state.match.status = MATCH_STATUSES[status]
         to_move = _to_move(match, update)
-        state.seats_to_move.extend(to_move)
+        state = api.MatchState(version=update.version, seats_to_move=to_move)
         if len(to_move) == 1:
             state.to_move = to_move[0]
-        if update.version != match.version:  # an earlier version (a stream catching up): its turn is over
-            state.match.ClearField("deadline_unix_ms")
-            for seat in state.match.seats:
-                seat.ClearField("deadline_unix_ms")
-        if status != FINISHED:
-            state.match.ClearField("ranks")
-        cached = update.rendered["shared"] = state.SerializeToString()
+        summary = convert.summary_bytes(match, _status(match, update), update.version)
+        cached = update.rendered["shared"] = embedded(_STATE_MATCH, summary) + state.SerializeToString()
     return cached
 
 

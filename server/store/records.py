@@ -53,9 +53,9 @@ class TimeControl:
         }
 
 
-@dataclass
+@dataclass(frozen=True)
 class SeatRecord:
-    """One seat: open to anyone, or reserved for a bot of some level."""
+    """One seat: open to anyone, or reserved for a bot of some level. Changed by replacing it."""
 
     seat: int
     bot_level: str | None = None  # None: an open seat
