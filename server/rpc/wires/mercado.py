@@ -242,9 +242,8 @@ def _deck_size_fragment(size: int) -> bytes:
     return pb.CustomerLevel(deck_size=size).SerializeToString()
 
 
-@functools.lru_cache(maxsize=4096)  # a level changes in few of a match's actions
-def _customer_level_fragment(level: int, display: tuple[int, ...], deck_size: int) -> bytes:
-    """One level's display and deck size, built from fragments."""
+def _customer_level_fragment(level: int, display: list[int], deck_size: int) -> bytes:
+    """One level's display and deck size: built from fragments, as their combinations are many."""
     parts = [_level_fragment(level), *[_display_tile_fragment(kind) for kind in display]]
     parts.append(_deck_size_fragment(deck_size))
     return embedded(_CUSTOMERS, b"".join(parts))
@@ -288,7 +287,7 @@ def board_bytes(state: GameState) -> bytes:
     fragments += [_entrance_fragment(e, kind) for e, kind in enumerate(state.entrances) if kind >= 0]
     fragments += [_offer_fragment(good) for good in state.offer]
     fragments += [
-        _customer_level_fragment(level, tuple(display), len(deck))
+        _customer_level_fragment(level, display, len(deck))
         for level, (display, deck) in enumerate(zip(state.display, state.decks, strict=True), start=1)
     ]
     fragments.append(_options_fragment(state.options))
