@@ -27,6 +27,12 @@ PROMPT = re.compile(r"(your move|which square|which entrance|press Enter to take
 STARTUP_SECONDS = 20.0
 
 
+def _interruptible() -> None:
+    """Ctrl-C reaches the client even when the tests run in the background, whose commands a
+    shell starts with SIGINT ignored (an ignored signal stays ignored across exec)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Terminal:
     """One ``python -m server play ...`` in a pseudo-terminal, read as plain text."""
 
@@ -43,6 +49,7 @@ class Terminal:
             encoding="utf-8",
             codec_errors="replace",
             timeout=None,
+            preexec_fn=_interruptible,
         )
         self.text = ""  # everything shown so far, escape sequences removed
         self.seen = 0  # where the next expect starts looking
