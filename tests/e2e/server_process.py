@@ -150,9 +150,13 @@ class AgentProcess:
                 out.append({"message": line})
         return out
 
+    def messages(self) -> list[object]:
+        """What it has logged so far, message by message."""
+        return [r.get("message") for r in self.records()]
+
     def started(self) -> bool:
         """Whether it has said hello to the server (its first heartbeat): it can take bot seats now."""
-        return "agent started" in [r.get("message") for r in self.records()]
+        return "agent started" in self.messages()
 
     def tail(self) -> str:
         return "\n".join(self.log_path.read_text(encoding="utf-8").splitlines()[-30:])

@@ -178,11 +178,7 @@ async def test_one_agent_plays_two_bot_seats_of_a_three_player_match(
 
 async def test_agent_exits_on_sigterm_while_idle(start_agent: Callable[[], AgentProcess]) -> None:
     agent = start_agent()
-    deadline = time.monotonic() + CLAIM_SECONDS
-    while not agent.started():
-        assert agent.process.poll() is None, agent.tail()
-        assert time.monotonic() < deadline, agent.tail()
-        await asyncio.sleep(0.1)
+    await wait_until_logged(agent, "agent started")
     began = time.monotonic()
     assert agent.stop() == 0, agent.tail()
     assert time.monotonic() - began < 10
@@ -211,7 +207,7 @@ async def test_agent_resumes_its_match_after_the_server_is_killed(
         s for s in (await client.replay(match_id)).steps if s.seat == 1 and s.version > 8
     ]
     assert bot_moves_after_restart, agent.tail()
-    assert "match abandoned" not in [r.get("message") for r in agent.records()]
+    assert "match abandoned" not in agent.messages()
     assert agent.stop() == 0, agent.tail()
 
 
@@ -238,7 +234,7 @@ async def test_an_agent_started_again_resumes_the_seats_it_held(
 ) -> None:
     client = connect_own()
     first = start_agent()
-    await wait_until_started(first)
+    await wait_until_logged(first, "agent started")
     seed = seed_where(2, 0)
     match_id = await client.create_match(players=2, seats=[None, "easy"], seed=seed)
     human = await client.join(match_id, "human")
@@ -258,21 +254,13 @@ async def test_an_agent_started_again_resumes_the_seats_it_held(
 
 
 async def wait_until_logged(agent: AgentProcess, message: str) -> list[object]:
-    """Until the agent has logged ``message`` (it may see a match end after the human's client did);
-    returns every message it logged."""
+    """Until the agent has logged ``message`` (``agent started``: its first heartbeat; ``match over``:
+    it may see a match end after the human's client did); returns every message it logged."""
     deadline = time.monotonic() + CLAIM_SECONDS
-    while message not in (messages := [r.get("message") for r in agent.records()]):
+    while message not in (messages := agent.messages()):
         assert agent.process.poll() is None and time.monotonic() < deadline, agent.tail()
         await asyncio.sleep(0.05)
     return messages
-
-
-async def wait_until_started(agent: AgentProcess) -> None:
-    """Until the agent has said hello to the server (its first heartbeat)."""
-    deadline = time.monotonic() + CLAIM_SECONDS
-    while not agent.started():
-        assert agent.process.poll() is None and time.monotonic() < deadline, agent.tail()
-        await asyncio.sleep(0.05)
 
 
 @pytest.mark.parametrize("game", ["oregano", "leilao"])
