@@ -101,6 +101,7 @@ def view_layout(players: int) -> list[tuple[str, tuple[int, ...]]]:
         ("status", (len(STATUSES),)),
         ("phase", (len(PHASES),)),
         ("redrawn_this_turn", (1,)),
+        ("refreshed_this_turn", (1,)),
         ("coins", (n,)),
         ("coins_visible", (n,)),
         ("wooden_stands", (n,)),
@@ -169,6 +170,7 @@ class MercadoObserver:
         d["status"][STATUSES.index(view["status"])] = 1
         d["phase"][PHASES.index(view["phase"])] = 1
         d["redrawn_this_turn"][0] = view["redrawn_this_turn"]
+        d["refreshed_this_turn"][0] = view["refreshed_this_turn"]
         for p, coins in enumerate(view["coins"]):
             if coins is not None:
                 d["coins"][p] = coins

@@ -93,7 +93,8 @@ def test_a_round_robin_plays_every_pair_and_rates_every_bot(
         assert row["games"] == 4 and row["wins"] == expected[bot].wins
         assert row["sigma"] < DEFAULT_SIGMA
     # With seed 7 random won one game of four (a tie broken its way), the others two or more: it is last.
-    assert [ratings[bot]["wins"] for bot in CHEAP] == [1, 2, 3]
+    assert ratings["random"]["wins"] == 1
+    assert min(ratings["greedy"]["wins"], ratings["mcts:easy"]["wins"]) >= 2
     assert all(ratings["random"]["mu"] < row["mu"] for bot, row in ratings.items() if bot != "random")
 
     matrix = {(h["bot"], h["opponent"]): h for h in report["matrix"]}

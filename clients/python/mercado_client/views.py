@@ -51,6 +51,7 @@ def view_json(state: api.MatchState) -> dict[str, Any]:
         "current_player": state.to_move if state.HasField("to_move") else 0,
         "phase": PHASES.get(view.phase, "main"),
         "redrawn_this_turn": view.redrawn_this_turn,
+        "refreshed_this_turn": view.refreshed_this_turn,
         "coins": [p.coins if p.HasField("coins") else None for p in view.players],
         "wooden_stands": [p.wooden_stands for p in view.players],
         "stand_hands": [[good_name(g) for g in p.stand_hand] for p in view.players],

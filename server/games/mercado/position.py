@@ -55,7 +55,15 @@ _REQUIRED = (
     "display",
     "decks",
 )
-_OPTIONAL = ("format", "redrawn_this_turn", "consecutive_coins", "final_turns_left", "rng", "result")
+_OPTIONAL = (
+    "format",
+    "redrawn_this_turn",
+    "refreshed_this_turn",
+    "consecutive_coins",
+    "final_turns_left",
+    "rng",
+    "result",
+)
 # Every field a position may have.
 FIELDS: frozenset[str] = frozenset(_REQUIRED + _OPTIONAL)
 
@@ -94,7 +102,7 @@ def tiles_by_level(piles: list[list[int]]) -> dict[str, list[list[str]]]:
 
 def to_json(state: GameState) -> dict[str, Any]:
     """The complete position, hidden parts included."""
-    return {
+    position: dict[str, Any] = {
         "format": FORMAT,
         "options": state.options.to_json(),
         "status": STATUS_NAMES[state.status],
@@ -116,6 +124,9 @@ def to_json(state: GameState) -> dict[str, Any]:
         "rng": state.rng,
         "result": state.result.to_json() if state.result else None,
     }
+    if state.refreshed:  # written only when true: positions without it mean false
+        position["refreshed_this_turn"] = True
+    return position
 
 
 # --- loading -----------------------------------------------------------------
@@ -259,6 +270,10 @@ def from_json(data: Any) -> GameState:
     if not isinstance(redrawn, bool):
         raise InvalidPosition("redrawn_this_turn must be true or false")
     state.redrawn = redrawn
+    refreshed = data.get("refreshed_this_turn", False)
+    if not isinstance(refreshed, bool):
+        raise InvalidPosition("refreshed_this_turn must be true or false")
+    state.refreshed = refreshed
     state.coins = [_int(c, f"coins[{p}]") for p, c in enumerate(_list(data["coins"], "coins", n))]
     state.wooden_stands = [
         _int(w, f"wooden_stands[{p}]", 0, WOODEN_STANDS_PER_PLAYER)
@@ -296,6 +311,8 @@ def _load_progress(state: GameState, data: dict[str, Any]) -> None:
         raise InvalidPosition("final_turns_left must be null unless status is final_round")
     if state.phase == TAKE_OFFER_PHASE and not state.offer:
         raise InvalidPosition("phase take_offer needs a non-empty offer")
+    if state.refreshed and state.phase != TAKE_OFFER_PHASE:
+        raise InvalidPosition("refreshed_this_turn can be true only in phase take_offer")
     result = data.get("result")
     if state.status == FINISHED:
         if state.phase == TAKE_OFFER_PHASE or state.redrawn:

@@ -188,7 +188,7 @@ def legal_actions(state: GameState) -> list[Action]:
 def _offer_actions(state: GameState) -> list[Action]:
     out: list[Action] = []
     offer = state.offer
-    if _three_identical(offer) and len(state.bag) >= HAND_SIZE:
+    if not state.refreshed and _three_identical(offer) and len(state.bag) >= HAND_SIZE:
         out.append(REFRESH_OFFER_ACTION)
     out += [TAKE_OFFER_ACTIONS[g] for g in range(N_GOODS) if g in offer]
     return out
@@ -257,6 +257,8 @@ def why_illegal(state: GameState, action: Action) -> str | None:
     if kind == OPEN_STAND:
         return _why_not_stand(state, p, action.good, action.square)
     if kind == REFRESH_OFFER:
+        if state.refreshed:
+            return "you have already refreshed the stand offer this turn: take a tile from it"
         if not _three_identical(state.offer):
             return "the stand offer is not three identical tiles"
         if len(state.bag) < HAND_SIZE:
@@ -424,6 +426,7 @@ def _refresh_offer(state: GameState, events: list[Event] | None) -> None:
     del bag[:HAND_SIZE]
     state.rng = insert_randomly(state.rng, bag, old)
     state.offer = new
+    state.refreshed = True
     if events is not None:
         events.append({"type": "offer_refreshed", "returned": _names(old), "drawn": _names(new)})
 
@@ -529,12 +532,14 @@ def _end_turn(
     state.current = (state.current + 1) % state.players
     state.phase = MAIN
     state.redrawn = False
+    state.refreshed = False
 
 
 def _finish(state: GameState, events: list[Event] | None, reason: str) -> None:
     state.status = FINISHED
     state.phase = MAIN
     state.redrawn = False
+    state.refreshed = False
     state.final_turns_left = None
     state.result = final_result(state)
     if events is not None:

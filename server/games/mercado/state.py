@@ -97,6 +97,7 @@ class GameState:
         "current",
         "phase",
         "redrawn",
+        "refreshed",
         "coins",
         "wooden_stands",
         "hands",
@@ -126,6 +127,7 @@ class GameState:
         self.current = 0
         self.phase = MAIN
         self.redrawn = False
+        self.refreshed = False  # the stand offer was refreshed this turn (once a turn)
         self.coins = [0] * n
         self.wooden_stands = [0] * n
         self.hands: list[list[int]] = [[] for _ in range(n)]
@@ -155,6 +157,7 @@ class GameState:
         c.current = self.current
         c.phase = self.phase
         c.redrawn = self.redrawn
+        c.refreshed = self.refreshed
         c.coins = self.coins[:]
         c.wooden_stands = self.wooden_stands[:]
         c.hands = [h[:] for h in self.hands]

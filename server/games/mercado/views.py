@@ -35,6 +35,7 @@ def player_view(state: GameState, seat: int | None) -> dict[str, Any]:
         "current_player": state.current,
         "phase": PHASE_NAMES[state.phase],
         "redrawn_this_turn": state.redrawn,
+        "refreshed_this_turn": state.refreshed,
         "coins": [c if may_see_coins(options, seat, p) else None for p, c in enumerate(state.coins)],
         "wooden_stands": list(state.wooden_stands),
         "stand_hands": [[GOODS[g] for g in hand] for hand in state.hands],

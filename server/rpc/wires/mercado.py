@@ -146,6 +146,7 @@ def _turn(view: Mapping[str, Any]) -> pb.MercadoView:
     turn = pb.MercadoView(
         phase=PHASE[view["phase"]],
         redrawn_this_turn=view["redrawn_this_turn"],
+        refreshed_this_turn=view["refreshed_this_turn"],
         bag_size=view["bag_count"],
         consecutive_coins=view["consecutive_coins"],
     )
@@ -256,11 +257,18 @@ def _options_fragment(options: Options) -> bytes:
 
 @functools.lru_cache(maxsize=4096)
 def _turn_fragment(
-    phase: int, redrawn: bool, bag: int, consecutive: int, final_turns_left: int | None, result: Result | None
+    phase: int,
+    redrawn: bool,
+    refreshed: bool,
+    bag: int,
+    consecutive: int,
+    final_turns_left: int | None,
+    result: Result | None,
 ) -> bytes:
     turn = {
         "phase": PHASE_NAMES[phase],
         "redrawn_this_turn": redrawn,
+        "refreshed_this_turn": refreshed,
         "bag_count": bag,
         "consecutive_coins": consecutive,
         "final_turns_left": final_turns_left,
@@ -295,6 +303,7 @@ def board_bytes(state: GameState) -> bytes:
         _turn_fragment(
             state.phase,
             state.redrawn,
+            state.refreshed,
             len(state.bag),
             state.consecutive_coins,
             state.final_turns_left,

@@ -284,6 +284,8 @@ INVALID: list[tuple[str, Mutation, list[str]]] = [
     ("wrong format", setter("format", value="mercado-position/2"), ["format"]),
     ("unknown top-level field", setter("colour", value="blue"), ["colour"]),
     ("redrawn not a boolean", setter("redrawn_this_turn", value="no"), ["redrawn_this_turn"]),
+    ("refreshed not a boolean", setter("refreshed_this_turn", value=1), ["refreshed_this_turn"]),
+    ("refreshed in phase main", setter("refreshed_this_turn", value=True), ["refreshed_this_turn"]),
     # per-player arrays
     ("coins too short", setter("coins", value=[1]), ["coins"]),
     ("wooden stands too long", setter("wooden_stands", value=[8, 8, 8]), ["wooden_stands"]),

@@ -388,7 +388,8 @@ def oracle_legal(data: dict[str, Any]) -> set[str]:
     if data["phase"] == "take_offer":
         offer = data["offer"]
         out = {key({"type": "take_offer", "good": g}) for g in offer}
-        if len(offer) == 3 and len(set(offer)) == 1 and len(data["bag"]) >= 3:
+        refreshed = data.get("refreshed_this_turn", False)
+        if not refreshed and len(offer) == 3 and len(set(offer)) == 1 and len(data["bag"]) >= 3:
             out.add(key({"type": "refresh_offer"}))
         return out
     p = data["current_player"]

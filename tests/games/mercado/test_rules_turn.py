@@ -265,6 +265,27 @@ def test_refresh_only_when_taking_from_the_offer() -> None:
     assert_illegal(state, act("refresh_offer"), "only after opening a stand")
 
 
+def test_the_offer_is_refreshed_once_a_turn() -> None:
+    # Three flowers offered and three grapes in the bag: refreshing again and again would swap them for
+    # ever, so after one refresh a tile is taken (docs/games/mercado.md).
+    state = load(**after_opening(offer=["flowers"] * 3, bag=["grapes"] * 3))
+    apply(state, act("refresh_offer"))
+    data = position.to_json(state)
+    assert (data["offer"], data["bag"]) == (["grapes"] * 3, ["flowers"] * 3)
+    assert data["refreshed_this_turn"] is True
+    assert legal_keys(state) == [*keys(act("take_offer", good="grapes"))]
+    assert_illegal(state, act("refresh_offer"), "already refreshed the stand offer this turn")
+    apply(state, act("take_offer", good="grapes"))
+    assert (state.current_player, "refreshed_this_turn" in position.to_json(state)) == (1, False)
+
+
+def test_a_position_after_a_refresh_keeps_it() -> None:
+    state = load(**after_opening(offer=["fish"] * 3, bag=["meat"] * 3, refreshed_this_turn=True))
+    data = position.to_json(state)
+    assert data["refreshed_this_turn"] is True
+    assert legal_keys(position.from_json(data)) == [*keys(act("take_offer", good="fish"))]
+
+
 # --- take a coin ---------------------------------------------------------------
 
 

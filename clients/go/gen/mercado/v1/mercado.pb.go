@@ -1653,21 +1653,22 @@ func (x *MercadoResult) GetRanks() []uint32 {
 // It never holds face-down restaurant identities, the bag's or decks' order,
 // or (with hidden money) other players' coins.
 type MercadoView struct {
-	state            protoimpl.MessageState `protogen:"open.v1"`
-	Options          *MercadoOptions        `protobuf:"bytes,1,opt,name=options,proto3" json:"options,omitempty"`
-	Phase            Phase                  `protobuf:"varint,2,opt,name=phase,proto3,enum=mercado.v1.Phase" json:"phase,omitempty"`
-	RedrawnThisTurn  bool                   `protobuf:"varint,3,opt,name=redrawn_this_turn,json=redrawnThisTurn,proto3" json:"redrawn_this_turn,omitempty"`
-	Players          []*PlayerPublic        `protobuf:"bytes,4,rep,name=players,proto3" json:"players,omitempty"`     // by seat
-	Market           []*SquareContent       `protobuf:"bytes,5,rep,name=market,proto3" json:"market,omitempty"`       // occupied squares only
-	Entrances        []*EntranceContent     `protobuf:"bytes,6,rep,name=entrances,proto3" json:"entrances,omitempty"` // occupied entrances only
-	Offer            []Good                 `protobuf:"varint,7,rep,packed,name=offer,proto3,enum=mercado.v1.Good" json:"offer,omitempty"`
-	BagSize          uint32                 `protobuf:"varint,8,opt,name=bag_size,json=bagSize,proto3" json:"bag_size,omitempty"`
-	Customers        []*CustomerLevel       `protobuf:"bytes,9,rep,name=customers,proto3" json:"customers,omitempty"` // levels 1..4
-	ConsecutiveCoins uint32                 `protobuf:"varint,10,opt,name=consecutive_coins,json=consecutiveCoins,proto3" json:"consecutive_coins,omitempty"`
-	FinalTurnsLeft   *uint32                `protobuf:"varint,11,opt,name=final_turns_left,json=finalTurnsLeft,proto3,oneof" json:"final_turns_left,omitempty"` // set in the final round
-	Result           *MercadoResult         `protobuf:"bytes,12,opt,name=result,proto3" json:"result,omitempty"`                                                // set when the game is finished
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	state             protoimpl.MessageState `protogen:"open.v1"`
+	Options           *MercadoOptions        `protobuf:"bytes,1,opt,name=options,proto3" json:"options,omitempty"`
+	Phase             Phase                  `protobuf:"varint,2,opt,name=phase,proto3,enum=mercado.v1.Phase" json:"phase,omitempty"`
+	RedrawnThisTurn   bool                   `protobuf:"varint,3,opt,name=redrawn_this_turn,json=redrawnThisTurn,proto3" json:"redrawn_this_turn,omitempty"`
+	Players           []*PlayerPublic        `protobuf:"bytes,4,rep,name=players,proto3" json:"players,omitempty"`     // by seat
+	Market            []*SquareContent       `protobuf:"bytes,5,rep,name=market,proto3" json:"market,omitempty"`       // occupied squares only
+	Entrances         []*EntranceContent     `protobuf:"bytes,6,rep,name=entrances,proto3" json:"entrances,omitempty"` // occupied entrances only
+	Offer             []Good                 `protobuf:"varint,7,rep,packed,name=offer,proto3,enum=mercado.v1.Good" json:"offer,omitempty"`
+	BagSize           uint32                 `protobuf:"varint,8,opt,name=bag_size,json=bagSize,proto3" json:"bag_size,omitempty"`
+	Customers         []*CustomerLevel       `protobuf:"bytes,9,rep,name=customers,proto3" json:"customers,omitempty"` // levels 1..4
+	ConsecutiveCoins  uint32                 `protobuf:"varint,10,opt,name=consecutive_coins,json=consecutiveCoins,proto3" json:"consecutive_coins,omitempty"`
+	FinalTurnsLeft    *uint32                `protobuf:"varint,11,opt,name=final_turns_left,json=finalTurnsLeft,proto3,oneof" json:"final_turns_left,omitempty"`    // set in the final round
+	Result            *MercadoResult         `protobuf:"bytes,12,opt,name=result,proto3" json:"result,omitempty"`                                                   // set when the game is finished
+	RefreshedThisTurn bool                   `protobuf:"varint,13,opt,name=refreshed_this_turn,json=refreshedThisTurn,proto3" json:"refreshed_this_turn,omitempty"` // the stand offer was refreshed this turn: it is not refreshed again
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *MercadoView) Reset() {
@@ -1782,6 +1783,13 @@ func (x *MercadoView) GetResult() *MercadoResult {
 		return x.Result
 	}
 	return nil
+}
+
+func (x *MercadoView) GetRefreshedThisTurn() bool {
+	if x != nil {
+		return x.RefreshedThisTurn
+	}
+	return false
 }
 
 // Something that happened when an action was applied, as the receiving seat may see it.
@@ -2833,7 +2841,7 @@ const file_mercado_v1_mercado_proto_rawDesc = "" +
 	"\rMercadoResult\x12\x16\n" +
 	"\x06scores\x18\x01 \x03(\x03R\x06scores\x12(\n" +
 	"\x10stands_on_market\x18\x02 \x03(\rR\x0estandsOnMarket\x12\x14\n" +
-	"\x05ranks\x18\x03 \x03(\rR\x05ranks\"\xda\x04\n" +
+	"\x05ranks\x18\x03 \x03(\rR\x05ranks\"\x8a\x05\n" +
 	"\vMercadoView\x124\n" +
 	"\aoptions\x18\x01 \x01(\v2\x1a.mercado.v1.MercadoOptionsR\aoptions\x12'\n" +
 	"\x05phase\x18\x02 \x01(\x0e2\x11.mercado.v1.PhaseR\x05phase\x12*\n" +
@@ -2847,7 +2855,8 @@ const file_mercado_v1_mercado_proto_rawDesc = "" +
 	"\x11consecutive_coins\x18\n" +
 	" \x01(\rR\x10consecutiveCoins\x12-\n" +
 	"\x10final_turns_left\x18\v \x01(\rH\x00R\x0efinalTurnsLeft\x88\x01\x01\x121\n" +
-	"\x06result\x18\f \x01(\v2\x19.mercado.v1.MercadoResultR\x06resultB\x13\n" +
+	"\x06result\x18\f \x01(\v2\x19.mercado.v1.MercadoResultR\x06result\x12.\n" +
+	"\x13refreshed_this_turn\x18\r \x01(\bR\x11refreshedThisTurnB\x13\n" +
 	"\x11_final_turns_left\"\xe3\x06\n" +
 	"\fMercadoEvent\x12<\n" +
 	"\fhand_redrawn\x18\x01 \x01(\v2\x17.mercado.v1.HandRedrawnH\x00R\vhandRedrawn\x12<\n" +

@@ -666,12 +666,15 @@ class MercadoView(google.protobuf.message.Message):
     CONSECUTIVE_COINS_FIELD_NUMBER: builtins.int
     FINAL_TURNS_LEFT_FIELD_NUMBER: builtins.int
     RESULT_FIELD_NUMBER: builtins.int
+    REFRESHED_THIS_TURN_FIELD_NUMBER: builtins.int
     phase: global___Phase.ValueType
     redrawn_this_turn: builtins.bool
     bag_size: builtins.int
     consecutive_coins: builtins.int
     final_turns_left: builtins.int
     """set in the final round"""
+    refreshed_this_turn: builtins.bool
+    """the stand offer was refreshed this turn: it is not refreshed again"""
     @property
     def options(self) -> global___MercadoOptions: ...
     @property
@@ -711,9 +714,10 @@ class MercadoView(google.protobuf.message.Message):
         consecutive_coins: builtins.int = ...,
         final_turns_left: builtins.int | None = ...,
         result: global___MercadoResult | None = ...,
+        refreshed_this_turn: builtins.bool = ...,
     ) -> None: ...
     def HasField(self, field_name: typing.Literal["_final_turns_left", b"_final_turns_left", "final_turns_left", b"final_turns_left", "options", b"options", "result", b"result"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["_final_turns_left", b"_final_turns_left", "bag_size", b"bag_size", "consecutive_coins", b"consecutive_coins", "customers", b"customers", "entrances", b"entrances", "final_turns_left", b"final_turns_left", "market", b"market", "offer", b"offer", "options", b"options", "phase", b"phase", "players", b"players", "redrawn_this_turn", b"redrawn_this_turn", "result", b"result"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["_final_turns_left", b"_final_turns_left", "bag_size", b"bag_size", "consecutive_coins", b"consecutive_coins", "customers", b"customers", "entrances", b"entrances", "final_turns_left", b"final_turns_left", "market", b"market", "offer", b"offer", "options", b"options", "phase", b"phase", "players", b"players", "redrawn_this_turn", b"redrawn_this_turn", "refreshed_this_turn", b"refreshed_this_turn", "result", b"result"]) -> None: ...
     def WhichOneof(self, oneof_group: typing.Literal["_final_turns_left", b"_final_turns_left"]) -> typing.Literal["final_turns_left"] | None: ...
 
 global___MercadoView = MercadoView
