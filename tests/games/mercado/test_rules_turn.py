@@ -267,7 +267,7 @@ def test_refresh_only_when_taking_from_the_offer() -> None:
 
 def test_the_offer_is_refreshed_once_a_turn() -> None:
     # Three flowers offered and three grapes in the bag: refreshing again and again would swap them for
-    # ever, so after one refresh a tile is taken (docs/games/mercado.md).
+    # ever, so after one refresh a tile is taken (docs/rules.md).
     state = load(**after_opening(offer=["flowers"] * 3, bag=["grapes"] * 3))
     apply(state, act("refresh_offer"))
     data = position.to_json(state)
