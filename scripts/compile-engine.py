@@ -14,11 +14,12 @@ from mypyc.build import mypycify
 from setuptools import setup
 
 PACKAGE = "server/games/mercado"
-# The modules the search and the server call on every move. Positions and set-up are parsed from
+# The modules the search and the server call on every move, the state's class among them (compiled
+# code reads a compiled class's fields directly). Positions, set-up and the options are parsed from
 # callers' JSON and run once a match: they stay interpreted, as lenient as they are tested.
 MODULES = [
     f"{PACKAGE}/{name}.py"
-    for name in ("actions", "components", "geometry", "rules", "sampling", "scoring", "views")
+    for name in ("actions", "components", "geometry", "rules", "sampling", "scoring", "state", "views")
 ]
 
 setup(

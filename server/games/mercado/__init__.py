@@ -31,6 +31,7 @@ from .geometry import (
     SQUARE_INDEX,
     customer_kind,
 )
+from .options import Money, Options
 from .rules import (
     Event,
     apply,
@@ -46,7 +47,7 @@ from .rules import (
 )
 from .sampling import Determinizer, View, view_coins, visible_state
 from .setup import new_game, replay
-from .state import GameState, Money, Options, Result
+from .state import GameState, Result
 from .views import events_for, player_view, public_market
 
 __all__ = [

@@ -13,11 +13,12 @@ from . import position
 from .actions import Action, action_from_json, parse_action
 from .components import MAX_PLAYERS, MIN_PLAYERS
 from .errors import IllegalAction
+from .options import Options
 from .rules import apply, apply_unchecked, legal_actions, why_illegal
 from .sampling import Determinizer, determinize
 from .scoring import final_result
 from .setup import new_game
-from .state import FINISHED, GameState, Options
+from .state import FINISHED, GameState
 from .views import events_for, player_view
 
 NOT_YOUR_TURN = "it is not your turn"

@@ -25,6 +25,7 @@ from .geometry import (
     SQUARE_NAMES,
     customer_kind,
 )
+from .options import Options
 from .scoring import final_result
 from .state import (
     FINAL_ROUND,
@@ -33,7 +34,6 @@ from .state import (
     STATUS_NAMES,
     TAKE_OFFER_PHASE,
     GameState,
-    Options,
     Result,
 )
 

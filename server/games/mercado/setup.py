@@ -21,8 +21,9 @@ from .components import (
     WOODEN_STANDS_PER_PLAYER,
 )
 from .geometry import CUSTOMER_DECKS, GOOD_INDEX, RESTAURANT_INDEX, SQUARE_INDEX
+from .options import Options
 from .rules import apply
-from .state import GameState, Options
+from .state import GameState
 
 
 def new_game(options: Options | None = None, seed: int = 0) -> GameState:

@@ -8,13 +8,11 @@ they own in each line (a bitmask).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Any, Final
 
-from .components import MAX_PLAYERS, MIN_PLAYERS
-from .errors import InvalidPosition
 from .geometry import N_ENTRANCES, N_LINES, N_SQUARES, SQUARE_COLUMN, SQUARE_ROW
+from .options import Options
 
 # status
 PLAYING: Final = 0
@@ -25,50 +23,6 @@ STATUS_NAMES: Final = ("playing", "final_round", "finished")
 MAIN: Final = 0
 TAKE_OFFER_PHASE: Final = 1
 PHASE_NAMES: Final = ("main", "take_offer")
-
-Money = Literal["public", "hidden"]
-
-
-@dataclass(frozen=True)
-class Options(Mapping[str, object]):
-    """The match options of RULES.md; as a mapping, their JSON form (what every game's options are)."""
-
-    players: int = 2
-    money: Money = "hidden"
-    face_down_counts_as_available: bool = True
-
-    def __post_init__(self) -> None:
-        if isinstance(self.players, bool) or not isinstance(self.players, int):
-            raise InvalidPosition("options.players must be 2, 3 or 4")
-        if not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
-            raise InvalidPosition("options.players must be 2, 3 or 4")
-        if self.money not in ("public", "hidden"):
-            raise InvalidPosition("options.money must be 'public' or 'hidden'")
-        if not isinstance(self.face_down_counts_as_available, bool):
-            raise InvalidPosition("options.face_down_counts_as_available must be true or false")
-
-    @property
-    def money_hidden(self) -> bool:
-        return self.money == "hidden"
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "players": self.players,
-            "money": self.money,
-            "face_down_counts_as_available": self.face_down_counts_as_available,
-        }
-
-    def __getitem__(self, key: str) -> object:
-        return self.to_json()[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(_OPTION_NAMES)
-
-    def __len__(self) -> int:
-        return len(_OPTION_NAMES)
-
-
-_OPTION_NAMES: Final = ("players", "money", "face_down_counts_as_available")
 
 
 @dataclass(frozen=True)
@@ -86,42 +40,53 @@ class Result:
             "ranks": list(self.ranks),
         }
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A compiled frozen dataclass unpickles only through its constructor.
+        return (Result, (self.scores, self.stands_on_market, self.ranks))
+
+
+_STATE_FIELDS: Final = (
+    "options",
+    "players",
+    "status",
+    "current",
+    "phase",
+    "redrawn",
+    "refreshed",
+    "coins",
+    "wooden_stands",
+    "hands",
+    "restaurant_hands",
+    "stand_good",
+    "stand_owner",
+    "restaurant",
+    "face_down",
+    "entrances",
+    "offer",
+    "bag",
+    "display",
+    "decks",
+    "consecutive_coins",
+    "final_turns_left",
+    "rng",
+    "result",
+    "line_stands",
+    "owned_goods",
+)
+
 
 class GameState:
     """A complete position, hidden parts included. Mutated by :func:`rules.apply`."""
 
-    __slots__ = (
-        "options",
-        "players",
-        "status",
-        "current",
-        "phase",
-        "redrawn",
-        "refreshed",
-        "coins",
-        "wooden_stands",
-        "hands",
-        "restaurant_hands",
-        "stand_good",
-        "stand_owner",
-        "restaurant",
-        "face_down",
-        "entrances",
-        "offer",
-        "bag",
-        "display",
-        "decks",
-        "consecutive_coins",
-        "final_turns_left",
-        "rng",
-        "result",
-        "line_stands",
-        "owned_goods",
-    )
+    __slots__ = _STATE_FIELDS
 
-    def __init__(self, options: Options) -> None:
-        n = options.players
+    def __init__(self, options: Options, copy_of: GameState | None = None) -> None:
+        """A position before set-up, or an independent copy of ``copy_of`` (see :meth:`clone`)."""
         self.options = options
+        if copy_of is not None:
+            self._copy(copy_of)
+            return
+        n = options.players
         self.players = n
         self.status = PLAYING
         self.current = 0
@@ -150,34 +115,39 @@ class GameState:
 
     def clone(self) -> GameState:
         """An independent copy (immutable parts shared)."""
-        c = GameState.__new__(GameState)
-        c.options = self.options
-        c.players = self.players
-        c.status = self.status
-        c.current = self.current
-        c.phase = self.phase
-        c.redrawn = self.redrawn
-        c.refreshed = self.refreshed
-        c.coins = self.coins[:]
-        c.wooden_stands = self.wooden_stands[:]
-        c.hands = [h[:] for h in self.hands]
-        c.restaurant_hands = [h[:] for h in self.restaurant_hands]
-        c.stand_good = self.stand_good[:]
-        c.stand_owner = self.stand_owner[:]
-        c.restaurant = self.restaurant[:]
-        c.face_down = self.face_down[:]
-        c.entrances = self.entrances[:]
-        c.offer = self.offer[:]
-        c.bag = self.bag[:]
-        c.display = [d[:] for d in self.display]
-        c.decks = [d[:] for d in self.decks]
-        c.consecutive_coins = self.consecutive_coins
-        c.final_turns_left = self.final_turns_left
-        c.rng = self.rng
-        c.result = self.result
-        c.line_stands = self.line_stands[:]
-        c.owned_goods = [m[:] for m in self.owned_goods]
-        return c
+        # Through the constructor: a compiled class has no way around its __init__.
+        return GameState(self.options, self)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickling (OpenSpiel serializes states so) cannot bypass a compiled class's __init__ either.
+        return (_restored, (self.options, tuple(getattr(self, name) for name in _STATE_FIELDS)))
+
+    def _copy(self, other: GameState) -> None:
+        self.players = other.players
+        self.status = other.status
+        self.current = other.current
+        self.phase = other.phase
+        self.redrawn = other.redrawn
+        self.refreshed = other.refreshed
+        self.coins = other.coins[:]
+        self.wooden_stands = other.wooden_stands[:]
+        self.hands = [h[:] for h in other.hands]
+        self.restaurant_hands = [h[:] for h in other.restaurant_hands]
+        self.stand_good = other.stand_good[:]
+        self.stand_owner = other.stand_owner[:]
+        self.restaurant = other.restaurant[:]
+        self.face_down = other.face_down[:]
+        self.entrances = other.entrances[:]
+        self.offer = other.offer[:]
+        self.bag = other.bag[:]
+        self.display = [d[:] for d in other.display]
+        self.decks = [d[:] for d in other.decks]
+        self.consecutive_coins = other.consecutive_coins
+        self.final_turns_left = other.final_turns_left
+        self.rng = other.rng
+        self.result = other.result
+        self.line_stands = other.line_stands[:]
+        self.owned_goods = [m[:] for m in other.owned_goods]
 
     def place_stand(self, square: int, good: int, owner: int) -> None:
         """Put a stand on the market, keeping the derived tables current."""
@@ -202,6 +172,12 @@ class GameState:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, GameState):
             return NotImplemented
-        return all(getattr(self, name) == getattr(other, name) for name in GameState.__slots__)
+        return all(getattr(self, name) == getattr(other, name) for name in _STATE_FIELDS)
 
-    __hash__ = None  # type: ignore[assignment]
+
+def _restored(options: Options, values: tuple[Any, ...]) -> GameState:
+    """A pickled state (:meth:`GameState.__reduce__`)."""
+    state = GameState(options)
+    for name, value in zip(_STATE_FIELDS, values, strict=True):
+        setattr(state, name, value)
+    return state

@@ -12,9 +12,10 @@ from typing import Any, Final
 
 from .components import GOODS, RESTAURANTS
 from .geometry import N_SQUARES
+from .options import Options
 from .position import entrances_json, market_json, tiles_by_level
 from .rules import Event, legal_actions
-from .state import FINISHED, PHASE_NAMES, STATUS_NAMES, GameState, Options
+from .state import FINISHED, PHASE_NAMES, STATUS_NAMES, GameState
 
 VIEW_FORMAT: Final = "mercado-view/1"
 
