@@ -46,16 +46,24 @@ MAX_METADATA_BYTES = 16 << 10
 SHUTDOWN_GRACE_SECONDS = 5.0
 
 
-def collect_garbage_for_serving() -> None:
+# How many new objects the collector lets pile up before it collects the youngest (Python's default:
+# 700). Every call and stream message allocates tasks, futures and messages, so at 700 the collector
+# ran every few actions and took about 8% of the event loop's time (py-spy). The garbage is mostly
+# gRPC's: its asyncio server leaves six objects a call in a reference cycle, which only the collector
+# frees, and each collection holds every call meanwhile. At 50,000 a collection took 10-50 ms (p99 of
+# 22-54 ms at half load, `mercado bench server --rate`); at 5,000 it takes 2-13 ms (p99 14-21 ms),
+# for about 7% fewer actions per second at full load (docs/performance.md).
+SERVING_GC_THRESHOLD = 5_000
+# The most actions per second, whatever the pauses: the floor server's.
+THROUGHPUT_GC_THRESHOLD = 50_000
+
+
+def collect_garbage_for_serving(threshold: int = SERVING_GC_THRESHOLD) -> None:
     """Once a server is set up: everything loaded so far lives as long as the server, so keep it
-    out of every garbage collection, and collect less often from then on."""
+    out of every garbage collection, and collect the youngest objects every ``threshold`` new ones."""
     gc.collect()
     gc.freeze()
-    # Every call and stream message allocates tasks, futures and messages, so with Python's default
-    # thresholds (700, 10, 10) the collector ran every few actions and took about 8% of the event
-    # loop's time (py-spy); collecting the youngest objects every 50,000 allocations instead gave
-    # 10-20% more actions per second in `mercado bench server`, for about 4 MiB more peak memory.
-    gc.set_threshold(50_000, 50, 100)
+    gc.set_threshold(threshold, 50, 100)
 
 
 def run_event_loop(main: Coroutine[Any, Any, T]) -> T:
