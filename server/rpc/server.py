@@ -51,7 +51,7 @@ SHUTDOWN_GRACE_SECONDS = 5.0
 # ran every few actions and took about 8% of the event loop's time (py-spy). The garbage is mostly
 # gRPC's: its asyncio server leaves six objects a call in a reference cycle, which only the collector
 # frees, and each collection holds every call meanwhile. At 50,000 a collection took 10-50 ms (p99 of
-# 22-54 ms at half load, `mercado bench server --rate`); at 5,000 it takes 2-13 ms (p99 14-21 ms),
+# 22-54 ms at half load, `mercado bench server --rate`); at 5,000 it takes 2-13 ms (p99 8-21 ms),
 # for about 7% fewer actions per second at full load (docs/performance.md).
 SERVING_GC_THRESHOLD = 5_000
 # The most actions per second, whatever the pauses: the floor server's.
