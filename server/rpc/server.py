@@ -47,12 +47,10 @@ SHUTDOWN_GRACE_SECONDS = 5.0
 
 
 # How many new objects the collector lets pile up before it collects the youngest (Python's default:
-# 700). Every call and stream message allocates tasks, futures and messages, so at 700 the collector
-# ran every few actions and took about 8% of the event loop's time (py-spy). The garbage is mostly
-# gRPC's: its asyncio server leaves six objects a call in a reference cycle, which only the collector
-# frees, and each collection holds every call meanwhile. At 50,000 a collection took 10-50 ms (p99 of
-# 22-54 ms at half load, `mercado bench server --rate`); at 5,000 it takes 2-13 ms (p99 8-21 ms),
-# for about 7% fewer actions per second at full load (docs/performance.md).
+# 700, which took about 8% of the event loop). Most of the garbage is gRPC's: its asyncio server
+# leaves a reference cycle on every call, which only the collector frees, and every call waits while
+# it runs. A lower threshold makes each collection shorter (the p99 at half load) and a higher one
+# makes them cheaper in all (the actions per second at full load): docs/performance.md measures both.
 SERVING_GC_THRESHOLD = 5_000
 # The most actions per second, whatever the pauses: the floor server's.
 THROUGHPUT_GC_THRESHOLD = 50_000
