@@ -45,7 +45,9 @@ def charged(match: Match, seat: int, at_ms: int) -> SeatRecord:
     record = match.record.seats[seat]
     if clock is None or not clock.turn_seconds or record.bot_level is not None:
         return record
-    over = max(0, at_ms - match.turn_started_ms - clock.turn_seconds * 1000)
+    over = at_ms - match.turn_started_ms - clock.turn_seconds * 1000
+    if over <= 0 or not record.reserve_ms:  # most turns: the record as it is
+        return record
     return replace(record, reserve_ms=max(0, record.reserve_ms - over))
 
 

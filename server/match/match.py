@@ -70,7 +70,10 @@ class Match:
             return FINISHED
         if self.record.cancelled:
             return CANCELLED
-        return PLAYING if all(seat.taken for seat in self.record.seats) else WAITING
+        # Asked several times an action: after one, every seat was taken, and stays so while it plays.
+        if self.actions or all(seat.taken for seat in self.record.seats):
+            return PLAYING
+        return WAITING
 
     @property
     def in_use(self) -> bool:

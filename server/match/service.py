@@ -272,15 +272,9 @@ class MatchService:
                 self._release_agent(match.match_id, number)
         self.clocks.arm(match)
 
-    @contextlib.asynccontextmanager
-    async def _using(self, match_id: str) -> AsyncIterator[Match]:
-        """The match, kept in memory until the block ends."""
-        match = await self.get(match_id)
-        match.pins += 1
-        try:
-            yield match
-        finally:
-            match.pins -= 1
+    def _using(self, match_id: str) -> _Pinned:
+        """``async with`` it: the match, kept in memory until the block ends."""
+        return _Pinned(self, match_id)
 
     # --- set-up --------------------------------------------------------------
 
@@ -856,6 +850,25 @@ class MatchService:
                 queue.put_nowait(None)
 
 
+class _Pinned:
+    """A match in use (``MatchService._using``). A class, where a generator-based context manager
+    would cost an async generator and its bookkeeping on every call."""
+
+    __slots__ = ("service", "match_id", "match")
+
+    def __init__(self, service: MatchService, match_id: str) -> None:
+        self.service = service
+        self.match_id = match_id
+
+    async def __aenter__(self) -> Match:
+        self.match = await self.service.get(self.match_id)
+        self.match.pins += 1
+        return self.match
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self.match.pins -= 1
+
+
 def _check_levels(levels: Iterable[str]) -> None:
     if any(level not in BOT_LEVELS for level in levels):
         raise InvalidRequest("unknown bot level")
@@ -906,7 +919,7 @@ def _required(token: str | None) -> str:
 
 async def _uncancelled(work: Coroutine[Any, Any, T]) -> T:
     """Run ``work`` to its end even if the caller is cancelled meanwhile; then pass the cancellation on."""
-    task = asyncio.ensure_future(work)
+    task = asyncio.get_running_loop().create_task(work)
     cancelled = False
     while True:
         try:
