@@ -70,7 +70,8 @@ class Match:
             return FINISHED
         if self.record.cancelled:
             return CANCELLED
-        # Asked several times an action: after one, every seat was taken, and stays so while it plays.
+        # Asked several times per action, so the seats are read only before the first: an action
+        # needs every seat taken, and a taken seat stays taken (leaving hands it to the AI).
         if self.actions or all(seat.taken for seat in self.record.seats):
             return PLAYING
         return WAITING
