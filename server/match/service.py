@@ -272,9 +272,15 @@ class MatchService:
                 self._release_agent(match.match_id, number)
         self.clocks.arm(match)
 
-    def _using(self, match_id: str) -> _Pinned:
-        """``async with`` it: the match, kept in memory until the block ends."""
-        return _Pinned(self, match_id)
+    @contextlib.asynccontextmanager
+    async def _using(self, match_id: str) -> AsyncIterator[Match]:
+        """The match, kept in memory until the block ends."""
+        match = await self.get(match_id)
+        match.pins += 1
+        try:
+            yield match
+        finally:
+            match.pins -= 1
 
     # --- set-up --------------------------------------------------------------
 
@@ -848,25 +854,6 @@ class MatchService:
         for match in self.cache.matches():
             for queue in match.watchers:
                 queue.put_nowait(None)
-
-
-class _Pinned:
-    """A match in use (``MatchService._using``). A class, where a generator-based context manager
-    would cost an async generator and its bookkeeping on every call."""
-
-    __slots__ = ("service", "match_id", "match")
-
-    def __init__(self, service: MatchService, match_id: str) -> None:
-        self.service = service
-        self.match_id = match_id
-
-    async def __aenter__(self) -> Match:
-        self.match = await self.service.get(self.match_id)
-        self.match.pins += 1
-        return self.match
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        self.match.pins -= 1
 
 
 def _check_levels(levels: Iterable[str]) -> None:

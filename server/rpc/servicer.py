@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import logging
 import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from contextvars import ContextVar
 from functools import wraps
-from types import TracebackType
 from typing import Any, TypeVar
 
 import grpc
@@ -146,51 +146,6 @@ def gated(
     return call
 
 
-class _Gate:
-    """One call through the gate (``MatchServicer._gate``). A class, where a generator-based context
-    manager would cost an async generator and its bookkeeping on every call."""
-
-    __slots__ = ("servicer", "method", "request", "context", "timed", "started")
-
-    def __init__(
-        self,
-        servicer: MatchServicer,
-        method: str,
-        request: object,
-        context: grpc.aio.ServicerContext,
-        timed: bool,
-    ) -> None:
-        self.servicer = servicer
-        self.method = method
-        self.request = request
-        self.context = context
-        self.timed = timed
-        self.started = time.perf_counter()
-
-    async def __aenter__(self) -> str:
-        try:
-            return self.servicer._admit(self.method, self.request, self.context)
-        except BaseException as error:
-            await self.__aexit__(type(error), error, error.__traceback__)
-            raise
-
-    async def __aexit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
-    ) -> None:
-        """Ends a failed call with its status (a refusal's own, else INTERNAL); counts every call."""
-        code = "OK"
-        try:
-            if isinstance(error, asyncio.CancelledError):
-                code = "CANCELLED"
-            elif isinstance(error, Exception) and not isinstance(error, ABORTS):
-                code = self.servicer._code(self.method, error).name
-                await self.servicer._abort(error, self.context)
-        finally:
-            metrics = self.servicer.metrics
-            if metrics:
-                metrics.call(self.method, code, time.perf_counter() - self.started if self.timed else None)
-
-
 class MatchServicer(api_grpc.MatchServiceServicer):
     """Thin: each method converts the request, calls the match layer once, builds the response."""
 
@@ -213,10 +168,27 @@ class MatchServicer(api_grpc.MatchServiceServicer):
 
     # --- the gate ------------------------------------------------------------
 
-    def _gate(self, method: str, request: object, context: grpc.aio.ServicerContext, timed: bool) -> _Gate:
-        """``async with`` it: the call admitted (the client's key), then ended: a failure with its
-        status, and the call counted in the metrics, with its time when ``timed``."""
-        return _Gate(self, method, request, context, timed)
+    @contextlib.asynccontextmanager
+    async def _gate(
+        self, method: str, request: object, context: grpc.aio.ServicerContext, timed: bool
+    ) -> AsyncIterator[str]:
+        """Admit the call (yielding the client's key), then end it: a failure with its status, and
+        the call counted in the metrics, with its time when ``timed``."""
+        started = time.perf_counter()
+        code = "OK"
+        try:
+            yield self._admit(method, request, context)
+        except ABORTS:
+            raise
+        except asyncio.CancelledError:
+            code = "CANCELLED"
+            raise
+        except Exception as error:
+            code = self._code(method, error).name
+            await self._abort(error, context)
+        finally:
+            if self.metrics:
+                self.metrics.call(method, code, time.perf_counter() - started if timed else None)
 
     def _admit(self, method: str, request: object, context: grpc.aio.ServicerContext) -> str:
         """Refuse an undecodable request; know the caller's player; spend the caller's rate limit
