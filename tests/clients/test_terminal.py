@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import random
+import signal
 import stat
+import time
 from collections.abc import Iterator
 from contextlib import aclosing
 from pathlib import Path
@@ -133,6 +136,52 @@ async def test_resume_lists_the_unfinished_games_and_drops_the_others(
         (target, waiting[1]),
         ("elsewhere:1", waiting[0]),
     ]
+
+
+def _sigint_takers(pid: int) -> list[int]:
+    """The process's threads but its main one that do not block SIGINT: where the kernel may deliver
+    a Ctrl-C meant for the whole process."""
+    takers = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        status = (task / "status").read_text().splitlines()
+        blocked = int(next(line for line in status if line.startswith("SigBlk:")).split()[1], 16)
+        if int(task.name) != pid and not blocked & (1 << (signal.SIGINT - 1)):
+            takers.append(int(task.name))
+    return takers
+
+
+def _wait_until_idle(pid: int, timeout: float = 15.0) -> None:
+    """Until the process's main thread sleeps and has used no CPU for half a second."""
+    last = None
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        fields = Path(f"/proc/{pid}/task/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        state, used = fields[0], int(fields[11]) + int(fields[12])  # state, user and system ticks
+        if state == "S" and used == last:
+            return
+        last = used if state == "S" else None
+        time.sleep(0.5)
+    raise AssertionError(f"the main thread of {pid} never went idle")
+
+
+async def test_ctrl_c_taken_by_another_thread_still_leaves(
+    own_server: ServerProcess, seats_file: Path
+) -> None:
+    """The kernel hands a process's SIGINT to any thread that does not block it, and Python runs its
+    handler in the main thread only: a terminal idle in its event loop must still wake for it."""
+    target = own_server.target
+    async with MercadoClient(target) as client:
+        match_id = await client.create_match(players=3)
+        seat = await client.join(match_id, "ada")
+    SeatFile(seats_file).add(HeldSeat(target, match_id, seat.seat, seat.token, "ada"))
+    terminal = Terminal(["--server", target, "--resume", match_id], seats_file)
+    terminal.expect(r"waiting for players: seat 2 \(open\), seat 3 \(open\)")
+    await asyncio.to_thread(_wait_until_idle, terminal.child.pid)  # nothing will wake it but the signal
+    takers = _sigint_takers(terminal.child.pid)
+    assert takers, "every other thread blocks SIGINT"
+    assert ctypes.CDLL(None, use_errno=True).tgkill(terminal.child.pid, takers[0], signal.SIGINT) == 0
+    terminal.expect(f"resume it with `mercado play --server {target} --resume {match_id}`")
+    assert await asyncio.to_thread(terminal.end) == 130
 
 
 @pytest.fixture

@@ -49,6 +49,7 @@ from .common import (
     reclaimable,
 )
 from .held import DataFileError, HeldSeat, SeatFile, SeatFileError, default_path
+from .interrupt import signals_wake
 from .menu import BACK, parse_number
 from .narrate import seat_changes
 from .players import PlayerFile
@@ -684,6 +685,11 @@ async def start(
 
 async def play(options: PlayOptions, console: Console) -> int:
     """Sign in, create, join, queue for or resume a match and play it to the end; returns the exit status."""
+    with signals_wake(asyncio.get_running_loop()):  # Ctrl-C, whichever thread receives it
+        return await _play(options, console)
+
+
+async def _play(options: PlayOptions, console: Console) -> int:
     reader = LineReader()
     held = SeatFile(options.seats_file or default_path())
     players = PlayerFile(options.players_file or default_players_path(options.seats_file))
