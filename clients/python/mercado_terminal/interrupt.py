@@ -15,7 +15,7 @@ import signal
 import socket
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import ExitStack, contextmanager, suppress
 
 
 @contextmanager
@@ -24,24 +24,24 @@ def signals_wake(loop: asyncio.AbstractEventLoop) -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield  # only the main thread may set the wakeup fd
         return
-    ours, theirs = socket.socketpair()
-    ours.setblocking(False)
-    theirs.setblocking(False)
-    previous = signal.set_wakeup_fd(theirs.fileno(), warn_on_full_buffer=False)
-    if previous != -1:  # the loop's own signal handlers wake it already, and need their fd
-        signal.set_wakeup_fd(previous)
-        ours.close()
-        theirs.close()
+    with ExitStack() as undo:  # in reverse: the wakeup fd, the reader, the sockets
+        ours, theirs = socket.socketpair()
+        undo.enter_context(ours)
+        undo.enter_context(theirs)
+        ours.setblocking(False)
+        theirs.setblocking(False)
+        try:
+            loop.add_reader(ours.fileno(), _drain, ours)
+        except NotImplementedError:  # a loop that watches no sockets (Windows' proactor)
+            yield
+            return
+        undo.callback(loop.remove_reader, ours.fileno())
+        previous = signal.set_wakeup_fd(theirs.fileno(), warn_on_full_buffer=False)
+        if previous == -1:
+            undo.callback(signal.set_wakeup_fd, -1)
+        else:  # the loop's own signal handlers wake it already, and need their fd
+            signal.set_wakeup_fd(previous)
         yield
-        return
-    loop.add_reader(ours.fileno(), _drain, ours)
-    try:
-        yield
-    finally:
-        signal.set_wakeup_fd(-1)
-        loop.remove_reader(ours.fileno())
-        ours.close()
-        theirs.close()
 
 
 def _drain(ours: socket.socket) -> None:
