@@ -3,6 +3,8 @@ board, asking on the seat's own turn (in Leilão: until it has bid) and submitti
 
 from __future__ import annotations
 
+import os
+import select
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -105,3 +107,30 @@ async def test_a_bad_first_answer_says_what_may_be_typed(tmp_path: Path) -> None
     assert await made.answer("move", "choose_start_shop stone_merchant 1d")
     assert fake.acted == [{"type": "choose_start_shop", "shop": "stone_merchant", "cell": "1d"}]
     assert action_message("oregano", fake.acted[0]).oregano.choose_start_shop.cell == "1d"
+
+
+def _typed(fd: int, wait: float) -> bool:
+    """Whether a line typed at terminal ``fd`` waits to be read (looked for up to ``wait`` s)."""
+    return bool(select.select([fd], [], [], wait)[0])
+
+
+def test_an_enter_to_take_the_seat_back_outlives_the_ais_moves(tmp_path: Path) -> None:
+    """The AI may act for the seat again as its player presses Enter to take it back: the question is
+    the same, so the Enter stays typed. The player's own turn is a new question: what was typed
+    before it goes."""
+    made, _, _ = session("oregano", played("oregano", players=2, steps=0), 0, tmp_path)
+    controller, terminal = os.openpty()
+    try:
+        made.reader.fd, made.reader.interactive = terminal, True
+        made.reset_steps("reclaim")
+        os.write(controller, b"\n")
+        assert _typed(terminal, 5.0)
+        made.state.version += 1  # the AI acted for the seat
+        made.reset_steps("reclaim")
+        assert _typed(terminal, 0.0)
+        made.state.version += 1
+        made.reset_steps("move")
+        assert not _typed(terminal, 0.2)
+    finally:
+        os.close(controller)
+        os.close(terminal)

@@ -436,10 +436,13 @@ class Session:
         """Back to the menu's first step when the turn or the mode changed."""
         key = (mode, self.state.version)
         if key != self.step_key:
+            # Taking the seat back asks the same question whatever the AI plays for it meanwhile:
+            # an Enter typed at it stays typed. A new turn is a new question.
+            asked_again = mode == "reclaim" and self.step_key is not None and self.step_key[0] == mode
             self.step_key = key
             self.group, self.confirming = None, False
             self.groups = self.board.groups(self.state) if mode == "move" else []
-            if mode != "watch":
+            if mode != "watch" and not asked_again:
                 self.reader.discard_typeahead()
 
     async def answer(self, mode: str, text: str) -> bool:
