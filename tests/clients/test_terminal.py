@@ -179,7 +179,7 @@ async def test_ctrl_c_taken_by_another_thread_still_leaves(
     await asyncio.to_thread(_wait_until_idle, terminal.child.pid)  # nothing will wake it but the signal
     takers = _sigint_takers(terminal.child.pid)
     assert takers, "every other thread blocks SIGINT"
-    assert ctypes.CDLL(None, use_errno=True).tgkill(terminal.child.pid, takers[0], signal.SIGINT) == 0
+    assert ctypes.CDLL(None).tgkill(terminal.child.pid, takers[0], signal.SIGINT) == 0
     terminal.expect(f"resume it with `mercado play --server {target} --resume {match_id}`")
     assert await asyncio.to_thread(terminal.end) == 130
 

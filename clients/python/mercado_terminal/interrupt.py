@@ -24,23 +24,18 @@ def signals_wake(loop: asyncio.AbstractEventLoop) -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield  # only the main thread may set the wakeup fd
         return
-    with ExitStack() as undo:  # in reverse: the wakeup fd, the reader, the sockets
-        ours, theirs = socket.socketpair()
-        undo.enter_context(ours)
-        undo.enter_context(theirs)
+    ours, theirs = socket.socketpair()
+    with ours, theirs, ExitStack() as undo:
         ours.setblocking(False)
         theirs.setblocking(False)
-        try:
-            loop.add_reader(ours.fileno(), _drain, ours)
-        except NotImplementedError:  # a loop that watches no sockets (Windows' proactor)
-            yield
-            return
-        undo.callback(loop.remove_reader, ours.fileno())
         previous = signal.set_wakeup_fd(theirs.fileno(), warn_on_full_buffer=False)
-        if previous == -1:
-            undo.callback(signal.set_wakeup_fd, -1)
-        else:  # the loop's own signal handlers wake it already, and need their fd
+        undo.callback(signal.set_wakeup_fd, previous)
+        if previous != -1:  # the loop's own signal handlers wake it already, and need their fd
             signal.set_wakeup_fd(previous)
+        else:
+            with suppress(NotImplementedError):  # a loop that watches no sockets (Windows' proactor)
+                loop.add_reader(ours.fileno(), _drain, ours)
+                undo.callback(loop.remove_reader, ours.fileno())
         yield
 
 

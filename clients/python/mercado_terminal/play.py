@@ -242,7 +242,7 @@ class Session:
         self.groups: Sequence[GroupLike] = []
         self.group: GroupLike | None = None  # the second step's group, while choosing where
         self.confirming = False  # asking whether to resign
-        self.step_key: tuple[str, int] | None = None  # the mode and version the menu steps belong to
+        self.step_key: tuple[str, int | None] | None = None  # the question the menu steps belong to
         self.spare: deque[str] = deque()  # lines read and not yet taken, each for the next question
         self.input_ended = False
         self.warned: int | None = None  # the version whose time warning was given
@@ -433,16 +433,15 @@ class Session:
     # --- answers --------------------------------------------------------------------------------
 
     def reset_steps(self, mode: str) -> None:
-        """Back to the menu's first step when the turn or the mode changed."""
-        key = (mode, self.state.version)
+        """Back to the menu's first step when the question changed: the mode, or on one's turn the
+        version. Taking the seat back asks the same question whatever the AI plays for it meanwhile,
+        so an Enter typed at it stays typed."""
+        key = (mode, self.state.version if mode == "move" else None)
         if key != self.step_key:
-            # Taking the seat back asks the same question whatever the AI plays for it meanwhile:
-            # an Enter typed at it stays typed. A new turn is a new question.
-            asked_again = mode == "reclaim" and self.step_key is not None and self.step_key[0] == mode
             self.step_key = key
             self.group, self.confirming = None, False
             self.groups = self.board.groups(self.state) if mode == "move" else []
-            if mode != "watch" and not asked_again:
+            if mode != "watch":
                 self.reader.discard_typeahead()
 
     async def answer(self, mode: str, text: str) -> bool:
