@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 AGENT_KEY = "bench-agent-key-0123456789"  # of the servers the benchmarks start
@@ -20,10 +20,13 @@ STOP_SECONDS = 30.0  # for the server's graceful shutdown
 
 @dataclass
 class ServerProcess:
-    """``python <args>`` (a server) as a child process; its log goes to a file, its port is read from it."""
+    """``python <args>`` (a server) as a child process; its log goes to a file, its port is read from it.
+    Another ``program`` may run instead of Python if it logs its 'listening' line the same way."""
 
     args: list[str]
     log: Path
+    program: str = sys.executable
+    environment: dict[str, str] = field(default_factory=dict)  # added to this process's
     process: subprocess.Popen[bytes] | None = None
     port: int = 0
     web_port: int | None = None
@@ -34,11 +37,11 @@ class ServerProcess:
         started = time.perf_counter()
         with self.log.open("wb") as log:
             self.process = subprocess.Popen(
-                [sys.executable, *self.args],
+                [self.program, *self.args],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=log,
-                env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                env={**os.environ, "PYTHONUNBUFFERED": "1", **self.environment},
             )
         deadline = time.monotonic() + STARTUP_SECONDS
         while time.monotonic() < deadline:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import click
@@ -159,6 +160,37 @@ def server_load(
     click.echo(json.dumps(report, indent=2))
     if "configurations" in report:
         click.echo(table(report), err=True)
+
+
+@bench.command()
+@click.option(
+    "--storage",
+    type=click.Choice(["memory", "disk"]),
+    default="memory",
+    show_default=True,
+    help="memory: matches kept in the process; disk: boardgame.io's FlatFile, "
+    "which writes each update after sending it.",
+)
+@click.option(
+    "--matches", type=click.IntRange(min=1), default=200, show_default=True, help="Matches in play at once."
+)
+@click.option(
+    "--duration", type=click.FloatRange(min=0.5), default=20.0, show_default=True, help="Seconds measured."
+)
+@click.option(
+    "--clients", type=click.IntRange(min=1), default=2, show_default=True, help="Load-generating processes."
+)
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the moves chosen.")
+def peer(storage: str, matches: int, duration: float, clients: int, seed: int) -> None:
+    """boardgame.io (Node.js) under the load of `bench server`: moves per second, server CPU per move,
+    latency. Needs Node.js and npm; installs the pinned boardgame.io on first use."""
+    from server.bench.peer import run
+
+    try:
+        report = run(storage, matches, duration, clients, seed)
+    except (RuntimeError, OSError, subprocess.CalledProcessError) as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(json.dumps(report, indent=2))
 
 
 @bench.command()
