@@ -24,7 +24,7 @@ import secrets
 import time
 import uuid
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
@@ -749,9 +749,7 @@ class MatchService:
             events = match.rules.apply(after, seat, action)
         except ValueError as error:  # illegal now: ``after`` is discarded
             raise NotAllowedNow(str(error)) from None
-        # Accepted: persist, record and publish it even if the caller goes away meanwhile
-        # (a cancelled call), or the store would be ahead of the match.
-        return await _uncancelled(self._accept(match, seat, action, request_id, after, events, stand_in))
+        return await self._accept(match, seat, action, request_id, after, events, stand_in)
 
     async def _accept(
         self,
@@ -770,16 +768,20 @@ class MatchService:
         changed = [mover] if mover != match.record.seats[seat] else []  # untimed seats rarely change
         rules = match.rules
         finished = rules.is_over(after)
-        # Persist first: once the write returns, the action survives a crash.
+        # Persist first: once the write returns, the action survives a crash. Then record and publish
+        # it even if the caller went away meanwhile (a cancelled call), or the store would be ahead of
+        # the match.
         try:
-            await self.store.append_action(
-                match.match_id,
-                match.version + 1,
-                seat,
-                action_text(match.record.game, action),
-                request_id,
-                finished,
-                changed,
+            _, cancelled = await _to_the_end(
+                self.store.append_action(
+                    match.match_id,
+                    match.version + 1,
+                    seat,
+                    action_text(match.record.game, action),
+                    request_id,
+                    finished,
+                    changed,
+                )
             )
         except Conflict:
             await self._catch_up(match)  # another server moved it on
@@ -795,6 +797,8 @@ class MatchService:
         self._publish(match, update)
         if finished and self.on_finished is not None:
             self.on_finished(match)
+        if cancelled:
+            raise asyncio.CancelledError
         return update
 
     # --- streaming -----------------------------------------------------------
@@ -904,18 +908,23 @@ def _required(token: str | None) -> str:
     return token
 
 
-async def _uncancelled(work: Coroutine[Any, Any, T]) -> T:
-    """Run ``work`` to its end even if the caller is cancelled meanwhile; then pass the cancellation on."""
-    task = asyncio.get_running_loop().create_task(work)
+async def _to_the_end(work: Awaitable[T]) -> tuple[T, bool]:
+    """``work`` awaited to its end even if the caller is cancelled meanwhile: its result, and whether
+    the caller was cancelled. A store's write that is already a future runs in no task of its own."""
+    future = asyncio.ensure_future(work)
     cancelled = False
     while True:
         try:
-            result = await asyncio.shield(task)
-            break
+            return await asyncio.shield(future), cancelled
         except asyncio.CancelledError:
-            if task.done():
+            if future.done():
                 raise
             cancelled = True
+
+
+async def _uncancelled(work: Awaitable[T]) -> T:
+    """Run ``work`` to its end even if the caller is cancelled meanwhile; then pass the cancellation on."""
+    result, cancelled = await _to_the_end(work)
     if cancelled:
         raise asyncio.CancelledError
     return result

@@ -15,7 +15,7 @@ import contextlib
 import logging
 import re
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from contextvars import ContextVar
 from functools import wraps
 from typing import Any, TypeVar
@@ -53,20 +53,31 @@ CALLER: ContextVar[Identity | None] = ContextVar("caller", default=None)
 SEAT_TOKEN: ContextVar[str | None] = ContextVar("seat_token", default=None)
 
 
+Metadata = Sequence[tuple[str, str | bytes]]
+
+
+def _value(metadata: Metadata, name: str) -> str | None:
+    for key, value in metadata:
+        if key == name and isinstance(value, str):
+            return value
+    return None
+
+
+def _bearer(metadata: Metadata) -> str | None:
+    value = _value(metadata, "authorization")
+    if value is None or not value.startswith("Bearer "):
+        return None
+    return value[len("Bearer ") :].strip() or None
+
+
 def bearer_token(context: grpc.aio.ServicerContext) -> str | None:
     """The token from `authorization: Bearer <token>` metadata, if any."""
-    for key, value in context.invocation_metadata() or ():
-        if key == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
-            return value[len("Bearer ") :].strip() or None
-    return None
+    return _bearer(context.invocation_metadata() or ())
 
 
 def forwarded_for(context: grpc.aio.ServicerContext) -> str | None:
     """The `x-forwarded-for` metadata a proxy sent, if any (trusted only from --trusted-proxy)."""
-    for key, value in context.invocation_metadata() or ():
-        if key == "x-forwarded-for" and isinstance(value, str):
-            return value
-    return None
+    return _value(context.invocation_metadata() or (), "x-forwarded-for")
 
 
 def _page_token(*fields: object) -> str:
@@ -193,11 +204,12 @@ class MatchServicer(api_grpc.MatchServiceServicer):
     def _admit(self, method: str, request: object, context: grpc.aio.ServicerContext) -> str:
         """Refuse an undecodable request; know the caller's player; spend the caller's rate limit
         (its player's, when it names one). Returns the client's key."""
-        client = self.clients.key(context.peer(), forwarded_for(context))
+        metadata = context.invocation_metadata() or ()  # built anew by each call: read once
+        client = self.clients.key(context.peer(), _value(metadata, "x-forwarded-for"))
         if isinstance(request, Undecodable):
             log.warning("undecodable request", extra={"method": method, "reason": request.reason})
             raise InvalidRequest(f"the request is not a valid {method} request: {request.reason}")
-        credential = bearer_token(context)
+        credential = _bearer(metadata)
         # Set for every call: a task may serve several calls in turn.
         CALLER.set(None)
         SEAT_TOKEN.set(credential)

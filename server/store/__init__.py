@@ -3,7 +3,7 @@ any number of servers)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -85,7 +85,7 @@ class Store(Protocol):
         """Who plays these taken seats, and their reserves."""
         ...
 
-    async def append_action(
+    def append_action(
         self,
         match_id: str,
         version: int,
@@ -94,7 +94,7 @@ class Store(Protocol):
         request_id: str,
         finished: bool,
         seats: list[SeatRecord] | None = None,
-    ) -> None:
+    ) -> Awaitable[None]:
         """Add version ``version`` of a match, its action as stored (``encoding.action_text``): Conflict
         when it or the request id is taken; with the seats it changed (the mover's reserve)."""
         ...

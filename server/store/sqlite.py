@@ -234,7 +234,7 @@ class SqliteStore:
         """Who plays these taken seats and their reserves (a timeout, a player who left or came back)."""
         await self._write(_seat_updates(match_id, seats))
 
-    async def append_action(
+    def append_action(
         self,
         match_id: str,
         version: int,
@@ -243,7 +243,7 @@ class SqliteStore:
         request_id: str,
         finished: bool,
         seats: list[SeatRecord] | None = None,
-    ) -> None:
+    ) -> asyncio.Future[None]:
         ops = [
             Op(
                 "INSERT INTO actions VALUES (?, ?, ?, ?, ?)",
@@ -253,7 +253,7 @@ class SqliteStore:
         ops += _seat_updates(match_id, seats or [])
         if finished:
             ops.append(Op("UPDATE matches SET status = ? WHERE match_id = ?", (FINISHED, match_id)))
-        await self._write(ops)
+        return self._scheduled(ops)  # a future, not a coroutine: the server awaits it in no task of its own
 
     async def set_status(self, match_id: str, status: str) -> None:
         await self._write([Op("UPDATE matches SET status = ? WHERE match_id = ?", (status, match_id))])
@@ -341,13 +341,16 @@ class SqliteStore:
         await self._write([Op(sql, (token_hash, match_id, seat, player_id), one_row=True)])
 
     async def _write(self, ops: list[Op]) -> None:
-        """Return once ``ops`` are committed (in the next group commit), as one transaction of their own."""
+        await self._scheduled(ops)
+
+    def _scheduled(self, ops: list[Op]) -> asyncio.Future[None]:
+        """Done once ``ops`` are committed (in the next group commit), as one transaction of their own."""
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
         self.pending.append((ops, done))
         if self.flusher is None:
             self.flusher = loop.create_task(self._flush())
-        await done
+        return done
 
     async def _flush(self) -> None:
         loop = asyncio.get_running_loop()
