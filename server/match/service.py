@@ -913,13 +913,12 @@ async def _to_the_end(work: Awaitable[T]) -> tuple[T, bool]:
     the caller was cancelled. A store's write that is already a future runs in no task of its own."""
     future = asyncio.ensure_future(work)
     cancelled = False
-    while True:
+    while not future.done():
         try:
-            return await asyncio.shield(future), cancelled
+            await asyncio.shield(future)
         except asyncio.CancelledError:
-            if future.done():
-                raise
-            cancelled = True
+            cancelled = True  # the caller's (were ``work`` itself cancelled, ``result`` raises it)
+    return future.result(), cancelled
 
 
 async def _uncancelled(work: Awaitable[T]) -> T:

@@ -27,7 +27,7 @@ from server.match.errors import (
     Throttled,
     Unauthenticated,
 )
-from server.match.service import hash_token
+from server.match.service import _to_the_end, hash_token
 
 NO_CLOCK = Policy(agent_key=AGENT_KEY, allow_chosen_seeds=True, default_clock=None)  # nothing pins a match
 UNKNOWN = "0" * 32  # a well-formed match id of no match
@@ -580,6 +580,23 @@ async def test_a_cancelled_submission_leaves_memory_and_disk_agreeing(
     assert (await again.get(match.match_id)).version == match.version
     assert (await again.get(match.match_id)).state == match.state
     await close(again)
+
+
+async def test_a_write_that_ends_as_its_caller_is_cancelled_is_still_followed_through() -> None:
+    """The write is committed and its caller cancelled before it resumes: what follows the write (the
+    match recording and publishing the action) must still run, or memory would be behind the store."""
+    write: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+    outcomes: list[tuple[str, bool]] = []
+
+    async def caller() -> None:
+        outcomes.append(await _to_the_end(write))
+
+    task = asyncio.ensure_future(caller())
+    await asyncio.sleep(0)  # the caller waits for the write
+    write.set_result("committed")
+    task.cancel()  # in the same turn of the loop, before the caller resumes
+    await asyncio.gather(task, return_exceptions=True)
+    assert outcomes == [("committed", True)]
 
 
 async def test_concurrent_creations_cannot_pass_the_cap_together(db: Path) -> None:
