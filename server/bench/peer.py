@@ -26,10 +26,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .process import ServerProcess, cpu_seconds, latency_ms, peak_memory_mib
+from .process import ServerProcess, cpu_seconds, latency_ms, peak_memory_mib, shares
 
 PEER = Path(__file__).parent / "peers" / "boardgameio"
-BOARDGAME_IO = "0.50.2"  # as pinned in peers/boardgameio/package.json
 WARMUP_SECONDS = 2.0  # of play before the window opens
 SETUP_SECONDS = 120.0  # for every load process to start its first matches
 RESULT_SECONDS = 30.0  # for a load process to report once the window has closed
@@ -41,6 +40,11 @@ def install() -> None:
     if installed.exists() and installed.stat().st_mtime >= (PEER / "package-lock.json").stat().st_mtime:
         return
     subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=PEER, check=True)
+
+
+def _pinned(package: str) -> str:
+    """The version of ``package`` the peer pins."""
+    return str(json.loads((PEER / "package.json").read_text())["dependencies"][package])
 
 
 def _line(process: subprocess.Popen[str], deadline: float) -> str:
@@ -57,8 +61,8 @@ def _play(
     server: ServerProcess, matches: int, duration: float, clients: int, seed: int
 ) -> tuple[list[Any], float]:
     """Run the load processes through the window: their figures and the server's CPU seconds in it."""
-    clients = min(clients, matches)
-    shares = [matches // clients + (i < matches % clients) for i in range(clients)]
+    # A load process with no match would never say it is ready.
+    split = shares(matches, min(clients, matches))
     loads = [
         subprocess.Popen(
             ["node", "load.js", json.dumps({"port": server.port, "slots": share, "seed": seed + i})],
@@ -67,7 +71,7 @@ def _play(
             stdout=subprocess.PIPE,
             text=True,
         )
-        for i, share in enumerate(shares)
+        for i, share in enumerate(split)
     ]
     try:
         deadline = time.monotonic() + SETUP_SECONDS
@@ -119,7 +123,7 @@ def run(storage: str, matches: int, duration: float, clients: int, seed: int) ->
     moves = sum(f["moves"] for f in figures)
     node = subprocess.run(["node", "--version"], capture_output=True, text=True, check=True).stdout.strip()
     return {
-        "server": f"boardgame.io {BOARDGAME_IO}",
+        "server": f"boardgame.io {_pinned('boardgame.io')}",
         "storage": storage,
         "moves_per_second": round(moves / duration, 1),
         "server_cpu_ms_per_move": round(1000 * cpu / moves, 3) if moves else None,

@@ -26,7 +26,7 @@ class ServerProcess:
     args: list[str]
     log: Path
     program: str = sys.executable
-    environment: dict[str, str] = field(default_factory=dict)  # added to this process's
+    environment: dict[str, str] = field(default_factory=dict)  # on top of the inherited one
     process: subprocess.Popen[bytes] | None = None
     port: int = 0
     web_port: int | None = None
@@ -84,6 +84,12 @@ class ServerProcess:
         except subprocess.TimeoutExpired:
             self.process.kill()
             return self.process.wait()
+
+
+def shares(total: int, parts: int) -> list[int]:
+    """``total`` (matches) split over ``parts`` (load processes) as evenly as it goes, the first ones
+    taking one more."""
+    return [total // parts + (i < total % parts) for i in range(parts)]
 
 
 def _stat_fields(pid: int) -> list[str] | None:

@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .process import ServerProcess, cpu_seconds, latency_ms, peak_memory_mib, tree_cpu_seconds
+from .process import ServerProcess, cpu_seconds, latency_ms, peak_memory_mib, shares, tree_cpu_seconds
 
 if TYPE_CHECKING:
     from mercado.v1 import match_pb2 as api
@@ -505,8 +505,8 @@ def _measure(load: Load, servers: list[ServerProcess], postmaster: int | None) -
     import multiprocessing
     import threading
 
-    shares = [load.matches // load.clients + (i < load.matches % load.clients) for i in range(load.clients)]
-    firsts = [sum(shares[:i]) for i in range(load.clients)]
+    split = shares(load.matches, load.clients)
+    firsts = [sum(split[:i]) for i in range(load.clients)]
     interval = load.matches / load.rate if load.rate > 0 else 0.0
     targets = tuple(server.target for server in servers)
     context = multiprocessing.get_context("spawn")
@@ -523,7 +523,7 @@ def _measure(load: Load, servers: list[ServerProcess], postmaster: int | None) -
             name=f"mercado-bench-load-{i}",
             daemon=True,
         )
-        for i, (first, share) in enumerate(zip(firsts, shares, strict=True))
+        for i, (first, share) in enumerate(zip(firsts, split, strict=True))
     ]
 
     def read_cpu() -> None:

@@ -60,4 +60,4 @@ const Market = {
   endIf: ({ G }) => (G.squares.every((stand) => stand !== null) ? { coins: G.coins } : undefined),
 };
 
-module.exports = { Market, SQUARES };
+module.exports = { Market };

@@ -11,7 +11,6 @@
 // JSON line: the moves answered inside the window, their latencies and the updates received.
 const readline = require('node:readline');
 const { io } = require('socket.io-client');
-const { SQUARES } = require('./game');
 
 const { port, slots, seed } = JSON.parse(process.argv[2]);
 const base = `http://127.0.0.1:${port}`;
@@ -26,7 +25,7 @@ const random = () => {
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 };
 
-const window = { start: Infinity, end: Infinity, open: false, closed: false };
+const window = { start: Infinity, end: Infinity, closed: false };
 const figures = { moves: 0, latencies: [], updates: 0, matchesStarted: 0, matchesFinished: 0, errors: 0 };
 
 async function post(path, body) {
@@ -74,7 +73,7 @@ async function playMatch(onSynced) {
         finish();
         return;
       }
-      if (!window.open || window.closed || state.ctx.currentPlayer !== seat.playerID || seat.sentFor >= state._stateID) {
+      if (window.closed || state.ctx.currentPlayer !== seat.playerID || seat.sentFor >= state._stateID) {
         return;
       }
       seat.sentFor = state._stateID;
@@ -87,7 +86,7 @@ async function playMatch(onSynced) {
       const now = Date.now();
       const inWindow = now >= window.start && now < window.end;
       figures.updates += inWindow ? 1 : 0;
-      if (seat.sentFor >= 0 && state._stateID > seat.sentFor && seat.sentAt) {
+      if (seat.sentAt && state._stateID > seat.sentFor) {
         if (inWindow) {
           figures.moves += 1;
           figures.latencies.push(performance.now() - seat.sentAt);
@@ -154,7 +153,7 @@ async function main() {
   process.stdout.write('ready\n');
   const lines = readline.createInterface({ input: process.stdin });
   const { start, end } = JSON.parse((await lines[Symbol.asyncIterator]().next()).value);
-  Object.assign(window, { start, end, open: true });
+  Object.assign(window, { start, end });
   starts.forEach((begin) => begin());
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, end - Date.now())));
   window.closed = true;
