@@ -36,7 +36,9 @@ the same way.
 
 With ``floor``, the server is floor_server.py instead, which plays no game and
 writes nothing: the same harness then measures what the calls and stream
-messages themselves cost, the most any server could reach here.
+messages themselves cost, the most any server could reach here. With
+``beside_floor``, the server and the floor are measured in turn, round after round,
+and the server's figures are reported as fractions of the floor's of its round.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from __future__ import annotations
 import asyncio
 import math
 import random
+import statistics
 import tempfile
 import time
 import traceback
@@ -680,6 +683,7 @@ def run(
     bare: bool = False,
     db: str = "sqlite",
     nodes: int = 1,
+    beside_floor: int = 0,
 ) -> dict[str, Any]:
     """Start a server, measure the baseline and the matches, stop the server; all figures.
 
@@ -693,6 +697,8 @@ def run(
     ``db="postgres"``: measure, in one run, SQLite with one server, then PostgreSQL with one
     and with ``nodes`` servers (when above 1) on a throwaway cluster, and report each
     configuration in ``"configurations"`` (``run_postgres``).
+    ``beside_floor``: measure the server then the floor that many times in turn and report
+    them side by side (``run_beside_floor``).
     """
     if db not in DATABASES:
         raise ValueError(f"db must be one of {', '.join(DATABASES)}, not {db!r}")
@@ -700,16 +706,68 @@ def run(
         seed = random.SystemRandom().randrange(2**32)
     load = Load(matches, duration, max(1, min(clients, matches)), seed, rate)
     if db == "postgres":
-        if floor:
+        if floor or beside_floor:
             raise ValueError("the floor server has no database: it cannot run on PostgreSQL")
         return run_postgres(load, nodes, profile, bare)
     if nodes != 1:
         raise ValueError("a SQLite database is held by one server: more nodes need PostgreSQL")
+    if beside_floor:
+        if floor or profile is not None:
+            raise ValueError("beside_floor runs the server and the floor itself, unprofiled")
+        return run_beside_floor(load, beside_floor, bare)
+    return _run_sqlite(load, profile, floor, bare)
+
+
+def _run_sqlite(load: Load, profile: Path | None, floor: bool, bare: bool) -> dict[str, Any]:
+    """One server (or the floor) on a fresh SQLite file: its report."""
     with tempfile.TemporaryDirectory(prefix="mercado-bench-") as tmp:
         measured = _run_servers(load, Path(tmp) / "bench.db", 1, Path(tmp), profile, floor, bare)
         persisted = None if floor else _count_actions(Path(tmp) / "bench.db")
     server = "floor" if floor else "mercado, rate limits and metrics off" if bare else "mercado"
     return _report(load, measured, server, persisted)
+
+
+def run_beside_floor(load: Load, rounds: int, bare: bool = False) -> dict[str, Any]:
+    """The server then the floor, ``rounds`` times, on the same load: each round's two reports and
+    the server's figures as fractions of the floor's in that round, and their medians.
+
+    A shared machine's speed moves from one minute to the next, by a quarter or more; a server and
+    the floor measured a few seconds apart meet about the same machine, so their ratio is the
+    figure to compare, and several rounds show how far it moves."""
+    results: list[dict[str, Any]] = []
+    for number in range(1, rounds + 1):
+        server = _run_sqlite(load, None, False, bare)
+        floor = _run_sqlite(load, None, True, False)
+        results.append({"round": number, "server": server, "floor": floor, **_of_floor(server, floor)})
+    return {
+        "rounds": results,
+        **{f"median_{key}": _median([r[key] for r in results]) for key in OF_FLOOR},
+        "matches_concurrent": load.matches,
+        "offered_actions_per_second": load.rate or None,
+        "duration_seconds": load.duration,
+        "seed": load.seed,
+    }
+
+
+# Each fraction of the floor's figure a round reports, and the figure of both reports it divides.
+OF_FLOOR = {
+    "actions_per_second_of_floor": "submit_actions_per_second",
+    "cpu_per_action_of_floor": "server_cpu_ms_per_action",
+}
+
+
+def _of_floor(server: dict[str, Any], floor: dict[str, Any]) -> dict[str, float | None]:
+    """The server's actions per second and CPU per action, each as a fraction of the floor's."""
+    fractions: dict[str, float | None] = {}
+    for name, key in OF_FLOOR.items():
+        ours, floors = server[key], floor[key]
+        fractions[name] = round(ours / floors, 3) if ours and floors else None
+    return fractions
+
+
+def _median(values: list[float | None]) -> float | None:
+    known = [value for value in values if value is not None]
+    return round(statistics.median(known), 3) if known else None
 
 
 def run_postgres(load: Load, nodes: int, profile: Path | None = None, bare: bool = False) -> dict[str, Any]:
@@ -793,4 +851,36 @@ def table(report: dict[str, Any]) -> str:
             f" | {ms(config['server_cpu_ms_per_action'])} | {ms(config['database_cpu_ms_per_action'])}"
             f" | {per_core(config['server_cpu_ms_per_action'])} |"
         )
+    return "\n".join(lines)
+
+
+def floor_table(report: dict[str, Any]) -> str:
+    """The rounds of a ``run_beside_floor`` report as a Markdown table, medians last."""
+    lines = [
+        "| round | actions/s | server CPU per action | submit p99"
+        " | floor's actions/s | floor's CPU per action | floor's submit p99"
+        " | actions/s ÷ floor's | CPU per action ÷ floor's |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+
+    def figure(value: float | None, form: str) -> str:
+        return "-" if value is None else format(value, form)
+
+    def ms(value: float | None) -> str:
+        return "-" if value is None else f"{value:.2f} ms"
+
+    def measured(run: dict[str, Any]) -> str:
+        p99 = run["submit_latency_ms"]["p99"]
+        return f"{run['submit_actions_per_second']:,.0f} | {ms(run['server_cpu_ms_per_action'])} | {ms(p99)}"
+
+    for result in report["rounds"]:
+        lines.append(
+            f"| {result['round']} | {measured(result['server'])} | {measured(result['floor'])}"
+            f" | {figure(result['actions_per_second_of_floor'], '.3f')}"
+            f" | {figure(result['cpu_per_action_of_floor'], '.3f')} |"
+        )
+    lines.append(
+        f"| median | | | | | | | {figure(report['median_actions_per_second_of_floor'], '.3f')}"
+        f" | {figure(report['median_cpu_per_action_of_floor'], '.3f')} |"
+    )
     return "\n".join(lines)

@@ -123,6 +123,15 @@ def actions(matches: int, actions: int, seed: int) -> None:
     show_default=True,
     help="Servers sharing the PostgreSQL database; the matches are spread over them (--db postgres).",
 )
+@click.option(
+    "--beside-floor",
+    "beside_floor",
+    type=click.IntRange(min=0),
+    default=0,
+    metavar="ROUNDS",
+    help="Measure the server then the floor (--floor), ROUNDS times in turn, and report the server's "
+    "figures as fractions of the floor's, round by round (a table of them goes to stderr).",
+)
 def server_load(
     matches: int,
     duration: float,
@@ -134,14 +143,19 @@ def server_load(
     bare: bool,
     db: str,
     nodes: int,
+    beside_floor: int,
 ) -> None:
     """A real server under concurrent matches from client processes, against a bare-RPC baseline."""
-    from server.bench.server import run, table
+    from server.bench.server import floor_table, run, table
 
     if db == "sqlite" and nodes > 1:
         raise click.UsageError("--nodes above 1 needs --db postgres: a SQLite file is held by one server")
-    if db == "postgres" and floor:
-        raise click.UsageError("--floor plays no game and stores nothing: it has no --db postgres")
+    if db == "postgres" and (floor or beside_floor):
+        raise click.UsageError("the floor plays no game and stores nothing: it has no --db postgres")
+    if beside_floor and (floor or profile):
+        raise click.UsageError(
+            "--beside-floor runs both servers itself, unprofiled: not with --floor or --profile"
+        )
     try:
         report = run(
             matches=matches,
@@ -154,12 +168,15 @@ def server_load(
             bare=bare,
             db=db,
             nodes=nodes,
+            beside_floor=beside_floor,
         )
     except RuntimeError as error:
         raise click.ClickException(str(error)) from None
     click.echo(json.dumps(report, indent=2))
     if "configurations" in report:
         click.echo(table(report), err=True)
+    if "rounds" in report:
+        click.echo(floor_table(report), err=True)
 
 
 @bench.command()

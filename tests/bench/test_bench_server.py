@@ -78,6 +78,39 @@ def test_bench_server_floor_measures_the_server_that_plays_no_game() -> None:
     assert report["actions_persisted"] is None  # it writes nothing
 
 
+def test_bench_server_beside_floor_measures_the_server_and_the_floor_in_turn() -> None:
+    report, table = invoke("--beside-floor", "2", "--duration", "1", "--seed", "5")
+    rounds = report["rounds"]
+    assert [r["round"] for r in rounds] == [1, 2]
+    for result in rounds:
+        server, floor = result["server"], result["floor"]
+        assert server.keys() >= KEYS and floor.keys() >= KEYS
+        assert (server["server"], floor["server"]) == ("mercado", "floor")
+        assert server["seed"] == floor["seed"] == 5
+        assert server["actions_persisted"] >= server["actions_accepted"] > 0
+        assert floor["submit_actions_per_second"] > 0
+        expected = server["submit_actions_per_second"] / floor["submit_actions_per_second"]
+        assert result["actions_per_second_of_floor"] == round(expected, 3)
+        expected = server["server_cpu_ms_per_action"] / floor["server_cpu_ms_per_action"]
+        assert result["cpu_per_action_of_floor"] == round(expected, 3)
+    fractions = [r["actions_per_second_of_floor"] for r in rounds]
+    assert report["median_actions_per_second_of_floor"] == round(sum(fractions) / 2, 3)
+    # The same figures as a table on stderr: a row per round, then the medians.
+    rows = [line.split(" | ") for line in table.splitlines() if line.startswith(("| 1 ", "| 2 ", "| median"))]
+    assert [row[0] for row in rows] == ["| 1", "| 2", "| median"]
+    assert [row[-2] for row in rows] == [
+        f"{value:.3f}" for value in [*fractions, report["median_actions_per_second_of_floor"]]
+    ]
+
+
+@pytest.mark.parametrize("options", [["--floor"], ["--db", "postgres"], ["--profile", "server.prof"]])
+def test_bench_server_beside_floor_refuses_what_it_cannot_measure(options: list[str]) -> None:
+    args = ["bench", "server", "--beside-floor", "2", *options]
+    result = CliRunner(mix_stderr=False).invoke(main, args)
+    assert result.exit_code == 2
+    assert "floor" in result.stderr
+
+
 @pytest.mark.postgres
 def test_bench_server_on_postgres_measures_sqlite_one_node_and_several() -> None:
     reason = available()
