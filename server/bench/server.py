@@ -742,9 +742,17 @@ def run_beside_floor(load: Load, rounds: int, bare: bool = False) -> dict[str, A
     return {
         "rounds": results,
         **{f"median_{key}": _median([r[key] for r in results]) for key in OF_FLOOR},
+        **_load_figures(load),
+    }
+
+
+def _load_figures(load: Load) -> dict[str, Any]:
+    """The load a report of several runs measured them all under."""
+    return {
         "matches_concurrent": load.matches,
         "offered_actions_per_second": load.rate or None,
         "duration_seconds": load.duration,
+        "client_processes": load.clients,
         "seed": load.seed,
     }
 
@@ -815,11 +823,7 @@ def run_postgres(load: Load, nodes: int, profile: Path | None = None, bare: bool
             reports.append({"database": database, "nodes": count, **report, **figures})
     return {
         "configurations": reports,
-        "matches_concurrent": load.matches,
-        "offered_actions_per_second": load.rate or None,
-        "duration_seconds": load.duration,
-        "client_processes": load.clients,
-        "seed": load.seed,
+        **_load_figures(load),
         "postgresql_version": postgres_version,
         "asyncpg_version": asyncpg.__version__,
     }
