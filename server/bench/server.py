@@ -829,6 +829,11 @@ def run_postgres(load: Load, nodes: int, profile: Path | None = None, bare: bool
     }
 
 
+def _ms(value: float | None) -> str:
+    """A time in milliseconds as the tables show it."""
+    return "-" if value is None else f"{value:.2f} ms"
+
+
 def table(report: dict[str, Any]) -> str:
     """The configurations of a ``run_postgres`` report as a Markdown table."""
     lines = [
@@ -836,9 +841,6 @@ def table(report: dict[str, Any]) -> str:
         " | server CPU per action | database CPU per action | actions/s per server core |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
-
-    def ms(value: float | None) -> str:
-        return "-" if value is None else f"{value:.2f} ms"
 
     def per_core(cpu_ms: float | None) -> str:
         """What one core given wholly to a node would serve: what N nodes on N free cores multiply."""
@@ -850,9 +852,9 @@ def table(report: dict[str, Any]) -> str:
         latency = config["submit_latency_ms"]
         lines.append(
             f"| {name}, {nodes} node{'s' if nodes > 1 else ''} | {config['submit_actions_per_second']:,.0f}"
-            f" | {ms(latency['p50'])} | {ms(latency['p99'])}"
+            f" | {_ms(latency['p50'])} | {_ms(latency['p99'])}"
             f" | {config['updates_delivered_per_second']:,.0f} | {config['events_delivered_per_second']:,.0f}"
-            f" | {ms(config['server_cpu_ms_per_action'])} | {ms(config['database_cpu_ms_per_action'])}"
+            f" | {_ms(config['server_cpu_ms_per_action'])} | {_ms(config['database_cpu_ms_per_action'])}"
             f" | {per_core(config['server_cpu_ms_per_action'])} |"
         )
     return "\n".join(lines)
@@ -867,24 +869,17 @@ def floor_table(report: dict[str, Any]) -> str:
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
 
-    def figure(value: float | None, form: str) -> str:
-        return "-" if value is None else format(value, form)
-
-    def ms(value: float | None) -> str:
-        return "-" if value is None else f"{value:.2f} ms"
-
     def measured(run: dict[str, Any]) -> str:
-        p99 = run["submit_latency_ms"]["p99"]
-        return f"{run['submit_actions_per_second']:,.0f} | {ms(run['server_cpu_ms_per_action'])} | {ms(p99)}"
+        cpu, p99 = _ms(run["server_cpu_ms_per_action"]), _ms(run["submit_latency_ms"]["p99"])
+        return f"{run['submit_actions_per_second']:,.0f} | {cpu} | {p99}"
+
+    def fractions(figures: dict[str, Any], prefix: str = "") -> str:
+        return " | ".join(
+            "-" if figures[prefix + name] is None else f"{figures[prefix + name]:.3f}" for name in OF_FLOOR
+        )
 
     for result in report["rounds"]:
-        lines.append(
-            f"| {result['round']} | {measured(result['server'])} | {measured(result['floor'])}"
-            f" | {figure(result['actions_per_second_of_floor'], '.3f')}"
-            f" | {figure(result['cpu_per_action_of_floor'], '.3f')} |"
-        )
-    lines.append(
-        f"| median | | | | | | | {figure(report['median_actions_per_second_of_floor'], '.3f')}"
-        f" | {figure(report['median_cpu_per_action_of_floor'], '.3f')} |"
-    )
+        server, floor = measured(result["server"]), measured(result["floor"])
+        lines.append(f"| {result['round']} | {server} | {floor} | {fractions(result)} |")
+    lines.append(f"| median | | | | | | | {fractions(report, 'median_')} |")
     return "\n".join(lines)
