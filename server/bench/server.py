@@ -22,9 +22,13 @@ at once, on a server whose database connections have not prepared their
 statements yet, is how a benchmark starts, not how a server runs. This module talks to
 the server only through the public API, like any client.
 
-With ``db="postgres"``, one run measures three configurations in turn on the
-same harness and load: SQLite with one server, PostgreSQL with one server, and
-PostgreSQL with ``nodes`` servers. A throwaway PostgreSQL cluster
+With ``nodes`` above 1 on SQLite, that many servers run, each on a SQLite file of
+its own: they share nothing, which no deployment of ``mercado serve`` does (its
+workers need PostgreSQL), so their figures are the most that many server
+processes do on this machine, whatever they would share. With ``db="postgres"``,
+one run measures the configurations in turn on the same harness and load: SQLite
+with one server (and with ``nodes``, sharing nothing), PostgreSQL with one server,
+and PostgreSQL with ``nodes`` servers. A throwaway PostgreSQL cluster
 (postgres.py) serves every PostgreSQL configuration, each on a fresh database;
 its nodes are ``python -m server serve`` processes on free loopback ports with
 the same ``--db``. Every load process holds one channel per node and spreads
@@ -50,6 +54,7 @@ import statistics
 import tempfile
 import time
 import traceback
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -566,19 +571,20 @@ def _measure(load: Load, servers: list[ServerProcess], postmaster: int | None) -
 
 def _run_servers(
     load: Load,
-    db: Path | str,
-    nodes: int,
+    databases: Sequence[Path | str],
     directory: Path,
     profile: Path | None,
     floor: bool,
     bare: bool,
     postmaster: int | None = None,
 ) -> Measured:
-    """Start ``nodes`` servers on ``db``, measure, stop them; a server that fails is an error."""
+    """Start a server on each of ``databases`` (one node each), measure, stop them; a server that
+    fails is an error."""
+    nodes = len(databases)
     servers: list[ServerProcess] = []
     exit_codes: list[int] = []
     try:
-        for node in range(nodes):
+        for node, db in enumerate(databases):
             node_profile = profile
             if profile is not None and nodes > 1:
                 node_profile = profile.with_name(f"{profile.stem}-node{node}{profile.suffix}")
@@ -694,9 +700,10 @@ def run(
     ``floor``: run the server that plays no game (floor_server.py), which gives the
     most this harness can measure on this machine, whatever the server does.
     ``bare``: run the server with its rate limits and metrics off, to show what they cost.
-    ``db="postgres"``: measure, in one run, SQLite with one server, then PostgreSQL with one
-    and with ``nodes`` servers (when above 1) on a throwaway cluster, and report each
-    configuration in ``"configurations"`` (``run_postgres``).
+    ``nodes``: on SQLite, that many servers sharing nothing, each on a file of its own.
+    ``db="postgres"``: measure, in one run, SQLite with one server (and ``nodes``), then
+    PostgreSQL with one and with ``nodes`` servers (when above 1) on a throwaway cluster,
+    and report each configuration in ``"configurations"`` (``run_postgres``).
     ``beside_floor``: measure the server then the floor that many times in turn and report
     them side by side (``run_beside_floor``).
     """
@@ -709,22 +716,29 @@ def run(
         if floor or beside_floor:
             raise ValueError("the floor server has no database: it cannot run on PostgreSQL")
         return run_postgres(load, nodes, profile, bare)
-    if nodes != 1:
-        raise ValueError("a SQLite database is held by one server: more nodes need PostgreSQL")
+    if nodes != 1 and (floor or beside_floor):
+        raise ValueError("the floor is one server: it has no nodes")
     if beside_floor:
         if floor or profile is not None:
             raise ValueError("beside_floor runs the server and the floor itself, unprofiled")
         return run_beside_floor(load, beside_floor, bare)
-    return _run_sqlite(load, profile, floor, bare)
+    return _run_sqlite(load, profile, floor, bare, nodes)
 
 
-def _run_sqlite(load: Load, profile: Path | None, floor: bool, bare: bool) -> dict[str, Any]:
-    """One server (or the floor) on a fresh SQLite file: its report."""
+def _sqlite_files(directory: Path, nodes: int) -> list[Path]:
+    """A fresh SQLite file for each of ``nodes`` servers that share nothing."""
+    return [directory / ("bench.db" if nodes == 1 else f"bench-{node}.db") for node in range(nodes)]
+
+
+def _run_sqlite(load: Load, profile: Path | None, floor: bool, bare: bool, nodes: int = 1) -> dict[str, Any]:
+    """One server (or the floor) on a fresh SQLite file, or ``nodes`` servers on a file each: the
+    report, with every node's persisted actions counted."""
     with tempfile.TemporaryDirectory(prefix="mercado-bench-") as tmp:
-        measured = _run_servers(load, Path(tmp) / "bench.db", 1, Path(tmp), profile, floor, bare)
-        persisted = None if floor else _count_actions(Path(tmp) / "bench.db")
+        files = _sqlite_files(Path(tmp), nodes)
+        measured = _run_servers(load, files, Path(tmp), profile, floor, bare)
+        persisted = None if floor else sum(_count_actions(file) for file in files)
     server = "floor" if floor else "mercado, rate limits and metrics off" if bare else "mercado"
-    return _report(load, measured, server, persisted)
+    return {**_report(load, measured, server, persisted), "nodes": nodes}
 
 
 def run_beside_floor(load: Load, rounds: int, bare: bool = False) -> dict[str, Any]:
@@ -779,7 +793,8 @@ def _median(values: list[float | None]) -> float | None:
 
 
 def run_postgres(load: Load, nodes: int, profile: Path | None = None, bare: bool = False) -> dict[str, Any]:
-    """SQLite with one node, PostgreSQL with one node, PostgreSQL with ``nodes`` nodes (if above 1).
+    """SQLite with one node and with ``nodes`` nodes sharing nothing, PostgreSQL with one node and
+    with ``nodes`` nodes (the configurations of ``nodes`` only if it is above 1).
 
     One throwaway PostgreSQL cluster serves every PostgreSQL configuration, each on a
     database of its own, checkpointed first. Each configuration's report is that of a
@@ -797,7 +812,8 @@ def run_postgres(load: Load, nodes: int, profile: Path | None = None, bare: bool
     if reason is not None:
         raise RuntimeError(f"PostgreSQL is not available: {reason}")
     server = "mercado, rate limits and metrics off" if bare else "mercado"
-    configurations = [("sqlite", 1), ("postgresql", 1)] + ([("postgresql", nodes)] if nodes > 1 else [])
+    counts = [1, nodes] if nodes > 1 else [1]
+    configurations = [(database, count) for database in ("sqlite", "postgresql") for count in counts]
     reports: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="mercado-bench-") as tmp, PostgresServer() as cluster:
         postgres_version = _postgres_version(cluster.dsn)
@@ -807,15 +823,15 @@ def run_postgres(load: Load, nodes: int, profile: Path | None = None, bare: bool
             label = f"{database}-{count}"
             config_profile = profile.with_name(f"{profile.stem}-{label}{profile.suffix}") if profile else None
             if database == "sqlite":
-                file = directory / "bench.db"
-                measured = _run_servers(load, file, 1, directory, config_profile, False, bare)
-                persisted = _count_actions(file)
+                files = _sqlite_files(directory, count)
+                measured = _run_servers(load, files, directory, config_profile, False, bare)
+                persisted = sum(_count_actions(file) for file in files)
                 figures: dict[str, Any] = dict.fromkeys(DATABASE_FIGURES)
             else:
                 dsn = cluster.create_database(f"bench_{number}")
                 _checkpoint(dsn)
                 measured = _run_servers(
-                    load, dsn, count, directory, config_profile, False, bare, _postmaster_pid(cluster)
+                    load, [dsn] * count, directory, config_profile, False, bare, _postmaster_pid(cluster)
                 )
                 persisted = _count_actions_postgres(dsn)
                 figures = _database_figures(load, measured)
@@ -847,11 +863,13 @@ def table(report: dict[str, Any]) -> str:
         return "-" if not cpu_ms else f"{1000 / cpu_ms:,.0f}"
 
     for config in report["configurations"]:
-        name = "SQLite" if config["database"] == "sqlite" else "PostgreSQL"
         nodes = config["nodes"]
+        name = f"{'SQLite' if config['database'] == 'sqlite' else 'PostgreSQL'}, {nodes} node"
+        if nodes > 1:
+            name += "s, a file each" if config["database"] == "sqlite" else "s"
         latency = config["submit_latency_ms"]
         lines.append(
-            f"| {name}, {nodes} node{'s' if nodes > 1 else ''} | {config['submit_actions_per_second']:,.0f}"
+            f"| {name} | {config['submit_actions_per_second']:,.0f}"
             f" | {_ms(latency['p50'])} | {_ms(latency['p99'])}"
             f" | {config['updates_delivered_per_second']:,.0f} | {config['events_delivered_per_second']:,.0f}"
             f" | {_ms(config['server_cpu_ms_per_action'])} | {_ms(config['database_cpu_ms_per_action'])}"

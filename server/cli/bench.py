@@ -113,15 +113,17 @@ def actions(matches: int, actions: int, seed: int) -> None:
     type=click.Choice(["sqlite", "postgres"]),
     default="sqlite",
     show_default=True,
-    help="postgres: measure SQLite with 1 server, then a throwaway PostgreSQL with 1 and with --nodes "
-    "servers, in one run (a table of them goes to stderr).",
+    help="postgres: measure SQLite with 1 server (and --nodes), then a throwaway PostgreSQL with 1 and "
+    "with --nodes servers, in one run (a table of them goes to stderr).",
 )
 @click.option(
     "--nodes",
     type=click.IntRange(min=1),
     default=1,
     show_default=True,
-    help="Servers sharing the PostgreSQL database; the matches are spread over them (--db postgres).",
+    help="Servers; the matches are spread over them. On PostgreSQL they share its database; on SQLite "
+    "each has a file of its own and they share nothing: the most that many processes do on this machine "
+    "(`mercado serve --workers` needs PostgreSQL).",
 )
 @click.option(
     "--beside-floor",
@@ -148,8 +150,8 @@ def server_load(
     """A real server under concurrent matches from client processes, against a bare-RPC baseline."""
     from server.bench.server import floor_table, run, table
 
-    if db == "sqlite" and nodes > 1:
-        raise click.UsageError("--nodes above 1 needs --db postgres: a SQLite file is held by one server")
+    if nodes > 1 and (floor or beside_floor):
+        raise click.UsageError("the floor is one server: no --nodes above 1 with --floor or --beside-floor")
     if db == "postgres" and (floor or beside_floor):
         raise click.UsageError("the floor plays no game and stores nothing: it has no --db postgres")
     if beside_floor and (floor or profile):

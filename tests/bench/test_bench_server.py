@@ -44,6 +44,7 @@ def bench_server(*options: str) -> dict[str, Any]:
 def test_bench_server_reports_every_figure() -> None:
     report = bench_server("--seed", "7")
     assert report["server"] == "mercado"
+    assert report["nodes"] == 1
     assert report["baseline_health_calls_per_second"] > 0
     assert report["submit_actions_per_second"] > 0
     assert report["ratio"] > 0
@@ -103,7 +104,9 @@ def test_bench_server_beside_floor_measures_the_server_and_the_floor_in_turn() -
     ]
 
 
-@pytest.mark.parametrize("options", [["--floor"], ["--db", "postgres"], ["--profile", "server.prof"]])
+@pytest.mark.parametrize(
+    "options", [["--floor"], ["--db", "postgres"], ["--profile", "server.prof"], ["--nodes", "2"]]
+)
 def test_bench_server_beside_floor_refuses_what_it_cannot_measure(options: list[str]) -> None:
     args = ["bench", "server", "--beside-floor", "2", *options]
     result = CliRunner(mix_stderr=False).invoke(main, args)
@@ -122,6 +125,7 @@ def test_bench_server_on_postgres_measures_sqlite_one_node_and_several() -> None
     configurations = report["configurations"]
     assert [(c["database"], c["nodes"]) for c in configurations] == [
         ("sqlite", 1),
+        ("sqlite", 2),
         ("postgresql", 1),
         ("postgresql", 2),
     ]
@@ -144,6 +148,7 @@ def test_bench_server_on_postgres_measures_sqlite_one_node_and_several() -> None
     rows = [line for line in table.splitlines() if line.startswith("| ") and "node" in line]
     assert [row.split(" | ")[0] for row in rows] == [
         "| SQLite, 1 node",
+        "| SQLite, 2 nodes, a file each",
         "| PostgreSQL, 1 node",
         "| PostgreSQL, 2 nodes",
     ]
@@ -152,8 +157,18 @@ def test_bench_server_on_postgres_measures_sqlite_one_node_and_several() -> None
         assert row.split(" | ")[-1] == f"{1000 / config['server_cpu_ms_per_action']:,.0f} |"
 
 
-def test_bench_server_nodes_need_postgres() -> None:
-    args = ["bench", "server", "--nodes", "2"]
+def test_bench_server_nodes_on_sqlite_share_nothing() -> None:
+    report = bench_server("--nodes", "2", "--seed", "5")
+    assert report["nodes"] == 2
+    assert report["submit_actions_per_second"] > 0
+    assert report["submit_errors"] == report["stream_errors"] == 0
+    assert report["updates_delivered_per_second"] >= report["submit_actions_per_second"]
+    # Each node wrote its own matches' actions to its own file; every accepted one is in one of them.
+    assert report["actions_persisted"] >= report["actions_accepted"] > 0
+
+
+def test_bench_server_floor_has_no_nodes() -> None:
+    args = ["bench", "server", "--floor", "--nodes", "2"]
     result = CliRunner(mix_stderr=False).invoke(main, args)
     assert result.exit_code == 2
-    assert "--db postgres" in result.stderr
+    assert "floor" in result.stderr
