@@ -725,18 +725,20 @@ def run(
     return _run_sqlite(load, profile, floor, bare, nodes)
 
 
-def _sqlite_files(directory: Path, nodes: int) -> list[Path]:
-    """A fresh SQLite file for each of ``nodes`` servers that share nothing."""
-    return [directory / ("bench.db" if nodes == 1 else f"bench-{node}.db") for node in range(nodes)]
+def _run_on_sqlite(
+    load: Load, directory: Path, nodes: int, profile: Path | None, floor: bool, bare: bool
+) -> tuple[Measured, int | None]:
+    """One server (or the floor) on a fresh SQLite file in ``directory``, or ``nodes`` servers that
+    share nothing, on a file each: the measures, and the actions the files hold (None: the floor)."""
+    files = [directory / ("bench.db" if nodes == 1 else f"bench-{node}.db") for node in range(nodes)]
+    measured = _run_servers(load, files, directory, profile, floor, bare)
+    return measured, None if floor else sum(_count_actions(file) for file in files)
 
 
 def _run_sqlite(load: Load, profile: Path | None, floor: bool, bare: bool, nodes: int = 1) -> dict[str, Any]:
-    """One server (or the floor) on a fresh SQLite file, or ``nodes`` servers on a file each: the
-    report, with every node's persisted actions counted."""
+    """One server (or the floor) on SQLite, or ``nodes`` servers sharing nothing: the report."""
     with tempfile.TemporaryDirectory(prefix="mercado-bench-") as tmp:
-        files = _sqlite_files(Path(tmp), nodes)
-        measured = _run_servers(load, files, Path(tmp), profile, floor, bare)
-        persisted = None if floor else sum(_count_actions(file) for file in files)
+        measured, persisted = _run_on_sqlite(load, Path(tmp), nodes, profile, floor, bare)
     server = "floor" if floor else "mercado, rate limits and metrics off" if bare else "mercado"
     return {**_report(load, measured, server, persisted), "nodes": nodes}
 
@@ -823,9 +825,7 @@ def run_postgres(load: Load, nodes: int, profile: Path | None = None, bare: bool
             label = f"{database}-{count}"
             config_profile = profile.with_name(f"{profile.stem}-{label}{profile.suffix}") if profile else None
             if database == "sqlite":
-                files = _sqlite_files(directory, count)
-                measured = _run_servers(load, files, directory, config_profile, False, bare)
-                persisted = sum(_count_actions(file) for file in files)
+                measured, persisted = _run_on_sqlite(load, directory, count, config_profile, False, bare)
                 figures: dict[str, Any] = dict.fromkeys(DATABASE_FIGURES)
             else:
                 dsn = cluster.create_database(f"bench_{number}")
