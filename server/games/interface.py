@@ -79,6 +79,12 @@ class GameRules(Protocol[State, Action]):
         nobody else may learn what they chose until the step's last choice reveals them all."""
         ...
 
+    def action_shown(self, state: State, seat: int, action: Action, viewer: int | None) -> bool:
+        """Whether ``viewer`` (None: a spectator) may see what ``seat`` chose in ``action``, beyond
+        that it acted (``state``: the position after it): False for a choice private to ``seat``.
+        A sealed choice is hidden until its reveal by ``sealed`` whatever this says."""
+        ...
+
     def legal_actions(self, state: State, seat: int) -> list[Action]:
         """What ``seat`` may do now, in a stable order; empty if it is not to move."""
         ...

@@ -13,7 +13,8 @@ alone.
 
 Simultaneous choices are sealed: until the step's last choice reveals them, an update made by
 another seat's sealed action carries who acted but not the action, and its events are the ones
-the rules let the viewer see.
+the rules let the viewer see. So does an update whose action the rules keep private to its seat
+(``action_shown``: an Oregano strategy card kept, while strategy cards are hidden).
 """
 
 from __future__ import annotations
@@ -78,16 +79,18 @@ def match_state(match: Match, update: Update, seat: int | None) -> api.MatchStat
     return api.MatchState.FromString(state_bytes(match, update, seat))
 
 
-def _sealed_from(match: Match, update: Update, seat: int | None) -> bool:
-    """Whether the update's action is another seat's choice that ``seat`` may not see yet."""
-    assert update.record is not None
-    actor = update.record.seat
+def _hidden_from(match: Match, update: Update, seat: int | None) -> bool:
+    """Whether the update's action is another seat's choice that ``seat`` may not see: sealed until
+    its step's reveal, or private to the seat that made it."""
+    record = update.record
+    assert record is not None
+    actor = record.seat
     if actor == seat:
         return False
     sealed: frozenset[int] | None = update.rendered.get("sealed")
     if sealed is None:
         sealed = update.rendered["sealed"] = match.rules.sealed(update.state)
-    return actor in sealed
+    return actor in sealed or not match.rules.action_shown(update.state, actor, record.action, seat)
 
 
 _UPDATE_EVENTS = field_key(api.MatchUpdate.DESCRIPTOR, "events")
@@ -110,7 +113,7 @@ def update_bytes(match: Match, update: Update, seat: int | None) -> bytes:
         events = b""
         if update.record is not None:
             head.seat = update.record.seat
-            if not _sealed_from(match, update, seat):
+            if not _hidden_from(match, update, seat):
                 head.action.CopyFrom(wire_of(match.record.game).action_message(update.record.action))
             events = _events(match, update, seat, _UPDATE_EVENTS)
         state = embedded(_UPDATE_STATE, state_bytes(match, update, seat))

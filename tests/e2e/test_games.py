@@ -77,6 +77,32 @@ async def test_a_random_match_of_each_game_ends_as_its_replay(
         assert versions == list(range(got.followed_after + 1, len(replay.steps) + 1))
 
 
+@pytest.mark.parametrize("cards", ["hidden", "open"])
+async def test_a_kept_strategy_card_reaches_other_seats_only_when_cards_are_open(
+    connect: Connect, cards: str
+) -> None:
+    seats = await seated(connect, "oregano", 2, seed=9, options={"strategy_cards": cards})
+    received = await play_random_match(seats, seed=4, watcher=connect())
+    steps = (await connect().replay(seats[0].match_id)).steps
+    kept = 0
+    for viewer, got in received.items():
+        for update in got.updates:
+            if not update.HasField("seat") or update.seat == viewer:
+                continue
+            played = steps[update.version - 1].action
+            if played.oregano.WhichOneof("action") == "keep_strategy":
+                kept += 1
+                if cards == "open":
+                    assert update.action == played
+                else:
+                    assert not update.HasField("action")
+                shown = next(e for e in map(event_json, update.events) if e["type"] == "strategy_kept")
+                assert ("card" in shown) == (cards == "open")
+            else:
+                assert update.action == played  # every other action is public
+    assert kept >= 3  # each seat's set-up card, for the other seat and the spectator
+
+
 @pytest.mark.parametrize("game", NEW_GAMES)
 async def test_listing_filters_by_game(connect: Connect, game: str) -> None:
     client = connect()

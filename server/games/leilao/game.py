@@ -37,6 +37,9 @@ class Leilao:
     def sealed(self, state: LeilaoState) -> frozenset[int]:
         return frozenset(rules.acted(state))
 
+    def action_shown(self, state: LeilaoState, seat: int, action: LeilaoAction, viewer: int | None) -> bool:
+        return True  # a bid is hidden while sealed (``sealed``), and public once revealed
+
     def legal_actions(self, state: LeilaoState, seat: int) -> list[LeilaoAction]:
         return rules.legal_actions(state, seat)
 

@@ -45,6 +45,9 @@ class Mercado:
     def sealed(self, state: GameState) -> frozenset[int]:
         return frozenset()  # every turn is taken alone
 
+    def action_shown(self, state: GameState, seat: int, action: Action, viewer: int | None) -> bool:
+        return True  # every action is played in the open
+
     def legal_actions(self, state: GameState, seat: int) -> list[Action]:
         return legal_actions(state) if self._moves(state, seat) else []
 

@@ -52,6 +52,9 @@ class Oregano:
     def sealed(self, state: OreganoState) -> frozenset[int]:
         return frozenset()  # every decision is taken alone
 
+    def action_shown(self, state: OreganoState, seat: int, action: OreganoAction, viewer: int | None) -> bool:
+        return views.action_shown(state, seat, action, viewer)
+
     def legal_actions(self, state: OreganoState, seat: int) -> list[OreganoAction]:
         return rules.legal_actions(state, seat)
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .actions import KEEP_STRATEGY, OreganoAction
 from .components import STRATEGY_GOAL
 from .position import public_json, record_json
 from .rules import Event, legal_actions, strategy_progress, to_move
@@ -63,6 +64,11 @@ def player_view(state: OreganoState, seat: int | None) -> dict[str, Any]:
     if seat is not None and state.phase != OVER and seat in to_move(state):
         view["legal_actions"] = [a.to_json() for a in legal_actions(state, seat)]
     return view
+
+
+def action_shown(state: OreganoState, seat: int, action: OreganoAction, viewer: int | None) -> bool:
+    """Whether ``viewer`` may see ``seat``'s ``action``: the strategy card it kept names its card."""
+    return action.type != KEEP_STRATEGY or may_see_strategy(state, viewer, seat)
 
 
 def events_for(state: OreganoState, events: Sequence[Event], seat: int | None) -> list[Event]:

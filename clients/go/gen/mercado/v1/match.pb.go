@@ -1971,9 +1971,10 @@ type MatchUpdate struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Version uint64                 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
 	Seat    *uint32                `protobuf:"varint,2,opt,name=seat,proto3,oneof" json:"seat,omitempty"` // who acted; absent for a seat change
-	// What they did; absent for a seat change, and for another seat's sealed action (a bid made
-	// at the same time as others'): its events then say only that the seat has acted, and the
-	// last action of the step reveals every sealed choice together, in its events.
+	// What they did; absent for a seat change, for another seat's sealed action (a bid made at the
+	// same time as others': its events then say only that the seat has acted, and the last action
+	// of the step reveals every sealed choice together, in its events), and for another seat's
+	// private choice (the strategy card an Oregano player keeps, while strategy cards are hidden).
 	Action        *Action     `protobuf:"bytes,3,opt,name=action,proto3" json:"action,omitempty"`
 	Events        []*Event    `protobuf:"bytes,4,rep,name=events,proto3" json:"events,omitempty"`
 	State         *MatchState `protobuf:"bytes,5,opt,name=state,proto3" json:"state,omitempty"` // the caller's view after the update

@@ -890,9 +890,10 @@ class MatchUpdate(google.protobuf.message.Message):
     """who acted; absent for a seat change"""
     @property
     def action(self) -> global___Action:
-        """What they did; absent for a seat change, and for another seat's sealed action (a bid made
-        at the same time as others'): its events then say only that the seat has acted, and the
-        last action of the step reveals every sealed choice together, in its events.
+        """What they did; absent for a seat change, for another seat's sealed action (a bid made at the
+        same time as others': its events then say only that the seat has acted, and the last action
+        of the step reveals every sealed choice together, in its events), and for another seat's
+        private choice (the strategy card an Oregano player keeps, while strategy cards are hidden).
         """
 
     @property

@@ -971,9 +971,10 @@ export type MatchUpdate = Message<"mercado.v1.MatchUpdate"> & {
   seat?: number | undefined;
 
   /**
-   * What they did; absent for a seat change, and for another seat's sealed action (a bid made
-   * at the same time as others'): its events then say only that the seat has acted, and the
-   * last action of the step reveals every sealed choice together, in its events.
+   * What they did; absent for a seat change, for another seat's sealed action (a bid made at the
+   * same time as others': its events then say only that the seat has acted, and the last action
+   * of the step reveals every sealed choice together, in its events), and for another seat's
+   * private choice (the strategy card an Oregano player keeps, while strategy cards are hidden).
    *
    * @generated from field: mercado.v1.Action action = 3;
    */
