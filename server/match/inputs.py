@@ -28,6 +28,13 @@ def quote(text: str) -> str:
     return repr(text)
 
 
+def stand_in_request_id(version: int) -> str:
+    """The request id of the AI's move for a seat it stands in for, at ``version``: the same on
+    every server (one of them stores it), and with a '/', which no caller's request id holds, so a
+    seat cannot take it first and stop the stand-in from moving."""
+    return f"ai/{version}"
+
+
 def check_match_id(match_id: str) -> str:
     if not MATCH_ID.fullmatch(match_id):
         raise InvalidRequest("match_id must be 32 lowercase hexadecimal characters")

@@ -51,7 +51,7 @@ from .errors import (
     Throttled,
     Unauthenticated,
 )
-from .inputs import check_match_id, check_name, check_request_id, check_seat_token
+from .inputs import check_match_id, check_name, check_request_id, check_seat_token, stand_in_request_id
 from .match import Match, restore
 from .records import (
     AI,
@@ -639,7 +639,7 @@ class MatchService:
             if match.version != version or seat not in match.ai_to_move():
                 return
             with contextlib.suppress(StaleVersion):  # another server's stand-in moved first
-                await self._apply(match, seat, action, f"ai-{version + 1}", stand_in=True)
+                await self._apply(match, seat, action, stand_in_request_id(version + 1), stand_in=True)
 
     # --- expiry --------------------------------------------------------------
 
@@ -870,10 +870,11 @@ def _repeated(match: Match, seat: int, request_id: str, action: Any) -> Update |
     earlier = match.by_request.get(request_id)
     if earlier is None:
         return None
-    if earlier.action != action:
-        raise InvalidRequest("request_id was already used for a different action")
+    # The seat first: comparing another seat's action would tell the caller what it chose.
     if earlier.seat != seat:
         raise InvalidRequest("request_id was already used by another seat")
+    if earlier.action != action:
+        raise InvalidRequest("request_id was already used for a different action")
     return next(match.updates([earlier]))
 
 

@@ -41,6 +41,8 @@ from nodes import (
 )
 from server_process import AgentProcess, ServerProcess
 
+from server.match.inputs import stand_in_request_id
+
 pytestmark = pytest.mark.postgres
 
 FindCall = Any  # a FindMatch call: a grpc.aio.UnaryStreamCall (grpc has no type hints)
@@ -237,7 +239,7 @@ async def test_a_match_whose_node_died_is_taken_over_by_another_and_finished_by_
     moves = await stored_moves(postgres_dsn, match_id)
     played, stand_in = moves[:PLAYED_BEFORE], moves[PLAYED_BEFORE:]
     assert stand_in, "the match ended before node A died"
-    assert [request_id for _, request_id, _ in stand_in] == [f"ai-{version}" for version, _, _ in stand_in]
+    assert [request_id for _, request_id, _ in stand_in] == [stand_in_request_id(v) for v, _, _ in stand_in]
     # ...the first once the match had gone unmoved for the orphan timeout, then its turn for its time.
     waited_ms = stand_in[0][2] - played[-1][2]
     assert waited_ms >= (ORPHAN_SECONDS + TURN_SECONDS) * 1000 - CLOCK_SLACK_MS, waited_ms

@@ -27,6 +27,7 @@ from server.match.errors import (
     Throttled,
     Unauthenticated,
 )
+from server.match.inputs import stand_in_request_id
 from server.match.service import _to_the_end, hash_token
 
 NO_CLOCK = Policy(agent_key=AGENT_KEY, allow_chosen_seeds=True, default_clock=None)  # nothing pins a match
@@ -309,10 +310,20 @@ async def test_a_retried_request_returns_the_first_update(service: MatchService)
     # The same id for something else is no retry.
     with pytest.raises(InvalidRequest, match="different action"):
         await service.submit(match.match_id, mine, 1, "once", actions[-1])
-    with pytest.raises(InvalidRequest, match="another seat"):
-        await service.submit(match.match_id, theirs, 1, "once", actions[0])
+    # Another seat learns nothing of the action from the id: the same refusal whatever it sends.
+    for action in (actions[0], actions[-1]):
+        with pytest.raises(InvalidRequest, match="another seat"):
+            await service.submit(match.match_id, theirs, 1, "once", action)
     assert match.version == 1
     assert match.state == state
+
+
+async def test_no_seat_can_take_the_request_id_of_the_ais_next_move(service: MatchService) -> None:
+    match, tokens = await seated(service, seed=6)
+    mine, _ = mover(match, tokens)
+    with pytest.raises(InvalidRequest, match="request_id must be"):
+        await service.submit(match.match_id, mine, 0, stand_in_request_id(2), legal_actions(match.state)[0])
+    assert match.version == 0
 
 
 async def test_a_late_retry_returns_the_state_of_its_own_version(service: MatchService) -> None:
