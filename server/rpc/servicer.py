@@ -207,6 +207,7 @@ class MatchServicer(api_grpc.MatchServiceServicer):
         metadata = context.invocation_metadata() or ()  # built anew by each call: read once
         client = self.clients.key(context.peer(), _value(metadata, "x-forwarded-for"))
         if isinstance(request, Undecodable):
+            self.limiter.take(method, client)  # it costs its network's budget like any call
             log.warning("undecodable request", extra={"method": method, "reason": request.reason})
             raise InvalidRequest(f"the request is not a valid {method} request: {request.reason}")
         credential = _bearer(metadata)

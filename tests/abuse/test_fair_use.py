@@ -102,6 +102,14 @@ async def test_every_method_has_a_rate_limit(start: Start) -> None:
             )
 
 
+async def test_undecodable_requests_spend_the_rate_limit_too(start: Start) -> None:
+    server = start("--rate-limit", "GetView=0.2/2")
+    async with grpc.aio.insecure_channel(server.target) as channel:
+        garbage = channel.unary_unary("/mercado.v1.MatchService/GetView")
+        codes = [(await refusal(garbage(b"\xff\xff"))).code() for _ in range(3)]
+    assert codes == [Code.INVALID_ARGUMENT, Code.INVALID_ARGUMENT, Code.RESOURCE_EXHAUSTED]
+
+
 async def test_a_client_may_hold_only_so_many_waiting_matches(start: Start) -> None:
     server = start("--max-waiting-per-client", "3")
     async with MercadoClient(server.target) as client:
