@@ -5,6 +5,14 @@ decode is refused, the caller's rate limit is spent, and afterwards the call
 is counted in the metrics. A refusal becomes its status code and one-line
 reason (with ``retry-after`` for fair-use limits); anything unexpected is
 logged with its traceback and answered INTERNAL, with no detail.
+
+A failed call ends by setting its status and returning, never by
+``context.abort()``, and lets go of its failure's traceback: grpcio's asyncio
+server keeps the exception that abort raises in the call's state, and a
+failure that a future keeps is referenced from the frames of its own traceback.
+Either is a reference cycle that holds the call's HTTP/2 stream until the
+garbage collector runs, so a hundred refused calls in a row would leave a
+connection refusing every new call.
 """
 
 from __future__ import annotations
@@ -18,7 +26,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from contextvars import ContextVar
 from functools import wraps
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import grpc
 from mercado.v1 import match_pb2 as api
@@ -142,6 +150,20 @@ def caller_id() -> str | None:
     return None if identity is None else identity.player_id
 
 
+def _drop_tracebacks(error: BaseException) -> None:
+    """Let a failed call's frames go now: a traceback holds every frame the failure passed through
+    (with the call's context), and a failure kept by a future that one of those frames references is
+    a reference cycle, which would hold the call's HTTP/2 stream until the garbage collector runs."""
+    seen: set[int] = set()
+    pending: list[BaseException | None] = [error]
+    while pending:
+        current = pending.pop()
+        if current is not None and id(current) not in seen:
+            seen.add(id(current))
+            current.__traceback__ = None
+            pending += [current.__cause__, current.__context__]
+
+
 def gated(
     method: Callable[[Any, Any, grpc.aio.ServicerContext], Awaitable[T]],
 ) -> Callable[[Any, Any, grpc.aio.ServicerContext], Awaitable[T]]:
@@ -150,9 +172,10 @@ def gated(
 
     @wraps(method)
     async def call(self: MatchServicer, request: Any, context: grpc.aio.ServicerContext) -> T:
-        async with self._gate(name, request, context, timed=True):
+        async with self._gate(name, context, timed=True):
+            self._admit(name, request, context)
             return await method(self, request, context)
-        raise AssertionError("unreachable: the gate ends a failed call")
+        return cast(T, None)  # failed: the gate set the call's status, and gRPC sends no message
 
     return call
 
@@ -180,15 +203,14 @@ class MatchServicer(api_grpc.MatchServiceServicer):
     # --- the gate ------------------------------------------------------------
 
     @contextlib.asynccontextmanager
-    async def _gate(
-        self, method: str, request: object, context: grpc.aio.ServicerContext, timed: bool
-    ) -> AsyncIterator[str]:
-        """Admit the call (yielding the client's key), then end it: a failure with its status, and
-        the call counted in the metrics, with its time when ``timed``."""
+    async def _gate(self, method: str, context: grpc.aio.ServicerContext, timed: bool) -> AsyncIterator[None]:
+        """End the call the block serves (it admits the call first, ``_admit``): a failure with its
+        status, not raised again (the call returns, its status set), and the call counted in the
+        metrics, with its time when ``timed``."""
         started = time.perf_counter()
         code = "OK"
         try:
-            yield self._admit(method, request, context)
+            yield
         except ABORTS:
             raise
         except asyncio.CancelledError:
@@ -196,7 +218,8 @@ class MatchServicer(api_grpc.MatchServiceServicer):
             raise
         except Exception as error:
             code = self._code(method, error).name
-            await self._abort(error, context)
+            self._fail(error, context)
+            _drop_tracebacks(error)
         finally:
             if self.metrics:
                 self.metrics.call(method, code, time.perf_counter() - started if timed else None)
@@ -254,12 +277,16 @@ class MatchServicer(api_grpc.MatchServiceServicer):
         return code
 
     @staticmethod
-    async def _abort(error: Exception, context: grpc.aio.ServicerContext) -> None:
-        """End the call: a refusal with its reason (and retry-after), anything else with no detail."""
+    def _fail(error: Exception, context: grpc.aio.ServicerContext) -> None:
+        """Set the failed call's status: a refusal with its reason (and retry-after), anything else
+        with no detail."""
         if isinstance(error, REFUSALS):
             code, reason = status_of(error)
-            await context.abort(code, reason, trailing_metadata=trailing_metadata(error))
-        await context.abort(grpc.StatusCode.INTERNAL, "internal error")
+            context.set_trailing_metadata(trailing_metadata(error))
+        else:
+            code, reason = grpc.StatusCode.INTERNAL, "internal error"
+        context.set_code(code)
+        context.set_details(reason)
 
     # --- methods -------------------------------------------------------------
 
@@ -432,7 +459,8 @@ class MatchServicer(api_grpc.MatchServiceServicer):
         self, request: api.StreamEventsRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[bytes]:
         started = time.perf_counter()
-        async with self._gate("StreamEvents", request, context, timed=False) as client:
+        async with self._gate("StreamEvents", context, timed=False):
+            client = self._admit("StreamEvents", request, context)
             self.streams.acquire(client)
             try:
                 following = self.service.following(
@@ -500,7 +528,8 @@ class MatchServicer(api_grpc.MatchServiceServicer):
     async def FindMatch(
         self, request: api.FindMatchRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[api.FindMatchUpdate]:
-        async with self._gate("FindMatch", request, context, timed=False) as client:
+        async with self._gate("FindMatch", context, timed=False):
+            client = self._admit("FindMatch", request, context)
             game = wires.wire_for_request(request.game).name
             players = request.players or 2
             if not 2 <= players <= 4:

@@ -126,6 +126,9 @@ class WebContext:
     def set_details(self, details: str) -> None:
         self.message = details
 
+    def set_trailing_metadata(self, metadata: Sequence[tuple[str, str]]) -> None:
+        self.trailing_metadata = metadata
+
     def time_remaining(self) -> float | None:
         return None if self._deadline is None else max(0.0, self._deadline - time.monotonic())
 
@@ -264,7 +267,8 @@ class WebApp:
                     )
                 elif handler.unary_unary is not None:
                     response = await handler.unary_unary(request, context)
-                    await send_message(handler.response_serializer(response))
+                    if context.status == grpc.StatusCode.OK:  # a failed call sends its status alone
+                        await send_message(handler.response_serializer(response))
                 else:
                     await context.abort(grpc.StatusCode.UNIMPLEMENTED, "client streaming is not supported")
         except CallEnded:

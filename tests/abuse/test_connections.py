@@ -154,6 +154,20 @@ async def test_calls_on_one_connection_are_limited(start: Start) -> None:
             s.cancel()
 
 
+async def test_refused_calls_free_their_streams_on_the_connection(start: Start) -> None:
+    server = start("--grpc-max-streams-per-connection", "5", "--rate-limit", "all=off")
+    async with MercadoClient(server.target) as client:
+        match_id = await client.create_match()
+        nowhere = api.GetViewRequest(match_id="0" * 32)
+        garbage = client.channel.unary_unary("/mercado.v1.MatchService/GetView")
+        for _ in range(20):  # four times what the connection holds at once, one after the other
+            assert (await refusal(client.stub.GetView(nowhere))).code() == grpc.StatusCode.NOT_FOUND
+            assert (await refusal(garbage(b"\xff\xff"))).code() == grpc.StatusCode.INVALID_ARGUMENT
+        # The same connection still takes calls.
+        view = await asyncio.wait_for(client.stub.GetView(api.GetViewRequest(match_id=match_id)), 5)
+        assert view.match.match_id == match_id
+
+
 def test_the_open_file_limit_is_raised_to_the_hard_limit(start: Start, tmp_path: Path) -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     low = min(1024, hard)
