@@ -1,8 +1,8 @@
 """The MatchService servicer: validate and translate requests, make one call to the match layer, answer.
 
-Every call first goes through the same gate (``_gate``): a request that did not
-decode is refused, the caller's rate limit is spent, and afterwards the call
-is counted in the metrics. A refusal becomes its status code and one-line
+Every call goes through the same gate (``_gate`` around it, ``_admit`` first in
+it): a request that did not decode is refused, the caller's rate limit is
+spent, and afterwards the call is counted in the metrics. A refusal becomes its status code and one-line
 reason (with ``retry-after`` for fair-use limits); anything unexpected is
 logged with its traceback and answered INTERNAL, with no detail.
 
@@ -108,10 +108,12 @@ def _page_fields(token: str, form: re.Pattern[str]) -> re.Match[str] | None:
     return found
 
 
-MATCHES_PAGE = re.compile(r"([0-9]{1,19}):([0-9a-f]{32})")  # created_ms, match_id
+# Each field as the server writes it, and only values its conversion takes (a 64-bit integer, a float).
+MATCHES_PAGE = re.compile(r"([0-9]{1,18}):([0-9a-f]{32})")  # created_ms, match_id
 LEADERBOARD_PAGE = re.compile(
-    r"(-?[0-9.e+-]{1,32}|-?inf):([0-9a-f]{32}|bot:[a-z]+):([0-9]{1,9})(?::([a-z]{1,16}))?"
-)  # rating, id, rank, game (none in tokens issued before ratings were per game: Mercado)
+    r"(-?(?:[0-9]{1,20}(?:\.[0-9]{1,20})?(?:e[+-][0-9]{1,3})?|inf))"
+    r":([0-9a-f]{32}|bot:[a-z]+):([0-9]{1,9})(?::([a-z]{1,16}))?"
+)  # rating (its repr), id, rank, game (none in tokens issued before ratings were per game: Mercado)
 
 
 def _known(value: int, names: Mapping[Any, str], what: str) -> str:

@@ -4,6 +4,7 @@ ratings and the leaderboard, matchmaking."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import time
 from collections.abc import AsyncIterator
@@ -156,8 +157,10 @@ async def test_a_finished_rated_match_moves_ratings_as_openskill_does_and_the_le
         assert {e.player.player_id for e in entries} == set(seat_players)  # bots have not played yet
         shown = [e.player.rating.display for e in entries]
         assert shown == sorted(shown, reverse=True)
-        error = await refusal(stub.GetLeaderboard(players_api.GetLeaderboardRequest(page_token="bm9wZQ==")))
-        assert_reason(error, grpc.StatusCode.INVALID_ARGUMENT)
+        for rating in ("nope", "1.2.3", "e", "-"):  # the last three once passed for ratings
+            forged = base64.urlsafe_b64encode(f"{rating}:{'0' * 32}:5".encode()).decode()
+            error = await refusal(stub.GetLeaderboard(players_api.GetLeaderboardRequest(page_token=forged)))
+            assert_reason(error, grpc.StatusCode.INVALID_ARGUMENT)
 
 
 async def test_an_unrated_or_anonymous_match_leaves_ratings_alone(stub: api_grpc.MatchServiceStub) -> None:

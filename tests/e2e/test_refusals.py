@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -187,6 +188,8 @@ async def test_bad_matches_are_not_created(client: MercadoClient, create: api.Cr
 async def test_bad_listing_requests_are_invalid_arguments(client: MercadoClient) -> None:
     assert_reason(await refusal(client.list_matches(page_size=101)), Code.INVALID_ARGUMENT)
     assert_reason(await refusal(client.list_matches(page_token="not a token")), Code.INVALID_ARGUMENT)
+    forged = base64.urlsafe_b64encode(f"{'9' * 19}:{'0' * 32}".encode()).decode()  # past SQLite's integers
+    assert_reason(await refusal(client.list_matches(page_token=forged)), Code.INVALID_ARGUMENT)
     assert len((await client.list_matches(page_size=100)).matches) <= 100
 
 
