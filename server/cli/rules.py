@@ -20,6 +20,29 @@ def _refuse(reason: str) -> NoReturn:
     sys.exit(EXIT_REFUSED)
 
 
+class DuplicateKey(ValueError):
+    pass
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object, refused if it names a key twice: which of the two was meant is anybody's guess
+    (a market square would silently lose one of its two contents)."""
+    data: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in data:
+            raise DuplicateKey(key)
+        data[key] = value
+    return data
+
+
+def _loads(text: str, what: str) -> Any:
+    """JSON text, objects without duplicate keys; raises JSONDecodeError when it is not JSON."""
+    try:
+        return json.loads(text, object_pairs_hook=_object)
+    except DuplicateKey as error:
+        _refuse(f"{what} names the key {error.args[0]!r} twice")
+
+
 def _read_json(source: str, what: str) -> Any:
     try:
         text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
@@ -28,7 +51,7 @@ def _read_json(source: str, what: str) -> Any:
     except UnicodeDecodeError:
         _refuse(f"{what} {source!r} is not UTF-8 text")
     try:
-        return json.loads(text)
+        return _loads(text, what)
     except json.JSONDecodeError as error:
         _refuse(f"{what} is not valid JSON: {error.msg} at line {error.lineno} column {error.colno}")
 
@@ -139,7 +162,7 @@ def apply_command(position_file: str, action_json: str, seat: int | None) -> Non
     """Apply ACTION_JSON (JSON text, or a file holding it) to POSITION_FILE for the seat to move."""
     game, state = _position(position_file)
     try:
-        raw = json.loads(action_json)
+        raw = _loads(action_json, "action")
     except json.JSONDecodeError as error:
         if not Path(action_json).is_file():
             _refuse(f"action is neither valid JSON ({error.msg}) nor a file")

@@ -155,11 +155,28 @@ def test_invalid_position_on_standard_input_is_refused() -> None:
         ('{"type": "open_stand", "good": "fish", "square": "z9"}', ["z9"]),
         ('{"type": ["take_coin"]}', []),
         ('{"type": "take_coin"', []),
+        ('{"type": "open_stand", "good": "fi\\nsh", "square": "c4"}', ["fi\\nsh"]),
+        ('{"type": "take_coin", "typo\\n": 1}', ["typo"]),
+        ('{"type": "take_coin", "type": "redraw_hand"}', ["type", "twice"]),
     ],
-    ids=["unknown type", "extra field", "unknown square", "type not text", "not JSON"],
+    ids=[
+        "unknown type",
+        "extra field",
+        "unknown square",
+        "type not text",
+        "not JSON",
+        "a line break in a value",
+        "a line break in a key",
+        "a key twice",
+    ],
 )
 def test_malformed_action_is_refused(tmp_path: Path, action: str, names: list[str]) -> None:
     assert_refused(rules("apply", write(tmp_path, EXAMPLE), action), *names)
+
+
+def test_a_position_naming_a_square_twice_is_refused(tmp_path: Path) -> None:
+    text = json.dumps(EXAMPLE).replace('"market": {', '"market": {"c3": {"face_down": "pub"}, ', 1)
+    assert_refused(rules("legal", "-", stdin=text), "c3", "twice")
 
 
 def test_missing_position_file_is_refused(tmp_path: Path) -> None:

@@ -154,7 +154,7 @@ def _field(data: dict[str, Any], key: str, table: dict[str, int]) -> int:
     if not isinstance(value, str):
         raise InvalidAction(f"{data.get('type')} needs a string field '{key}'")
     if value not in table:
-        raise InvalidAction(f"unknown {key} '{value}'")
+        raise InvalidAction(f"unknown {key} {value!r}")
     return table[value]
 
 
@@ -193,7 +193,7 @@ def action_from_json(data: Any) -> Action:
     k = KIND_INDEX[kind]
     extra = set(data) - _EXPECTED_KEYS[k]
     if extra:
-        raise InvalidAction(f"{kind} has unexpected field '{sorted(extra)[0]}'")
+        raise InvalidAction(f"{kind} has unexpected field {sorted(extra)[0]!r}")
     if k == REDRAW_HAND:
         return REDRAW_HAND_ACTION
     if k == REFRESH_OFFER:
