@@ -432,8 +432,10 @@ BENCH_SERVER_FLAGS = [
     "--allow-chosen-seeds",
     "--grpc-max-streams-per-connection", str(BENCH_STREAMS_PER_CONNECTION),
     "--max-waiting-per-client", "1000000",
+    "--max-waiting-per-network", "1000000",
     "--max-waiting", "1000000",
     "--max-streams-per-client", "1000000",
+    "--max-streams-per-network", "1000000",
     "--max-streams", "1000000",
 ]  # fmt: skip
 LIMITS_ON = ["--rate-limit", "all=1000000/1000000"]

@@ -156,8 +156,20 @@ def _networks(
 )
 @option("--max-waiting", type=COUNT, default=10_000, help="Matches waiting for players, in all.")
 @option("--max-waiting-per-client", type=COUNT, default=20, help="Waiting matches one client created.")
+@option(
+    "--max-waiting-per-network",
+    type=COUNT,
+    default=200,
+    help="Waiting matches created from one network (an address or IPv6 /64), every player of it together.",
+)
 @option("--max-streams", type=COUNT, default=10_000, help="Open event streams, in all.")
 @option("--max-streams-per-client", type=COUNT, default=100, help="Open event streams of one client.")
+@option(
+    "--max-streams-per-network",
+    type=COUNT,
+    default=1_000,
+    help="Open event streams from one network (an address or IPv6 /64), every player of it together.",
+)
 @option(
     "--turn-seconds",
     type=click.IntRange(min=0),
@@ -268,6 +280,7 @@ def server_config(options: dict[str, Any], ctx: click.Context) -> Any:
     fair_use = FairUse(
         rates=rates,
         streams_per_client=options["max_streams_per_client"],
+        streams_per_network=options["max_streams_per_network"],
         streams=options["max_streams"],
         exempt=options["rate_limit_exempt"],
         proxies=options["trusted_proxy"],
@@ -322,6 +335,7 @@ def server_config(options: dict[str, Any], ctx: click.Context) -> Any:
         limits=Limits(
             waiting=options["max_waiting"],
             waiting_per_creator=options["max_waiting_per_client"],
+            waiting_per_network=options["max_waiting_per_network"],
             cached=options["max_cached_matches"],
             orphaned_seconds=options["orphan_timeout"],
             waiting_expiry_seconds=options["waiting_expiry"],

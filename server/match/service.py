@@ -86,6 +86,7 @@ class Limits:
 
     waiting: int = 10_000  # waiting matches on the server
     waiting_per_creator: int = 20  # waiting matches created by one client
+    waiting_per_network: int = 200  # ...and by every client calling from one network, together
     cached: int = 1_000  # matches kept in memory besides those in use
     idle_seconds: float = 300.0  # a cached match unused this long leaves memory
     waiting_expiry_seconds: float = 1800.0  # a match still waiting for players after this is cancelled
@@ -97,6 +98,7 @@ class Limits:
 
 
 LIVE_PLAY = TimeControl()  # the time control of a match that names none
+NETWORK = "network:"  # what a network's count is kept under, beside each of its clients' own
 
 
 @dataclass(frozen=True)
@@ -138,8 +140,9 @@ class MatchService:
         self.loading: dict[str, asyncio.Future[Match]] = {}
         self.claiming = asyncio.Lock()  # one bot-seat claim at a time: no seat is claimed twice
         self.waiting = 0  # waiting matches on the server
-        self.creators: dict[str, str] = {}  # waiting match id -> the client that created it
-        self.waiting_by: dict[str, int] = {}  # client -> waiting matches it created
+        # waiting match id -> who it counts for (its creator, and its creator's network)
+        self.creators: dict[str, tuple[str, ...]] = {}
+        self.waiting_by: dict[str, int] = {}  # client or network -> waiting matches it created
         self.open_bot_seats: Counter[str] = Counter()  # by level, in waiting matches
         self.agents = Agents()
         self.agent_seats: dict[tuple[str, int], str] = {}  # (match id, seat) -> the agent that plays it
@@ -293,14 +296,16 @@ class MatchService:
         clock: TimeControl | None = None,
         default_clock: bool = True,
         *,
+        network: str = "",
         player_id: str | None = None,
         hot_seat: bool = False,
         unrated: bool = False,
         game: str = "mercado",
     ) -> Match:
         """A new match of ``game`` with its full ``options`` (players included); ``seats`` holds, per
-        seat, None (open) or a bot level. ``creator`` names the client, for the cap on the waiting
-        matches one client may hold; ``player_id`` the player who creates it, if any. ``clock`` None
+        seat, None (open) or a bot level. ``creator`` names the client and ``network`` the network it
+        calls from, for the caps on the waiting matches each may hold; ``player_id`` the player who
+        creates it, if any. ``clock`` None
         with ``default_clock`` gets the server's default time control; a clock of 0 s per turn is
         none."""
         self._check_player(player_id)
@@ -314,7 +319,8 @@ class MatchService:
         if seed is not None and not self.policy.allow_chosen_seeds:
             raise PermissionDenied("this server draws every seed itself (chosen seeds are off)")
         self._check_bots(bots)
-        self._check_waiting(creator)
+        holders = self._holders(creator, network)
+        self._check_waiting(holders)
         if clock is None and default_clock:
             clock = self.policy.default_clock
         if clock is not None and not clock.turn_seconds:
@@ -335,7 +341,7 @@ class MatchService:
         )
         match = Match(record, rules.new_game(options, record.seed))
         # Counted before the write, so that concurrent creations cannot all pass the caps.
-        self._waits(match, creator)
+        self._waits(match, holders)
         try:
             await _uncancelled(self.store.create_match(record))
         except Exception:
@@ -365,33 +371,40 @@ class MatchService:
                 f" ({free} free agent seats, {waiting} bot seats waiting); try again later"
             )
 
-    def _check_waiting(self, creator: str) -> None:
+    @staticmethod
+    def _holders(creator: str, network: str) -> tuple[str, ...]:
+        """Who a new waiting match counts for: its creator, and apart from it the creator's network
+        (guest players are free to make, and would otherwise multiply one address's share)."""
+        return tuple(key for key in (creator, NETWORK + network if network else "") if key)
+
+    def _check_waiting(self, holders: tuple[str, ...]) -> None:
         if self.waiting >= self.limits.waiting:
             raise Throttled("the server has too many matches waiting for players", WAITING_RETRY_SECONDS)
-        if creator and self.waiting_by.get(creator, 0) >= self.limits.waiting_per_creator:
-            raise Throttled(
-                f"you have {self.limits.waiting_per_creator} matches waiting for players already",
-                WAITING_RETRY_SECONDS,
-            )
+        for key in holders:
+            network = key.startswith(NETWORK)
+            cap = self.limits.waiting_per_network if network else self.limits.waiting_per_creator
+            if self.waiting_by.get(key, 0) >= cap:
+                whose = "your network has" if network else "you have"
+                raise Throttled(f"{whose} {cap} matches waiting for players already", WAITING_RETRY_SECONDS)
 
-    def _waits(self, match: Match, creator: str) -> None:
+    def _waits(self, match: Match, holders: tuple[str, ...]) -> None:
         self.waiting += 1
         self.open_bot_seats.update(s.bot_level for s in match.record.seats if s.bot_level and not s.taken)
-        if creator:
-            self.creators[match.match_id] = creator
-            self.waiting_by[creator] = self.waiting_by.get(creator, 0) + 1
+        if holders:
+            self.creators[match.match_id] = holders
+        for key in holders:
+            self.waiting_by[key] = self.waiting_by.get(key, 0) + 1
 
     def _no_longer_waits(self, match: Match) -> None:
         """The match started, was cancelled or never was: it stops counting toward the caps."""
         self.waiting -= 1
         self.open_bot_seats.subtract(s.bot_level for s in match.record.seats if s.bot_level and not s.taken)
-        creator = self.creators.pop(match.match_id, None)
-        if creator is not None:
-            left = self.waiting_by[creator] - 1
+        for key in self.creators.pop(match.match_id, ()):
+            left = self.waiting_by[key] - 1
             if left:
-                self.waiting_by[creator] = left
+                self.waiting_by[key] = left
             else:
-                del self.waiting_by[creator]
+                del self.waiting_by[key]
 
     # --- seats ---------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from urllib.parse import unquote
 
 from server.match.errors import Throttled
+from server.match.service import NETWORK
 
 MAX_CLIENTS = 100_000  # buckets kept at most; full ones go first, as they are the same as new ones
 EXEMPT = ""  # the client key of a trusted network: no per-client limit applies
@@ -83,12 +84,16 @@ class FairUse:
 
     rates: Mapping[str, Rate | None] = field(default_factory=lambda: dict(DEFAULT_RATES))
     streams_per_client: int = 100
+    streams_per_network: int = 1_000  # every player calling from one network, together
     streams: int = 10_000
     exempt: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = ()
     proxies: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = ()  # x-forwarded-for trusted
 
     def clients(self) -> Clients:
         return Clients(self.exempt, self.proxies)
+
+    def stream_slots(self) -> StreamSlots:
+        return StreamSlots(self.streams_per_client, self.streams_per_network, self.streams)
 
 
 class RateLimiter:
@@ -131,30 +136,46 @@ class RateLimiter:
 
 
 class StreamSlots:
-    """Open streams per client and in all; ``open`` refuses beyond either cap."""
+    """Open streams per client, per network and in all; ``acquire`` refuses beyond any cap.
 
-    def __init__(self, per_client: int, total: int) -> None:
+    A caller with a player credential is its own client, but the streams of every player calling
+    from one network count together too: guest players are free to make, and would otherwise
+    multiply one address's share."""
+
+    def __init__(self, per_client: int, per_network: int, total: int) -> None:
         self.per_client = per_client
+        self.per_network = per_network
         self.total = total
         self.open_by: dict[str, int] = {}
         self.open = 0
 
-    def acquire(self, client: str) -> None:
+    def _holders(self, client: str, network: str) -> list[tuple[str, int]]:
+        """Each key that counts the stream, with its cap (an exempt one has none)."""
+        if client == EXEMPT or network == EXEMPT:
+            return []
+        return [(client, self.per_client), (NETWORK + network, self.per_network)]
+
+    def acquire(self, client: str, network: str) -> None:
+        """Hold a stream for ``client`` calling from ``network`` (its key, ``Clients.key``)."""
         if self.open >= self.total:
             raise Throttled("the server has too many open streams", STREAM_RETRY_SECONDS)
-        held = self.open_by.get(client, 0)
-        if client != EXEMPT and held >= self.per_client:
-            raise Throttled(f"you have {self.per_client} streams open already", STREAM_RETRY_SECONDS)
-        self.open_by[client] = held + 1
+        holders = self._holders(client, network)
+        for key, cap in holders:
+            if self.open_by.get(key, 0) >= cap:
+                whose = "your network has" if key.startswith(NETWORK) else "you have"
+                raise Throttled(f"{whose} {cap} streams open already", STREAM_RETRY_SECONDS)
+        for key, _ in holders:
+            self.open_by[key] = self.open_by.get(key, 0) + 1
         self.open += 1
 
-    def release(self, client: str) -> None:
+    def release(self, client: str, network: str) -> None:
         self.open -= 1
-        left = self.open_by[client] - 1
-        if left:
-            self.open_by[client] = left
-        else:
-            del self.open_by[client]
+        for key, _ in self._holders(client, network):
+            left = self.open_by[key] - 1
+            if left:
+                self.open_by[key] = left
+            else:
+                del self.open_by[key]
 
 
 def grpc_peer(client: tuple[str, int] | None) -> str:

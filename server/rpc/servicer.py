@@ -45,7 +45,7 @@ from server.store.records import PlayerRecord, bot_player_id
 from . import convert, render, wires
 from .errors import REFUSALS, CallEnded, status_of, trailing_metadata
 from .handlers import Undecodable
-from .limits import FairUse, RateLimiter, StreamSlots
+from .limits import FairUse, RateLimiter
 from .metrics import Metrics
 
 log = logging.getLogger("mercado.rpc")
@@ -199,7 +199,7 @@ class MatchServicer(api_grpc.MatchServiceServicer):
         self.matchmaker = matchmaker
         self.clients = fair_use.clients()
         self.limiter = RateLimiter(fair_use.rates)
-        self.streams = StreamSlots(fair_use.streams_per_client, fair_use.streams)
+        self.streams = fair_use.stream_slots()
         self.metrics = metrics
 
     # --- the gate ------------------------------------------------------------
@@ -226,11 +226,11 @@ class MatchServicer(api_grpc.MatchServiceServicer):
             if self.metrics:
                 self.metrics.call(method, code, time.perf_counter() - started if timed else None)
 
-    def _admit(self, method: str, request: object, context: grpc.aio.ServicerContext) -> str:
+    def _admit(self, method: str, request: object, context: grpc.aio.ServicerContext) -> tuple[str, str]:
         """Refuse an undecodable request; know the caller's player; spend the caller's rate limit
-        (its player's, when it names one). Returns the client's key."""
+        (its player's, when it names one). Returns the client's key and its network's."""
         metadata = context.invocation_metadata() or ()  # built anew by each call: read once
-        client = self.clients.key(context.peer(), _value(metadata, "x-forwarded-for"))
+        client = network = self.clients.key(context.peer(), _value(metadata, "x-forwarded-for"))
         if isinstance(request, Undecodable):
             self.limiter.take(method, client)  # it costs its network's budget like any call
             log.warning("undecodable request", extra={"method": method, "reason": request.reason})
@@ -252,7 +252,7 @@ class MatchServicer(api_grpc.MatchServiceServicer):
             if client:  # a trusted network (the empty key) stays trusted
                 client = f"player:{identity.player_id}"
         self.limiter.take(method, client)
-        return client
+        return client, network
 
     def _players(self) -> Players:
         if self.players is None:
@@ -309,7 +309,8 @@ class MatchServicer(api_grpc.MatchServiceServicer):
             else:
                 seats.append(None)
         seed = request.seed if request.HasField("seed") else None
-        creator = caller_id() or self.clients.key(context.peer(), forwarded_for(context))
+        network = self.clients.key(context.peer(), forwarded_for(context))
+        creator = caller_id() or network
         named = request.HasField("time_control")
         clock = convert.time_control(request.time_control) if named else None
         match = await self.service.create_match(
@@ -319,6 +320,7 @@ class MatchServicer(api_grpc.MatchServiceServicer):
             creator,
             clock,
             default_clock=not named,
+            network=network,
             player_id=caller_id(),
             hot_seat=request.hot_seat,
             unrated=request.unrated,
@@ -462,8 +464,8 @@ class MatchServicer(api_grpc.MatchServiceServicer):
     ) -> AsyncIterator[bytes]:
         started = time.perf_counter()
         async with self._gate("StreamEvents", context, timed=False):
-            client = self._admit("StreamEvents", request, context)
-            self.streams.acquire(client)
+            client, network = self._admit("StreamEvents", request, context)
+            self.streams.acquire(client, network)
             try:
                 following = self.service.following(
                     request.match_id, seat_token(), request.after_version, caller_id()
@@ -476,7 +478,7 @@ class MatchServicer(api_grpc.MatchServiceServicer):
                     async for update in stream.updates:
                         yield render.update_bytes(stream.match, update, stream.seat)
             finally:
-                self.streams.release(client)
+                self.streams.release(client, network)
 
     # --- players -------------------------------------------------------------
 
@@ -531,7 +533,7 @@ class MatchServicer(api_grpc.MatchServiceServicer):
         self, request: api.FindMatchRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[api.FindMatchUpdate]:
         async with self._gate("FindMatch", context, timed=False):
-            client = self._admit("FindMatch", request, context)
+            client, network = self._admit("FindMatch", request, context)
             game = wires.wire_for_request(request.game).name
             players = request.players or 2
             if not 2 <= players <= 4:
@@ -539,7 +541,7 @@ class MatchServicer(api_grpc.MatchServiceServicer):
             player = await self._caller(game)
             if self.matchmaker is None:
                 raise NotAllowedNow("this server has no matchmaking")
-            self.streams.acquire(client)
+            self.streams.acquire(client, network)
             try:
                 await context.send_initial_metadata(())
                 found = self.matchmaker.find(
@@ -565,4 +567,4 @@ class MatchServicer(api_grpc.MatchServiceServicer):
                             )
                         )
             finally:
-                self.streams.release(client)
+                self.streams.release(client, network)

@@ -12,6 +12,7 @@ import grpc
 import pytest
 from matchplay import assert_reason, bearer, refusal
 from mercado.v1 import match_pb2 as api
+from mercado.v1 import players_pb2 as players_api
 from mercado_client import MercadoClient, retry_after
 from server_process import AGENT_KEY, Start
 
@@ -139,6 +140,41 @@ async def test_a_client_may_hold_only_so_many_streams(start: Start) -> None:
         again = client.stub.StreamEvents(request)
         assert (await again.read()).version == 0
         for stream in [*streams, again]:
+            stream.cancel()
+
+
+async def test_the_players_of_one_network_share_its_caps(start: Start) -> None:
+    """Guest players are free to make: each counts as a client of its own, and all of them, with the
+    network's anonymous callers, together against the network's caps."""
+    server = start(
+        *("--max-streams-per-client", "3", "--max-streams-per-network", "4"),
+        *("--max-waiting-per-client", "2", "--max-waiting-per-network", "3"),
+    )
+    async with MercadoClient(server.target) as client:
+        stub = client.stub
+        tokens = [
+            (await stub.CreatePlayer(players_api.CreatePlayerRequest(display_name=name))).player_token
+            for name in ("ada", "bob")
+        ]
+        created = [
+            await stub.CreateMatch(api.CreateMatchRequest(players=2), metadata=bearer(token))
+            for token in (tokens[0], tokens[0], tokens[1])
+        ]
+        error = await refusal(stub.CreateMatch(api.CreateMatchRequest(players=2), metadata=bearer(tokens[1])))
+        assert_throttled(error)
+        assert error.details() == "your network has 3 matches waiting for players already"
+
+        request = api.StreamEventsRequest(match_id=created[0].match_id)
+        streams = [stub.StreamEvents(request, metadata=bearer(tokens[0])) for _ in range(3)]
+        streams.append(stub.StreamEvents(request, metadata=bearer(tokens[1])))
+        for stream in streams:
+            await stream.read()
+        for metadata in (bearer(tokens[1]), ()):  # another player, or no player, of the same network
+            fifth = stub.StreamEvents(request, metadata=metadata)
+            error = await refusal(fifth.read())
+            assert_throttled(error)
+            assert error.details() == "your network has 4 streams open already"
+        for stream in streams:
             stream.cancel()
 
 

@@ -18,7 +18,10 @@ from mercado_client import MercadoClient
 from positions import ROOT
 from server_process import Start, health
 
-UNLIMITED_CREATES = ["--rate-limit", "CreateMatch=off", "--max-waiting-per-client", "1000000"]
+UNLIMITED_CREATES = [
+    *("--rate-limit", "CreateMatch=off"),
+    *("--max-waiting-per-client", "1000000", "--max-waiting-per-network", "1000000"),
+]
 UNLIMITED_CREATES += ["--max-waiting", "1000000"]
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 SERVING = health_pb2.HealthCheckResponse.SERVING
