@@ -740,8 +740,9 @@ class MatchService:
                 if seat not in match.to_move():
                     raise NotAllowedNow(_not_to_move(match, seat))
                 played_by = match.record.seats[seat].played_by
-                if played_by != OWNER:
-                    raise NotAllowedNow(f"the AI plays this seat ({played_by}); ReclaimSeat takes it back")
+                if played_by != OWNER:  # only a seat that timed out may be taken back
+                    back = "; ReclaimSeat takes it back" if played_by == AI else " for the rest of the match"
+                    raise NotAllowedNow(f"the AI plays this seat ({played_by}){back}")
                 try:
                     update = await self._apply(match, seat, action, request_id)
                 except StaleVersion:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -114,6 +115,20 @@ async def test_leaving_a_match_in_play(service: MatchService, on_timeout: str, g
         await service.reclaim(match.match_id, tokens[leaver])
     with pytest.raises(NotAllowedNow, match="given up"):
         await service.leave(match.match_id, tokens[leaver])
+
+
+@pytest.mark.parametrize(
+    ("played_by", "reason"), [(AI, "ReclaimSeat takes it back"), (LEFT, "rest of the match")]
+)
+async def test_a_seat_the_ai_plays_is_refused_saying_whether_it_can_be_taken_back(
+    service: MatchService, played_by: str, reason: str
+) -> None:
+    match, tokens = await seated(service, clock=None)  # no clock: the AI is never woken to move
+    mover = match.state.current_player
+    match.record.seats[mover] = replace(match.record.seats[mover], played_by=played_by)
+    with pytest.raises(NotAllowedNow, match=reason):
+        await service.submit(match.match_id, tokens[mover], 0, "mine", legal_actions(match.state)[0])
+    assert match.version == 0
 
 
 async def test_leaving_a_waiting_match_opens_the_seat_again(service: MatchService) -> None:
