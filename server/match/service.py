@@ -51,6 +51,7 @@ from .errors import (
     Throttled,
     Unauthenticated,
 )
+from .holdings import Holdings, holders
 from .inputs import check_match_id, check_name, check_request_id, check_seat_token, stand_in_request_id
 from .match import Match, restore
 from .records import (
@@ -98,7 +99,6 @@ class Limits:
 
 
 LIVE_PLAY = TimeControl()  # the time control of a match that names none
-NETWORK = "network:"  # what a network's count is kept under, beside each of its clients' own
 
 
 @dataclass(frozen=True)
@@ -140,9 +140,13 @@ class MatchService:
         self.loading: dict[str, asyncio.Future[Match]] = {}
         self.claiming = asyncio.Lock()  # one bot-seat claim at a time: no seat is claimed twice
         self.waiting = 0  # waiting matches on the server
-        # waiting match id -> who it counts for (its creator, and its creator's network)
-        self.creators: dict[str, tuple[str, ...]] = {}
-        self.waiting_by: dict[str, int] = {}  # client or network -> waiting matches it created
+        self.creators: dict[str, tuple[str, ...]] = {}  # waiting match id -> whose it counts as
+        self.waiting_by = Holdings(  # waiting matches each client and network created
+            "matches waiting for players",
+            self.limits.waiting_per_creator,
+            self.limits.waiting_per_network,
+            WAITING_RETRY_SECONDS,
+        )
         self.open_bot_seats: Counter[str] = Counter()  # by level, in waiting matches
         self.agents = Agents()
         self.agent_seats: dict[tuple[str, int], str] = {}  # (match id, seat) -> the agent that plays it
@@ -319,8 +323,8 @@ class MatchService:
         if seed is not None and not self.policy.allow_chosen_seeds:
             raise PermissionDenied("this server draws every seed itself (chosen seeds are off)")
         self._check_bots(bots)
-        holders = self._holders(creator, network)
-        self._check_waiting(holders)
+        creators = holders(creator, network)
+        self._check_waiting(creators)
         if clock is None and default_clock:
             clock = self.policy.default_clock
         if clock is not None and not clock.turn_seconds:
@@ -341,7 +345,7 @@ class MatchService:
         )
         match = Match(record, rules.new_game(options, record.seed))
         # Counted before the write, so that concurrent creations cannot all pass the caps.
-        self._waits(match, holders)
+        self._waits(match, creators)
         try:
             await _uncancelled(self.store.create_match(record))
         except Exception:
@@ -371,40 +375,23 @@ class MatchService:
                 f" ({free} free agent seats, {waiting} bot seats waiting); try again later"
             )
 
-    @staticmethod
-    def _holders(creator: str, network: str) -> tuple[str, ...]:
-        """Who a new waiting match counts for: its creator, and apart from it the creator's network
-        (guest players are free to make, and would otherwise multiply one address's share)."""
-        return tuple(key for key in (creator, NETWORK + network if network else "") if key)
-
-    def _check_waiting(self, holders: tuple[str, ...]) -> None:
+    def _check_waiting(self, creators: tuple[str, ...]) -> None:
         if self.waiting >= self.limits.waiting:
             raise Throttled("the server has too many matches waiting for players", WAITING_RETRY_SECONDS)
-        for key in holders:
-            network = key.startswith(NETWORK)
-            cap = self.limits.waiting_per_network if network else self.limits.waiting_per_creator
-            if self.waiting_by.get(key, 0) >= cap:
-                whose = "your network has" if network else "you have"
-                raise Throttled(f"{whose} {cap} matches waiting for players already", WAITING_RETRY_SECONDS)
+        self.waiting_by.check(creators)
 
-    def _waits(self, match: Match, holders: tuple[str, ...]) -> None:
+    def _waits(self, match: Match, creators: tuple[str, ...]) -> None:
         self.waiting += 1
         self.open_bot_seats.update(s.bot_level for s in match.record.seats if s.bot_level and not s.taken)
-        if holders:
-            self.creators[match.match_id] = holders
-        for key in holders:
-            self.waiting_by[key] = self.waiting_by.get(key, 0) + 1
+        if creators:
+            self.creators[match.match_id] = creators
+        self.waiting_by.add(creators)
 
     def _no_longer_waits(self, match: Match) -> None:
         """The match started, was cancelled or never was: it stops counting toward the caps."""
         self.waiting -= 1
         self.open_bot_seats.subtract(s.bot_level for s in match.record.seats if s.bot_level and not s.taken)
-        for key in self.creators.pop(match.match_id, ()):
-            left = self.waiting_by[key] - 1
-            if left:
-                self.waiting_by[key] = left
-            else:
-                del self.waiting_by[key]
+        self.waiting_by.remove(self.creators.pop(match.match_id, ()))
 
     # --- seats ---------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from urllib.parse import unquote
 
 from server.match.errors import Throttled
-from server.match.service import NETWORK
+from server.match.holdings import Holdings, holders
 
 MAX_CLIENTS = 100_000  # buckets kept at most; full ones go first, as they are the same as new ones
 EXEMPT = ""  # the client key of a trusted network: no per-client limit applies
@@ -136,46 +136,26 @@ class RateLimiter:
 
 
 class StreamSlots:
-    """Open streams per client, per network and in all; ``acquire`` refuses beyond any cap.
-
-    A caller with a player credential is its own client, but the streams of every player calling
-    from one network count together too: guest players are free to make, and would otherwise
-    multiply one address's share."""
+    """Open streams per client, per network (``Holdings``) and in all; ``acquire`` refuses beyond
+    any cap. An exempt client (the empty key) counts only toward the total."""
 
     def __init__(self, per_client: int, per_network: int, total: int) -> None:
-        self.per_client = per_client
-        self.per_network = per_network
+        self.by_caller = Holdings("streams open", per_client, per_network, STREAM_RETRY_SECONDS)
         self.total = total
-        self.open_by: dict[str, int] = {}
         self.open = 0
-
-    def _holders(self, client: str, network: str) -> list[tuple[str, int]]:
-        """Each key that counts the stream, with its cap (an exempt one has none)."""
-        if client == EXEMPT or network == EXEMPT:
-            return []
-        return [(client, self.per_client), (NETWORK + network, self.per_network)]
 
     def acquire(self, client: str, network: str) -> None:
         """Hold a stream for ``client`` calling from ``network`` (its key, ``Clients.key``)."""
         if self.open >= self.total:
             raise Throttled("the server has too many open streams", STREAM_RETRY_SECONDS)
-        holders = self._holders(client, network)
-        for key, cap in holders:
-            if self.open_by.get(key, 0) >= cap:
-                whose = "your network has" if key.startswith(NETWORK) else "you have"
-                raise Throttled(f"{whose} {cap} streams open already", STREAM_RETRY_SECONDS)
-        for key, _ in holders:
-            self.open_by[key] = self.open_by.get(key, 0) + 1
+        keys = holders(client, network)
+        self.by_caller.check(keys)
+        self.by_caller.add(keys)
         self.open += 1
 
     def release(self, client: str, network: str) -> None:
         self.open -= 1
-        for key, _ in self._holders(client, network):
-            left = self.open_by[key] - 1
-            if left:
-                self.open_by[key] = left
-            else:
-                del self.open_by[key]
+        self.by_caller.remove(holders(client, network))
 
 
 def grpc_peer(client: tuple[str, int] | None) -> str:

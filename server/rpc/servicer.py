@@ -56,9 +56,10 @@ MAX_PAGE_TOKEN_LENGTH = 128
 ABORTS = (grpc.aio.AbortError, CallEnded)
 BOT_PLAYERS = {bot_player_id(level) for level in BOT_LEVELS}
 # The player the current call's credential names (set by the gate), None for a seat token or none;
-# and the seat token, when the credential is one.
+# the seat token, when the credential is one; and the key of the network the call comes from.
 CALLER: ContextVar[Identity | None] = ContextVar("caller", default=None)
 SEAT_TOKEN: ContextVar[str | None] = ContextVar("seat_token", default=None)
+CALLER_NETWORK: ContextVar[str] = ContextVar("caller_network", default="")
 
 
 Metadata = Sequence[tuple[str, str | bytes]]
@@ -81,11 +82,6 @@ def _bearer(metadata: Metadata) -> str | None:
 def bearer_token(context: grpc.aio.ServicerContext) -> str | None:
     """The token from `authorization: Bearer <token>` metadata, if any."""
     return _bearer(context.invocation_metadata() or ())
-
-
-def forwarded_for(context: grpc.aio.ServicerContext) -> str | None:
-    """The `x-forwarded-for` metadata a proxy sent, if any (trusted only from --trusted-proxy)."""
-    return _value(context.invocation_metadata() or (), "x-forwarded-for")
 
 
 def _page_token(*fields: object) -> str:
@@ -239,6 +235,7 @@ class MatchServicer(api_grpc.MatchServiceServicer):
         # Set for every call: a task may serve several calls in turn.
         CALLER.set(None)
         SEAT_TOKEN.set(credential)
+        CALLER_NETWORK.set(network)
         if credential and is_player_credential(credential):
             try:
                 if self.players is None:
@@ -309,7 +306,7 @@ class MatchServicer(api_grpc.MatchServiceServicer):
             else:
                 seats.append(None)
         seed = request.seed if request.HasField("seed") else None
-        network = self.clients.key(context.peer(), forwarded_for(context))
+        network = CALLER_NETWORK.get()
         creator = caller_id() or network
         named = request.HasField("time_control")
         clock = convert.time_control(request.time_control) if named else None
