@@ -135,7 +135,8 @@ class Agent:
 
     async def play(self, seat: Seat, held: HeldSeat) -> None:
         """Follow the match from version 0 and act whenever our seat has legal actions until it
-        ends; then forget the seat (``held``, its entry in the seat file).
+        ends or the server's AI takes the seat over; then forget the seat (``held``, its entry in the
+        seat file).
 
         The stream's first message is the match as it stands; the actions before it follow. In
         Mercado each is observed (to know every seat's coins) and a turn is played once the
@@ -147,6 +148,12 @@ class Agent:
         acted = -1
         try:
             async for update in seat.follow(after_version=0):
+                if update.state.match.seats[seat.seat].played_by_ai:
+                    # The server let this agent go (its opponents were quiet) or found it silent: the
+                    # server's own AI plays the seat from now on.
+                    where = {"match_id": seat.match_id, "seat": seat.seat}
+                    log.info("seat handed to the server", extra=where)
+                    break
                 follower = follower or Follower(games.game_name(update.state.match.game))
                 if (
                     follower.caught_up(update)
@@ -155,7 +162,8 @@ class Agent:
                     and await self._act(seat, level, update.state, follower)
                 ):
                     acted = update.version
-            log.info("match over", extra={"match_id": seat.match_id, "seat": seat.seat})
+            else:
+                log.info("match over", extra={"match_id": seat.match_id, "seat": seat.seat})
             self.seats.remove(held)
         except grpc.aio.AioRpcError as error:
             log.error("match abandoned", extra={"match_id": seat.match_id, "code": error.code().name})

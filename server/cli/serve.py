@@ -162,6 +162,18 @@ def _networks(
     default=200,
     help="Waiting matches created from one network (an address or IPv6 /64), every player of it together.",
 )
+@option(
+    "--max-bot-seats-per-client",
+    type=COUNT,
+    default=6,
+    help="Bot seats of one client's matches waiting for or played by an AI agent.",
+)
+@option(
+    "--max-bot-seats-per-network",
+    type=COUNT,
+    default=30,
+    help="...and of every player of one network together.",
+)
 @option("--max-streams", type=COUNT, default=10_000, help="Open event streams, in all.")
 @option("--max-streams-per-client", type=COUNT, default=100, help="Open event streams of one client.")
 @option(
@@ -179,6 +191,13 @@ def _networks(
 @option("--reserve-seconds", type=click.IntRange(min=0), default=180, help="...and its reserve per seat.")
 @option("--waiting-expiry", type=SECONDS, default=1800.0, help="Seconds a match may wait for players.")
 @option("--bot-seat-timeout", type=SECONDS, default=60.0, help="Seconds a bot seat may wait for an agent.")
+@option(
+    "--agent-wait",
+    type=SECONDS,
+    default=900.0,
+    help="In a match with no clock: seconds its human players may be quiet before its AI agents are let go"
+    " (the server's AI plays the bot seats from then on).",
+)
 @option(
     "--orphan-timeout",
     type=SECONDS,
@@ -336,6 +355,9 @@ def server_config(options: dict[str, Any], ctx: click.Context) -> Any:
             waiting=options["max_waiting"],
             waiting_per_creator=options["max_waiting_per_client"],
             waiting_per_network=options["max_waiting_per_network"],
+            bot_seats_per_creator=options["max_bot_seats_per_client"],
+            bot_seats_per_network=options["max_bot_seats_per_network"],
+            agent_wait_seconds=options["agent_wait"],
             cached=options["max_cached_matches"],
             orphaned_seconds=options["orphan_timeout"],
             waiting_expiry_seconds=options["waiting_expiry"],

@@ -4,8 +4,13 @@ A match with a time control gives each human seat ``turn_seconds`` per turn and 
 reserve that a slower turn draws on; when several seats choose at once, each has
 its own clock. When a seat's time runs out, it is played by the AI from then on
 (or forfeits, as the match says); so are seats whose players left, and bot seats
-whose agent went silent for BOT_TURN_SECONDS. The AI that stands in sees only
-that seat's view, like any bot, and its move goes through the same checks as a
+whose agent went silent for a while (``Limits.bot_turn_seconds``). In a match
+with no clock, whose human seats may take days, the agents playing its bot seats
+are let go once the humans to move have been quiet for
+``Limits.agent_wait_seconds``, so that an agent serves the matches in play: the
+stand-in plays those seats from then on. The AI that stands in plays a bot seat
+at the seat's level, any other at the match's fallback level; it sees only that
+seat's view, like any bot, and its move goes through the same checks as a
 player's.
 """
 
@@ -16,17 +21,16 @@ import logging
 import time
 import zlib
 from collections.abc import Callable, Coroutine
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from typing import Any
 
 from ai.workers import search_pool
 
+from .fair_pool import FairPool
 from .match import Match
 from .records import DEFAULT_FALLBACK_LEVEL, OWNER, PLAYING, SeatRecord, TimeControl
 
 log = logging.getLogger("mercado.clock")
-BOT_TURN_SECONDS = 300  # a bot seat whose agent has not moved for this long is played by the stand-in
 EARLY_MS = 50  # a timer may wake this much before a deadline by the wall clock: it counts as reached
 
 
@@ -55,18 +59,24 @@ class Timekeeper:
     """Arms each match's clock for its current turn, and has the AI move for seats it plays.
 
     ``timed_out(match, version)`` is called when a seat to move at ``version`` may have run out of
-    time; ``play(match, version, seat, action)`` applies the stand-in's move for ``seat``, if the
-    match is still there.
+    time, or its agents waited long enough; ``play(match, version, seat, action)`` applies the
+    stand-in's move for ``seat``, if the match is still there.
     """
 
     def __init__(
         self,
         timed_out: Callable[[Match, int], Coroutine[Any, Any, None]],
         play: Callable[[Match, int, int, Any], Coroutine[Any, Any, None]],
+        bot_turn_seconds: float,
+        agent_wait_seconds: float,
     ) -> None:
         self.timed_out = timed_out
         self.play = play
-        self.pool: ProcessPoolExecutor | None = None
+        self.bot_turn_ms = int(bot_turn_seconds * 1000)
+        self.agent_wait_ms = int(agent_wait_seconds * 1000)
+        # One worker process, its turns shared between the matches' creators (Match.creator): a creator
+        # with many matches the AI plays slowly cannot hold back another's.
+        self.pool = FairPool(lambda: search_pool(1), workers=1)
         self.tasks: set[asyncio.Task[None]] = set()
 
     def arm(self, match: Match) -> None:
@@ -78,22 +88,35 @@ class Timekeeper:
         played_by_ai = match.ai_to_move()
         if played_by_ai:
             match.stand_in = loop.create_task(self._stand_in(match, match.version, played_by_ai[0]))
-        bots = (self.bot_deadline_ms(match, seat) for seat in match.to_move())
-        deadlines = [*match.deadlines_ms().values(), *(deadline for deadline in bots if deadline is not None)]
-        if deadlines:
-            delay = max(0.0, (min(deadlines) - now_ms()) / 1000)
+        bots = [self.bot_deadline_ms(match, seat) for seat in match.to_move()]
+        deadlines = [*match.deadlines_ms().values(), *bots, self.agents_deadline_ms(match)]
+        due = [deadline for deadline in deadlines if deadline is not None]
+        if due:
+            delay = max(0.0, (min(due) - now_ms()) / 1000)
             match.timer = loop.call_later(delay, self._expire, match, match.version)
 
-    @staticmethod
-    def bot_deadline_ms(match: Match, seat: int) -> int | None:
-        """When the stand-in takes over a bot seat whose agent has not moved (with a clock only)."""
+    def bot_deadline_ms(self, match: Match, seat: int) -> int | None:
+        """When the stand-in takes over ``seat``, to move, if it is a bot seat whose agent has not moved."""
         record = match.record.seats[seat]
-        if match.record.clock is None or record.bot_level is None or record.played_by != OWNER:
+        if record.bot_level is None or record.played_by != OWNER:
             return None
-        return match.turn_started_ms + BOT_TURN_SECONDS * 1000
+        return match.turn_started_ms + self.bot_turn_ms
 
     def bot_is_late(self, match: Match, seat: int, at_ms: int) -> bool:
         deadline = self.bot_deadline_ms(match, seat)
+        return deadline is not None and deadline <= at_ms
+
+    def agents_deadline_ms(self, match: Match) -> int | None:
+        """With no clock, while only human seats are to move, those of people: when the agents playing
+        the match's bot seats are let go."""
+        to_move = [match.record.seats[seat] for seat in match.to_move()]
+        people = bool(to_move) and all(seat.bot_level is None and seat.played_by == OWNER for seat in to_move)
+        if match.record.clock is not None or not people or not match.agent_seats():
+            return None
+        return match.turn_started_ms + self.agent_wait_ms
+
+    def agents_waited(self, match: Match, at_ms: int) -> bool:
+        deadline = self.agents_deadline_ms(match)
         return deadline is not None and deadline <= at_ms
 
     def disarm(self, match: Match) -> None:
@@ -113,12 +136,11 @@ class Timekeeper:
     async def _stand_in(self, match: Match, version: int, seat: int) -> None:
         """Choose and play the move of ``seat``, which the AI plays (at ``version``)."""
         try:
-            clock = match.record.clock
-            level = clock.fallback_level if clock else DEFAULT_FALLBACK_LEVEL
             view = match.rules.view(match.state, seat)
             seed = zlib.crc32(f"{match.match_id}:{version}:{seat}".encode())
-            loop = asyncio.get_running_loop()
-            chosen = await loop.run_in_executor(self._pool(), _decide, match.record.game, view, level, seed)
+            chosen = await self.pool.run(
+                match.creator, _decide, match.record.game, view, stand_in_level(match, seat), seed
+            )
             match.stand_in = None
             await self.play(match, version, seat, match.rules.action_from_json(chosen))
         except asyncio.CancelledError:
@@ -129,17 +151,20 @@ class Timekeeper:
             if match.stand_in is asyncio.current_task():
                 match.stand_in = None
 
-    def _pool(self) -> ProcessPoolExecutor:
-        if self.pool is None:
-            self.pool = search_pool(1)
-        return self.pool
-
     async def close(self) -> None:
         for task in self.tasks:
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
-        if self.pool is not None:
-            self.pool.shutdown(wait=False, cancel_futures=True)
+        self.pool.close()
+
+
+def stand_in_level(match: Match, seat: int) -> str:
+    """The AI that plays ``seat`` for its owner: a bot seat's own level, else the match's fallback."""
+    bot_level = match.record.seats[seat].bot_level
+    if bot_level is not None:
+        return bot_level
+    clock = match.record.clock
+    return clock.fallback_level if clock else DEFAULT_FALLBACK_LEVEL
 
 
 def _decide(game: str, view: dict[str, Any], level: str, seed: int) -> dict[str, Any]:

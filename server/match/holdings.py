@@ -1,4 +1,5 @@
-"""What each client, and each network, holds at once (waiting matches, open streams), and their caps.
+"""What each client, and each network, holds at once (waiting matches, bot seats, open streams), and
+their caps.
 
 A caller with a player credential is a client of its own, so that people behind one address do not
 share a cap; but guest players cost nothing to make, so everything the clients of one network hold
@@ -31,22 +32,24 @@ class Holdings:
         """How many keys hold anything."""
         return len(self.held)
 
-    def check(self, keys: tuple[str, ...]) -> None:
-        """Throttled if one more would take any of ``keys`` past its cap."""
+    def check(self, keys: tuple[str, ...], more: int = 1) -> None:
+        """Throttled if ``more`` would take any of ``keys`` past its cap."""
         for key in keys:
             of_network = key.startswith(NETWORK)
             cap = self.per_network if of_network else self.per_client
-            if self.held.get(key, 0) >= cap:
+            held = self.held.get(key, 0)
+            if held + more > cap:
                 whose = "your network has" if of_network else "you have"
-                raise Throttled(f"{whose} {cap} {self.what} already", self.retry_seconds)
+                beyond = f" of {cap}; this asks for {more} more" if held < cap else " already"
+                raise Throttled(f"{whose} {held} {self.what}{beyond}", self.retry_seconds)
 
-    def add(self, keys: tuple[str, ...]) -> None:
+    def add(self, keys: tuple[str, ...], count: int = 1) -> None:
         for key in keys:
-            self.held[key] = self.held.get(key, 0) + 1
+            self.held[key] = self.held.get(key, 0) + count
 
-    def remove(self, keys: tuple[str, ...]) -> None:
+    def remove(self, keys: tuple[str, ...], count: int = 1) -> None:
         for key in keys:
-            left = self.held[key] - 1
+            left = self.held[key] - count
             if left:
                 self.held[key] = left
             else:

@@ -17,6 +17,7 @@ from .records import (
     CANCELLED,
     FINISHED,
     FORFEITED,
+    OWNER,
     PLAYING,
     WAITING,
     ActionRecord,
@@ -47,6 +48,9 @@ class Match:
     turn_started_ms: int = 0  # when the current turn's clock started (Unix ms)
     timer: asyncio.TimerHandle | None = None  # the current turn's timeout
     stand_in: asyncio.Task[None] | None = None  # the AI choosing a move for the seat it plays
+    # Whose share of the stand-in's time the match uses: its creator's network (or the creator, from
+    # a trusted network); "" when not known (created by the server, or loaded from the store).
+    creator: str = ""
     _snapshot: Update | None = None
     # The API's serialized summary of the match but for what changes with every action, with the
     # seats, status and rating it was built from (``server.rpc.convert.summary_bytes``).
@@ -88,6 +92,12 @@ class Match:
     def ai_to_move(self) -> list[int]:
         """The seats to move that the AI plays for their owner (its time ran out, it left or forfeited)."""
         return sorted(seat for seat in self.to_move() if self.record.seats[seat].played_by in AI_PLAYED)
+
+    def agent_seats(self) -> list[int]:
+        """The bot seats an agent plays."""
+        return [
+            s.seat for s in self.record.seats if s.bot_level is not None and s.taken and s.played_by == OWNER
+        ]
 
     def deadline_ms(self, seat: int | None = None) -> int | None:
         """When ``seat``'s time runs out (Unix ms): with a clock, for a human owner to move. With no

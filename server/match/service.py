@@ -88,6 +88,10 @@ class Limits:
     waiting: int = 10_000  # waiting matches on the server
     waiting_per_creator: int = 20  # waiting matches created by one client
     waiting_per_network: int = 200  # ...and by every client calling from one network, together
+    # Bot seats one client's matches have waiting for an agent or played by one (an agent plays few
+    # matches at once), and every client of one network together.
+    bot_seats_per_creator: int = 6
+    bot_seats_per_network: int = 30
     cached: int = 1_000  # matches kept in memory besides those in use
     idle_seconds: float = 300.0  # a cached match unused this long leaves memory
     waiting_expiry_seconds: float = 1800.0  # a match still waiting for players after this is cancelled
@@ -96,6 +100,10 @@ class Limits:
     # With a shared store: a match in play that no server moved for this long may have lost its
     # server, and is taken up by another (a turn that simply lasts longer is only held twice).
     orphaned_seconds: float = 300.0
+    bot_turn_seconds: float = 300.0  # a bot seat whose agent has not moved this long: the stand-in plays it
+    # With no clock, while human seats are to move: after this long the agents playing the match's bot
+    # seats are let go (for other matches) and the stand-in plays those seats, at their levels, from then on.
+    agent_wait_seconds: float = 900.0
 
 
 LIVE_PLAY = TimeControl()  # the time control of a match that names none
@@ -148,9 +156,21 @@ class MatchService:
             WAITING_RETRY_SECONDS,
         )
         self.open_bot_seats: Counter[str] = Counter()  # by level, in waiting matches
+        self.bot_seats_by = Holdings(  # bot seats waiting for or played by an agent, by creator and network
+            "bot seats waiting for or played by an AI agent",
+            self.limits.bot_seats_per_creator,
+            self.limits.bot_seats_per_network,
+            WAITING_RETRY_SECONDS,
+        )
+        self.bot_seat_creators: dict[tuple[str, int], tuple[str, ...]] = {}  # (match id, seat) -> its holders
         self.agents = Agents()
         self.agent_seats: dict[tuple[str, int], str] = {}  # (match id, seat) -> the agent that plays it
-        self.clocks = Timekeeper(self._timed_out, self._stand_in_moves)
+        self.clocks = Timekeeper(
+            self._timed_out,
+            self._stand_in_moves,
+            self.limits.bot_turn_seconds,
+            self.limits.agent_wait_seconds,
+        )
         self.sweeper: asyncio.Task[None] | None = None
         self.closing = False
         self.on_finished: Callable[[Match], None] | None = None  # told of every match that finishes
@@ -274,9 +294,8 @@ class MatchService:
             return
         if actions or (waited and match.status == PLAYING):
             match.turn_started_ms = now_ms()  # a new turn (or the first), as this server learns of it
-        if match.status == FINISHED:
-            for number in range(len(match.record.seats)):
-                self._release_agent(match.match_id, number)
+        if match.status in (FINISHED, CANCELLED):
+            self._ended(match)
         self.clocks.arm(match)
 
     @contextlib.asynccontextmanager
@@ -325,6 +344,8 @@ class MatchService:
         self._check_bots(bots)
         creators = holders(creator, network)
         self._check_waiting(creators)
+        if bots:
+            self.bot_seats_by.check(creators, len(bots))
         if clock is None and default_clock:
             clock = self.policy.default_clock
         if clock is not None and not clock.turn_seconds:
@@ -343,13 +364,15 @@ class MatchService:
             hot_seat=hot_seat,
             unrated=unrated,
         )
-        match = Match(record, rules.new_game(options, record.seed))
+        match = Match(record, rules.new_game(options, record.seed), creator=creators[-1] if creators else "")
         # Counted before the write, so that concurrent creations cannot all pass the caps.
         self._waits(match, creators)
+        self._holds_bot_seats(match, creators)
         try:
             await _uncancelled(self.store.create_match(record))
         except Exception:
             self._no_longer_waits(match)  # never created: it does not count
+            self._ended(match)
             raise
         self.cache.add(match)
         return match
@@ -460,10 +483,26 @@ class MatchService:
             await self.store.save_agent(agent_id, levels, free_slots, now_ms())
         return int(self.agents.interval)
 
+    def _holds_bot_seats(self, match: Match, creators: tuple[str, ...]) -> None:
+        bot_seats = [seat.seat for seat in match.record.seats if seat.bot_level is not None]
+        if creators and bot_seats:
+            self.bot_seats_by.add(creators, len(bot_seats))
+            for seat in bot_seats:
+                self.bot_seat_creators[match.match_id, seat] = creators
+
     def _release_agent(self, match_id: str, seat: int) -> None:
+        """The seat's agent (if any) is free of it, and it stops counting toward its creator's caps."""
         agent_id = self.agent_seats.pop((match_id, seat), None)
         if agent_id is not None:
             self.agents.released(agent_id)
+        creators = self.bot_seat_creators.pop((match_id, seat), None)
+        if creators is not None:
+            self.bot_seats_by.remove(creators)
+
+    def _ended(self, match: Match) -> None:
+        """The match finished or was cancelled: its agents and bot seats are free."""
+        for seat in range(len(match.record.seats)):
+            self._release_agent(match.match_id, seat)
 
     def _check_agent(self, agent_key: str | None) -> None:
         expected = self.policy.agent_key
@@ -589,6 +628,8 @@ class MatchService:
             seat = await self._seat_of(match, token, player_id)
             async with match.lock:
                 record = match.record.seats[seat]
+                if record.bot_level is not None:
+                    raise NotAllowedNow("a bot seat stays with the server's AI once it plays it")
                 if record.played_by != AI:
                     raise NotAllowedNow(
                         "this seat is not played by the AI after a timeout"
@@ -623,7 +664,8 @@ class MatchService:
             now = now_ms()
             late = [seat for seat, deadline in match.deadlines_ms().items() if deadline <= now + EARLY_MS]
             late += [seat for seat in match.to_move() if self.clocks.bot_is_late(match, seat, now + EARLY_MS)]
-            if not late:
+            agents_waited = self.clocks.agents_waited(match, now + EARLY_MS)
+            if not late and not agents_waited:
                 self.clocks.arm(match)  # woken early: wait for the next deadline
                 return
             clock = match.record.clock
@@ -631,6 +673,10 @@ class MatchService:
                 is_bot = match.record.seats[seat].bot_level is not None
                 await self._hand_over(match, seat, AI if is_bot or clock is None else clock.on_timeout)
                 log.info("seat timed out", extra={"match_id": match.match_id, "seat": seat})
+            if agents_waited:
+                for seat in match.agent_seats():
+                    await self._hand_over(match, seat, AI)
+                    log.info("agent let go", extra={"match_id": match.match_id, "seat": seat})
             self._changed(match)
 
     async def _stand_in_moves(self, match: Match, version: int, seat: int, action: Any) -> None:
@@ -678,6 +724,7 @@ class MatchService:
                 return
             await _uncancelled(self.store.cancel(match_id))
             self._no_longer_waits(match)
+            self._ended(match)
             match.record.cancelled = True
             self._changed(match)
         log.info("match cancelled", extra={"match_id": match_id})
@@ -726,10 +773,11 @@ class MatchService:
                     raise StaleVersion(f"the match is at version {match.version}, not {expected_version}")
                 if seat not in match.to_move():
                     raise NotAllowedNow(_not_to_move(match, seat))
-                played_by = match.record.seats[seat].played_by
-                if played_by != OWNER:  # only a seat that timed out may be taken back
-                    back = "; ReclaimSeat takes it back" if played_by == AI else " for the rest of the match"
-                    raise NotAllowedNow(f"the AI plays this seat ({played_by}){back}")
+                record = match.record.seats[seat]
+                if record.played_by != OWNER:  # only a person's seat that timed out may be taken back
+                    reclaimable = record.played_by == AI and record.bot_level is None
+                    back = "; ReclaimSeat takes it back" if reclaimable else " for the rest of the match"
+                    raise NotAllowedNow(f"the AI plays this seat ({record.played_by}){back}")
                 try:
                     update = await self._apply(match, seat, action, request_id)
                 except StaleVersion:
@@ -790,8 +838,7 @@ class MatchService:
         match.record.seats[seat] = mover
         update = match.record_action(seat, action, request_id, after, events)
         if finished:
-            for number in range(len(match.record.seats)):
-                self._release_agent(match.match_id, number)
+            self._ended(match)
         if not rules.sealed(after):  # a new step; others still to choose in this one keep its start
             match.turn_started_ms = at
         self.clocks.arm(match)

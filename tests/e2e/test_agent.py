@@ -19,8 +19,9 @@ import pytest
 from matchplay import Connect, Received, announce_agent, random_player, replay_history
 from mercado.v1 import match_pb2 as api
 from mercado_client import MercadoClient, Seat
+from mercado_terminal.held import SeatFile
 from positions import ROOT
-from server_process import AgentProcess, ServerProcess
+from server_process import AgentProcess, ServerProcess, Start
 
 from server.games.mercado import Options, new_game
 
@@ -280,3 +281,40 @@ async def test_agent_plays_every_game(
     assert {step.seat for step in replay.steps} == {0, 1}, agent.tail()
     await wait_until_logged(agent, "match over")
     assert agent.stop() == 0, agent.tail()
+
+
+async def test_an_agent_let_go_of_a_quiet_clockless_match_forgets_it_and_the_server_plays_on(
+    start: Start, tmp_path: Path
+) -> None:
+    """With no clock, a human who stays quiet keeps no agent busy: the agent is let go after
+    ``--agent-wait``, forgets the seat, and the server's AI answers when the human comes back."""
+    server = start("--agent-wait", "1")
+    agent = AgentProcess(
+        server.target, tmp_path / "agent.log", tmp_path / "seats.json", ["--max-matches", "1"]
+    )
+    try:
+        client = MercadoClient(server.target)
+        await wait_until_logged(agent, "agent started")
+        seed = seed_where(2, 0)
+        no_clock = api.TimeControl(turn_seconds=0)
+        match_id = await client.create_match(players=2, seats=[None, "easy"], seed=seed, clock=no_clock)
+        human = await client.join(match_id, "human")
+        await wait_for_claims(client, match_id, [1], agent)
+        await wait_until_logged(agent, "seat handed to the server")
+        assert SeatFile(tmp_path / "seats.json").held(server.target) == []
+        assert (await client.view(match_id)).match.seats[1].played_by_ai
+        # Its seat is free for another match at once.
+        other = await client.create_match(players=2, seats=[None, "easy"], seed=seed, clock=no_clock)
+        await wait_for_claims(client, other, [1], agent)
+        state = await human.view()
+        while 0 in state.seats_to_move:  # its turn may take several actions
+            await human.submit(state.legal_actions[0], state.version, f"back{state.version}")
+            state = await human.view()
+        deadline = time.monotonic() + MATCH_SECONDS
+        while (await human.view()).version == state.version:
+            assert time.monotonic() < deadline, "the server's AI did not move"
+            await asyncio.sleep(0.1)
+        await client.close()
+        assert agent.stop() == 0, agent.tail()
+    finally:
+        agent.kill()

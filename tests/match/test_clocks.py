@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from authorities import AGENT_KEY, authority, close
 
-from server.games.mercado import Options, legal_actions
+from server.games.mercado import Options, legal_actions, new_game
 from server.match import (
     AI,
     CANCELLED,
@@ -27,7 +27,8 @@ from server.match import (
     MatchService,
     TimeControl,
 )
-from server.match.errors import NotAllowedNow, Unauthenticated
+from server.match.clocks import stand_in_level
+from server.match.errors import NotAllowedNow, Throttled, Unauthenticated
 from server.match.inputs import stand_in_request_id
 
 SHORT = TimeControl(turn_seconds=1, reserve_seconds=0)
@@ -193,4 +194,71 @@ async def test_bot_seats_need_an_agent_with_room(db: Path) -> None:
     await service.create_match(Options(players=2), [None, "hard"])
     with pytest.raises(NotAllowedNow, match="1 bot seats waiting"):
         await service.create_match(Options(players=2), [None, "hard"])  # its one free seat is promised
+    await close(service)
+
+
+async def test_a_clockless_match_lets_its_agent_go_once_its_human_is_quiet(db: Path) -> None:
+    service = await authority(db, Limits(agent_wait_seconds=0.5), agents=False)
+    await service.agent_heartbeat(AGENT_KEY, "one", [], 1)
+    seed = next(s for s in range(100) if new_game(Options(players=2), s).current_player == 0)
+    match = await service.create_match(Options(players=2), [None, "medium"], seed, "ada", None, False)
+    human = await service.join(match.match_id, "ada")
+    bot = await service.claim_bot_seat([], "agent", AGENT_KEY, "one")
+    assert (human.seat, bot.seat) == (0, 1)
+    assert (stand_in_level(match, 0), stand_in_level(match, 1)) == ("easy", "medium")
+    assert service.agents.free(["medium"]) == 0 and service.bot_seats_by.held == {"ada": 1}
+    await until(lambda: match.record.seats[1].played_by == AI, 5)
+    assert service.agents.free(["medium"]) == 1 and not service.bot_seats_by.held  # free for others
+    assert match.record.seats[0].played_by == OWNER and match.version == 0
+    with pytest.raises(NotAllowedNow, match="not your turn"):
+        await service.submit(match.match_id, bot.token, 0, "agent", legal_actions(match.state)[0])
+    with pytest.raises(NotAllowedNow, match="stays with the server's AI"):
+        await service.reclaim(match.match_id, bot.token)
+    # The human comes back: the server's stand-in answers for the bot seat.
+    while match.state.current_player == 0:  # its turn may take several actions
+        action = legal_actions(match.state)[0]
+        await service.submit(match.match_id, human.token, match.version, f"back{match.version}", action)
+    await until(lambda: match.actions[-1].seat == 1)
+    assert match.actions[-1].request_id == stand_in_request_id(match.version)
+    await close(service)
+
+
+async def test_a_clockless_match_keeps_its_agent_while_the_human_plays(db: Path) -> None:
+    service = await authority(db, Limits(agent_wait_seconds=1.0))
+    seed = next(s for s in range(100) if new_game(Options(players=2), s).current_player == 0)
+    match = await service.create_match(Options(players=2), [None, "easy"], seed, "ada", None, False)
+    human = await service.join(match.match_id, "ada")
+    bot = await service.claim_bot_seat([], "agent", AGENT_KEY, "test-agent")
+    for version in range(6):  # each action within the wait, longer than the wait in all
+        await asyncio.sleep(0.25)
+        token = (human if match.state.current_player == 0 else bot).token
+        await service.submit(match.match_id, token, version, f"m{version}", legal_actions(match.state)[0])
+    assert match.record.seats[1].played_by == OWNER and match.timer is not None  # the wait starts again
+    await close(service)
+
+
+async def test_bot_seats_count_against_their_creators_and_networks_until_let_go(db: Path) -> None:
+    limits = Limits(
+        bot_seats_per_creator=2, bot_seats_per_network=3, bot_seat_seconds=0.3, sweep_seconds=0.05
+    )
+    service = await authority(db, limits)
+
+    async def create(seats: list[str | None], creator: str, network: str) -> Match:
+        return await service.create_match(
+            Options(players=len(seats)), seats, creator=creator, network=network
+        )
+
+    first = await create([None, "easy"], "ada", "10.0.0.0")
+    assert first.creator == "network:10.0.0.0"  # whose turns it takes with the stand-in
+    await create([None, "easy"], "ada", "10.0.0.0")
+    with pytest.raises(Throttled, match="you have 2 bot seats waiting for or played by an AI agent already"):
+        await create([None, "easy"], "ada", "10.0.0.0")
+    await create([None, None], "ada", "10.0.0.0")  # no bot seat: not counted
+    with pytest.raises(Throttled, match="your network has 2 bot seats .* of 3; this asks for 2 more"):
+        await create([None, "easy", "easy"], "bob", "10.0.0.0")
+    elsewhere = await create([None, "easy", "easy"], "bob", "10.9.0.0")
+    assert elsewhere.creator == "network:10.9.0.0"
+    # Nobody claims them: the matches are cancelled, and their seats count no more.
+    await until(lambda: not service.bot_seats_by.held and not service.bot_seat_creators, 5)
+    await create([None, "easy", "easy"], "ada", "10.0.0.0")
     await close(service)

@@ -920,10 +920,12 @@ type SeatInfo struct {
 	BotLevel    BotLevel               `protobuf:"varint,3,opt,name=bot_level,json=botLevel,proto3,enum=mercado.v1.BotLevel" json:"bot_level,omitempty"`
 	Taken       bool                   `protobuf:"varint,4,opt,name=taken,proto3" json:"taken,omitempty"`
 	DisplayName string                 `protobuf:"bytes,5,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
-	ReserveMs   int64                  `protobuf:"varint,6,opt,name=reserve_ms,json=reserveMs,proto3" json:"reserve_ms,omitempty"`      // with a clock: the reserve left
-	PlayedByAi  bool                   `protobuf:"varint,7,opt,name=played_by_ai,json=playedByAi,proto3" json:"played_by_ai,omitempty"` // the AI plays for this seat: its time ran out, or its player left
-	Left        bool                   `protobuf:"varint,8,opt,name=left,proto3" json:"left,omitempty"`                                 // its player left (LeaveMatch): it cannot be taken back
-	Forfeited   bool                   `protobuf:"varint,9,opt,name=forfeited,proto3" json:"forfeited,omitempty"`                       // ranked last whatever its score
+	ReserveMs   int64                  `protobuf:"varint,6,opt,name=reserve_ms,json=reserveMs,proto3" json:"reserve_ms,omitempty"` // with a clock: the reserve left
+	// The AI plays for this seat: its time ran out, or its player left; for a bot seat, its agent went
+	// silent or was let go (with no clock, its human players were quiet), and should forget the seat.
+	PlayedByAi bool `protobuf:"varint,7,opt,name=played_by_ai,json=playedByAi,proto3" json:"played_by_ai,omitempty"`
+	Left       bool `protobuf:"varint,8,opt,name=left,proto3" json:"left,omitempty"`           // its player left (LeaveMatch): it cannot be taken back
+	Forfeited  bool `protobuf:"varint,9,opt,name=forfeited,proto3" json:"forfeited,omitempty"` // ranked last whatever its score
 	// The player the seat is bound to: a player id, `bot:<level>` for a bot seat taken by an
 	// agent; empty for an open seat or anonymous play (a seat token alone).
 	PlayerId string `protobuf:"bytes,10,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`

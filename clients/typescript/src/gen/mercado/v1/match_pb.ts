@@ -463,7 +463,8 @@ export type SeatInfo = Message<"mercado.v1.SeatInfo"> & {
   reserveMs: bigint;
 
   /**
-   * the AI plays for this seat: its time ran out, or its player left
+   * The AI plays for this seat: its time ran out, or its player left; for a bot seat, its agent went
+   * silent or was let go (with no clock, its human players were quiet), and should forget the seat.
    *
    * @generated from field: bool played_by_ai = 7;
    */
