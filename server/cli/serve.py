@@ -195,8 +195,8 @@ def _networks(
     "--agent-wait",
     type=SECONDS,
     default=900.0,
-    help="In a match with no clock: seconds its human players may be quiet before its AI agents are let go"
-    " (the server's AI plays the bot seats from then on).",
+    help="Seconds the human players of a match (with no clock, or a longer one) may be quiet before its AI"
+    " agents are let go (the server's AI plays the bot seats from then on).",
 )
 @option(
     "--orphan-timeout",

@@ -4,9 +4,9 @@ A match with a time control gives each human seat ``turn_seconds`` per turn and 
 reserve that a slower turn draws on; when several seats choose at once, each has
 its own clock. When a seat's time runs out, it is played by the AI from then on
 (or forfeits, as the match says); so are seats whose players left, and bot seats
-whose agent went silent for a while (``Limits.bot_turn_seconds``). In a match
-with no clock, whose human seats may take days, the agents playing its bot seats
-are let go once the humans to move have been quiet for
+whose agent went silent for a while (``Limits.bot_turn_seconds``). In a match whose
+people may take days over a turn (no clock, or a long one), the agents playing
+its bot seats are let go once the humans to move have been quiet for
 ``Limits.agent_wait_seconds``, so that an agent serves the matches in play: the
 stand-in plays those seats from then on. The AI that stands in plays a bot seat
 at the seat's level, any other at the match's fallback level; it sees only that
@@ -107,11 +107,12 @@ class Timekeeper:
         return deadline is not None and deadline <= at_ms
 
     def agents_deadline_ms(self, match: Match) -> int | None:
-        """With no clock, while only human seats are to move, those of people: when the agents playing
-        the match's bot seats are let go."""
+        """While only seats of people are to move: when the agents playing the match's bot seats are let
+        go (with a clock shorter than that, the people's time runs out first)."""
+        if not match.agent_seats():  # most matches: decided here
+            return None
         to_move = [match.record.seats[seat] for seat in match.to_move()]
-        people = bool(to_move) and all(seat.bot_level is None and seat.played_by == OWNER for seat in to_move)
-        if match.record.clock is not None or not people or not match.agent_seats():
+        if not to_move or any(seat.bot_level is not None or seat.played_by != OWNER for seat in to_move):
             return None
         return match.turn_started_ms + self.agent_wait_ms
 

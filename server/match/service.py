@@ -101,8 +101,8 @@ class Limits:
     # server, and is taken up by another (a turn that simply lasts longer is only held twice).
     orphaned_seconds: float = 300.0
     bot_turn_seconds: float = 300.0  # a bot seat whose agent has not moved this long: the stand-in plays it
-    # With no clock, while human seats are to move: after this long the agents playing the match's bot
-    # seats are let go (for other matches) and the stand-in plays those seats, at their levels, from then on.
+    # While people are to move (with no clock, or a longer one): after this long the agents playing the
+    # match's bot seats are let go (for other matches) and the stand-in plays those seats from then on.
     agent_wait_seconds: float = 900.0
 
 

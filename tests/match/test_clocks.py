@@ -197,11 +197,14 @@ async def test_bot_seats_need_an_agent_with_room(db: Path) -> None:
     await close(service)
 
 
-async def test_a_clockless_match_lets_its_agent_go_once_its_human_is_quiet(db: Path) -> None:
+@pytest.mark.parametrize("clock", [None, TimeControl(turn_seconds=86_400)], ids=["no-clock", "a-day-a-turn"])
+async def test_a_slow_match_lets_its_agent_go_once_its_human_is_quiet(
+    db: Path, clock: TimeControl | None
+) -> None:
     service = await authority(db, Limits(agent_wait_seconds=0.5), agents=False)
     await service.agent_heartbeat(AGENT_KEY, "one", [], 1)
     seed = next(s for s in range(100) if new_game(Options(players=2), s).current_player == 0)
-    match = await service.create_match(Options(players=2), [None, "medium"], seed, "ada", None, False)
+    match = await service.create_match(Options(players=2), [None, "medium"], seed, "ada", clock, False)
     human = await service.join(match.match_id, "ada")
     bot = await service.claim_bot_seat([], "agent", AGENT_KEY, "one")
     assert (human.seat, bot.seat) == (0, 1)

@@ -922,7 +922,7 @@ type SeatInfo struct {
 	DisplayName string                 `protobuf:"bytes,5,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
 	ReserveMs   int64                  `protobuf:"varint,6,opt,name=reserve_ms,json=reserveMs,proto3" json:"reserve_ms,omitempty"` // with a clock: the reserve left
 	// The AI plays for this seat: its time ran out, or its player left; for a bot seat, its agent went
-	// silent or was let go (with no clock, its human players were quiet), and should forget the seat.
+	// silent or was let go (its human players were quiet for long), and should forget the seat.
 	PlayedByAi bool `protobuf:"varint,7,opt,name=played_by_ai,json=playedByAi,proto3" json:"played_by_ai,omitempty"`
 	Left       bool `protobuf:"varint,8,opt,name=left,proto3" json:"left,omitempty"`           // its player left (LeaveMatch): it cannot be taken back
 	Forfeited  bool `protobuf:"varint,9,opt,name=forfeited,proto3" json:"forfeited,omitempty"` // ranked last whatever its score

@@ -482,7 +482,7 @@ class SeatInfo(google.protobuf.message.Message):
     """with a clock: the reserve left"""
     played_by_ai: builtins.bool
     """The AI plays for this seat: its time ran out, or its player left; for a bot seat, its agent went
-    silent or was let go (with no clock, its human players were quiet), and should forget the seat.
+    silent or was let go (its human players were quiet for long), and should forget the seat.
     """
     left: builtins.bool
     """its player left (LeaveMatch): it cannot be taken back"""

@@ -464,7 +464,7 @@ export type SeatInfo = Message<"mercado.v1.SeatInfo"> & {
 
   /**
    * The AI plays for this seat: its time ran out, or its player left; for a bot seat, its agent went
-   * silent or was let go (with no clock, its human players were quiet), and should forget the seat.
+   * silent or was let go (its human players were quiet for long), and should forget the seat.
    *
    * @generated from field: bool played_by_ai = 7;
    */
