@@ -137,13 +137,9 @@ class Timekeeper:
     async def _stand_in(self, match: Match, version: int, seat: int) -> None:
         """Choose and play the move of ``seat``, which the AI plays (at ``version``)."""
         try:
-            view = match.rules.view(match.state, seat)
-            seed = zlib.crc32(f"{match.match_id}:{version}:{seat}".encode())
-            chosen = await self.pool.run(
-                match.creator, _decide, match.record.game, view, stand_in_level(match, seat), seed
-            )
+            action = await self._search(match, version, seat)
             match.stand_in = None
-            await self.play(match, version, seat, match.rules.action_from_json(chosen))
+            await self.play(match, version, seat, action)
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -151,6 +147,23 @@ class Timekeeper:
         finally:
             if match.stand_in is asyncio.current_task():
                 match.stand_in = None
+
+    async def _search(self, match: Match, version: int, seat: int) -> Any:
+        """The AI's move for ``seat``; if the search fails (its worker process died, say), the first legal
+        action, so that the match goes on."""
+        view = match.rules.view(match.state, seat)
+        seed = zlib.crc32(f"{match.match_id}:{version}:{seat}".encode())
+        level = stand_in_level(match, seat)
+        try:
+            chosen = await self.pool.run(match.creator, _decide, match.record.game, view, level, seed)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception(
+                "the stand-in's search failed: it plays a legal action", extra={"match_id": match.match_id}
+            )
+            return match.rules.legal_actions(match.state, seat)[0]
+        return match.rules.action_from_json(chosen)
 
     async def close(self) -> None:
         for task in self.tasks:

@@ -13,7 +13,7 @@ import asyncio
 import functools
 from collections import Counter, deque
 from collections.abc import Callable
-from concurrent.futures import Executor
+from concurrent.futures import BrokenExecutor, Executor
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -54,16 +54,24 @@ class FairPool:
                 continue
             if self.executor is None:
                 self.executor = self.make_executor()
+            try:
+                running = asyncio.wrap_future(self.executor.submit(function, *args))
+            except BrokenExecutor as error:
+                self._replace_broken()
+                done.set_exception(error)
+                self._forget_idle(owner)
+                continue
             self.turns += 1
             self.last_turn[owner] = self.turns
             self.running[owner] += 1
-            running = asyncio.wrap_future(self.executor.submit(function, *args))
             running.add_done_callback(functools.partial(self._finished, owner, done))
 
     def _finished(self, owner: str, done: asyncio.Future[Any], finished: asyncio.Future[Any]) -> None:
         self.running[owner] -= 1
         self._forget_idle(owner)
         error = None if finished.cancelled() else finished.exception()  # retrieved even if nobody waits
+        if isinstance(error, BrokenExecutor):
+            self._replace_broken()
         if not done.done():
             if finished.cancelled():
                 done.cancel()
@@ -78,6 +86,13 @@ class FairPool:
         if owner not in self.queues and self.running[owner] <= 0:
             del self.running[owner]
             self.last_turn.pop(owner, None)
+
+    def _replace_broken(self) -> None:
+        """A worker died (killed, out of memory): the executor refuses all work now; the next job gets
+        a new one."""
+        if self.executor is not None:
+            self.executor.shutdown(wait=False, cancel_futures=True)
+            self.executor = None
 
     def close(self) -> None:
         """Stop the workers; jobs not started never will."""

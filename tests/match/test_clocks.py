@@ -4,13 +4,16 @@ back, and matches that expire. Clocks here are short (a second or two)."""
 from __future__ import annotations
 
 import asyncio
+import os
 import random
+import signal
 import time
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from authorities import AGENT_KEY, authority, close
+from processes import children
 
 from server.games.mercado import Options, legal_actions, new_game
 from server.match import (
@@ -265,3 +268,18 @@ async def test_bot_seats_count_against_their_creators_and_networks_until_let_go(
     await until(lambda: not service.bot_seats_by.held and not service.bot_seat_creators, 5)
     await create([None, "easy", "easy"], "ada", "10.0.0.0")
     await close(service)
+
+
+async def test_the_stand_in_moves_even_when_its_search_process_dies(service: MatchService) -> None:
+    clock = TimeControl(turn_seconds=1, reserve_seconds=0, fallback_level="expert")  # seconds a move
+    match, _ = await seated(service, clock)
+    await until(lambda: service.clocks.pool.running)  # a search has begun
+    workers = [
+        pid for pid in children(os.getpid()) if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    ]
+    assert workers
+    for pid in workers:
+        os.kill(pid, signal.SIGKILL)  # as the kernel would, out of memory
+    await until(lambda: match.version >= 1)  # a legal action played without the search
+    await until(lambda: match.version >= 2)  # the next search, in a new worker process
+    assert all(action.request_id == stand_in_request_id(action.version) for action in match.actions)

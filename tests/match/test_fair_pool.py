@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
+import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
 import pytest
 
@@ -94,3 +97,14 @@ async def test_close_cancels_the_jobs_not_started(pool: FairPool) -> None:
     with pytest.raises(asyncio.CancelledError):
         await waiting
     assert await started == "X1"  # a thread runs to its end; the process pool's workers are stopped
+
+
+async def test_a_worker_that_dies_is_replaced_for_the_next_job() -> None:
+    spawned = multiprocessing.get_context("spawn")
+    pool = FairPool(lambda: ProcessPoolExecutor(1, mp_context=spawned), workers=1)
+    try:
+        with pytest.raises(BrokenProcessPool):
+            await pool.run("x", os._exit, 1)  # as a worker killed for its memory would
+        assert await pool.run("y", pow, 2, 10) == 1024
+    finally:
+        pool.close()
