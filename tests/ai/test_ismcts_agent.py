@@ -48,7 +48,12 @@ class LocalMatch:
     def match_state(self) -> api.MatchState:
         view = RULES.view(self.state, self.seat)
         return api.MatchState(
-            match=api.MatchSummary(match_id=self.match_id, game=games.game_enum(GAME), players=2),
+            match=api.MatchSummary(
+                match_id=self.match_id,
+                game=games.game_enum(GAME),
+                players=2,
+                seats=[api.SeatInfo(seat=seat, taken=True) for seat in range(2)],
+            ),
             version=self.version,
             your_seat=self.seat,
             view=api.View(leilao=leilao_pb2.LeilaoView(view=games.json_struct(view))),
