@@ -47,9 +47,9 @@ class Holdings:
         for key in keys:
             self.held[key] = self.held.get(key, 0) + count
 
-    def remove(self, keys: tuple[str, ...], count: int = 1) -> None:
+    def remove(self, keys: tuple[str, ...]) -> None:
         for key in keys:
-            left = self.held[key] - count
+            left = self.held[key] - 1
             if left:
                 self.held[key] = left
             else:
