@@ -8,6 +8,8 @@ counts against the network's cap too. An empty key (a trusted network, or no cal
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 from .errors import Throttled
 
 NETWORK = "network:"  # a network's count, apart from its clients' own (an anonymous client is its address)
@@ -27,6 +29,7 @@ class Holdings:
         self.per_network = per_network
         self.retry_seconds = retry_seconds
         self.held: dict[str, int] = {}
+        self.keys_of: dict[Hashable, tuple[str, ...]] = {}  # what ``hold`` was given, and whose it is
 
     def __len__(self) -> int:
         """How many keys hold anything."""
@@ -43,9 +46,9 @@ class Holdings:
                 beyond = f" of {cap}; this asks for {more} more" if held < cap else " already"
                 raise Throttled(f"{whose} {held} {self.what}{beyond}", self.retry_seconds)
 
-    def add(self, keys: tuple[str, ...], count: int = 1) -> None:
+    def add(self, keys: tuple[str, ...]) -> None:
         for key in keys:
-            self.held[key] = self.held.get(key, 0) + count
+            self.held[key] = self.held.get(key, 0) + 1
 
     def remove(self, keys: tuple[str, ...]) -> None:
         for key in keys:
@@ -54,3 +57,13 @@ class Holdings:
                 self.held[key] = left
             else:
                 del self.held[key]
+
+    def hold(self, thing: Hashable, keys: tuple[str, ...]) -> None:
+        """``thing`` counts for ``keys`` until ``let_go(thing)``."""
+        if keys:
+            self.add(keys)
+            self.keys_of[thing] = keys
+
+    def let_go(self, thing: Hashable) -> None:
+        """``thing`` no longer counts (nothing happens if it never did, or no longer does)."""
+        self.remove(self.keys_of.pop(thing, ()))

@@ -148,21 +148,19 @@ class MatchService:
         self.loading: dict[str, asyncio.Future[Match]] = {}
         self.claiming = asyncio.Lock()  # one bot-seat claim at a time: no seat is claimed twice
         self.waiting = 0  # waiting matches on the server
-        self.creators: dict[str, tuple[str, ...]] = {}  # waiting match id -> whose it counts as
-        self.waiting_by = Holdings(  # waiting matches each client and network created
+        self.waiting_by = Holdings(  # waiting matches (by id) each client and network created
             "matches waiting for players",
             self.limits.waiting_per_creator,
             self.limits.waiting_per_network,
             WAITING_RETRY_SECONDS,
         )
         self.open_bot_seats: Counter[str] = Counter()  # by level, in waiting matches
-        self.bot_seats_by = Holdings(  # bot seats waiting for or played by an agent, by creator and network
+        self.bot_seats_by = Holdings(  # bot seats (match id, seat) waiting for or played by an agent
             "bot seats waiting for or played by an AI agent",
             self.limits.bot_seats_per_creator,
             self.limits.bot_seats_per_network,
             WAITING_RETRY_SECONDS,
         )
-        self.bot_seat_creators: dict[tuple[str, int], tuple[str, ...]] = {}  # (match id, seat) -> its holders
         self.agents = Agents()
         self.agent_seats: dict[tuple[str, int], str] = {}  # (match id, seat) -> the agent that plays it
         self.clocks = Timekeeper(
@@ -406,15 +404,13 @@ class MatchService:
     def _waits(self, match: Match, creators: tuple[str, ...]) -> None:
         self.waiting += 1
         self.open_bot_seats.update(s.bot_level for s in match.record.seats if s.bot_level and not s.taken)
-        if creators:
-            self.creators[match.match_id] = creators
-        self.waiting_by.add(creators)
+        self.waiting_by.hold(match.match_id, creators)
 
     def _no_longer_waits(self, match: Match) -> None:
         """The match started, was cancelled or never was: it stops counting toward the caps."""
         self.waiting -= 1
         self.open_bot_seats.subtract(s.bot_level for s in match.record.seats if s.bot_level and not s.taken)
-        self.waiting_by.remove(self.creators.pop(match.match_id, ()))
+        self.waiting_by.let_go(match.match_id)
 
     # --- seats ---------------------------------------------------------------
 
@@ -484,20 +480,16 @@ class MatchService:
         return int(self.agents.interval)
 
     def _holds_bot_seats(self, match: Match, creators: tuple[str, ...]) -> None:
-        bot_seats = [seat.seat for seat in match.record.seats if seat.bot_level is not None]
-        if creators and bot_seats:
-            self.bot_seats_by.add(creators, len(bot_seats))
-            for seat in bot_seats:
-                self.bot_seat_creators[match.match_id, seat] = creators
+        for seat in match.record.seats:
+            if seat.bot_level is not None:
+                self.bot_seats_by.hold((match.match_id, seat.seat), creators)
 
     def _release_agent(self, match_id: str, seat: int) -> None:
         """The seat's agent (if any) is free of it, and it stops counting toward its creator's caps."""
         agent_id = self.agent_seats.pop((match_id, seat), None)
         if agent_id is not None:
             self.agents.released(agent_id)
-        creators = self.bot_seat_creators.pop((match_id, seat), None)
-        if creators is not None:
-            self.bot_seats_by.remove(creators)
+        self.bot_seats_by.let_go((match_id, seat))
 
     def _ended(self, match: Match) -> None:
         """The match finished or was cancelled: its agents and bot seats are free."""

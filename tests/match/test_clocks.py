@@ -265,7 +265,7 @@ async def test_bot_seats_count_against_their_creators_and_networks_until_let_go(
     elsewhere = await create([None, "easy", "easy"], "bob", "10.9.0.0")
     assert elsewhere.creator == "network:10.9.0.0"
     # Nobody claims them: the matches are cancelled, and their seats count no more.
-    await until(lambda: not service.bot_seats_by.held and not service.bot_seat_creators, 5)
+    await until(lambda: not service.bot_seats_by.held and not service.bot_seats_by.keys_of, 5)
     await create([None, "easy", "easy"], "ada", "10.0.0.0")
     await close(service)
 
