@@ -225,6 +225,18 @@ class MatchService:
             loading.add_done_callback(functools.partial(self._loaded, match_id))
         return await asyncio.shield(loading)
 
+    async def finished(self, match_id: str) -> Match:
+        """The match, once finished. With a shared store, a match this server has not seen finish is
+        read again first: its client may have seen the end through another server before the news
+        reached this one."""
+        async with self._using(match_id) as match:
+            if match.status != FINISHED and self.store.shared:
+                async with match.lock:
+                    await self._catch_up(match)
+            if match.status != FINISHED:
+                raise NotAllowedNow("a replay is available once the match has finished")
+            return match
+
     def _loaded(self, match_id: str, loading: asyncio.Future[Match]) -> None:
         del self.loading[match_id]
         if not loading.cancelled():

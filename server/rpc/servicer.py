@@ -35,7 +35,7 @@ from mercado.v1 import players_pb2 as players_pb
 from mercado_client.wire import BOT_LEVEL_NAMES, MATCH_STATUS_NAMES
 
 from server.games.registry import GAMES
-from server.match import BOT_LEVELS, DEFAULT_BOT_LEVEL, FINISHED, MatchService
+from server.match import BOT_LEVELS, DEFAULT_BOT_LEVEL, MatchService
 from server.match.errors import InvalidRequest, NotAllowedNow, Throttled, Unauthenticated
 from server.players.directory import Players
 from server.players.identity import PLAYER_ID, Identity, is_player_credential
@@ -411,9 +411,7 @@ class MatchServicer(api_grpc.MatchServiceServicer):
 
     @gated
     async def GetReplay(self, request: api.GetReplayRequest, context: grpc.aio.ServicerContext) -> api.Replay:
-        match = await self.service.get(request.match_id)
-        if match.status != FINISHED:
-            raise NotAllowedNow("a replay is available once the match has finished")
+        match = await self.service.finished(request.match_id)
         record = match.record
         wire = wires.wire_of(record.game)
         replay = api.Replay(

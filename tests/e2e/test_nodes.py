@@ -493,3 +493,28 @@ async def test_a_node_that_missed_news_reads_the_match_again(
             first = await timely(anext(resumed))
         assert first.version == seen and not first.HasField("action")
         await until(lambda: watcher.versions == [1, 2, 3], "node two's stream to carry the move", watching)
+
+
+async def test_a_replay_asked_through_a_node_that_missed_the_last_move_reads_the_match_again(
+    nodes: Nodes, client_of: ClientOf, postgres_dsn: str
+) -> None:
+    one, two = nodes(2)
+    # A first match played to its end gives the moves of a whole match with its seed.
+    first = await timely(client_of(one).create_match(players=2, seed=310))
+    joined = [await timely(client_of(one).join(first, name)) for name in "ab"]
+    players = [Caller.of(seat, seed=n) for n, seat in enumerate(joined)]
+    await timely(asyncio.gather(*(player.run() for player in players)), MATCH_SECONDS)
+    steps = list((await timely(client_of(one).replay(first))).steps)
+
+    # A second match with the same seed and the same moves, held in node two's memory from the start.
+    match_id = await timely(client_of(one).create_match(players=2, seed=310))
+    seats = {seat.seat: seat for seat in [await timely(client_of(one).join(match_id, name)) for name in "ab"]}
+    assert (await timely(client_of(two).view(match_id))).version == 0
+    for step in steps[:-1]:
+        await timely(seats[step.seat].submit(step.action, step.version - 1, uuid.uuid4().hex))
+    # The last move ends it while node two hears no news; its player asks node two for the replay at once.
+    assert await cut_news(postgres_dsn) == 2
+    last = steps[-1]
+    ended = await timely(seats[last.seat].submit(last.action, last.version - 1, uuid.uuid4().hex))
+    assert ended.state.match.status == api.MATCH_STATUS_FINISHED
+    assert list((await timely(client_of(two).replay(match_id))).steps) == steps
