@@ -604,6 +604,8 @@ class MatchService:
         async with self._using(match_id) as match:
             seat = await self._seat_of(match, token, player_id)
             async with match.lock:
+                if self.store.shared:
+                    await self._catch_up(match)  # the match may have ended through another server
                 record = match.record.seats[seat]
                 status = match.status
                 if status == WAITING:
@@ -631,6 +633,8 @@ class MatchService:
         async with self._using(match_id) as match:
             seat = await self._seat_of(match, token, player_id)
             async with match.lock:
+                if self.store.shared:
+                    await self._catch_up(match)  # the caller may have seen its seat time out elsewhere
                 record = match.record.seats[seat]
                 if record.bot_level is not None:
                     raise NotAllowedNow("a bot seat stays with the server's AI once it plays it")

@@ -5,7 +5,9 @@ version store exactly one action; the nodes hear of each other's changes (LISTEN
 stream carries every version once and in order, whichever node wrote it. A client whose node goes
 away (killed, stopped) carries on through another with the same seat token: it resumes its stream
 after the last version it saw and retries the call it had in flight with the same request id, which
-is applied at most once wherever it arrives.
+is applied at most once wherever it arrives. A node asked for a replay, to let a seat go or to give
+one back reads the match again first: its player may have seen, through another node, a change
+this one has yet to hear of.
 """
 
 from __future__ import annotations
@@ -495,8 +497,9 @@ async def test_a_node_that_missed_news_reads_the_match_again(
         await until(lambda: watcher.versions == [1, 2, 3], "node two's stream to carry the move", watching)
 
 
-async def test_a_replay_asked_through_a_node_that_missed_the_last_move_reads_the_match_again(
-    nodes: Nodes, client_of: ClientOf, postgres_dsn: str
+@pytest.mark.parametrize("asked", ["replay", "leave"])
+async def test_a_node_that_missed_the_end_of_a_match_reads_it_again_before_answering_its_player(
+    nodes: Nodes, client_of: ClientOf, postgres_dsn: str, asked: str
 ) -> None:
     one, two = nodes(2)
     # A first match played to its end gives the moves of a whole match with its seed.
@@ -512,9 +515,39 @@ async def test_a_replay_asked_through_a_node_that_missed_the_last_move_reads_the
     assert (await timely(client_of(two).view(match_id))).version == 0
     for step in steps[:-1]:
         await timely(seats[step.seat].submit(step.action, step.version - 1, uuid.uuid4().hex))
-    # The last move ends it while node two hears no news; its player asks node two for the replay at once.
+    # The last move ends it while node two hears no news; a player then asks node two at once.
     assert await cut_news(postgres_dsn) == 2
     last = steps[-1]
     ended = await timely(seats[last.seat].submit(last.action, last.version - 1, uuid.uuid4().hex))
     assert ended.state.match.status == api.MATCH_STATUS_FINISHED
-    assert list((await timely(client_of(two).replay(match_id))).steps) == steps
+    if asked == "replay":
+        assert list((await timely(client_of(two).replay(match_id))).steps) == steps
+    else:
+        through_two = Seat(client_of(two), match_id, 0, seats[0].token)
+        error = await timely(refusal(through_two.leave()))
+        assert_reason(error, grpc.StatusCode.FAILED_PRECONDITION)
+        assert error.details() == "the match is finished"
+
+
+async def test_a_seat_reclaimed_through_a_node_that_missed_its_timeout_is_given_back(
+    nodes: Nodes, client_of: ClientOf, postgres_dsn: str
+) -> None:
+    one, two = nodes(2)
+    clock = api.TimeControl(turn_seconds=3, reserve_seconds=0, on_timeout=api.ON_TIMEOUT_AI)
+    match_id = await timely(client_of(one).create_match(players=2, seed=311, clock=clock))
+    seats = {seat.seat: seat for seat in [await timely(client_of(one).join(match_id, name)) for name in "ab"]}
+    mover = (await timely(seats[0].view())).to_move
+    # Node two counts the first turn from when it reads the match, 1.5 s after node one does, so node
+    # one's clock runs out first; half a second before it does, node two stops hearing news (for the
+    # second it takes to listen again).
+    await asyncio.sleep(1.5)
+    assert (await timely(client_of(two).view(match_id))).version == 0
+    await asyncio.sleep(1.0)
+    assert await cut_news(postgres_dsn) == 2
+    deadline = time.monotonic() + 5.0
+    while not (await timely(seats[mover].view())).match.seats[mover].played_by_ai:
+        assert time.monotonic() < deadline, "node one never handed the seat to the AI"
+        await asyncio.sleep(0.02)
+    # Its player, told by node one, takes the seat back through node two at once.
+    reclaimed = await timely(Seat(client_of(two), match_id, mover, seats[mover].token).reclaim())
+    assert not reclaimed.match.seats[mover].played_by_ai
