@@ -230,9 +230,9 @@ class MatchService:
         read again first: its client may have seen the end through another server before the news
         reached this one."""
         async with self._using(match_id) as match:
-            if match.status != FINISHED and self.store.shared:
+            if match.status != FINISHED:
                 async with match.lock:
-                    await self._catch_up(match)
+                    await self._read_again(match)
             if match.status != FINISHED:
                 raise NotAllowedNow("a replay is available once the match has finished")
             return match
@@ -307,6 +307,12 @@ class MatchService:
         if match.status in (FINISHED, CANCELLED):
             self._ended(match)
         self.clocks.arm(match)
+
+    async def _read_again(self, match: Match) -> None:
+        """With a shared store, bring the match up to what the store holds (under its lock): before an
+        answer that a change made through another server, not yet heard of here, would alter."""
+        if self.store.shared:
+            await self._catch_up(match)
 
     @contextlib.asynccontextmanager
     async def _using(self, match_id: str) -> AsyncIterator[Match]:
@@ -591,9 +597,9 @@ class MatchService:
         """The seat ``player_id`` acts for, reading the match again if it holds none here and another
         server may have seated it."""
         seat = _player_seat(match, player_id)
-        if seat is None and self.store.shared and match.status == WAITING:
+        if seat is None and match.status == WAITING:
             async with match.lock:
-                await self._catch_up(match)
+                await self._read_again(match)
             seat = _player_seat(match, player_id)
         return seat
 
@@ -604,8 +610,7 @@ class MatchService:
         async with self._using(match_id) as match:
             seat = await self._seat_of(match, token, player_id)
             async with match.lock:
-                if self.store.shared:
-                    await self._catch_up(match)  # the match may have ended through another server
+                await self._read_again(match)  # the match may have ended through another server
                 record = match.record.seats[seat]
                 status = match.status
                 if status == WAITING:
@@ -633,8 +638,7 @@ class MatchService:
         async with self._using(match_id) as match:
             seat = await self._seat_of(match, token, player_id)
             async with match.lock:
-                if self.store.shared:
-                    await self._catch_up(match)  # the caller may have seen its seat time out elsewhere
+                await self._read_again(match)  # the caller may have seen its seat time out elsewhere
                 record = match.record.seats[seat]
                 if record.bot_level is not None:
                     raise NotAllowedNow("a bot seat stays with the server's AI once it plays it")
@@ -665,8 +669,7 @@ class MatchService:
     async def _timed_out(self, match: Match, version: int) -> None:
         """Seats to move at ``version`` ran out of time: the AI plays them (or they forfeit)."""
         async with match.lock:
-            if self.store.shared:
-                await self._catch_up(match)  # the mover may have moved through another server
+            await self._read_again(match)  # the mover may have moved through another server
             if match.version != version:
                 return
             now = now_ms()
@@ -769,8 +772,8 @@ class MatchService:
         async with self._using(match_id) as match:
             seat = await self._seat_of(match, token, player_id)
             async with match.lock:
-                if expected_version > match.version and self.store.shared:
-                    await self._catch_up(match)  # the caller saw another server move it on
+                if expected_version > match.version:
+                    await self._read_again(match)  # the caller saw another server move it on
                 earlier = _repeated(match, seat, request_id, action)
                 if earlier is not None:
                     return match, seat, earlier
@@ -879,9 +882,9 @@ class MatchService:
         while the block runs."""
         async with self._using(match_id) as match:
             seat = await self._viewer(match, token, player_id)
-            if after_version > match.version and self.store.shared:
+            if after_version > match.version:
                 async with match.lock:
-                    await self._catch_up(match)  # the caller saw another server move it on
+                    await self._read_again(match)  # the caller saw another server move it on
             if after_version > match.version:
                 raise InvalidRequest(
                     f"after_version {after_version} is ahead of the match (version {match.version})"

@@ -57,6 +57,15 @@ async def until(
         await asyncio.sleep(0.005)
 
 
+async def eventually(check: Callable[[], Awaitable[bool]], what: str, seconds: float = 15.0) -> None:
+    """Wait for the asynchronous ``check`` to hold."""
+    deadline = time.monotonic() + seconds
+    while not await timely(check()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.05)
+
+
 def log_records(node: ServerProcess) -> list[dict[str, Any]]:
     records = []
     for line in list(node.log_lines):

@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,7 @@ from nodes import (
     ClientOf,
     Nodes,
     assert_played,
+    eventually,
     logged,
     timely,
 )
@@ -50,15 +51,6 @@ TURN_SECONDS = 1  # the turn clock of a match left to the AI
 ORPHAN_SECONDS = 1.0  # --orphan-timeout of the node that takes orphaned matches over
 PLAYED_BEFORE = 30  # the moves of the orphaned match before its node dies
 CLOCK_SLACK_MS = 50  # a timer may fire a little early; the database and the nodes share a clock
-
-
-async def eventually(check: Callable[[], Awaitable[bool]], what: str, seconds: float = 15.0) -> None:
-    """Wait for the asynchronous ``check`` to hold."""
-    deadline = time.monotonic() + seconds
-    while not await timely(check()):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.05)
 
 
 async def matched(client: MercadoClient, token: str) -> api.MatchFound:
