@@ -5,9 +5,12 @@ actions, many in play at once as in a server: each round submits one action to e
 matches together (so their commits are grouped, as the server's are) and then renders each action as
 the server renders it, every seat's stream message and the mover's answer. A finished match is
 replaced by a new one. The figures are the process's CPU time per action (the SQLite writer
-thread's included), for the submissions and for the rendering. With no gRPC and no load-generating
-processes on the same cores, they move far less from run to run than ``bench server``'s, which makes
-them the steadier way to compare two builds of the server's own code.
+thread's included), for the submissions and for the rendering, and the event loop's thread's alone:
+a server's throughput is bound by that thread, and beside the no-game floor server
+(``mercado bench server --floor``) it is what the game adds to each action's cost. The actions are
+chosen before the clocks start. With no gRPC and no load-generating processes on the same cores,
+the figures move far less from run to run than ``bench server``'s, which makes them the steadier way
+to compare two builds of the server's own code.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from server.games.mercado import Options, legal_actions
+from server.games.mercado import Action, Options, legal_actions
 from server.match import PLAYING, Match, MatchService, Policy, Update
 from server.rpc import render
 from server.rpc.server import collect_garbage_for_serving, run_event_loop
@@ -35,11 +38,9 @@ async def _open(service: MatchService, players: int, seed: int) -> tuple[Match, 
     return match, tokens
 
 
-async def _submit(service: MatchService, match: Match, tokens: list[str], rng: random.Random) -> Update:
-    seat = match.state.current_player
+async def _submit(service: MatchService, match: Match, token: str, action: Action) -> Update:
     version = match.version
-    action = rng.choice(legal_actions(match.state))
-    _, _, update = await service.submit(match.match_id, tokens[seat], version, str(version), action)
+    _, _, update = await service.submit(match.match_id, token, version, str(version), action)
     return update
 
 
@@ -62,7 +63,7 @@ async def _measure(players: int, matches: int, actions: int, seed: int, db: Path
     try:
         live = [await _open(service, players, seed + i) for i in range(matches)]
         opened = matches
-        submitting = rendering = 0.0
+        submitting = rendering = on_the_loop = 0.0
         done = 0
         with _collector_as_served():
             while done < actions:
@@ -72,8 +73,16 @@ async def _measure(players: int, matches: int, actions: int, seed: int, db: Path
                         live[i] = await _open(service, players, seed + opened)
                         opened += 1
                 batch = [live[i] for i in chosen]
-                started = time.process_time()
-                submits = [_submit(service, match, tokens, rng) for match, tokens in batch]
+                # Chosen before the clock starts: a client's choice is not the server's work.
+                moves = [
+                    (tokens[match.state.current_player], rng.choice(legal_actions(match.state)))
+                    for match, tokens in batch
+                ]
+                started, loop_started = time.process_time(), time.thread_time()
+                submits = [
+                    _submit(service, match, token, action)
+                    for (match, _), (token, action) in zip(batch, moves, strict=True)
+                ]
                 updates = await asyncio.gather(*submits)
                 submitted = time.process_time()
                 for (match, _), update in zip(batch, updates, strict=True):
@@ -83,6 +92,7 @@ async def _measure(players: int, matches: int, actions: int, seed: int, db: Path
                     render.submit_response(match, update, update.record.seat)
                 rendering += time.process_time() - submitted
                 submitting += submitted - started
+                on_the_loop += time.thread_time() - loop_started
                 done += len(batch)
     finally:
         store.close()
@@ -93,6 +103,7 @@ async def _measure(players: int, matches: int, actions: int, seed: int, db: Path
         "cpu_us_per_action": round((submitting + rendering) / done * 1e6, 1),
         "submit_cpu_us_per_action": round(submitting / done * 1e6, 1),
         "render_cpu_us_per_action": round(rendering / done * 1e6, 1),
+        "event_loop_cpu_us_per_action": round(on_the_loop / done * 1e6, 1),
     }
 
 
