@@ -231,8 +231,7 @@ class MatchService:
         reached this one."""
         async with self._using(match_id) as match:
             if match.status != FINISHED:
-                async with match.lock:
-                    await self._read_again(match)
+                await self._lock_and_read_again(match)
             if match.status != FINISHED:
                 raise NotAllowedNow("a replay is available once the match has finished")
             return match
@@ -313,6 +312,12 @@ class MatchService:
         answer that a change made through another server, not yet heard of here, would alter."""
         if self.store.shared:
             await self._catch_up(match)
+
+    async def _lock_and_read_again(self, match: Match) -> None:
+        """``_read_again`` for a caller not holding the match's lock (taken only with a shared store)."""
+        if self.store.shared:
+            async with match.lock:
+                await self._catch_up(match)
 
     @contextlib.asynccontextmanager
     async def _using(self, match_id: str) -> AsyncIterator[Match]:
@@ -598,8 +603,7 @@ class MatchService:
         server may have seated it."""
         seat = _player_seat(match, player_id)
         if seat is None and match.status == WAITING:
-            async with match.lock:
-                await self._read_again(match)
+            await self._lock_and_read_again(match)
             seat = _player_seat(match, player_id)
         return seat
 
@@ -883,8 +887,7 @@ class MatchService:
         async with self._using(match_id) as match:
             seat = await self._viewer(match, token, player_id)
             if after_version > match.version:
-                async with match.lock:
-                    await self._read_again(match)  # the caller saw another server move it on
+                await self._lock_and_read_again(match)  # the caller saw another server move it on
             if after_version > match.version:
                 raise InvalidRequest(
                     f"after_version {after_version} is ahead of the match (version {match.version})"
