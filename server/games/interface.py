@@ -55,6 +55,9 @@ class GameRules(Protocol[State, Action]):
     name: str  # its identifier: "mercado", "oregano", "leilao"
     min_players: int
     max_players: int
+    # The actions of its own that make a seat's opening: its first round of play, and at least
+    # three. A match in which a seat gave up before them counts for nobody's rating.
+    opening_actions: int
 
     # --- set-up -----------------------------------------------------------------
 

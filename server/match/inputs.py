@@ -28,11 +28,19 @@ def quote(text: str) -> str:
     return repr(text)
 
 
+STAND_IN_REQUESTS = "ai/"  # how the request ids of the AI's moves for the seats it stands in for begin
+
+
 def stand_in_request_id(version: int) -> str:
     """The request id of the AI's move for a seat it stands in for, at ``version``: the same on
     every server (one of them stores it), and with a '/', which no caller's request id holds, so a
     seat cannot take it first and stop the stand-in from moving."""
-    return f"ai/{version}"
+    return f"{STAND_IN_REQUESTS}{version}"
+
+
+def by_stand_in(request_id: str) -> bool:
+    """Whether the action of ``request_id`` was the AI's, standing in for its seat's owner."""
+    return request_id.startswith(STAND_IN_REQUESTS)
 
 
 def check_match_id(match_id: str) -> str:

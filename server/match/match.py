@@ -12,6 +12,7 @@ from server.games.interface import Event
 from server.games.registry import AnyGame, game_named
 from server.store import StoredAction
 
+from .inputs import by_stand_in
 from .records import (
     AI_PLAYED,
     CANCELLED,
@@ -130,6 +131,14 @@ class Match:
         counts = [0] * len(self.record.seats)
         for action in self.actions:
             counts[action.seat] += 1
+        return counts
+
+    def own_turns(self) -> list[int]:
+        """How many actions each seat made itself: its owner's (or agent's), not the AI's standing in."""
+        counts = [0] * len(self.record.seats)
+        for action in self.actions:
+            if not by_stand_in(action.request_id):
+                counts[action.seat] += 1
         return counts
 
     def seat_with(self, token_hash: str) -> int | None:

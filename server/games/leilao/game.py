@@ -22,6 +22,7 @@ class Leilao:
     name = "leilao"
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
+    opening_actions = 3  # its first round: a bid and two picks
 
     def options(self, data: Mapping[str, Any]) -> Mapping[str, Any]:
         return Options.from_json(data).to_json()

@@ -28,6 +28,7 @@ class Mercado:
     name = "mercado"
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
+    opening_actions = 3  # its first three turns (a turn is one action)
 
     def options(self, data: Mapping[str, Any]) -> Options:
         return data if isinstance(data, Options) else position.options_from_json(dict(data))

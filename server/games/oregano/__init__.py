@@ -39,6 +39,7 @@ class Oregano:
     name = components.GAME
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
+    opening_actions = 5  # its two set-up choices and its first turn (a declaration and two actions)
 
     def options(self, data: Mapping[str, Any]) -> Mapping[str, Any]:
         return Options.from_json(dict(data)).to_json()
