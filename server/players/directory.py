@@ -22,7 +22,7 @@ from server.store import Conflict, Store
 from server.store.records import BOT, GUEST, RATED, UNRATED, PlayerRecord, bot_player_id
 
 from .identity import Authenticator, Identity
-from .ratings import final_ranks, rate, unrated_because
+from .ratings import played, rated_players, unrated_because
 
 GUEST_SECRET = "guest-token-secret"  # the store's name for the key of guest tokens
 KNOWN_KEPT = 10_000  # frontend users whose stored name is known to be current
@@ -120,8 +120,9 @@ class Players:
         if match.status != FINISHED or record.rating is not None:
             return
         async with self.rating_lock:
+            play = played(match)
             for _ in range(RATING_ATTEMPTS):
-                why_not = unrated_because(record, match.turns())
+                why_not = unrated_because(record, play)
                 players: list[PlayerRecord] = []
                 if why_not is None:
                     ids = [seat.player_id or "" for seat in record.seats]
@@ -129,7 +130,7 @@ class Players:
                     if len(stored) != len(set(ids)):
                         why_not = "a player is not stored"
                     else:
-                        players = rate([stored[i] for i in ids], final_ranks(record, match.ranks()))
+                        players = rated_players(record, [stored[i] for i in ids], match.ranks(), play)
                 outcome = UNRATED if why_not else RATED
                 try:
                     await self.store.record_rating(record.match_id, outcome, players)

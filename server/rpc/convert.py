@@ -29,7 +29,7 @@ from server.match.records import (
     MatchRecord,
     TimeControl,
 )
-from server.players.ratings import unrated_because
+from server.players.ratings import played, unrated_because
 from server.rpc.wires import wire_of
 from server.store.records import BOT, EXTERNAL, GUEST, RATED, PlayerRecord
 
@@ -94,7 +94,7 @@ def _rated(match: Match) -> bool:
     """Whether the match counts for the ratings: see ``MatchSummary.rated``."""
     if match.status == FINISHED and match.record.rating is None:
         # Finished, its rating still being written: decided as the ratings will decide it.
-        return unrated_because(match.record, match.turns()) is None
+        return unrated_because(match.record, played(match)) is None
     return _record_rated(match.record)
 
 
