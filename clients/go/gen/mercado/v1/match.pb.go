@@ -1068,14 +1068,19 @@ type MatchSummary struct {
 	// reserve) runs out, as a Unix time in milliseconds; in a simultaneous step, the earliest of
 	// the seats still to act (each seat's own is in SeatInfo).
 	DeadlineUnixMs *int64 `protobuf:"varint,12,opt,name=deadline_unix_ms,json=deadlineUnixMs,proto3,oneof" json:"deadline_unix_ms,omitempty"`
-	// Once finished: each seat's rank (1-based, ties shared), forfeited seats last.
+	// Once finished: each seat's rank (1-based, ties shared), forfeited seats last. A seat that left
+	// or went idle keeps here the place the game gave it; for the ratings it is last (see `rated`).
 	Ranks   []uint32 `protobuf:"varint,13,rep,packed,name=ranks,proto3" json:"ranks,omitempty"`
 	HotSeat bool     `protobuf:"varint,14,opt,name=hot_seat,json=hotSeat,proto3" json:"hot_seat,omitempty"` // one player may hold several seats
-	// Whether the match counts for the ratings: once finished, whether it did; before, whether
-	// it still can. A match is rated when it was not created unrated or hot-seat, its seed was
-	// drawn by the server, every seat is bound to a different player (a bot level is one
-	// player), and no seat had more than half of its turns played by the AI after its time ran
-	// out. A seat that left or forfeited does not make a match unrated: it is ranked last.
+	// Whether the match counts for the ratings: once finished, whether it did; before, whether its
+	// set-up and players let it (how it is played decides the rest at the end). A match is rated
+	// when it was not created unrated or hot-seat, its seed was drawn by the server, every seat is
+	// bound to a different player (a bot level is one player), and it was played: a seat gives up
+	// when its player leaves, forfeits, or goes idle (the AI played more than half of its turns
+	// after its time ran out), and the match is unrated when every seat gave up or one gave up
+	// before its game's opening moves. A seat that gave up later is ranked last for the ratings; if
+	// its player had fewer than 5 rated matches of the game, the others are rated among themselves
+	// (in a match of two, not at all). docs/players.md has the details.
 	Rated         bool `protobuf:"varint,15,opt,name=rated,proto3" json:"rated,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

@@ -603,7 +603,8 @@ export type MatchSummary = Message<"mercado.v1.MatchSummary"> & {
   deadlineUnixMs?: bigint | undefined;
 
   /**
-   * Once finished: each seat's rank (1-based, ties shared), forfeited seats last.
+   * Once finished: each seat's rank (1-based, ties shared), forfeited seats last. A seat that left
+   * or went idle keeps here the place the game gave it; for the ratings it is last (see `rated`).
    *
    * @generated from field: repeated uint32 ranks = 13;
    */
@@ -617,11 +618,15 @@ export type MatchSummary = Message<"mercado.v1.MatchSummary"> & {
   hotSeat: boolean;
 
   /**
-   * Whether the match counts for the ratings: once finished, whether it did; before, whether
-   * it still can. A match is rated when it was not created unrated or hot-seat, its seed was
-   * drawn by the server, every seat is bound to a different player (a bot level is one
-   * player), and no seat had more than half of its turns played by the AI after its time ran
-   * out. A seat that left or forfeited does not make a match unrated: it is ranked last.
+   * Whether the match counts for the ratings: once finished, whether it did; before, whether its
+   * set-up and players let it (how it is played decides the rest at the end). A match is rated
+   * when it was not created unrated or hot-seat, its seed was drawn by the server, every seat is
+   * bound to a different player (a bot level is one player), and it was played: a seat gives up
+   * when its player leaves, forfeits, or goes idle (the AI played more than half of its turns
+   * after its time ran out), and the match is unrated when every seat gave up or one gave up
+   * before its game's opening moves. A seat that gave up later is ranked last for the ratings; if
+   * its player had fewer than 5 rated matches of the game, the others are rated among themselves
+   * (in a match of two, not at all). docs/players.md has the details.
    *
    * @generated from field: bool rated = 15;
    */
