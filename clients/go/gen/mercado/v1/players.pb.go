@@ -294,6 +294,7 @@ type CreatePlayerResponse struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Player *Player                `protobuf:"bytes,1,opt,name=player,proto3" json:"player,omitempty"`
 	// Secret: send as `authorization: Bearer <token>`; keep it to be this player again later.
+	// It does not expire; RotatePlayerToken replaces it.
 	PlayerToken   string `protobuf:"bytes,2,opt,name=player_token,json=playerToken,proto3" json:"player_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -343,6 +344,98 @@ func (x *CreatePlayerResponse) GetPlayerToken() string {
 	return ""
 }
 
+// No fields: the player is the caller, whose guest token is the credential of the call.
+type RotatePlayerTokenRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RotatePlayerTokenRequest) Reset() {
+	*x = RotatePlayerTokenRequest{}
+	mi := &file_mercado_v1_players_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RotatePlayerTokenRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RotatePlayerTokenRequest) ProtoMessage() {}
+
+func (x *RotatePlayerTokenRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mercado_v1_players_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RotatePlayerTokenRequest.ProtoReflect.Descriptor instead.
+func (*RotatePlayerTokenRequest) Descriptor() ([]byte, []int) {
+	return file_mercado_v1_players_proto_rawDescGZIP(), []int{4}
+}
+
+type RotatePlayerTokenResponse struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Player *Player                `protobuf:"bytes,1,opt,name=player,proto3" json:"player,omitempty"`
+	// The player's new secret token, which replaces the one the call was made with: keep it in place
+	// of that one. Every earlier token of the player is refused from now on (UNAUTHENTICATED, "it
+	// has been replaced by a newer one").
+	PlayerToken   string `protobuf:"bytes,2,opt,name=player_token,json=playerToken,proto3" json:"player_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RotatePlayerTokenResponse) Reset() {
+	*x = RotatePlayerTokenResponse{}
+	mi := &file_mercado_v1_players_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RotatePlayerTokenResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RotatePlayerTokenResponse) ProtoMessage() {}
+
+func (x *RotatePlayerTokenResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mercado_v1_players_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RotatePlayerTokenResponse.ProtoReflect.Descriptor instead.
+func (*RotatePlayerTokenResponse) Descriptor() ([]byte, []int) {
+	return file_mercado_v1_players_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *RotatePlayerTokenResponse) GetPlayer() *Player {
+	if x != nil {
+		return x.Player
+	}
+	return nil
+}
+
+func (x *RotatePlayerTokenResponse) GetPlayerToken() string {
+	if x != nil {
+		return x.PlayerToken
+	}
+	return ""
+}
+
 type GetPlayerRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	PlayerId      string                 `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"` // empty: the caller (a player credential is then required)
@@ -353,7 +446,7 @@ type GetPlayerRequest struct {
 
 func (x *GetPlayerRequest) Reset() {
 	*x = GetPlayerRequest{}
-	mi := &file_mercado_v1_players_proto_msgTypes[4]
+	mi := &file_mercado_v1_players_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -365,7 +458,7 @@ func (x *GetPlayerRequest) String() string {
 func (*GetPlayerRequest) ProtoMessage() {}
 
 func (x *GetPlayerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_players_proto_msgTypes[4]
+	mi := &file_mercado_v1_players_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -378,7 +471,7 @@ func (x *GetPlayerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPlayerRequest.ProtoReflect.Descriptor instead.
 func (*GetPlayerRequest) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_players_proto_rawDescGZIP(), []int{4}
+	return file_mercado_v1_players_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *GetPlayerRequest) GetPlayerId() string {
@@ -406,7 +499,7 @@ type GetLeaderboardRequest struct {
 
 func (x *GetLeaderboardRequest) Reset() {
 	*x = GetLeaderboardRequest{}
-	mi := &file_mercado_v1_players_proto_msgTypes[5]
+	mi := &file_mercado_v1_players_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -418,7 +511,7 @@ func (x *GetLeaderboardRequest) String() string {
 func (*GetLeaderboardRequest) ProtoMessage() {}
 
 func (x *GetLeaderboardRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_players_proto_msgTypes[5]
+	mi := &file_mercado_v1_players_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -431,7 +524,7 @@ func (x *GetLeaderboardRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetLeaderboardRequest.ProtoReflect.Descriptor instead.
 func (*GetLeaderboardRequest) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_players_proto_rawDescGZIP(), []int{5}
+	return file_mercado_v1_players_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *GetLeaderboardRequest) GetPageSize() uint32 {
@@ -465,7 +558,7 @@ type LeaderboardEntry struct {
 
 func (x *LeaderboardEntry) Reset() {
 	*x = LeaderboardEntry{}
-	mi := &file_mercado_v1_players_proto_msgTypes[6]
+	mi := &file_mercado_v1_players_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -477,7 +570,7 @@ func (x *LeaderboardEntry) String() string {
 func (*LeaderboardEntry) ProtoMessage() {}
 
 func (x *LeaderboardEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_players_proto_msgTypes[6]
+	mi := &file_mercado_v1_players_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -490,7 +583,7 @@ func (x *LeaderboardEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaderboardEntry.ProtoReflect.Descriptor instead.
 func (*LeaderboardEntry) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_players_proto_rawDescGZIP(), []int{6}
+	return file_mercado_v1_players_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *LeaderboardEntry) GetRank() uint32 {
@@ -517,7 +610,7 @@ type GetLeaderboardResponse struct {
 
 func (x *GetLeaderboardResponse) Reset() {
 	*x = GetLeaderboardResponse{}
-	mi := &file_mercado_v1_players_proto_msgTypes[7]
+	mi := &file_mercado_v1_players_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -529,7 +622,7 @@ func (x *GetLeaderboardResponse) String() string {
 func (*GetLeaderboardResponse) ProtoMessage() {}
 
 func (x *GetLeaderboardResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_players_proto_msgTypes[7]
+	mi := &file_mercado_v1_players_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -542,7 +635,7 @@ func (x *GetLeaderboardResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetLeaderboardResponse.ProtoReflect.Descriptor instead.
 func (*GetLeaderboardResponse) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_players_proto_rawDescGZIP(), []int{7}
+	return file_mercado_v1_players_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *GetLeaderboardResponse) GetEntries() []*LeaderboardEntry {
@@ -582,6 +675,10 @@ const file_mercado_v1_players_proto_rawDesc = "" +
 	"\fdisplay_name\x18\x01 \x01(\tR\vdisplayName\"e\n" +
 	"\x14CreatePlayerResponse\x12*\n" +
 	"\x06player\x18\x01 \x01(\v2\x12.mercado.v1.PlayerR\x06player\x12!\n" +
+	"\fplayer_token\x18\x02 \x01(\tR\vplayerToken\"\x1a\n" +
+	"\x18RotatePlayerTokenRequest\"j\n" +
+	"\x19RotatePlayerTokenResponse\x12*\n" +
+	"\x06player\x18\x01 \x01(\v2\x12.mercado.v1.PlayerR\x06player\x12!\n" +
 	"\fplayer_token\x18\x02 \x01(\tR\vplayerToken\"C\n" +
 	"\x10GetPlayerRequest\x12\x1b\n" +
 	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12\x12\n" +
@@ -617,29 +714,32 @@ func file_mercado_v1_players_proto_rawDescGZIP() []byte {
 }
 
 var file_mercado_v1_players_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_mercado_v1_players_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_mercado_v1_players_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_mercado_v1_players_proto_goTypes = []any{
-	(PlayerKind)(0),                // 0: mercado.v1.PlayerKind
-	(*Rating)(nil),                 // 1: mercado.v1.Rating
-	(*Player)(nil),                 // 2: mercado.v1.Player
-	(*CreatePlayerRequest)(nil),    // 3: mercado.v1.CreatePlayerRequest
-	(*CreatePlayerResponse)(nil),   // 4: mercado.v1.CreatePlayerResponse
-	(*GetPlayerRequest)(nil),       // 5: mercado.v1.GetPlayerRequest
-	(*GetLeaderboardRequest)(nil),  // 6: mercado.v1.GetLeaderboardRequest
-	(*LeaderboardEntry)(nil),       // 7: mercado.v1.LeaderboardEntry
-	(*GetLeaderboardResponse)(nil), // 8: mercado.v1.GetLeaderboardResponse
+	(PlayerKind)(0),                   // 0: mercado.v1.PlayerKind
+	(*Rating)(nil),                    // 1: mercado.v1.Rating
+	(*Player)(nil),                    // 2: mercado.v1.Player
+	(*CreatePlayerRequest)(nil),       // 3: mercado.v1.CreatePlayerRequest
+	(*CreatePlayerResponse)(nil),      // 4: mercado.v1.CreatePlayerResponse
+	(*RotatePlayerTokenRequest)(nil),  // 5: mercado.v1.RotatePlayerTokenRequest
+	(*RotatePlayerTokenResponse)(nil), // 6: mercado.v1.RotatePlayerTokenResponse
+	(*GetPlayerRequest)(nil),          // 7: mercado.v1.GetPlayerRequest
+	(*GetLeaderboardRequest)(nil),     // 8: mercado.v1.GetLeaderboardRequest
+	(*LeaderboardEntry)(nil),          // 9: mercado.v1.LeaderboardEntry
+	(*GetLeaderboardResponse)(nil),    // 10: mercado.v1.GetLeaderboardResponse
 }
 var file_mercado_v1_players_proto_depIdxs = []int32{
 	0, // 0: mercado.v1.Player.kind:type_name -> mercado.v1.PlayerKind
 	1, // 1: mercado.v1.Player.rating:type_name -> mercado.v1.Rating
 	2, // 2: mercado.v1.CreatePlayerResponse.player:type_name -> mercado.v1.Player
-	2, // 3: mercado.v1.LeaderboardEntry.player:type_name -> mercado.v1.Player
-	7, // 4: mercado.v1.GetLeaderboardResponse.entries:type_name -> mercado.v1.LeaderboardEntry
-	5, // [5:5] is the sub-list for method output_type
-	5, // [5:5] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	2, // 3: mercado.v1.RotatePlayerTokenResponse.player:type_name -> mercado.v1.Player
+	2, // 4: mercado.v1.LeaderboardEntry.player:type_name -> mercado.v1.Player
+	9, // 5: mercado.v1.GetLeaderboardResponse.entries:type_name -> mercado.v1.LeaderboardEntry
+	6, // [6:6] is the sub-list for method output_type
+	6, // [6:6] is the sub-list for method input_type
+	6, // [6:6] is the sub-list for extension type_name
+	6, // [6:6] is the sub-list for extension extendee
+	0, // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_mercado_v1_players_proto_init() }
@@ -653,7 +753,7 @@ func file_mercado_v1_players_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mercado_v1_players_proto_rawDesc), len(file_mercado_v1_players_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   8,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

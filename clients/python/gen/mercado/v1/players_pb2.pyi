@@ -143,7 +143,9 @@ class CreatePlayerResponse(google.protobuf.message.Message):
     PLAYER_FIELD_NUMBER: builtins.int
     PLAYER_TOKEN_FIELD_NUMBER: builtins.int
     player_token: builtins.str
-    """Secret: send as `authorization: Bearer <token>`; keep it to be this player again later."""
+    """Secret: send as `authorization: Bearer <token>`; keep it to be this player again later.
+    It does not expire; RotatePlayerToken replaces it.
+    """
     @property
     def player(self) -> global___Player: ...
     def __init__(
@@ -156,6 +158,42 @@ class CreatePlayerResponse(google.protobuf.message.Message):
     def ClearField(self, field_name: typing.Literal["player", b"player", "player_token", b"player_token"]) -> None: ...
 
 global___CreatePlayerResponse = CreatePlayerResponse
+
+@typing.final
+class RotatePlayerTokenRequest(google.protobuf.message.Message):
+    """No fields: the player is the caller, whose guest token is the credential of the call."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+
+global___RotatePlayerTokenRequest = RotatePlayerTokenRequest
+
+@typing.final
+class RotatePlayerTokenResponse(google.protobuf.message.Message):
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    PLAYER_FIELD_NUMBER: builtins.int
+    PLAYER_TOKEN_FIELD_NUMBER: builtins.int
+    player_token: builtins.str
+    """The player's new secret token, which replaces the one the call was made with: keep it in place
+    of that one. Every earlier token of the player is refused from now on (UNAUTHENTICATED, "it
+    has been replaced by a newer one").
+    """
+    @property
+    def player(self) -> global___Player: ...
+    def __init__(
+        self,
+        *,
+        player: global___Player | None = ...,
+        player_token: builtins.str = ...,
+    ) -> None: ...
+    def HasField(self, field_name: typing.Literal["player", b"player"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["player", b"player", "player_token", b"player_token"]) -> None: ...
+
+global___RotatePlayerTokenResponse = RotatePlayerTokenResponse
 
 @typing.final
 class GetPlayerRequest(google.protobuf.message.Message):

@@ -19,7 +19,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file mercado/v1/players.proto.
  */
 export const file_mercado_v1_players: GenFile = /*@__PURE__*/
-  fileDesc("ChhtZXJjYWRvL3YxL3BsYXllcnMucHJvdG8SCm1lcmNhZG8udjEiNAoGUmF0aW5nEgoKAm11GAEgASgBEg0KBXNpZ21hGAIgASgBEg8KB2Rpc3BsYXkYAyABKAEixwEKBlBsYXllchIRCglwbGF5ZXJfaWQYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEiQKBGtpbmQYAyABKA4yFi5tZXJjYWRvLnYxLlBsYXllcktpbmQSIgoGcmF0aW5nGAQgASgLMhIubWVyY2Fkby52MS5SYXRpbmcSFQoNcmF0ZWRfbWF0Y2hlcxgFIAEoDRIMCgR3aW5zGAYgASgNEhcKD2NyZWF0ZWRfdW5peF9tcxgHIAEoAxIMCgRnYW1lGAggASgJIisKE0NyZWF0ZVBsYXllclJlcXVlc3QSFAoMZGlzcGxheV9uYW1lGAEgASgJIlAKFENyZWF0ZVBsYXllclJlc3BvbnNlEiIKBnBsYXllchgBIAEoCzISLm1lcmNhZG8udjEuUGxheWVyEhQKDHBsYXllcl90b2tlbhgCIAEoCSIzChBHZXRQbGF5ZXJSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCRIMCgRnYW1lGAIgASgJIkwKFUdldExlYWRlcmJvYXJkUmVxdWVzdBIRCglwYWdlX3NpemUYASABKA0SEgoKcGFnZV90b2tlbhgCIAEoCRIMCgRnYW1lGAMgASgJIkQKEExlYWRlcmJvYXJkRW50cnkSDAoEcmFuaxgBIAEoDRIiCgZwbGF5ZXIYAiABKAsyEi5tZXJjYWRvLnYxLlBsYXllciJgChZHZXRMZWFkZXJib2FyZFJlc3BvbnNlEi0KB2VudHJpZXMYASADKAsyHC5tZXJjYWRvLnYxLkxlYWRlcmJvYXJkRW50cnkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJKm8KClBsYXllcktpbmQSGwoXUExBWUVSX0tJTkRfVU5TUEVDSUZJRUQQABIVChFQTEFZRVJfS0lORF9HVUVTVBABEhgKFFBMQVlFUl9LSU5EX0VYVEVSTkFMEAISEwoPUExBWUVSX0tJTkRfQk9UEANCRVpDZ2l0aHViLmNvbS9tZXJjYWRvLWdhbWUvbWVyY2Fkby9jbGllbnRzL2dvL2dlbi9tZXJjYWRvL3YxO21lcmNhZG92MWIGcHJvdG8z");
+  fileDesc("ChhtZXJjYWRvL3YxL3BsYXllcnMucHJvdG8SCm1lcmNhZG8udjEiNAoGUmF0aW5nEgoKAm11GAEgASgBEg0KBXNpZ21hGAIgASgBEg8KB2Rpc3BsYXkYAyABKAEixwEKBlBsYXllchIRCglwbGF5ZXJfaWQYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEiQKBGtpbmQYAyABKA4yFi5tZXJjYWRvLnYxLlBsYXllcktpbmQSIgoGcmF0aW5nGAQgASgLMhIubWVyY2Fkby52MS5SYXRpbmcSFQoNcmF0ZWRfbWF0Y2hlcxgFIAEoDRIMCgR3aW5zGAYgASgNEhcKD2NyZWF0ZWRfdW5peF9tcxgHIAEoAxIMCgRnYW1lGAggASgJIisKE0NyZWF0ZVBsYXllclJlcXVlc3QSFAoMZGlzcGxheV9uYW1lGAEgASgJIlAKFENyZWF0ZVBsYXllclJlc3BvbnNlEiIKBnBsYXllchgBIAEoCzISLm1lcmNhZG8udjEuUGxheWVyEhQKDHBsYXllcl90b2tlbhgCIAEoCSIaChhSb3RhdGVQbGF5ZXJUb2tlblJlcXVlc3QiVQoZUm90YXRlUGxheWVyVG9rZW5SZXNwb25zZRIiCgZwbGF5ZXIYASABKAsyEi5tZXJjYWRvLnYxLlBsYXllchIUCgxwbGF5ZXJfdG9rZW4YAiABKAkiMwoQR2V0UGxheWVyUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkSDAoEZ2FtZRgCIAEoCSJMChVHZXRMZWFkZXJib2FyZFJlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgNEhIKCnBhZ2VfdG9rZW4YAiABKAkSDAoEZ2FtZRgDIAEoCSJEChBMZWFkZXJib2FyZEVudHJ5EgwKBHJhbmsYASABKA0SIgoGcGxheWVyGAIgASgLMhIubWVyY2Fkby52MS5QbGF5ZXIiYAoWR2V0TGVhZGVyYm9hcmRSZXNwb25zZRItCgdlbnRyaWVzGAEgAygLMhwubWVyY2Fkby52MS5MZWFkZXJib2FyZEVudHJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSpvCgpQbGF5ZXJLaW5kEhsKF1BMQVlFUl9LSU5EX1VOU1BFQ0lGSUVEEAASFQoRUExBWUVSX0tJTkRfR1VFU1QQARIYChRQTEFZRVJfS0lORF9FWFRFUk5BTBACEhMKD1BMQVlFUl9LSU5EX0JPVBADQkVaQ2dpdGh1Yi5jb20vbWVyY2Fkby1nYW1lL21lcmNhZG8vY2xpZW50cy9nby9nZW4vbWVyY2Fkby92MTttZXJjYWRvdjFiBnByb3RvMw");
 
 /**
  * @generated from message mercado.v1.Rating
@@ -145,6 +145,7 @@ export type CreatePlayerResponse = Message<"mercado.v1.CreatePlayerResponse"> & 
 
   /**
    * Secret: send as `authorization: Bearer <token>`; keep it to be this player again later.
+   * It does not expire; RotatePlayerToken replaces it.
    *
    * @generated from field: string player_token = 2;
    */
@@ -157,6 +158,47 @@ export type CreatePlayerResponse = Message<"mercado.v1.CreatePlayerResponse"> & 
  */
 export const CreatePlayerResponseSchema: GenMessage<CreatePlayerResponse> = /*@__PURE__*/
   messageDesc(file_mercado_v1_players, 3);
+
+/**
+ * No fields: the player is the caller, whose guest token is the credential of the call.
+ *
+ * @generated from message mercado.v1.RotatePlayerTokenRequest
+ */
+export type RotatePlayerTokenRequest = Message<"mercado.v1.RotatePlayerTokenRequest"> & {
+};
+
+/**
+ * Describes the message mercado.v1.RotatePlayerTokenRequest.
+ * Use `create(RotatePlayerTokenRequestSchema)` to create a new message.
+ */
+export const RotatePlayerTokenRequestSchema: GenMessage<RotatePlayerTokenRequest> = /*@__PURE__*/
+  messageDesc(file_mercado_v1_players, 4);
+
+/**
+ * @generated from message mercado.v1.RotatePlayerTokenResponse
+ */
+export type RotatePlayerTokenResponse = Message<"mercado.v1.RotatePlayerTokenResponse"> & {
+  /**
+   * @generated from field: mercado.v1.Player player = 1;
+   */
+  player?: Player | undefined;
+
+  /**
+   * The player's new secret token, which replaces the one the call was made with: keep it in place
+   * of that one. Every earlier token of the player is refused from now on (UNAUTHENTICATED, "it
+   * has been replaced by a newer one").
+   *
+   * @generated from field: string player_token = 2;
+   */
+  playerToken: string;
+};
+
+/**
+ * Describes the message mercado.v1.RotatePlayerTokenResponse.
+ * Use `create(RotatePlayerTokenResponseSchema)` to create a new message.
+ */
+export const RotatePlayerTokenResponseSchema: GenMessage<RotatePlayerTokenResponse> = /*@__PURE__*/
+  messageDesc(file_mercado_v1_players, 5);
 
 /**
  * @generated from message mercado.v1.GetPlayerRequest
@@ -182,7 +224,7 @@ export type GetPlayerRequest = Message<"mercado.v1.GetPlayerRequest"> & {
  * Use `create(GetPlayerRequestSchema)` to create a new message.
  */
 export const GetPlayerRequestSchema: GenMessage<GetPlayerRequest> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_players, 4);
+  messageDesc(file_mercado_v1_players, 6);
 
 /**
  * @generated from message mercado.v1.GetLeaderboardRequest
@@ -215,7 +257,7 @@ export type GetLeaderboardRequest = Message<"mercado.v1.GetLeaderboardRequest"> 
  * Use `create(GetLeaderboardRequestSchema)` to create a new message.
  */
 export const GetLeaderboardRequestSchema: GenMessage<GetLeaderboardRequest> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_players, 5);
+  messageDesc(file_mercado_v1_players, 7);
 
 /**
  * @generated from message mercado.v1.LeaderboardEntry
@@ -239,7 +281,7 @@ export type LeaderboardEntry = Message<"mercado.v1.LeaderboardEntry"> & {
  * Use `create(LeaderboardEntrySchema)` to create a new message.
  */
 export const LeaderboardEntrySchema: GenMessage<LeaderboardEntry> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_players, 6);
+  messageDesc(file_mercado_v1_players, 8);
 
 /**
  * @generated from message mercado.v1.GetLeaderboardResponse
@@ -263,7 +305,7 @@ export type GetLeaderboardResponse = Message<"mercado.v1.GetLeaderboardResponse"
  * Use `create(GetLeaderboardResponseSchema)` to create a new message.
  */
 export const GetLeaderboardResponseSchema: GenMessage<GetLeaderboardResponse> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_players, 7);
+  messageDesc(file_mercado_v1_players, 9);
 
 /**
  * @generated from enum mercado.v1.PlayerKind
