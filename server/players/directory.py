@@ -19,7 +19,7 @@ from server.match.clocks import now_ms
 from server.match.errors import NotAllowedNow, NotFound
 from server.match.inputs import check_name
 from server.store import Conflict, Store
-from server.store.records import BOT, GUEST, RATED, UNRATED, PlayerRecord, bot_player_id
+from server.store.records import BOT, GUEST, RATED, UNRATED, PlayerRecord, bot_name, bot_player_id
 
 from .guest_tokens import GuestTokens
 from .identity import Authenticator, Identity
@@ -50,7 +50,7 @@ class Players:
         while the server was stopping."""
         bots = []
         for level in BOT_LEVELS:
-            player = PlayerRecord(bot_player_id(level), BOT, f"AI ({level})", now_ms())
+            player = PlayerRecord(bot_player_id(level), BOT, bot_name(level), now_ms())
             if bot_ratings and player.player_id in bot_ratings:
                 player.mu, player.sigma = bot_ratings[player.player_id]
             bots.append(player)

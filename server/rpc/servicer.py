@@ -360,7 +360,10 @@ class MatchServicer(api_grpc.MatchServiceServicer):
             levels, request.agent_name, bearer_token(context), request.agent_id[:64]
         )
         level = seated.match.record.seats[seated.seat].bot_level
-        log.info("bot seat claimed", extra={"match_id": seated.match.match_id, "seat": seated.seat})
+        log.info(
+            "bot seat claimed",
+            extra={"match_id": seated.match.match_id, "seat": seated.seat, "agent": request.agent_name[:40]},
+        )
         return api.ClaimBotSeatResponse(
             match_id=seated.match.match_id,
             seat=seated.seat,

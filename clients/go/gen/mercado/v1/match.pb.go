@@ -2053,8 +2053,10 @@ func (x *MatchUpdate) GetState() *MatchState {
 type ClaimBotSeatRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Only seats reserved for these levels; any level when empty.
-	Levels    []BotLevel `protobuf:"varint,1,rep,packed,name=levels,proto3,enum=mercado.v1.BotLevel" json:"levels,omitempty"`
-	AgentName string     `protobuf:"bytes,2,opt,name=agent_name,json=agentName,proto3" json:"agent_name,omitempty"` // shown as the seat's display name; as JoinMatch's display_name
+	Levels []BotLevel `protobuf:"varint,1,rep,packed,name=levels,proto3,enum=mercado.v1.BotLevel" json:"levels,omitempty"`
+	// The agent's name, for the server's logs; as JoinMatch's display_name. The seat is named after
+	// its bot level's player, as on the leaderboard ("Easy AI").
+	AgentName string `protobuf:"bytes,2,opt,name=agent_name,json=agentName,proto3" json:"agent_name,omitempty"`
 	// The agent_id of the caller's heartbeats (AgentHeartbeat), so that its free seats are counted
 	// exactly: one fewer now, one more when the match ends.
 	AgentId       string `protobuf:"bytes,3,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`

@@ -928,7 +928,9 @@ class ClaimBotSeatRequest(google.protobuf.message.Message):
     AGENT_NAME_FIELD_NUMBER: builtins.int
     AGENT_ID_FIELD_NUMBER: builtins.int
     agent_name: builtins.str
-    """shown as the seat's display name; as JoinMatch's display_name"""
+    """The agent's name, for the server's logs; as JoinMatch's display_name. The seat is named after
+    its bot level's player, as on the leaderboard ("Easy AI").
+    """
     agent_id: builtins.str
     """The agent_id of the caller's heartbeats (AgentHeartbeat), so that its free seats are counted
     exactly: one fewer now, one more when the match ends.

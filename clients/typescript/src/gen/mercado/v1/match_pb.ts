@@ -1014,7 +1014,8 @@ export type ClaimBotSeatRequest = Message<"mercado.v1.ClaimBotSeatRequest"> & {
   levels: BotLevel[];
 
   /**
-   * shown as the seat's display name; as JoinMatch's display_name
+   * The agent's name, for the server's logs; as JoinMatch's display_name. The seat is named after
+   * its bot level's player, as on the leaderboard ("Easy AI").
    *
    * @generated from field: string agent_name = 2;
    */
