@@ -155,7 +155,7 @@ async def test_the_matchmaking_queue_is_one_for_every_node(nodes: Nodes, client_
 async def test_a_token_rotated_through_one_node_is_refused_by_the_others(
     nodes: Nodes, client_of: ClientOf
 ) -> None:
-    one, two = nodes(2)
+    one, two = nodes(2, "--rate-limit", "GetPlayer=off")  # asked again and again below
     stubs = [client_of(one).stub, client_of(two).stub]
     first = (await timely(client_of(one).create_player("Ana"))).player_token
     me = players_api.GetPlayerRequest()
