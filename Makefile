@@ -3,7 +3,10 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-ENGINE_STAMP := build/engine/.compiled
+# The compiled engine's build folder is hidden: a folder named build/ in the root would stand for
+# the build package in `python -m build clients/python` run from there.
+ENGINE_BUILD := .build/engine
+ENGINE_STAMP := $(ENGINE_BUILD)/.compiled
 GENERATED := clients/python/gen clients/go/gen clients/typescript/src/gen docs/api.md \
 	clients/python/mercado_client/_version.py clients/go/mercado/version.go clients/typescript/src/version.ts \
 	clients/python/LICENSE clients/typescript/LICENSE clients/go/LICENSE
@@ -26,16 +29,16 @@ $(STAMP): pyproject.toml clients/python/pyproject.toml VERSION
 compile: $(ENGINE_STAMP)
 
 $(ENGINE_STAMP): $(STAMP) scripts/compile-engine.py $(wildcard server/games/mercado/*.py)
-	@mkdir -p build/engine
+	@mkdir -p $(ENGINE_BUILD)
 	@echo "compiling the rules engine (scripts/compile-engine.py)"
-	@if ! $(BIN)/python scripts/compile-engine.py > build/engine/log 2>&1; then \
+	@if ! $(BIN)/python scripts/compile-engine.py > $(ENGINE_BUILD)/log 2>&1; then \
 		rm -f server/games/mercado/*.so; \
-		echo "the rules engine stays interpreted: it did not compile (build/engine/log says why)" >&2; \
+		echo "the rules engine stays interpreted: it did not compile ($(ENGINE_BUILD)/log says why)" >&2; \
 	fi
 	touch $@
 
 clean-compiled:
-	rm -rf build/engine server/games/mercado/*.so
+	rm -rf $(ENGINE_BUILD) server/games/mercado/*.so
 
 run: setup
 	scripts/run.sh
@@ -73,4 +76,4 @@ bench: setup
 	$(BIN)/mercado bench engine
 
 clean: clean-compiled
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build *.egg-info
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis .build build *.egg-info

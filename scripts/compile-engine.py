@@ -14,6 +14,7 @@ from mypyc.build import mypycify
 from setuptools import setup
 
 PACKAGE = "server/games/mercado"
+BUILD = ".build/engine"  # hidden: a build/ folder in the root would shadow the build package
 # The modules the search and the server call on every move, the state's class among them (compiled
 # code reads a compiled class's fields directly). Positions, set-up and the options are parsed from
 # callers' JSON and run once a match: they stay interpreted, as lenient as they are tested.
@@ -26,10 +27,8 @@ setup(
     name="mercado-engine",
     # One shared library inside the package (not a top-level module, which the editable install
     # would not find), and one small module per source that loads from it.
-    ext_modules=mypycify(
-        MODULES, separate=[(MODULES, "server.games.mercado.engine")], target_dir="build/engine"
-    ),
-    script_args=["build_ext", "--inplace", "--build-temp", "build/engine", "--build-lib", "build/engine"],
+    ext_modules=mypycify(MODULES, separate=[(MODULES, "server.games.mercado.engine")], target_dir=BUILD),
+    script_args=["build_ext", "--inplace", "--build-temp", BUILD, "--build-lib", BUILD],
 )
 
 # The copies keep the build's times; stamped now, they are newer than the sources they came from.

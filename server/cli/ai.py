@@ -67,7 +67,9 @@ MATCHES_PER_CORE = 4
     help="Processes that search each move together (root-parallel), whatever its level; a move gets "
     "only the idle ones of --workers.",
 )
-@click.option("--name", default="mercado-ai", show_default=True, help="Display name of claimed seats.")
+@click.option(
+    "--name", default="mercado-ai", show_default=True, help="The agent's name, in the server's logs."
+)
 @click.option(
     "--state-file",
     type=click.Path(dir_okay=False, path_type=Path),

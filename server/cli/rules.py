@@ -101,7 +101,8 @@ def rules() -> None:
     "options",
     multiple=True,
     metavar="NAME=VALUE",
-    help="A rule option of the game (RULES.md), VALUE as JSON or a bare word; repeatable.",
+    help="A rule option of the game (its page: docs/rules.md, docs/oregano.md, docs/leilao.md),"
+    " VALUE as JSON or a bare word; repeatable.",
 )
 @click.option("--money", type=click.Choice(["public", "hidden"]), default=None, help="Mercado: money option.")
 @click.option(

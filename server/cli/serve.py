@@ -50,6 +50,15 @@ def _networks(
         raise click.BadParameter(str(error)) from None
 
 
+def _origins(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple[str, ...]:
+    from server.rpc.cors import check_origin
+
+    try:
+        return tuple(check_origin(v) for value in values for v in value.split(",") if v)
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None
+
+
 @click.command()
 @option("--host", default="127.0.0.1", help="Address to listen on.")
 @option(
@@ -78,6 +87,15 @@ def _networks(
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
     help="Directory of the built page  [default: clients/web/dist of this source tree]",
+)
+@option(
+    "--web-cors-origin",
+    "web_cors_origins",
+    multiple=True,
+    callback=_origins,
+    metavar="ORIGIN",
+    help="An origin whose pages may call gRPC-Web on the web port, e.g. https://play.example.com"
+    " (repeatable; * for any).",
 )
 @option(
     "--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info", help="Log level."
@@ -275,6 +293,7 @@ def server_config(options: dict[str, Any], ctx: click.Context) -> Any:
     from server.match import Limits, Policy, TimeControl
     from server.players.identity import FrontendTokens
     from server.players.ratings import load_ratings
+    from server.rpc.cors import CorsPolicy
     from server.rpc.limits import FairUse, parse_rates
     from server.rpc.server import Connections, ServerConfig
     from server.rpc.web import DEFAULT_WEB_ROOT, WebConfig
@@ -333,6 +352,7 @@ def server_config(options: dict[str, Any], ctx: click.Context) -> Any:
             tls_cert=options["tls_cert"],
             tls_key=options["tls_key"],
             shared_port=shared_port,
+            cors=CorsPolicy(frozenset(options["web_cors_origins"])),
         )
     return ServerConfig(
         host=options["host"],

@@ -34,7 +34,7 @@ from server.games.interface import Event
 from server.games.registry import game_named
 from server.store import Conflict, MatchListing, Store
 from server.store.encoding import action_text
-from server.store.records import bot_player_id
+from server.store.records import bot_name, bot_player_id
 
 from .agents import Agents
 from .cache import MatchCache
@@ -469,9 +469,10 @@ class MatchService:
         self, levels: list[str], agent_name: str, agent_key: str | None, agent_id: str = ""
     ) -> Seated:
         """Take the oldest untaken seat reserved for a bot of one of ``levels`` (any when empty);
-        ``agent_id`` is the id of the agent's heartbeats."""
+        ``agent_id`` is the id of the agent's heartbeats. The seat is named after its level's player
+        (as on the ladder), whatever the agent's own name."""
         self._check_agent(agent_key)
-        name = check_name(agent_name or "bot")
+        check_name(agent_name or "bot")
         _check_levels(levels)
         async with self.claiming:
             for _ in range(CLAIM_ATTEMPTS):
@@ -483,7 +484,8 @@ class MatchService:
                     seat = match.record.seats[number]
                     if not seat.taken and match.status == WAITING:
                         assert seat.bot_level is not None
-                        seated = await self._take(match, seat, name, bot_player_id(seat.bot_level))
+                        level = seat.bot_level
+                        seated = await self._take(match, seat, bot_name(level), bot_player_id(level))
                         self.agents.claimed(agent_id)
                         self.agent_seats[match_id, number] = agent_id
                         return seated

@@ -16,11 +16,12 @@ from collections.abc import Mapping
 
 from server.match import BOT_LEVELS, FINISHED, Match, MatchService
 from server.match.clocks import now_ms
-from server.match.errors import NotFound
+from server.match.errors import NotAllowedNow, NotFound
 from server.match.inputs import check_name
 from server.store import Conflict, Store
-from server.store.records import BOT, GUEST, RATED, UNRATED, PlayerRecord, bot_player_id
+from server.store.records import BOT, GUEST, RATED, UNRATED, PlayerRecord, bot_name, bot_player_id
 
+from .guest_tokens import GuestTokens
 from .identity import Authenticator, Identity
 from .ratings import played, rated_players, unrated_because
 
@@ -36,6 +37,7 @@ class Players:
     def __init__(self, store: Store, authenticator: Authenticator, service: MatchService) -> None:
         self.store = store
         self.auth = authenticator
+        self.guest_tokens = GuestTokens(store, authenticator)
         self.service = service
         self.rating_lock = asyncio.Lock()
         self.known: dict[str, str] = {}  # frontend user -> the display name stored for it
@@ -48,7 +50,7 @@ class Players:
         while the server was stopping."""
         bots = []
         for level in BOT_LEVELS:
-            player = PlayerRecord(bot_player_id(level), BOT, f"AI ({level})", now_ms())
+            player = PlayerRecord(bot_player_id(level), BOT, bot_name(level), now_ms())
             if bot_ratings and player.player_id in bot_ratings:
                 player.mu, player.sigma = bot_ratings[player.player_id]
             bots.append(player)
@@ -68,6 +70,24 @@ class Players:
         player = PlayerRecord(uuid.uuid4().hex, GUEST, check_name(display_name), now_ms())
         await self.store.save_player(player)
         return player, self.auth.guest_token(player.player_id)
+
+    async def identify(self, credential: str) -> Identity:
+        """The player ``credential`` names; Unauthenticated with the reason when it fails a check (a
+        guest token replaced by a newer one among them)."""
+        identity = self.auth.identify(credential)
+        if identity.kind == GUEST:
+            await self.guest_tokens.check(identity)
+        return identity
+
+    async def rotate_token(self, identity: Identity) -> tuple[PlayerRecord, str]:
+        """The guest player of ``identity`` and its new token; its earlier tokens are revoked."""
+        if identity.kind != GUEST:
+            raise NotAllowedNow(
+                "only a guest token is rotated here: a frontend's users get theirs from the frontend"
+            )
+        token = await self.guest_tokens.rotate(identity)
+        log.info("player token rotated", extra={"player_id": identity.player_id})
+        return await self.get(identity.player_id), token
 
     async def player_of(self, identity: Identity, game: str = "mercado") -> PlayerRecord:
         """The caller's record, with its rating in ``game``: a frontend's user is stored (or renamed)

@@ -3,7 +3,10 @@
 Two kinds of player credential are JWTs, told apart by their issuer:
 
 - guest tokens, which this server signs itself (HS256 with a secret kept in its
-  database) for the accounts CreatePlayer makes; they do not expire;
+  database) for the accounts CreatePlayer makes; they do not expire, and each
+  carries its player's token generation (``gen``), which RotatePlayerToken
+  moves on: a token of an earlier generation is revoked (``GuestTokens``,
+  guest_tokens.py, checks that; this module checks signatures);
 - a frontend's own users: the frontend signs a JWT for its user, and the server
   checks it against the operator's configuration (HS256 with a shared secret, or
   RS256 / EdDSA with the public keys of a JWKS file), with the issuer, the
@@ -44,6 +47,7 @@ class Identity:
     kind: str  # GUEST or EXTERNAL
     display_name: str = ""  # empty for a guest: its stored name is its own
     expires: float | None = None  # a frontend token's exp (Unix seconds)
+    generation: int = 0  # a guest token's generation (none before tokens had one: 0)
 
 
 @dataclass(frozen=True)
@@ -97,10 +101,9 @@ class Authenticator:
         self.frontend = frontend
         self.verified: OrderedDict[str, Identity] = OrderedDict()
 
-    def guest_token(self, player_id: str) -> str:
-        return jwt.encode(
-            {"iss": GUEST_ISSUER, "sub": player_id, "iat": int(time.time())}, self.guest_secret, "HS256"
-        )
+    def guest_token(self, player_id: str, generation: int = 0) -> str:
+        claims = {"iss": GUEST_ISSUER, "sub": player_id, "iat": int(time.time()), "gen": generation}
+        return jwt.encode(claims, self.guest_secret, "HS256")
 
     def identify(self, credential: str) -> Identity:
         """The player ``credential`` names; Unauthenticated with the reason when it fails a check."""
@@ -136,10 +139,12 @@ class Authenticator:
             issuer=GUEST_ISSUER,
             options={"require": ["iss", "sub"]},
         )
-        subject = claims["sub"]
+        subject, generation = claims["sub"], claims.get("gen", 0)
         if not isinstance(subject, str) or not PLAYER_ID.match(subject):
             raise jwt.InvalidTokenError("its subject is not a player id")
-        return Identity(subject, GUEST)
+        if type(generation) is not int or generation < 0:
+            raise jwt.InvalidTokenError("its generation is not a count")
+        return Identity(subject, GUEST, generation=generation)
 
     def _frontend(self, credential: str, header: dict[str, Any], frontend: FrontendTokens) -> Identity:
         algorithm = header.get("alg")

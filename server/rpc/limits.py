@@ -59,6 +59,7 @@ DEFAULT_RATES: Mapping[str, Rate] = {
     "ReclaimSeat": Rate(2, 20),
     "AgentHeartbeat": Rate(5, 20),
     "CreatePlayer": Rate(0.2, 10),  # a guest account is made once per device, not per match
+    "RotatePlayerToken": Rate(0.1, 5),
     "GetPlayer": Rate(5, 60),
     "GetLeaderboard": Rate(5, 30),
     "FindMatch": Rate(1, 10),

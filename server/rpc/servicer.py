@@ -171,7 +171,7 @@ def gated(
     @wraps(method)
     async def call(self: MatchServicer, request: Any, context: grpc.aio.ServicerContext) -> T:
         async with self._gate(name, context, timed=True):
-            self._admit(name, request, context)
+            await self._admit(name, request, context)
             return await method(self, request, context)
         return cast(T, None)  # failed: the gate set the call's status, and gRPC sends no message
 
@@ -222,7 +222,9 @@ class MatchServicer(api_grpc.MatchServiceServicer):
             if self.metrics:
                 self.metrics.call(method, code, time.perf_counter() - started if timed else None)
 
-    def _admit(self, method: str, request: object, context: grpc.aio.ServicerContext) -> tuple[str, str]:
+    async def _admit(
+        self, method: str, request: object, context: grpc.aio.ServicerContext
+    ) -> tuple[str, str]:
         """Refuse an undecodable request; know the caller's player; spend the caller's rate limit
         (its player's, when it names one). Returns the client's key and its network's."""
         metadata = context.invocation_metadata() or ()  # built anew by each call: read once
@@ -240,7 +242,7 @@ class MatchServicer(api_grpc.MatchServiceServicer):
             try:
                 if self.players is None:
                     raise Unauthenticated("this server has no players: send a seat token")
-                identity = self.players.auth.identify(credential)
+                identity = await self.players.identify(credential)
             except Unauthenticated:
                 self.limiter.take(method, client)  # a refused credential costs its network's budget
                 raise
@@ -256,12 +258,17 @@ class MatchServicer(api_grpc.MatchServiceServicer):
             raise NotAllowedNow("this server has no players")
         return self.players
 
-    async def _caller(self, game: str = "mercado") -> PlayerRecord:
-        """The caller's player record, with its rating in ``game``; a player credential is required."""
+    @staticmethod
+    def _identity() -> Identity:
+        """Who the caller is; a player credential is required."""
         identity = CALLER.get()
         if identity is None:
             raise Unauthenticated("a player credential is required: send 'authorization: Bearer <token>'")
-        return await self._players().player_of(identity, game)
+        return identity
+
+    async def _caller(self, game: str = "mercado") -> PlayerRecord:
+        """The caller's player record, with its rating in ``game``; a player credential is required."""
+        return await self._players().player_of(self._identity(), game)
 
     def _code(self, method: str, error: Exception) -> grpc.StatusCode:
         """The status a failed call ends with: a refusal's own, INTERNAL for anything else (logged)."""
@@ -353,7 +360,10 @@ class MatchServicer(api_grpc.MatchServiceServicer):
             levels, request.agent_name, bearer_token(context), request.agent_id[:64]
         )
         level = seated.match.record.seats[seated.seat].bot_level
-        log.info("bot seat claimed", extra={"match_id": seated.match.match_id, "seat": seated.seat})
+        log.info(
+            "bot seat claimed",
+            extra={"match_id": seated.match.match_id, "seat": seated.seat, "agent": request.agent_name[:40]},
+        )
         return api.ClaimBotSeatResponse(
             match_id=seated.match.match_id,
             seat=seated.seat,
@@ -459,7 +469,7 @@ class MatchServicer(api_grpc.MatchServiceServicer):
     ) -> AsyncIterator[bytes]:
         started = time.perf_counter()
         async with self._gate("StreamEvents", context, timed=False):
-            client, network = self._admit("StreamEvents", request, context)
+            client, network = await self._admit("StreamEvents", request, context)
             self.streams.acquire(client, network)
             try:
                 following = self.service.following(
@@ -484,6 +494,13 @@ class MatchServicer(api_grpc.MatchServiceServicer):
         player, token = await self._players().create_guest(request.display_name)
         log.info("player created", extra={"player_id": player.player_id})
         return players_pb.CreatePlayerResponse(player=convert.player_message(player), player_token=token)
+
+    @gated
+    async def RotatePlayerToken(
+        self, request: players_pb.RotatePlayerTokenRequest, context: grpc.aio.ServicerContext
+    ) -> players_pb.RotatePlayerTokenResponse:
+        player, token = await self._players().rotate_token(self._identity())
+        return players_pb.RotatePlayerTokenResponse(player=convert.player_message(player), player_token=token)
 
     @gated
     async def GetPlayer(
@@ -528,7 +545,7 @@ class MatchServicer(api_grpc.MatchServiceServicer):
         self, request: api.FindMatchRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[api.FindMatchUpdate]:
         async with self._gate("FindMatch", context, timed=False):
-            client, network = self._admit("FindMatch", request, context)
+            client, network = await self._admit("FindMatch", request, context)
             game = wires.wire_for_request(request.game).name
             players = request.players or 2
             if not 2 <= players <= 4:

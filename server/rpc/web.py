@@ -7,7 +7,8 @@ ASGI application served by uvicorn in the gRPC server's own event loop: a POST t
 ``/mercado.v1.MatchService/<Method>`` calls the very servicer class the gRPC port uses (on
 the same MatchService), through a context that offers what MatchServicer asks of
 ``grpc.aio.ServicerContext``; a GET of any other path serves a file of the built page
-(clients/web/dist). The page is served from this origin, so no CORS is needed.
+(clients/web/dist). The page is served from this origin; pages of other origins may call the
+gRPC-Web paths as far as the operator allows them (``CorsPolicy``, cors.py).
 
 Only the binary format (``application/grpc-web`` and ``application/grpc-web+proto``) is
 spoken, which is what Connect's ``createGrpcWebTransport`` sends by default.
@@ -33,6 +34,7 @@ from urllib.parse import unquote
 import grpc
 import uvicorn
 
+from .cors import CorsPolicy
 from .errors import CallEnded
 from .handlers import method_handlers
 from .limits import grpc_peer
@@ -78,6 +80,7 @@ class WebConfig:
     tls_cert: Path | None = None
     tls_key: Path | None = None
     shared_port: bool = False  # several server processes listen on it (SO_REUSEPORT)
+    cors: CorsPolicy = field(default_factory=CorsPolicy)  # pages of other origins that may call it
 
 
 class WebPortUnavailable(Exception):
@@ -186,13 +189,16 @@ class WebApp:
         max_request_bytes: int,
         body_seconds: float,
         metrics: Metrics | None = None,
+        cors: CorsPolicy | None = None,
     ) -> None:
         service, handlers = method_handlers(servicer)
-        self.handlers = {f"/{service}/{name}": handler for name, handler in handlers.items()}
+        self.service_path = f"/{service}/"
+        self.handlers = {self.service_path + name: handler for name, handler in handlers.items()}
         self.root = root.resolve()
         self.max_request_bytes = max_request_bytes
         self.body_seconds = body_seconds
         self.metrics = metrics
+        self.cors = cors or CorsPolicy()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -202,6 +208,12 @@ class WebApp:
             await _plain(send, 414, b"the request path is too long\n")
             return
         handler = self.handlers.get(path)
+        if handler is not None or path.startswith(self.service_path):
+            origin = _header(scope, b"origin")
+            if scope["method"] == "OPTIONS" and _header(scope, b"access-control-request-method"):
+                await self._preflight(origin, send)
+                return
+            send = _adding(send, self.cors.response_headers(origin))
         if scope["method"] == "POST" and (
             handler is not None or _content_type(scope).startswith("application/grpc")
         ):
@@ -216,6 +228,17 @@ class WebApp:
             await _plain(
                 send, 405, b"method not allowed\n", [(b"allow", b"POST" if handler else b"GET, HEAD")]
             )
+
+    async def _preflight(self, origin: str | None, send: Send) -> None:
+        """A browser asks whether a page of ``origin`` may call a gRPC-Web path."""
+        if origin is not None and self.cors.allows(origin):
+            headers = self.cors.preflight_headers(origin)
+            await send({"type": "http.response.start", "status": 204, "headers": headers})
+            await send({"type": "http.response.body", "body": b""})
+        else:
+            who = (origin or "no origin")[:100]
+            reason = f"pages of {who} may not call this server (mercado serve --web-cors-origin)\n"
+            await _plain(send, 403, reason.encode("latin-1", "replace"), [(b"vary", b"origin")])
 
     # gRPC-Web
 
@@ -329,11 +352,28 @@ _NOT_BUILT = b"""<!doctype html><meta charset="utf-8"><title>mercado</title>
 """
 
 
-def _content_type(scope: Scope) -> str:
+def _header(scope: Scope, name: bytes) -> str | None:
     for key, value in scope["headers"]:
-        if key == b"content-type":
-            return str(value.decode("latin-1").split(";")[0].strip().lower())
-    return ""
+        if key == name:
+            return str(value.decode("latin-1"))
+    return None
+
+
+def _content_type(scope: Scope) -> str:
+    return (_header(scope, b"content-type") or "").split(";")[0].strip().lower()
+
+
+def _adding(send: Send, headers: list[tuple[bytes, bytes]]) -> Send:
+    """``send``, with ``headers`` added to the response's head."""
+    if not headers:
+        return send
+
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message["headers"], *headers]}
+        await send(message)
+
+    return sending
 
 
 def _metadata(scope: Scope) -> tuple[tuple[tuple[str, str | bytes], ...], float | None]:
@@ -481,7 +521,7 @@ async def start_web(
         )
         return None
     guard = config.guard
-    app = WebApp(servicer, config.root, max_request_bytes, guard.header_seconds, metrics)
+    app = WebApp(servicer, config.root, max_request_bytes, guard.header_seconds, metrics, config.cors)
     uvicorn_config = uvicorn.Config(
         app,
         http=guarded_protocol(guard),

@@ -154,6 +154,15 @@ class Store(Protocol):
         """Add a player, or rename one already stored (its ratings stay)."""
         ...
 
+    async def token_generation(self, player_id: str) -> int | None:
+        """The generation of a player's guest tokens (one of an earlier generation is revoked);
+        None when there is no such player."""
+        ...
+
+    async def rotate_token(self, player_id: str, generation: int) -> None:
+        """Move a player's token generation on from ``generation`` (Conflict if it is no longer that)."""
+        ...
+
     async def calibrate(self, players: list[PlayerRecord]) -> None:
         """Add these players (bots), and set each one's rating in its game (``PlayerRecord.game``)
         where it has played no rated match of that game yet."""

@@ -492,6 +492,25 @@ class PostgresStore:
 
         return await self._read(query)
 
+    async def token_generation(self, player_id: str) -> int | None:
+        async def query(db: Db) -> int | None:
+            found = await db.fetchval("SELECT token_generation FROM players WHERE player_id = $1", player_id)
+            return None if found is None else int(found)
+
+        return await self._read(query)
+
+    async def rotate_token(self, player_id: str, generation: int) -> None:
+        async def write(db: Db) -> None:
+            await _one_row(
+                db,
+                "UPDATE players SET token_generation = $1 WHERE player_id = $2 AND token_generation = $3",
+                generation + 1,
+                player_id,
+                generation,
+            )
+
+        await self._write(write)
+
     async def leaderboard(
         self, limit: int, after: tuple[float, str] | None, game: str = "mercado"
     ) -> list[PlayerRecord]:

@@ -120,6 +120,11 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE queue ADD COLUMN game TEXT NOT NULL DEFAULT 'mercado';
     """,
+    # 4: the generation of each player's guest tokens: RotatePlayerToken moves it on, revoking
+    # every token of an earlier one (those issued before are of generation 0).
+    """
+    ALTER TABLE players ADD COLUMN token_generation INTEGER NOT NULL DEFAULT 0;
+    """,
 ]
 
 

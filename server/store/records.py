@@ -31,6 +31,11 @@ def bot_player_id(level: str) -> str:
     return f"bot:{level}"
 
 
+def bot_name(level: str) -> str:
+    """The name a bot level plays its seats and stands on the ladder under: "Easy AI"."""
+    return f"{level.capitalize()} AI"
+
+
 @dataclass(frozen=True)
 class TimeControl:
     """How long each human seat may take: a time per turn, and a reserve a slower turn draws on."""

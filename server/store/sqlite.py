@@ -280,6 +280,19 @@ class SqliteStore:
         """Add a player, or rename one already stored (its ratings stay)."""
         await self._write([Op(SAVE_PLAYER.format(_marks(4)), new_player_row(player))])
 
+    async def token_generation(self, player_id: str) -> int | None:
+        def query(db: sqlite3.Connection) -> int | None:
+            row = db.execute(
+                "SELECT token_generation FROM players WHERE player_id = ?", (player_id,)
+            ).fetchone()
+            return None if row is None else int(row[0])
+
+        return await self._read(query)
+
+    async def rotate_token(self, player_id: str, generation: int) -> None:
+        sql = "UPDATE players SET token_generation = ? WHERE player_id = ? AND token_generation = ?"
+        await self._write([Op(sql, (generation + 1, player_id, generation), one_row=True)])
+
     async def calibrate(self, players: list[PlayerRecord]) -> None:
         """Add these players (bots), and set their ratings in their games where they have played no
         rated match yet."""

@@ -32,4 +32,4 @@ def test_the_rivals_of_a_made_match_name_the_ai_of_a_bot_seat_not_yet_taken() ->
     state.match.seats.add(seat=0, taken=True, display_name="ada")
     state.match.seats.add(seat=1, taken=True, display_name="bo")
     state.match.seats.add(seat=2, bot=True, bot_level=api.BOT_LEVEL_HARD)
-    assert rivals(state, 0) == "bo (seat 2), the AI (hard)"
+    assert rivals(state, 0) == "bo (seat 2), Hard AI"

@@ -37,6 +37,21 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+def test_python_m_build_in_the_repository_finds_the_build_package_not_a_folder(tmp_path: Path) -> None:
+    """A Python without the build package says so, run from the repository's root: no folder of
+    the repository (the compiled engine's build folder was one) stands for the package."""
+    bare = tmp_path / "bare"
+    venv.create(bare)  # no pip, nor anything else
+    ran = subprocess.run(
+        [str(bare / "bin" / "python"), "-m", "build", "clients/python"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert ran.returncode != 0
+    assert "No module named build" in ran.stderr and "is a package" not in ran.stderr, ran.stderr
+
+
 def only(paths: list[Path]) -> Path:
     assert len(paths) == 1, paths
     return paths[0]

@@ -226,7 +226,7 @@ async def test_a_seat_the_ai_took_over_is_taken_back(quick_clock: ServerProcess,
         terminal = Terminal(["--server", target, "--resume", match_id], seats_file)
         terminal.expect("took your seat back from the AI that played it since your time ran out")
         terminal.expect(r"clock: 3 s a turn and 0:00 of reserve; then the AI plays the seat")
-        terminal.expect(r"waiting for robot \(seat 2\) to move")
+        terminal.expect(r"waiting for Easy AI \(seat 2\) to move")
         assert not (await ada.view()).match.seats[0].played_by_ai
         await bot_moves()
         # Ada's second runs out with nobody at the keyboard: the AI moves, the bot's turn comes again.

@@ -19,6 +19,7 @@ import pytest
 from matchplay import Connect, Received, announce_agent, random_player, replay_history
 from mercado.v1 import match_pb2 as api
 from mercado_client import MercadoClient, Seat
+from mercado_client.wire import BOT_LEVEL_NAMES
 from mercado_terminal.held import SeatFile
 from positions import ROOT
 from server_process import AgentProcess, ServerProcess, Start
@@ -90,8 +91,11 @@ async def finish_and_check(
     assert seen == [s.action for s in replay.steps][len(replay.steps) - len(seen) :]
     summary = (await client.view(match_id)).match
     for seat in bots:
-        assert summary.seats[seat].taken and summary.seats[seat].bot
-        assert summary.seats[seat].display_name == "mercado-ai"
+        info = summary.seats[seat]
+        assert info.taken and info.bot
+        # Named as its level's player is on the leaderboard, whatever the agent calls itself.
+        ladder_name = (await client.get_player(info.player_id)).display_name
+        assert info.display_name == ladder_name == f"{BOT_LEVEL_NAMES[info.bot_level].capitalize()} AI"
 
 
 async def play_human(seat: Seat, seed: int, agent: AgentProcess) -> Received:

@@ -25,6 +25,7 @@ from server_process import ServerProcess
 
 from server.games.mercado import Options
 from server.match import MatchService
+from server.rpc.cors import check_origin
 from server.rpc.servicer import MatchServicer
 from server.rpc.web import WebApp, parse_timeout, percent_encode
 from server.store.sqlite import SqliteStore
@@ -214,6 +215,122 @@ def test_only_the_binary_format_is_spoken(web_server: ServerProcess) -> None:
     assert conn.getresponse().status == 415
 
 
+PAGE_ORIGIN = "http://127.0.0.1:5173"  # a frontend's page, on an origin of its own
+PREFLIGHT = {
+    "access-control-request-method": "POST",
+    "access-control-request-headers": "authorization,content-type,x-grpc-web,x-user-agent,grpc-timeout",
+}
+
+
+def request(
+    server: ServerProcess, method: str, path: str, headers: dict[str, str], body: bytes = b""
+) -> tuple[http.client.HTTPResponse, dict[str, str]]:
+    """The response (read) and its headers, lowercased."""
+    conn = connection(server)
+    conn.request(method, path, body, headers)
+    response = conn.getresponse()
+    response.read()
+    return response, {key.lower(): value for key, value in response.getheaders()}
+
+
+def cors_headers(headers: dict[str, str]) -> dict[str, str]:
+    return {key: value for key, value in headers.items() if key.startswith("access-control-")}
+
+
+def call_from(server: ServerProcess, origin: str) -> dict[str, str]:
+    """The headers of a gRPC-Web call that a page of ``origin`` makes (a refused one: NOT_FOUND)."""
+    payload = api.GetViewRequest(match_id="0" * 32).SerializeToString()
+    headers = {"content-type": GRPC_WEB, "x-grpc-web": "1", "origin": origin}
+    response, head = request(
+        server, "POST", "/mercado.v1.MatchService/GetView", headers, FRAME.pack(0, len(payload)) + payload
+    )
+    assert response.status == 200
+    return head
+
+
+@pytest.fixture
+def cors_server(tmp_path: Path, web_root: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ServerProcess]:
+    monkeypatch.setenv("MERCADO_WEB_ROOT", str(web_root))
+    args = ["--web-cors-origin", PAGE_ORIGIN, "--web-cors-origin", "https://play.example.com"]
+    running = ServerProcess(tmp_path / "cors.db", args=args).start()
+    yield running
+    running.stop_cleanly()
+
+
+def test_pages_of_an_allowed_origin_may_call(cors_server: ServerProcess) -> None:
+    path = "/mercado.v1.MatchService/CreateMatch"
+    response, head = request(cors_server, "OPTIONS", path, {"origin": PAGE_ORIGIN, **PREFLIGHT})
+    assert response.status == 204
+    assert head["access-control-allow-origin"] == PAGE_ORIGIN
+    assert head["access-control-allow-methods"] == "POST"
+    allowed = {name.strip() for name in head["access-control-allow-headers"].split(",")}
+    assert {"authorization", "content-type", "x-grpc-web", "x-user-agent", "grpc-timeout"} <= allowed
+    assert {"connect-protocol-version", "connect-timeout-ms"} <= allowed
+    assert int(head["access-control-max-age"]) > 0
+    assert head["vary"] == "origin"
+    # An unknown method's preflight too: the call itself then says UNIMPLEMENTED.
+    response, head = request(
+        cors_server, "OPTIONS", "/mercado.v1.MatchService/Nope", {"origin": PAGE_ORIGIN, **PREFLIGHT}
+    )
+    assert response.status == 204
+
+    head = call_from(cors_server, "https://play.example.com")
+    assert head["access-control-allow-origin"] == "https://play.example.com"
+    exposed = {name.strip() for name in head["access-control-expose-headers"].split(",")}
+    assert {"grpc-status", "grpc-message", "grpc-status-details-bin", "retry-after"} <= exposed
+
+
+def test_pages_of_other_origins_are_refused(cors_server: ServerProcess, web_server: ServerProcess) -> None:
+    path = "/mercado.v1.MatchService/CreateMatch"
+    for server, origin in [
+        (cors_server, "http://127.0.0.1:5174"),
+        (cors_server, "http://evil.example"),
+        (web_server, PAGE_ORIGIN),
+    ]:
+        response, head = request(server, "OPTIONS", path, {"origin": origin, **PREFLIGHT})
+        assert response.status == 403, origin
+        assert not cors_headers(head)
+        assert not cors_headers(call_from(server, origin))
+    # The server's own page sends no preflight, and needs no CORS header.
+    assert not cors_headers(call_from(web_server, f"http://127.0.0.1:{web_server.web_port}"))
+    # OPTIONS that is not a preflight, and paths other than gRPC-Web's, are as before.
+    response, head = request(cors_server, "OPTIONS", path, {})
+    assert response.status == 405
+    response, head = request(cors_server, "OPTIONS", "/", {"origin": PAGE_ORIGIN, **PREFLIGHT})
+    assert response.status == 405 and not cors_headers(head)
+
+
+def test_any_origin(tmp_path: Path, web_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MERCADO_WEB_ROOT", str(web_root))
+    monkeypatch.setenv("MERCADO_WEB_CORS_ORIGIN", "*")
+    server = ServerProcess(tmp_path / "mercado.db").start()
+    try:
+        path = "/mercado.v1.MatchService/GetView"
+        response, head = request(server, "OPTIONS", path, {"origin": "http://anywhere.example", **PREFLIGHT})
+        assert response.status == 204
+        assert head["access-control-allow-origin"] == "*"
+        assert call_from(server, "http://anywhere.example")["access-control-allow-origin"] == "*"
+    finally:
+        server.stop_cleanly()
+
+
+@pytest.mark.parametrize(
+    "origin",
+    ["play.example.com", "https://play.example.com/app", "ftp://x.example", "https://x.example?page=1"],
+)
+def test_an_origin_is_scheme_host_and_port(tmp_path: Path, origin: str) -> None:
+    command = [sys.executable, "-m", "server", "serve", "--port", "0", "--web-port", "0"]
+    result = subprocess.run(
+        [*command, "--db", str(tmp_path / "mercado.db"), "--web-cors-origin", origin],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        cwd=ROOT,
+    )
+    assert result.returncode == 2
+    assert "is not an origin: scheme://host[:port], with no path" in result.stderr
+
+
 def test_an_explicit_web_port_must_be_free(tmp_path: Path) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
@@ -322,6 +439,15 @@ async def test_malformed_and_oversized_requests_are_refused(app: tuple[WebApp, M
         exchange = Exchange(web, path, body, {"content-type": GRPC_WEB})
         await asyncio.wait_for(exchange.task, 5)
         assert exchange.status()["grpc-status"] == code, body[:8]
+
+
+def test_origins_are_kept_as_browsers_send_them() -> None:
+    assert check_origin("https://Play.Example.com:443/") == "https://play.example.com"
+    assert check_origin("http://localhost:5173") == "http://localhost:5173"
+    assert check_origin("http://[::1]:8000") == "http://[::1]:8000"
+    assert check_origin("*") == "*"
+    with pytest.raises(ValueError):
+        check_origin("https://play.example.com:99999")
 
 
 def test_timeouts_and_messages_are_encoded_as_grpc_says() -> None:

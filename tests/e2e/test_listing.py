@@ -132,7 +132,8 @@ async def test_claiming_bot_seats_starts_the_match(connect_own: Connect) -> None
     assert (easy.match_id, easy.seat, level) == (older, 1, "easy")
     view = await easy.view()
     assert view.your_seat == 1
-    assert view.match.seats[1].taken and view.match.seats[1].display_name == "agent-1"
+    # Named after its level, as on the leaderboard, not after the agent.
+    assert view.match.seats[1].taken and view.match.seats[1].display_name == "Easy AI"
     assert view.match.status == api.MATCH_STATUS_WAITING
     assert not view.HasField("to_move")
 
@@ -146,10 +147,11 @@ async def test_claiming_bot_seats_starts_the_match(connect_own: Connect) -> None
     listed = await client.list_matches(status="playing")
     assert [m.match_id for m in listed.matches] == [older]
 
-    # Any level, and a default name; then none is left.
+    # Any level, and an agent without a name; then none is left.
     other, level = await client.claim_bot_seat("", agent_key=AGENT_KEY)
     assert (other.match_id, other.seat, level) == (newer, 0, "easy")
-    assert (await other.view()).match.seats[0].display_name == "bot"
+    assert (await other.view()).match.seats[0].display_name == "Easy AI"
+    assert (await hard.view()).match.seats[2].display_name == "Hard AI"
     assert_reason(
         await refusal(client.claim_bot_seat("agent-3", agent_key=AGENT_KEY)),
         grpc.StatusCode.RESOURCE_EXHAUSTED,

@@ -4,7 +4,8 @@ real processes, real PostgreSQL.
 The matchmaking queue is one for all nodes: each counts the players queued on the others, a player
 queues once whichever node it asks, and players queued on different nodes are matched together
 (each player into one match only), each told by its own node with a seat token of its own; they
-play through their own nodes and are rated once, as every node shows. Keeping a match going: when
+play through their own nodes and are rated once, as every node shows. A player token rotated
+through one node is refused by the others within seconds. Keeping a match going: when
 the node that held a match with a turn clock dies, another takes it over once it has gone unmoved
 for --orphan-timeout, and its clocks run there, so the AI plays the turns nobody plays and the
 match finishes. The AI agents: an agent connected to one node plays the bot seat of a match
@@ -149,6 +150,38 @@ async def test_the_matchmaking_queue_is_one_for_every_node(nodes: Nodes, client_
     finally:
         ana_on_one.cancel()
         bea_on_two.cancel()
+
+
+async def test_a_token_rotated_through_one_node_is_refused_by_the_others(
+    nodes: Nodes, client_of: ClientOf
+) -> None:
+    one, two = nodes(2, "--rate-limit", "GetPlayer=off")  # asked again and again below
+    stubs = [client_of(one).stub, client_of(two).stub]
+    first = (await timely(client_of(one).create_player("Ana"))).player_token
+    me = players_api.GetPlayerRequest()
+
+    async def accepted(stub: api_grpc.MatchServiceStub, token: str) -> bool:
+        try:
+            await stub.GetPlayer(me, metadata=bearer(token))
+        except grpc.aio.AioRpcError as error:
+            assert_reason(error, grpc.StatusCode.UNAUTHENTICATED)
+            assert "it has been replaced by a newer one" in (error.details() or "")
+            return False
+        return True
+
+    async def refused_by_two() -> bool:
+        return not await accepted(stubs[1], first)
+
+    assert await accepted(stubs[1], first)  # node two knows the token's generation now
+    rotate = players_api.RotatePlayerTokenRequest()
+    second = (await timely(stubs[0].RotatePlayerToken(rotate, metadata=bearer(first)))).player_token
+    assert not await accepted(stubs[0], first)
+    await eventually(refused_by_two, "node two to refuse the replaced token")
+    assert await accepted(stubs[1], second)
+    # A token newer than the generation a node knows makes it read the generation again at once.
+    third = (await timely(stubs[1].RotatePlayerToken(rotate, metadata=bearer(second)))).player_token
+    assert await accepted(stubs[0], third)
+    assert not await accepted(stubs[0], second)
 
 
 async def test_players_queued_at_once_on_two_nodes_each_get_one_seat_in_one_match(

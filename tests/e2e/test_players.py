@@ -244,6 +244,68 @@ async def test_a_frontends_users_sign_in_with_its_jwts(start: Start, tmp_path: P
             assert reason in (error.details() or ""), (reason, error.details())
 
 
+async def test_a_guest_rotates_its_token_and_every_earlier_one_is_refused_ever_after(
+    start: Start, tmp_path: Path
+) -> None:
+    secret_file = tmp_path / "secret"
+    secret_file.write_text(SECRET)
+    frontend = ["--jwt-issuer", ISSUER, "--jwt-audience", AUDIENCE, "--jwt-secret-file", str(secret_file)]
+    server = start("--no-allow-anonymous", *frontend)
+    rotate = players_api.RotatePlayerTokenRequest()
+
+    async def refused(call: object, code: grpc.StatusCode = grpc.StatusCode.UNAUTHENTICATED) -> str:
+        error = await refusal(call)  # type: ignore[arg-type]
+        assert_reason(error, code)
+        return error.details() or ""
+
+    async with grpc.aio.insecure_channel(server.target) as channel:
+        stub = api_grpc.MatchServiceStub(channel)
+        ana, first = await guest(stub, "Ana")
+        created = await stub.CreateMatch(api.CreateMatchRequest(players=2), metadata=bearer(first))
+        joined = await stub.JoinMatch(api.JoinMatchRequest(match_id=created.match_id), metadata=bearer(first))
+        rotated = await stub.RotatePlayerToken(rotate, metadata=bearer(first))
+        second = rotated.player_token
+        assert (rotated.player.player_id, rotated.player.display_name) == (ana, "Ana")
+        assert second != first
+        # The first token is refused for every call; the new one is the same player, in its seat.
+        view = api.GetViewRequest(match_id=created.match_id)
+        reason = await refused(stub.GetPlayer(players_api.GetPlayerRequest(), metadata=bearer(first)))
+        assert "it has been replaced by a newer one" in reason
+        await refused(stub.GetView(view, metadata=bearer(first)))
+        await refused(stub.CreateMatch(api.CreateMatchRequest(players=2), metadata=bearer(first)))
+        await refused(stub.RotatePlayerToken(rotate, metadata=bearer(first)))
+        assert (await stub.GetView(view, metadata=bearer(second))).your_seat == joined.seat
+        # The seat token the join gave acts for the seat still.
+        assert (await stub.GetView(view, metadata=bearer(joined.seat_token))).your_seat == joined.seat
+        # The same token rotated twice at once: one call gets the next token, the other is refused.
+        both = await asyncio.gather(
+            *(stub.RotatePlayerToken(rotate, metadata=bearer(second)) for _ in range(2)),
+            return_exceptions=True,
+        )
+        (third,) = [
+            made.player_token for made in both if isinstance(made, players_api.RotatePlayerTokenResponse)
+        ]
+        (lost,) = [error for error in both if isinstance(error, grpc.aio.AioRpcError)]
+        assert_reason(lost, grpc.StatusCode.UNAUTHENTICATED)
+        await refused(stub.GetPlayer(players_api.GetPlayerRequest(), metadata=bearer(second)))
+        # Only a guest's token is rotated, and only with a player credential.
+        user = jwt.encode(
+            {"iss": ISSUER, "aud": AUDIENCE, "sub": "u", "exp": int(time.time()) + 600}, SECRET, "HS256"
+        )
+        await refused(
+            stub.RotatePlayerToken(rotate, metadata=bearer(user)), grpc.StatusCode.FAILED_PRECONDITION
+        )
+        await refused(stub.RotatePlayerToken(rotate, metadata=bearer(joined.seat_token)))
+        await refused(stub.RotatePlayerToken(rotate))
+
+    server.restart()  # the database is what remembers
+    async with grpc.aio.insecure_channel(server.target) as channel:
+        stub = api_grpc.MatchServiceStub(channel)
+        for old in (first, second):
+            await refused(stub.GetPlayer(players_api.GetPlayerRequest(), metadata=bearer(old)))
+        assert (await stub.GetPlayer(players_api.GetPlayerRequest(), metadata=bearer(third))).player_id == ana
+
+
 async def test_rate_limits_count_per_player(start: Start) -> None:
     server = start("--rate-limit", "GetPlayer=0.01/3", "--rate-limit", "CreatePlayer=off")
     async with grpc.aio.insecure_channel(server.target) as channel:

@@ -177,9 +177,9 @@ async def test_bot_seats_are_claimed_oldest_first_by_level(service: MatchService
     newer = await service.create_match(Options(players=2), ["hard"])
     hard = await service.claim_bot_seat(["hard"], "agent", AGENT_KEY)
     assert (hard.match, hard.seat) == (older, 1)
-    assert older.record.seats[1].display_name == "agent"
+    assert older.record.seats[1].display_name == "Hard AI"  # its level's name, not the agent's
     anything = await service.claim_bot_seat([], "", AGENT_KEY)
-    assert (anything.match, anything.seat, older.record.seats[0].display_name) == (older, 0, "bot")
+    assert (anything.match, anything.seat, older.record.seats[0].display_name) == (older, 0, "Easy AI")
     with pytest.raises(NoSeatLeft):
         await service.claim_bot_seat(["easy", "medium"], "agent", AGENT_KEY)
     with pytest.raises(InvalidRequest):

@@ -58,6 +58,17 @@ def test_a_guest_token_names_its_player_and_is_a_player_credential() -> None:
     assert "bad signature" in refusal(Authenticator(b"h" * 32), token)
 
 
+def test_a_guest_token_carries_its_generation() -> None:
+    auth = hs256()
+    assert auth.identify(auth.guest_token(GUEST, 3)).generation == 3
+    # Made before tokens had a generation: the first one.
+    before = jwt.encode({"iss": "mercado", "sub": GUEST, "iat": 1}, b"g" * 32, "HS256")
+    assert auth.identify(before).generation == 0
+    for bad in (-1, "2", 1.5, True):
+        forged = jwt.encode({"iss": "mercado", "sub": GUEST, "gen": bad}, b"g" * 32, "HS256")
+        assert refusal(auth, forged).endswith("its generation is not a count")
+
+
 def test_a_frontend_hs256_token_names_a_stable_player() -> None:
     identity = hs256().identify(jwt.encode(claims(), SECRET, "HS256"))
     assert identity.player_id == external_player_id(ISSUER, "user-7")

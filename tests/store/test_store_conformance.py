@@ -472,6 +472,22 @@ async def test_players_are_saved_renamed_and_read(database: Database, store: Sto
     assert await again.players([ANA]) == {ANA: PlayerRecord(ANA, GUEST, "Ana B.", 5)}
 
 
+async def test_a_players_token_generation_moves_on_once_from_each_value(
+    database: Database, store: Store
+) -> None:
+    assert await store.token_generation(ANA) is None
+    await store.save_player(PlayerRecord(ANA, GUEST, "Ana", 5))
+    assert await store.token_generation(ANA) == 0
+    await store.rotate_token(ANA, 0)
+    with pytest.raises(Conflict):
+        await store.rotate_token(ANA, 0)  # from a generation it is no longer at
+    with pytest.raises(Conflict):
+        await store.rotate_token(BEA, 0)  # no such player
+    await store.save_player(PlayerRecord(ANA, GUEST, "Ana B.", 9))  # a rename keeps it
+    again = await database.reopen(store)
+    assert await again.token_generation(ANA) == 1
+
+
 async def test_bots_are_calibrated_per_game_only_until_they_have_played_it(store: Store) -> None:
     bot = PlayerRecord("bot:hard", BOT, "AI (hard)")
     await store.calibrate([replace(bot, mu=30.0, sigma=2.0), replace(bot, mu=20.0, game="leilao")])

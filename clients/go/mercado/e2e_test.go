@@ -69,8 +69,8 @@ func TestPlayAgainstAI(t *testing.T) {
 		t.Errorf("a finished match still has a player to move or legal actions")
 	}
 	bot := final.GetMatch().GetSeats()[1]
-	if !bot.GetBot() || !bot.GetTaken() || bot.GetDisplayName() != testserver.AgentName {
-		t.Errorf("seat 1 was not played by the test's agent: %v", bot)
+	if !bot.GetBot() || !bot.GetTaken() || bot.GetPlayedByAi() || bot.GetDisplayName() != "Easy AI" {
+		t.Errorf("seat 1 was not played by the test's agent, under its level's name: %v", bot)
 	}
 
 	replay, err := client.Replay(ctx, match.GetMatchId())

@@ -114,7 +114,7 @@ def rivals(state: api.MatchState, seat: int) -> str:
     return ", ".join(
         seat_label(info.seat, names)
         if info.taken or not info.bot
-        else f"the AI ({BOT_LEVEL_NAMES.get(info.bot_level, 'medium')})"
+        else f"{BOT_LEVEL_NAMES.get(info.bot_level, 'medium').capitalize()} AI"  # as the seat will be named
         for info in state.match.seats
         if info.seat != seat
     )

@@ -435,7 +435,7 @@ describe("wrapper", () => {
     assert.equal(level, "hard");
     const state = await seat.view();
     assert.equal(state.yourSeat, 1);
-    assert.equal(state.match?.seats[1]?.displayName, "ts-agent");
+    assert.equal(state.match?.seats[1]?.displayName, "Hard AI"); // its level's name, not the agent's
     assert.equal(mercadoView(state)?.players.length, 3);
     // No seat waiting: refused without retry-after, so not repeated.
     const none = await rejectsWith(() => client.claimBotSeat(server.agentKey, "ts-agent", ["hard"]), Code.ResourceExhausted);

@@ -148,14 +148,18 @@ export function ordinal(rank: number): string {
   return rank === 1 ? "1st" : rank === 2 ? "2nd" : rank === 3 ? "3rd" : `${rank}th`;
 }
 
-/** What plays a seat, in a few words: "easy AI", "AI (time ran out)", "left", "forfeited", or "". */
+/**
+ * What plays a seat, in a few words: "time ran out · AI plays", "left · AI plays", "forfeited · AI
+ * plays", "easy AI" for a bot seat its AI has not taken yet, or "". A bot seat once taken needs
+ * none: its name says it ("Easy AI", as on the leaderboard).
+ */
 export function seatRole(match: MatchSummary | undefined, seat: number): string {
   const info = match?.seats[seat];
   if (!info) return "";
   if (info.forfeited) return "forfeited · AI plays";
   if (info.left) return "left · AI plays";
   if (info.playedByAi) return "time ran out · AI plays";
-  if (info.bot) return `${botLevelName(info.botLevel) ?? ""} AI`.trim();
+  if (info.bot && !info.taken) return `${botLevelName(info.botLevel) ?? ""} AI`.trim();
   return "";
 }
 

@@ -61,7 +61,7 @@ describe("Oregano and Leilão against the AI", { skip }, () => {
     await startMatch(page, ["easy"], { game: "oregano" });
     await page.waitForSelector(IN_PLAY, { timeout: 60_000 });
     const first = await version(page);
-    assert.match((await page.getByTestId("seat-1").textContent()) ?? "", /easy AI/);
+    assert.match((await page.getByTestId("seat-1").textContent()) ?? "", /Easy AI/);
 
     const statuses: string[] = [];
     for (let moves = 0; moves < MOVES; moves += 1) {
@@ -73,7 +73,7 @@ describe("Oregano and Leilão against the AI", { skip }, () => {
     }
     const mine = statuses.filter((text) => /^(Set-up|Keep one|Your turn|Your first|Your second|Go to the casino)/.test(text));
     assert.ok(mine.length >= MOVES, statuses.join(" | "));
-    // Every status shown: the AI's turns name it ("mercado-ai is declaring two actions (round 1)…").
+    // Every status shown: the AI's turns name it ("Easy AI is declaring two actions (round 1)…").
     const ai = (await page.getByTestId("seat-1").locator(".player-name").textContent()) ?? "?";
     const shown = await seenStatuses(page);
     assert.ok(shown.some((text) => text.startsWith(`${ai} is `) || text.startsWith(`${ai}: `)), shown.join(" | "));

@@ -169,7 +169,9 @@ test("Quick match with allow AI: a bot takes the other seat after the server's w
     await page.waitForSelector(IN_PLAY, { timeout: 60_000 });
     const mine = await mySeat(page);
     const bot = 1 - mine;
-    assert.match((await page.getByTestId(`role-${bot}`).textContent()) ?? "", /^(easy|medium|hard) AI$/);
+    // The bot's seat is named after its level, as on the leaderboard.
+    const botName = await page.getByTestId(`player-${bot}`).locator(".player-name").textContent();
+    assert.match(botName ?? "", /^(Easy|Medium|Hard) AI$/);
     // The page signed in as a guest on the way: the start page shows it.
     await page.getByTestId("new-match").click();
     await page.getByTestId("confirm-yes").click(); // the match goes on without us

@@ -1,6 +1,6 @@
 """Leilão das Bancas (``leilao``): a sealed-bid auction for market stalls, 2-4 players.
 
-The rules of /work/shared/rules/leilao/RULES.md, pure and deterministic: no I/O,
+The rules of docs/leilao.md, pure and deterministic: no I/O,
 no clock, randomness only at set-up (from the seed, stored in the state).
 
 Public API::

@@ -27,7 +27,7 @@ func TestRandomBotAgainstAI(t *testing.T) {
 			}
 			text := out.String()
 			for _, want := range []string{"signed in as the guest player", "(go-bot)", "created match", "of " + testserver.GameName(game),
-				"joined match", "as seat 0", "match over", "rank 1", "<- you", testserver.AgentName} {
+				"joined match", "as seat 0", "match over", "rank 1", "<- you", "Easy AI"} {
 				if !strings.Contains(text, want) {
 					t.Errorf("output lacks %q:\n%s", want, text)
 				}
@@ -151,7 +151,7 @@ func TestRandomBotOverTLS(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, &out)
 	}
-	if text := out.String(); !strings.Contains(text, "match over") || !strings.Contains(text, testserver.AgentName) {
+	if text := out.String(); !strings.Contains(text, "match over") || !strings.Contains(text, "Easy AI") {
 		t.Errorf("the match did not finish against the test's agent:\n%s", text)
 	}
 }

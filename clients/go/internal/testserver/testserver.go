@@ -282,7 +282,8 @@ func (s *Server) Restart() {
 	s.start()
 }
 
-// AgentName is the display name of the seats StartAgent's agent claims.
+// AgentName is the name StartAgent's agent gives itself (in the server's logs; the seats it
+// claims are named after their levels).
 const AgentName = "go-test-ai"
 
 // StartAgent runs `mercado ai` on the server with its agent key, claiming seats

@@ -5,13 +5,14 @@
 //
 // - A player credential names a player (CreatePlayer, GetPlayer), who then acts in each of its
 //   matches with it, from any device. It is either a guest token that CreatePlayer returns
-//   (secret; it does not expire), or a JWT that a frontend signs for its own user, which the
+//   (secret; it does not expire, and RotatePlayerToken replaces it), or a JWT that a frontend
+//   signs for its own user (short-lived if it wishes, docs/players.md), which the
 //   server verifies with the keys its operator configured (`mercado serve --jwt-…`): HS256
 //   with a shared secret, or RS256 / EdDSA with public keys from a JWKS file; `iss` and `aud`
 //   must be the configured ones, `exp` and `nbf` are honoured, `sub` is the user's id in the
 //   frontend and `name` their display name. A credential that fails any check is
 //   UNAUTHENTICATED with the reason (expired, not yet valid, wrong issuer, wrong audience,
-//   bad signature, unsupported algorithm).
+//   bad signature, unsupported algorithm, a guest token replaced by a newer one).
 // - A seat token, returned by JoinMatch, ClaimBotSeat and FindMatch: it acts for that one seat.
 //   Without a player it is anonymous play, which a server allows only when it runs with
 //   --allow-anonymous (JoinMatch and CreateMatch are otherwise UNAUTHENTICATED).
@@ -2057,8 +2058,10 @@ func (x *MatchUpdate) GetState() *MatchState {
 type ClaimBotSeatRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Only seats reserved for these levels; any level when empty.
-	Levels    []BotLevel `protobuf:"varint,1,rep,packed,name=levels,proto3,enum=mercado.v1.BotLevel" json:"levels,omitempty"`
-	AgentName string     `protobuf:"bytes,2,opt,name=agent_name,json=agentName,proto3" json:"agent_name,omitempty"` // shown as the seat's display name; as JoinMatch's display_name
+	Levels []BotLevel `protobuf:"varint,1,rep,packed,name=levels,proto3,enum=mercado.v1.BotLevel" json:"levels,omitempty"`
+	// The agent's name, for the server's logs; as JoinMatch's display_name. The seat is named after
+	// its bot level's player, as on the leaderboard ("Easy AI").
+	AgentName string `protobuf:"bytes,2,opt,name=agent_name,json=agentName,proto3" json:"agent_name,omitempty"`
 	// The agent_id of the caller's heartbeats (AgentHeartbeat), so that its free seats are counted
 	// exactly: one fewer now, one more when the match ends.
 	AgentId       string `protobuf:"bytes,3,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
@@ -3294,7 +3297,7 @@ const file_mercado_v1_match_proto_rawDesc = "" +
 	"\x0eBOT_LEVEL_EASY\x10\x01\x12\x14\n" +
 	"\x10BOT_LEVEL_MEDIUM\x10\x02\x12\x12\n" +
 	"\x0eBOT_LEVEL_HARD\x10\x03\x12\x14\n" +
-	"\x10BOT_LEVEL_EXPERT\x10\x042\x8a\t\n" +
+	"\x10BOT_LEVEL_EXPERT\x10\x042\xec\t\n" +
 	"\fMatchService\x12N\n" +
 	"\vCreateMatch\x12\x1e.mercado.v1.CreateMatchRequest\x1a\x1f.mercado.v1.CreateMatchResponse\x12H\n" +
 	"\tJoinMatch\x12\x1c.mercado.v1.JoinMatchRequest\x1a\x1d.mercado.v1.JoinMatchResponse\x12N\n" +
@@ -3308,7 +3311,8 @@ const file_mercado_v1_match_proto_rawDesc = "" +
 	"LeaveMatch\x12\x1d.mercado.v1.LeaveMatchRequest\x1a\x1e.mercado.v1.LeaveMatchResponse\x12E\n" +
 	"\vReclaimSeat\x12\x1e.mercado.v1.ReclaimSeatRequest\x1a\x16.mercado.v1.MatchState\x12W\n" +
 	"\x0eAgentHeartbeat\x12!.mercado.v1.AgentHeartbeatRequest\x1a\".mercado.v1.AgentHeartbeatResponse\x12Q\n" +
-	"\fCreatePlayer\x12\x1f.mercado.v1.CreatePlayerRequest\x1a .mercado.v1.CreatePlayerResponse\x12=\n" +
+	"\fCreatePlayer\x12\x1f.mercado.v1.CreatePlayerRequest\x1a .mercado.v1.CreatePlayerResponse\x12`\n" +
+	"\x11RotatePlayerToken\x12$.mercado.v1.RotatePlayerTokenRequest\x1a%.mercado.v1.RotatePlayerTokenResponse\x12=\n" +
 	"\tGetPlayer\x12\x1c.mercado.v1.GetPlayerRequest\x1a\x12.mercado.v1.Player\x12W\n" +
 	"\x0eGetLeaderboard\x12!.mercado.v1.GetLeaderboardRequest\x1a\".mercado.v1.GetLeaderboardResponse\x12H\n" +
 	"\tFindMatch\x12\x1c.mercado.v1.FindMatchRequest\x1a\x1b.mercado.v1.FindMatchUpdate0\x01BEZCgithub.com/mercado-game/mercado/clients/go/gen/mercado/v1;mercadov1b\x06proto3"
@@ -3328,65 +3332,67 @@ func file_mercado_v1_match_proto_rawDescGZIP() []byte {
 var file_mercado_v1_match_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
 var file_mercado_v1_match_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
 var file_mercado_v1_match_proto_goTypes = []any{
-	(Game)(0),                      // 0: mercado.v1.Game
-	(MatchStatus)(0),               // 1: mercado.v1.MatchStatus
-	(OnTimeout)(0),                 // 2: mercado.v1.OnTimeout
-	(BotLevel)(0),                  // 3: mercado.v1.BotLevel
-	(*TimeControl)(nil),            // 4: mercado.v1.TimeControl
-	(*SeatSpec)(nil),               // 5: mercado.v1.SeatSpec
-	(*CreateMatchRequest)(nil),     // 6: mercado.v1.CreateMatchRequest
-	(*CreateMatchResponse)(nil),    // 7: mercado.v1.CreateMatchResponse
-	(*JoinMatchRequest)(nil),       // 8: mercado.v1.JoinMatchRequest
-	(*JoinMatchResponse)(nil),      // 9: mercado.v1.JoinMatchResponse
-	(*ListMatchesRequest)(nil),     // 10: mercado.v1.ListMatchesRequest
-	(*ListMatchesResponse)(nil),    // 11: mercado.v1.ListMatchesResponse
-	(*SeatInfo)(nil),               // 12: mercado.v1.SeatInfo
-	(*MatchSummary)(nil),           // 13: mercado.v1.MatchSummary
-	(*GetViewRequest)(nil),         // 14: mercado.v1.GetViewRequest
-	(*Action)(nil),                 // 15: mercado.v1.Action
-	(*Event)(nil),                  // 16: mercado.v1.Event
-	(*View)(nil),                   // 17: mercado.v1.View
-	(*ActionPreview)(nil),          // 18: mercado.v1.ActionPreview
-	(*MatchState)(nil),             // 19: mercado.v1.MatchState
-	(*SubmitActionRequest)(nil),    // 20: mercado.v1.SubmitActionRequest
-	(*SubmitActionResponse)(nil),   // 21: mercado.v1.SubmitActionResponse
-	(*StreamEventsRequest)(nil),    // 22: mercado.v1.StreamEventsRequest
-	(*MatchUpdate)(nil),            // 23: mercado.v1.MatchUpdate
-	(*ClaimBotSeatRequest)(nil),    // 24: mercado.v1.ClaimBotSeatRequest
-	(*ClaimBotSeatResponse)(nil),   // 25: mercado.v1.ClaimBotSeatResponse
-	(*LeaveMatchRequest)(nil),      // 26: mercado.v1.LeaveMatchRequest
-	(*LeaveMatchResponse)(nil),     // 27: mercado.v1.LeaveMatchResponse
-	(*ReclaimSeatRequest)(nil),     // 28: mercado.v1.ReclaimSeatRequest
-	(*AgentHeartbeatRequest)(nil),  // 29: mercado.v1.AgentHeartbeatRequest
-	(*AgentHeartbeatResponse)(nil), // 30: mercado.v1.AgentHeartbeatResponse
-	(*FindMatchRequest)(nil),       // 31: mercado.v1.FindMatchRequest
-	(*FindMatchUpdate)(nil),        // 32: mercado.v1.FindMatchUpdate
-	(*Queued)(nil),                 // 33: mercado.v1.Queued
-	(*MatchFound)(nil),             // 34: mercado.v1.MatchFound
-	(*GetReplayRequest)(nil),       // 35: mercado.v1.GetReplayRequest
-	(*Replay)(nil),                 // 36: mercado.v1.Replay
-	(*ReplayStep)(nil),             // 37: mercado.v1.ReplayStep
-	(*SeatSpec_Open)(nil),          // 38: mercado.v1.SeatSpec.Open
-	(*SeatSpec_Bot)(nil),           // 39: mercado.v1.SeatSpec.Bot
-	(*MercadoOptions)(nil),         // 40: mercado.v1.MercadoOptions
-	(*OreganoOptions)(nil),         // 41: mercado.v1.OreganoOptions
-	(*LeilaoOptions)(nil),          // 42: mercado.v1.LeilaoOptions
-	(*MercadoAction)(nil),          // 43: mercado.v1.MercadoAction
-	(*OreganoAction)(nil),          // 44: mercado.v1.OreganoAction
-	(*LeilaoAction)(nil),           // 45: mercado.v1.LeilaoAction
-	(*MercadoEvent)(nil),           // 46: mercado.v1.MercadoEvent
-	(*OreganoEvent)(nil),           // 47: mercado.v1.OreganoEvent
-	(*LeilaoEvent)(nil),            // 48: mercado.v1.LeilaoEvent
-	(*MercadoView)(nil),            // 49: mercado.v1.MercadoView
-	(*OreganoView)(nil),            // 50: mercado.v1.OreganoView
-	(*LeilaoView)(nil),             // 51: mercado.v1.LeilaoView
-	(*MercadoPreview)(nil),         // 52: mercado.v1.MercadoPreview
-	(*CreatePlayerRequest)(nil),    // 53: mercado.v1.CreatePlayerRequest
-	(*GetPlayerRequest)(nil),       // 54: mercado.v1.GetPlayerRequest
-	(*GetLeaderboardRequest)(nil),  // 55: mercado.v1.GetLeaderboardRequest
-	(*CreatePlayerResponse)(nil),   // 56: mercado.v1.CreatePlayerResponse
-	(*Player)(nil),                 // 57: mercado.v1.Player
-	(*GetLeaderboardResponse)(nil), // 58: mercado.v1.GetLeaderboardResponse
+	(Game)(0),                         // 0: mercado.v1.Game
+	(MatchStatus)(0),                  // 1: mercado.v1.MatchStatus
+	(OnTimeout)(0),                    // 2: mercado.v1.OnTimeout
+	(BotLevel)(0),                     // 3: mercado.v1.BotLevel
+	(*TimeControl)(nil),               // 4: mercado.v1.TimeControl
+	(*SeatSpec)(nil),                  // 5: mercado.v1.SeatSpec
+	(*CreateMatchRequest)(nil),        // 6: mercado.v1.CreateMatchRequest
+	(*CreateMatchResponse)(nil),       // 7: mercado.v1.CreateMatchResponse
+	(*JoinMatchRequest)(nil),          // 8: mercado.v1.JoinMatchRequest
+	(*JoinMatchResponse)(nil),         // 9: mercado.v1.JoinMatchResponse
+	(*ListMatchesRequest)(nil),        // 10: mercado.v1.ListMatchesRequest
+	(*ListMatchesResponse)(nil),       // 11: mercado.v1.ListMatchesResponse
+	(*SeatInfo)(nil),                  // 12: mercado.v1.SeatInfo
+	(*MatchSummary)(nil),              // 13: mercado.v1.MatchSummary
+	(*GetViewRequest)(nil),            // 14: mercado.v1.GetViewRequest
+	(*Action)(nil),                    // 15: mercado.v1.Action
+	(*Event)(nil),                     // 16: mercado.v1.Event
+	(*View)(nil),                      // 17: mercado.v1.View
+	(*ActionPreview)(nil),             // 18: mercado.v1.ActionPreview
+	(*MatchState)(nil),                // 19: mercado.v1.MatchState
+	(*SubmitActionRequest)(nil),       // 20: mercado.v1.SubmitActionRequest
+	(*SubmitActionResponse)(nil),      // 21: mercado.v1.SubmitActionResponse
+	(*StreamEventsRequest)(nil),       // 22: mercado.v1.StreamEventsRequest
+	(*MatchUpdate)(nil),               // 23: mercado.v1.MatchUpdate
+	(*ClaimBotSeatRequest)(nil),       // 24: mercado.v1.ClaimBotSeatRequest
+	(*ClaimBotSeatResponse)(nil),      // 25: mercado.v1.ClaimBotSeatResponse
+	(*LeaveMatchRequest)(nil),         // 26: mercado.v1.LeaveMatchRequest
+	(*LeaveMatchResponse)(nil),        // 27: mercado.v1.LeaveMatchResponse
+	(*ReclaimSeatRequest)(nil),        // 28: mercado.v1.ReclaimSeatRequest
+	(*AgentHeartbeatRequest)(nil),     // 29: mercado.v1.AgentHeartbeatRequest
+	(*AgentHeartbeatResponse)(nil),    // 30: mercado.v1.AgentHeartbeatResponse
+	(*FindMatchRequest)(nil),          // 31: mercado.v1.FindMatchRequest
+	(*FindMatchUpdate)(nil),           // 32: mercado.v1.FindMatchUpdate
+	(*Queued)(nil),                    // 33: mercado.v1.Queued
+	(*MatchFound)(nil),                // 34: mercado.v1.MatchFound
+	(*GetReplayRequest)(nil),          // 35: mercado.v1.GetReplayRequest
+	(*Replay)(nil),                    // 36: mercado.v1.Replay
+	(*ReplayStep)(nil),                // 37: mercado.v1.ReplayStep
+	(*SeatSpec_Open)(nil),             // 38: mercado.v1.SeatSpec.Open
+	(*SeatSpec_Bot)(nil),              // 39: mercado.v1.SeatSpec.Bot
+	(*MercadoOptions)(nil),            // 40: mercado.v1.MercadoOptions
+	(*OreganoOptions)(nil),            // 41: mercado.v1.OreganoOptions
+	(*LeilaoOptions)(nil),             // 42: mercado.v1.LeilaoOptions
+	(*MercadoAction)(nil),             // 43: mercado.v1.MercadoAction
+	(*OreganoAction)(nil),             // 44: mercado.v1.OreganoAction
+	(*LeilaoAction)(nil),              // 45: mercado.v1.LeilaoAction
+	(*MercadoEvent)(nil),              // 46: mercado.v1.MercadoEvent
+	(*OreganoEvent)(nil),              // 47: mercado.v1.OreganoEvent
+	(*LeilaoEvent)(nil),               // 48: mercado.v1.LeilaoEvent
+	(*MercadoView)(nil),               // 49: mercado.v1.MercadoView
+	(*OreganoView)(nil),               // 50: mercado.v1.OreganoView
+	(*LeilaoView)(nil),                // 51: mercado.v1.LeilaoView
+	(*MercadoPreview)(nil),            // 52: mercado.v1.MercadoPreview
+	(*CreatePlayerRequest)(nil),       // 53: mercado.v1.CreatePlayerRequest
+	(*RotatePlayerTokenRequest)(nil),  // 54: mercado.v1.RotatePlayerTokenRequest
+	(*GetPlayerRequest)(nil),          // 55: mercado.v1.GetPlayerRequest
+	(*GetLeaderboardRequest)(nil),     // 56: mercado.v1.GetLeaderboardRequest
+	(*CreatePlayerResponse)(nil),      // 57: mercado.v1.CreatePlayerResponse
+	(*RotatePlayerTokenResponse)(nil), // 58: mercado.v1.RotatePlayerTokenResponse
+	(*Player)(nil),                    // 59: mercado.v1.Player
+	(*GetLeaderboardResponse)(nil),    // 60: mercado.v1.GetLeaderboardResponse
 }
 var file_mercado_v1_match_proto_depIdxs = []int32{
 	2,  // 0: mercado.v1.TimeControl.on_timeout:type_name -> mercado.v1.OnTimeout
@@ -3460,26 +3466,28 @@ var file_mercado_v1_match_proto_depIdxs = []int32{
 	28, // 68: mercado.v1.MatchService.ReclaimSeat:input_type -> mercado.v1.ReclaimSeatRequest
 	29, // 69: mercado.v1.MatchService.AgentHeartbeat:input_type -> mercado.v1.AgentHeartbeatRequest
 	53, // 70: mercado.v1.MatchService.CreatePlayer:input_type -> mercado.v1.CreatePlayerRequest
-	54, // 71: mercado.v1.MatchService.GetPlayer:input_type -> mercado.v1.GetPlayerRequest
-	55, // 72: mercado.v1.MatchService.GetLeaderboard:input_type -> mercado.v1.GetLeaderboardRequest
-	31, // 73: mercado.v1.MatchService.FindMatch:input_type -> mercado.v1.FindMatchRequest
-	7,  // 74: mercado.v1.MatchService.CreateMatch:output_type -> mercado.v1.CreateMatchResponse
-	9,  // 75: mercado.v1.MatchService.JoinMatch:output_type -> mercado.v1.JoinMatchResponse
-	11, // 76: mercado.v1.MatchService.ListMatches:output_type -> mercado.v1.ListMatchesResponse
-	19, // 77: mercado.v1.MatchService.GetView:output_type -> mercado.v1.MatchState
-	21, // 78: mercado.v1.MatchService.SubmitAction:output_type -> mercado.v1.SubmitActionResponse
-	23, // 79: mercado.v1.MatchService.StreamEvents:output_type -> mercado.v1.MatchUpdate
-	25, // 80: mercado.v1.MatchService.ClaimBotSeat:output_type -> mercado.v1.ClaimBotSeatResponse
-	36, // 81: mercado.v1.MatchService.GetReplay:output_type -> mercado.v1.Replay
-	27, // 82: mercado.v1.MatchService.LeaveMatch:output_type -> mercado.v1.LeaveMatchResponse
-	19, // 83: mercado.v1.MatchService.ReclaimSeat:output_type -> mercado.v1.MatchState
-	30, // 84: mercado.v1.MatchService.AgentHeartbeat:output_type -> mercado.v1.AgentHeartbeatResponse
-	56, // 85: mercado.v1.MatchService.CreatePlayer:output_type -> mercado.v1.CreatePlayerResponse
-	57, // 86: mercado.v1.MatchService.GetPlayer:output_type -> mercado.v1.Player
-	58, // 87: mercado.v1.MatchService.GetLeaderboard:output_type -> mercado.v1.GetLeaderboardResponse
-	32, // 88: mercado.v1.MatchService.FindMatch:output_type -> mercado.v1.FindMatchUpdate
-	74, // [74:89] is the sub-list for method output_type
-	59, // [59:74] is the sub-list for method input_type
+	54, // 71: mercado.v1.MatchService.RotatePlayerToken:input_type -> mercado.v1.RotatePlayerTokenRequest
+	55, // 72: mercado.v1.MatchService.GetPlayer:input_type -> mercado.v1.GetPlayerRequest
+	56, // 73: mercado.v1.MatchService.GetLeaderboard:input_type -> mercado.v1.GetLeaderboardRequest
+	31, // 74: mercado.v1.MatchService.FindMatch:input_type -> mercado.v1.FindMatchRequest
+	7,  // 75: mercado.v1.MatchService.CreateMatch:output_type -> mercado.v1.CreateMatchResponse
+	9,  // 76: mercado.v1.MatchService.JoinMatch:output_type -> mercado.v1.JoinMatchResponse
+	11, // 77: mercado.v1.MatchService.ListMatches:output_type -> mercado.v1.ListMatchesResponse
+	19, // 78: mercado.v1.MatchService.GetView:output_type -> mercado.v1.MatchState
+	21, // 79: mercado.v1.MatchService.SubmitAction:output_type -> mercado.v1.SubmitActionResponse
+	23, // 80: mercado.v1.MatchService.StreamEvents:output_type -> mercado.v1.MatchUpdate
+	25, // 81: mercado.v1.MatchService.ClaimBotSeat:output_type -> mercado.v1.ClaimBotSeatResponse
+	36, // 82: mercado.v1.MatchService.GetReplay:output_type -> mercado.v1.Replay
+	27, // 83: mercado.v1.MatchService.LeaveMatch:output_type -> mercado.v1.LeaveMatchResponse
+	19, // 84: mercado.v1.MatchService.ReclaimSeat:output_type -> mercado.v1.MatchState
+	30, // 85: mercado.v1.MatchService.AgentHeartbeat:output_type -> mercado.v1.AgentHeartbeatResponse
+	57, // 86: mercado.v1.MatchService.CreatePlayer:output_type -> mercado.v1.CreatePlayerResponse
+	58, // 87: mercado.v1.MatchService.RotatePlayerToken:output_type -> mercado.v1.RotatePlayerTokenResponse
+	59, // 88: mercado.v1.MatchService.GetPlayer:output_type -> mercado.v1.Player
+	60, // 89: mercado.v1.MatchService.GetLeaderboard:output_type -> mercado.v1.GetLeaderboardResponse
+	32, // 90: mercado.v1.MatchService.FindMatch:output_type -> mercado.v1.FindMatchUpdate
+	75, // [75:91] is the sub-list for method output_type
+	59, // [59:75] is the sub-list for method input_type
 	59, // [59:59] is the sub-list for extension type_name
 	59, // [59:59] is the sub-list for extension extendee
 	0,  // [0:59] is the sub-list for field type_name

@@ -5,13 +5,14 @@
 //
 // - A player credential names a player (CreatePlayer, GetPlayer), who then acts in each of its
 //   matches with it, from any device. It is either a guest token that CreatePlayer returns
-//   (secret; it does not expire), or a JWT that a frontend signs for its own user, which the
+//   (secret; it does not expire, and RotatePlayerToken replaces it), or a JWT that a frontend
+//   signs for its own user (short-lived if it wishes, docs/players.md), which the
 //   server verifies with the keys its operator configured (`mercado serve --jwt-…`): HS256
 //   with a shared secret, or RS256 / EdDSA with public keys from a JWKS file; `iss` and `aud`
 //   must be the configured ones, `exp` and `nbf` are honoured, `sub` is the user's id in the
 //   frontend and `name` their display name. A credential that fails any check is
 //   UNAUTHENTICATED with the reason (expired, not yet valid, wrong issuer, wrong audience,
-//   bad signature, unsupported algorithm).
+//   bad signature, unsupported algorithm, a guest token replaced by a newer one).
 // - A seat token, returned by JoinMatch, ClaimBotSeat and FindMatch: it acts for that one seat.
 //   Without a player it is anonymous play, which a server allows only when it runs with
 //   --allow-anonymous (JoinMatch and CreateMatch are otherwise UNAUTHENTICATED).
@@ -77,21 +78,22 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	MatchService_CreateMatch_FullMethodName    = "/mercado.v1.MatchService/CreateMatch"
-	MatchService_JoinMatch_FullMethodName      = "/mercado.v1.MatchService/JoinMatch"
-	MatchService_ListMatches_FullMethodName    = "/mercado.v1.MatchService/ListMatches"
-	MatchService_GetView_FullMethodName        = "/mercado.v1.MatchService/GetView"
-	MatchService_SubmitAction_FullMethodName   = "/mercado.v1.MatchService/SubmitAction"
-	MatchService_StreamEvents_FullMethodName   = "/mercado.v1.MatchService/StreamEvents"
-	MatchService_ClaimBotSeat_FullMethodName   = "/mercado.v1.MatchService/ClaimBotSeat"
-	MatchService_GetReplay_FullMethodName      = "/mercado.v1.MatchService/GetReplay"
-	MatchService_LeaveMatch_FullMethodName     = "/mercado.v1.MatchService/LeaveMatch"
-	MatchService_ReclaimSeat_FullMethodName    = "/mercado.v1.MatchService/ReclaimSeat"
-	MatchService_AgentHeartbeat_FullMethodName = "/mercado.v1.MatchService/AgentHeartbeat"
-	MatchService_CreatePlayer_FullMethodName   = "/mercado.v1.MatchService/CreatePlayer"
-	MatchService_GetPlayer_FullMethodName      = "/mercado.v1.MatchService/GetPlayer"
-	MatchService_GetLeaderboard_FullMethodName = "/mercado.v1.MatchService/GetLeaderboard"
-	MatchService_FindMatch_FullMethodName      = "/mercado.v1.MatchService/FindMatch"
+	MatchService_CreateMatch_FullMethodName       = "/mercado.v1.MatchService/CreateMatch"
+	MatchService_JoinMatch_FullMethodName         = "/mercado.v1.MatchService/JoinMatch"
+	MatchService_ListMatches_FullMethodName       = "/mercado.v1.MatchService/ListMatches"
+	MatchService_GetView_FullMethodName           = "/mercado.v1.MatchService/GetView"
+	MatchService_SubmitAction_FullMethodName      = "/mercado.v1.MatchService/SubmitAction"
+	MatchService_StreamEvents_FullMethodName      = "/mercado.v1.MatchService/StreamEvents"
+	MatchService_ClaimBotSeat_FullMethodName      = "/mercado.v1.MatchService/ClaimBotSeat"
+	MatchService_GetReplay_FullMethodName         = "/mercado.v1.MatchService/GetReplay"
+	MatchService_LeaveMatch_FullMethodName        = "/mercado.v1.MatchService/LeaveMatch"
+	MatchService_ReclaimSeat_FullMethodName       = "/mercado.v1.MatchService/ReclaimSeat"
+	MatchService_AgentHeartbeat_FullMethodName    = "/mercado.v1.MatchService/AgentHeartbeat"
+	MatchService_CreatePlayer_FullMethodName      = "/mercado.v1.MatchService/CreatePlayer"
+	MatchService_RotatePlayerToken_FullMethodName = "/mercado.v1.MatchService/RotatePlayerToken"
+	MatchService_GetPlayer_FullMethodName         = "/mercado.v1.MatchService/GetPlayer"
+	MatchService_GetLeaderboard_FullMethodName    = "/mercado.v1.MatchService/GetLeaderboard"
+	MatchService_FindMatch_FullMethodName         = "/mercado.v1.MatchService/FindMatch"
 )
 
 // MatchServiceClient is the client API for MatchService service.
@@ -129,6 +131,15 @@ type MatchServiceClient interface {
 	AgentHeartbeat(ctx context.Context, in *AgentHeartbeatRequest, opts ...grpc.CallOption) (*AgentHeartbeatResponse, error)
 	// A new guest player and its secret player token. No credential is needed.
 	CreatePlayer(ctx context.Context, in *CreatePlayerRequest, opts ...grpc.CallOption) (*CreatePlayerResponse, error)
+	// A new token for the caller's guest player, which replaces the token the call is made with:
+	// every earlier token of the player is refused from then on, by every server (at once by the
+	// one that answered; within seconds by others sharing its database) and after restarts. The
+	// player, its ratings and its seats stay; seat tokens JoinMatch gave keep acting for their
+	// seats, and streams opened before go on until they end. Call it when a token may have leaked
+	// (or on a schedule, to keep tokens short-lived in practice). The credential must be a current
+	// guest token (UNAUTHENTICATED otherwise); a frontend's users get their tokens from the
+	// frontend (FAILED_PRECONDITION).
+	RotatePlayerToken(ctx context.Context, in *RotatePlayerTokenRequest, opts ...grpc.CallOption) (*RotatePlayerTokenResponse, error)
 	// A player's profile and rating; the caller's own when player_id is empty.
 	GetPlayer(ctx context.Context, in *GetPlayerRequest, opts ...grpc.CallOption) (*Player, error)
 	// Rated players (bots included), best display rating first.
@@ -278,6 +289,16 @@ func (c *matchServiceClient) CreatePlayer(ctx context.Context, in *CreatePlayerR
 	return out, nil
 }
 
+func (c *matchServiceClient) RotatePlayerToken(ctx context.Context, in *RotatePlayerTokenRequest, opts ...grpc.CallOption) (*RotatePlayerTokenResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RotatePlayerTokenResponse)
+	err := c.cc.Invoke(ctx, MatchService_RotatePlayerToken_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *matchServiceClient) GetPlayer(ctx context.Context, in *GetPlayerRequest, opts ...grpc.CallOption) (*Player, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(Player)
@@ -352,6 +373,15 @@ type MatchServiceServer interface {
 	AgentHeartbeat(context.Context, *AgentHeartbeatRequest) (*AgentHeartbeatResponse, error)
 	// A new guest player and its secret player token. No credential is needed.
 	CreatePlayer(context.Context, *CreatePlayerRequest) (*CreatePlayerResponse, error)
+	// A new token for the caller's guest player, which replaces the token the call is made with:
+	// every earlier token of the player is refused from then on, by every server (at once by the
+	// one that answered; within seconds by others sharing its database) and after restarts. The
+	// player, its ratings and its seats stay; seat tokens JoinMatch gave keep acting for their
+	// seats, and streams opened before go on until they end. Call it when a token may have leaked
+	// (or on a schedule, to keep tokens short-lived in practice). The credential must be a current
+	// guest token (UNAUTHENTICATED otherwise); a frontend's users get their tokens from the
+	// frontend (FAILED_PRECONDITION).
+	RotatePlayerToken(context.Context, *RotatePlayerTokenRequest) (*RotatePlayerTokenResponse, error)
 	// A player's profile and rating; the caller's own when player_id is empty.
 	GetPlayer(context.Context, *GetPlayerRequest) (*Player, error)
 	// Rated players (bots included), best display rating first.
@@ -407,6 +437,9 @@ func (UnimplementedMatchServiceServer) AgentHeartbeat(context.Context, *AgentHea
 }
 func (UnimplementedMatchServiceServer) CreatePlayer(context.Context, *CreatePlayerRequest) (*CreatePlayerResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CreatePlayer not implemented")
+}
+func (UnimplementedMatchServiceServer) RotatePlayerToken(context.Context, *RotatePlayerTokenRequest) (*RotatePlayerTokenResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RotatePlayerToken not implemented")
 }
 func (UnimplementedMatchServiceServer) GetPlayer(context.Context, *GetPlayerRequest) (*Player, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetPlayer not implemented")
@@ -647,6 +680,24 @@ func _MatchService_CreatePlayer_Handler(srv interface{}, ctx context.Context, de
 	return interceptor(ctx, in, info, handler)
 }
 
+func _MatchService_RotatePlayerToken_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RotatePlayerTokenRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MatchServiceServer).RotatePlayerToken(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MatchService_RotatePlayerToken_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MatchServiceServer).RotatePlayerToken(ctx, req.(*RotatePlayerTokenRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _MatchService_GetPlayer_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(GetPlayerRequest)
 	if err := dec(in); err != nil {
@@ -744,6 +795,10 @@ var MatchService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CreatePlayer",
 			Handler:    _MatchService_CreatePlayer_Handler,
+		},
+		{
+			MethodName: "RotatePlayerToken",
+			Handler:    _MatchService_RotatePlayerToken_Handler,
 		},
 		{
 			MethodName: "GetPlayer",

@@ -8,13 +8,14 @@ Authentication: every credential is sent as gRPC metadata
 
 - A player credential names a player (CreatePlayer, GetPlayer), who then acts in each of its
   matches with it, from any device. It is either a guest token that CreatePlayer returns
-  (secret; it does not expire), or a JWT that a frontend signs for its own user, which the
+  (secret; it does not expire, and RotatePlayerToken replaces it), or a JWT that a frontend
+  signs for its own user (short-lived if it wishes, docs/players.md), which the
   server verifies with the keys its operator configured (`mercado serve --jwt-…`): HS256
   with a shared secret, or RS256 / EdDSA with public keys from a JWKS file; `iss` and `aud`
   must be the configured ones, `exp` and `nbf` are honoured, `sub` is the user's id in the
   frontend and `name` their display name. A credential that fails any check is
   UNAUTHENTICATED with the reason (expired, not yet valid, wrong issuer, wrong audience,
-  bad signature, unsupported algorithm).
+  bad signature, unsupported algorithm, a guest token replaced by a newer one).
 - A seat token, returned by JoinMatch, ClaimBotSeat and FindMatch: it acts for that one seat.
   Without a player it is anonymous play, which a server allows only when it runs with
   --allow-anonymous (JoinMatch and CreateMatch are otherwise UNAUTHENTICATED).
@@ -933,7 +934,9 @@ class ClaimBotSeatRequest(google.protobuf.message.Message):
     AGENT_NAME_FIELD_NUMBER: builtins.int
     AGENT_ID_FIELD_NUMBER: builtins.int
     agent_name: builtins.str
-    """shown as the seat's display name; as JoinMatch's display_name"""
+    """The agent's name, for the server's logs; as JoinMatch's display_name. The seat is named after
+    its bot level's player, as on the leaderboard ("Easy AI").
+    """
     agent_id: builtins.str
     """The agent_id of the caller's heartbeats (AgentHeartbeat), so that its free seats are counted
     exactly: one fewer now, one more when the match ends.

@@ -95,6 +95,11 @@ class MatchServiceStub(object):
                 request_serializer=mercado_dot_v1_dot_players__pb2.CreatePlayerRequest.SerializeToString,
                 response_deserializer=mercado_dot_v1_dot_players__pb2.CreatePlayerResponse.FromString,
                 _registered_method=True)
+        self.RotatePlayerToken = channel.unary_unary(
+                '/mercado.v1.MatchService/RotatePlayerToken',
+                request_serializer=mercado_dot_v1_dot_players__pb2.RotatePlayerTokenRequest.SerializeToString,
+                response_deserializer=mercado_dot_v1_dot_players__pb2.RotatePlayerTokenResponse.FromString,
+                _registered_method=True)
         self.GetPlayer = channel.unary_unary(
                 '/mercado.v1.MatchService/GetPlayer',
                 request_serializer=mercado_dot_v1_dot_players__pb2.GetPlayerRequest.SerializeToString,
@@ -208,6 +213,20 @@ class MatchServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RotatePlayerToken(self, request, context):
+        """A new token for the caller's guest player, which replaces the token the call is made with:
+        every earlier token of the player is refused from then on, by every server (at once by the
+        one that answered; within seconds by others sharing its database) and after restarts. The
+        player, its ratings and its seats stay; seat tokens JoinMatch gave keep acting for their
+        seats, and streams opened before go on until they end. Call it when a token may have leaked
+        (or on a schedule, to keep tokens short-lived in practice). The credential must be a current
+        guest token (UNAUTHENTICATED otherwise); a frontend's users get their tokens from the
+        frontend (FAILED_PRECONDITION).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetPlayer(self, request, context):
         """A player's profile and rating; the caller's own when player_id is empty.
         """
@@ -295,6 +314,11 @@ def add_MatchServiceServicer_to_server(servicer, server):
                     servicer.CreatePlayer,
                     request_deserializer=mercado_dot_v1_dot_players__pb2.CreatePlayerRequest.FromString,
                     response_serializer=mercado_dot_v1_dot_players__pb2.CreatePlayerResponse.SerializeToString,
+            ),
+            'RotatePlayerToken': grpc.unary_unary_rpc_method_handler(
+                    servicer.RotatePlayerToken,
+                    request_deserializer=mercado_dot_v1_dot_players__pb2.RotatePlayerTokenRequest.FromString,
+                    response_serializer=mercado_dot_v1_dot_players__pb2.RotatePlayerTokenResponse.SerializeToString,
             ),
             'GetPlayer': grpc.unary_unary_rpc_method_handler(
                     servicer.GetPlayer,
@@ -636,6 +660,33 @@ class MatchService(object):
             '/mercado.v1.MatchService/CreatePlayer',
             mercado_dot_v1_dot_players__pb2.CreatePlayerRequest.SerializeToString,
             mercado_dot_v1_dot_players__pb2.CreatePlayerResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RotatePlayerToken(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mercado.v1.MatchService/RotatePlayerToken',
+            mercado_dot_v1_dot_players__pb2.RotatePlayerTokenRequest.SerializeToString,
+            mercado_dot_v1_dot_players__pb2.RotatePlayerTokenResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -8,13 +8,14 @@ Authentication: every credential is sent as gRPC metadata
 
 - A player credential names a player (CreatePlayer, GetPlayer), who then acts in each of its
   matches with it, from any device. It is either a guest token that CreatePlayer returns
-  (secret; it does not expire), or a JWT that a frontend signs for its own user, which the
+  (secret; it does not expire, and RotatePlayerToken replaces it), or a JWT that a frontend
+  signs for its own user (short-lived if it wishes, docs/players.md), which the
   server verifies with the keys its operator configured (`mercado serve --jwt-…`): HS256
   with a shared secret, or RS256 / EdDSA with public keys from a JWKS file; `iss` and `aud`
   must be the configured ones, `exp` and `nbf` are honoured, `sub` is the user's id in the
   frontend and `name` their display name. A credential that fails any check is
   UNAUTHENTICATED with the reason (expired, not yet valid, wrong issuer, wrong audience,
-  bad signature, unsupported algorithm).
+  bad signature, unsupported algorithm, a guest token replaced by a newer one).
 - A seat token, returned by JoinMatch, ClaimBotSeat and FindMatch: it acts for that one seat.
   Without a player it is anonymous play, which a server allows only when it runs with
   --allow-anonymous (JoinMatch and CreateMatch are otherwise UNAUTHENTICATED).
@@ -162,6 +163,20 @@ class MatchServiceStub:
     A new guest player and its secret player token. No credential is needed.
     """
 
+    RotatePlayerToken: grpc.UnaryUnaryMultiCallable[
+        mercado.v1.players_pb2.RotatePlayerTokenRequest,
+        mercado.v1.players_pb2.RotatePlayerTokenResponse,
+    ]
+    """A new token for the caller's guest player, which replaces the token the call is made with:
+    every earlier token of the player is refused from then on, by every server (at once by the
+    one that answered; within seconds by others sharing its database) and after restarts. The
+    player, its ratings and its seats stay; seat tokens JoinMatch gave keep acting for their
+    seats, and streams opened before go on until they end. Call it when a token may have leaked
+    (or on a schedule, to keep tokens short-lived in practice). The credential must be a current
+    guest token (UNAUTHENTICATED otherwise); a frontend's users get their tokens from the
+    frontend (FAILED_PRECONDITION).
+    """
+
     GetPlayer: grpc.UnaryUnaryMultiCallable[
         mercado.v1.players_pb2.GetPlayerRequest,
         mercado.v1.players_pb2.Player,
@@ -269,6 +284,20 @@ class MatchServiceAsyncStub:
     """Players and ratings (see players.proto).
 
     A new guest player and its secret player token. No credential is needed.
+    """
+
+    RotatePlayerToken: grpc.aio.UnaryUnaryMultiCallable[
+        mercado.v1.players_pb2.RotatePlayerTokenRequest,
+        mercado.v1.players_pb2.RotatePlayerTokenResponse,
+    ]
+    """A new token for the caller's guest player, which replaces the token the call is made with:
+    every earlier token of the player is refused from then on, by every server (at once by the
+    one that answered; within seconds by others sharing its database) and after restarts. The
+    player, its ratings and its seats stay; seat tokens JoinMatch gave keep acting for their
+    seats, and streams opened before go on until they end. Call it when a token may have leaked
+    (or on a schedule, to keep tokens short-lived in practice). The credential must be a current
+    guest token (UNAUTHENTICATED otherwise); a frontend's users get their tokens from the
+    frontend (FAILED_PRECONDITION).
     """
 
     GetPlayer: grpc.aio.UnaryUnaryMultiCallable[
@@ -402,6 +431,22 @@ class MatchServiceServicer(metaclass=abc.ABCMeta):
         """Players and ratings (see players.proto).
 
         A new guest player and its secret player token. No credential is needed.
+        """
+
+    @abc.abstractmethod
+    def RotatePlayerToken(
+        self,
+        request: mercado.v1.players_pb2.RotatePlayerTokenRequest,
+        context: _ServicerContext,
+    ) -> typing.Union[mercado.v1.players_pb2.RotatePlayerTokenResponse, collections.abc.Awaitable[mercado.v1.players_pb2.RotatePlayerTokenResponse]]:
+        """A new token for the caller's guest player, which replaces the token the call is made with:
+        every earlier token of the player is refused from then on, by every server (at once by the
+        one that answered; within seconds by others sharing its database) and after restarts. The
+        player, its ratings and its seats stay; seat tokens JoinMatch gave keep acting for their
+        seats, and streams opened before go on until they end. Call it when a token may have leaked
+        (or on a schedule, to keep tokens short-lived in practice). The credential must be a current
+        guest token (UNAUTHENTICATED otherwise); a frontend's users get their tokens from the
+        frontend (FAILED_PRECONDITION).
         """
 
     @abc.abstractmethod

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18mercado/v1/players.proto\x12\nmercado.v1\"4\n\x06Rating\x12\n\n\x02mu\x18\x01 \x01(\x01\x12\r\n\x05sigma\x18\x02 \x01(\x01\x12\x0f\n\x07\x64isplay\x18\x03 \x01(\x01\"\xc7\x01\n\x06Player\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12$\n\x04kind\x18\x03 \x01(\x0e\x32\x16.mercado.v1.PlayerKind\x12\"\n\x06rating\x18\x04 \x01(\x0b\x32\x12.mercado.v1.Rating\x12\x15\n\rrated_matches\x18\x05 \x01(\r\x12\x0c\n\x04wins\x18\x06 \x01(\r\x12\x17\n\x0f\x63reated_unix_ms\x18\x07 \x01(\x03\x12\x0c\n\x04game\x18\x08 \x01(\t\"+\n\x13\x43reatePlayerRequest\x12\x14\n\x0c\x64isplay_name\x18\x01 \x01(\t\"P\n\x14\x43reatePlayerResponse\x12\"\n\x06player\x18\x01 \x01(\x0b\x32\x12.mercado.v1.Player\x12\x14\n\x0cplayer_token\x18\x02 \x01(\t\"3\n\x10GetPlayerRequest\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\"L\n\x15GetLeaderboardRequest\x12\x11\n\tpage_size\x18\x01 \x01(\r\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\x0c\n\x04game\x18\x03 \x01(\t\"D\n\x10LeaderboardEntry\x12\x0c\n\x04rank\x18\x01 \x01(\r\x12\"\n\x06player\x18\x02 \x01(\x0b\x32\x12.mercado.v1.Player\"`\n\x16GetLeaderboardResponse\x12-\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x1c.mercado.v1.LeaderboardEntry\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t*o\n\nPlayerKind\x12\x1b\n\x17PLAYER_KIND_UNSPECIFIED\x10\x00\x12\x15\n\x11PLAYER_KIND_GUEST\x10\x01\x12\x18\n\x14PLAYER_KIND_EXTERNAL\x10\x02\x12\x13\n\x0fPLAYER_KIND_BOT\x10\x03\x42\x45ZCgithub.com/mercado-game/mercado/clients/go/gen/mercado/v1;mercadov1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18mercado/v1/players.proto\x12\nmercado.v1\"4\n\x06Rating\x12\n\n\x02mu\x18\x01 \x01(\x01\x12\r\n\x05sigma\x18\x02 \x01(\x01\x12\x0f\n\x07\x64isplay\x18\x03 \x01(\x01\"\xc7\x01\n\x06Player\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12$\n\x04kind\x18\x03 \x01(\x0e\x32\x16.mercado.v1.PlayerKind\x12\"\n\x06rating\x18\x04 \x01(\x0b\x32\x12.mercado.v1.Rating\x12\x15\n\rrated_matches\x18\x05 \x01(\r\x12\x0c\n\x04wins\x18\x06 \x01(\r\x12\x17\n\x0f\x63reated_unix_ms\x18\x07 \x01(\x03\x12\x0c\n\x04game\x18\x08 \x01(\t\"+\n\x13\x43reatePlayerRequest\x12\x14\n\x0c\x64isplay_name\x18\x01 \x01(\t\"P\n\x14\x43reatePlayerResponse\x12\"\n\x06player\x18\x01 \x01(\x0b\x32\x12.mercado.v1.Player\x12\x14\n\x0cplayer_token\x18\x02 \x01(\t\"\x1a\n\x18RotatePlayerTokenRequest\"U\n\x19RotatePlayerTokenResponse\x12\"\n\x06player\x18\x01 \x01(\x0b\x32\x12.mercado.v1.Player\x12\x14\n\x0cplayer_token\x18\x02 \x01(\t\"3\n\x10GetPlayerRequest\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\"L\n\x15GetLeaderboardRequest\x12\x11\n\tpage_size\x18\x01 \x01(\r\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\x0c\n\x04game\x18\x03 \x01(\t\"D\n\x10LeaderboardEntry\x12\x0c\n\x04rank\x18\x01 \x01(\r\x12\"\n\x06player\x18\x02 \x01(\x0b\x32\x12.mercado.v1.Player\"`\n\x16GetLeaderboardResponse\x12-\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x1c.mercado.v1.LeaderboardEntry\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t*o\n\nPlayerKind\x12\x1b\n\x17PLAYER_KIND_UNSPECIFIED\x10\x00\x12\x15\n\x11PLAYER_KIND_GUEST\x10\x01\x12\x18\n\x14PLAYER_KIND_EXTERNAL\x10\x02\x12\x13\n\x0fPLAYER_KIND_BOT\x10\x03\x42\x45ZCgithub.com/mercado-game/mercado/clients/go/gen/mercado/v1;mercadov1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -32,8 +32,8 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'mercado.v1.players_pb2', _g
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'ZCgithub.com/mercado-game/mercado/clients/go/gen/mercado/v1;mercadov1'
-  _globals['_PLAYERKIND']._serialized_start=722
-  _globals['_PLAYERKIND']._serialized_end=833
+  _globals['_PLAYERKIND']._serialized_start=837
+  _globals['_PLAYERKIND']._serialized_end=948
   _globals['_RATING']._serialized_start=40
   _globals['_RATING']._serialized_end=92
   _globals['_PLAYER']._serialized_start=95
@@ -42,12 +42,16 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_CREATEPLAYERREQUEST']._serialized_end=339
   _globals['_CREATEPLAYERRESPONSE']._serialized_start=341
   _globals['_CREATEPLAYERRESPONSE']._serialized_end=421
-  _globals['_GETPLAYERREQUEST']._serialized_start=423
-  _globals['_GETPLAYERREQUEST']._serialized_end=474
-  _globals['_GETLEADERBOARDREQUEST']._serialized_start=476
-  _globals['_GETLEADERBOARDREQUEST']._serialized_end=552
-  _globals['_LEADERBOARDENTRY']._serialized_start=554
-  _globals['_LEADERBOARDENTRY']._serialized_end=622
-  _globals['_GETLEADERBOARDRESPONSE']._serialized_start=624
-  _globals['_GETLEADERBOARDRESPONSE']._serialized_end=720
+  _globals['_ROTATEPLAYERTOKENREQUEST']._serialized_start=423
+  _globals['_ROTATEPLAYERTOKENREQUEST']._serialized_end=449
+  _globals['_ROTATEPLAYERTOKENRESPONSE']._serialized_start=451
+  _globals['_ROTATEPLAYERTOKENRESPONSE']._serialized_end=536
+  _globals['_GETPLAYERREQUEST']._serialized_start=538
+  _globals['_GETPLAYERREQUEST']._serialized_end=589
+  _globals['_GETLEADERBOARDREQUEST']._serialized_start=591
+  _globals['_GETLEADERBOARDREQUEST']._serialized_end=667
+  _globals['_LEADERBOARDENTRY']._serialized_start=669
+  _globals['_LEADERBOARDENTRY']._serialized_end=737
+  _globals['_GETLEADERBOARDRESPONSE']._serialized_start=739
+  _globals['_GETLEADERBOARDRESPONSE']._serialized_end=835
 # @@protoc_insertion_point(module_scope)

@@ -8,7 +8,8 @@ Plackett–Luce model: a mean `mu` (25 for a new player) and an uncertainty `sig
 updated from the final ranks of every rated match (2 to 4 players, ties included). The
 display rating is the conservative estimate mu − 3·sigma (0 for a new player), what the
 leaderboard ranks by. Each bot level is a player too (`bot:easy`, `bot:medium`,
-`bot:hard`), so people and bots share one ladder.
+`bot:hard`, `bot:expert`, named "Easy AI" and so on, as are the seats it plays), so people
+and bots share one ladder.
 """
 
 import builtins
@@ -143,7 +144,9 @@ class CreatePlayerResponse(google.protobuf.message.Message):
     PLAYER_FIELD_NUMBER: builtins.int
     PLAYER_TOKEN_FIELD_NUMBER: builtins.int
     player_token: builtins.str
-    """Secret: send as `authorization: Bearer <token>`; keep it to be this player again later."""
+    """Secret: send as `authorization: Bearer <token>`; keep it to be this player again later.
+    It does not expire; RotatePlayerToken replaces it.
+    """
     @property
     def player(self) -> global___Player: ...
     def __init__(
@@ -156,6 +159,42 @@ class CreatePlayerResponse(google.protobuf.message.Message):
     def ClearField(self, field_name: typing.Literal["player", b"player", "player_token", b"player_token"]) -> None: ...
 
 global___CreatePlayerResponse = CreatePlayerResponse
+
+@typing.final
+class RotatePlayerTokenRequest(google.protobuf.message.Message):
+    """No fields: the player is the caller, whose guest token is the credential of the call."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+
+global___RotatePlayerTokenRequest = RotatePlayerTokenRequest
+
+@typing.final
+class RotatePlayerTokenResponse(google.protobuf.message.Message):
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    PLAYER_FIELD_NUMBER: builtins.int
+    PLAYER_TOKEN_FIELD_NUMBER: builtins.int
+    player_token: builtins.str
+    """The player's new secret token, which replaces the one the call was made with: keep it in place
+    of that one. Every earlier token of the player is refused from now on (UNAUTHENTICATED, "it
+    has been replaced by a newer one").
+    """
+    @property
+    def player(self) -> global___Player: ...
+    def __init__(
+        self,
+        *,
+        player: global___Player | None = ...,
+        player_token: builtins.str = ...,
+    ) -> None: ...
+    def HasField(self, field_name: typing.Literal["player", b"player"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["player", b"player", "player_token", b"player_token"]) -> None: ...
+
+global___RotatePlayerTokenResponse = RotatePlayerTokenResponse
 
 @typing.final
 class GetPlayerRequest(google.protobuf.message.Message):

@@ -8,7 +8,8 @@ Plackett–Luce model: a mean `mu` (25 for a new player) and an uncertainty `sig
 updated from the final ranks of every rated match (2 to 4 players, ties included). The
 display rating is the conservative estimate mu − 3·sigma (0 for a new player), what the
 leaderboard ranks by. Each bot level is a player too (`bot:easy`, `bot:medium`,
-`bot:hard`), so people and bots share one ladder.
+`bot:hard`, `bot:expert`, named "Easy AI" and so on, as are the seats it plays), so people
+and bots share one ladder.
 """
 
 import abc
