@@ -56,9 +56,10 @@ cat <<TEXT
   Or a quick match: someone of your rating, or the AI after 15 s:
     $BIN/mercado play --server $SERVER --quick --players 2 --allow-ai
 
-  Or play a friend: one creates the match, the other joins with the id it shows:
+  Or play a friend: one creates the match, the other joins with the id it shows
+  (a friend at this computer joins as a player of their own: add --as NAME):
     $BIN/mercado play --server $SERVER --players 2
-    $BIN/mercado play --server $SERVER --match MATCH_ID
+    $BIN/mercado play --server $SERVER --match MATCH_ID --as NAME
 
   Left a game? Go back into it:
     $BIN/mercado play --server $SERVER --resume

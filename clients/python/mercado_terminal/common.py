@@ -39,6 +39,7 @@ class PlayOptions:
     quick: bool = False  # queue for a match (matchmaking) instead of creating or joining one
     allow_ai: bool = True  # with ``quick``: bots may fill the seats after a while
     game: str = "mercado"  # new match or ``quick``: "mercado", "oregano" or "leilao"
+    kept_as: str = ""  # play as the guest player kept under this name (``--as``); "" the terminal's own
 
 
 class InputClosed(Exception):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shlex
 import sys
 import threading
 from collections import deque
@@ -185,9 +186,13 @@ _background: set[asyncio.Task[None]] = set()
 
 
 def command_hint(
-    server: Endpoint, *arguments: str, seats_file: Path | None = None, players_file: Path | None = None
+    server: Endpoint,
+    *arguments: str,
+    seats_file: Path | None = None,
+    players_file: Path | None = None,
+    kept_as: str = "",
 ) -> str:
-    """A ``mercado play`` command line for the same server (and seat and player files)."""
+    """A ``mercado play`` command line for the same server (and seat and player files, and player)."""
     words = ["mercado", "play"]
     if server.target != DEFAULT_SERVER:
         words += ["--server", server.target]
@@ -205,6 +210,8 @@ def command_hint(
         Path(os.environ.get(PLAYERS_FILE_ENV, ".")),
     ):
         words += ["--players-file", str(players_file)]
+    if kept_as:
+        words += ["--as", shlex.quote(kept_as)]
     return " ".join([*words, *arguments])
 
 
@@ -271,6 +278,7 @@ class Session:
             self.seat.match_id,
             seats_file=self.options.seats_file,
             players_file=self.options.players_file,
+            kept_as=self.options.kept_as,
         )
 
     @property
@@ -384,8 +392,12 @@ class Session:
         untaken = [info for info in self.state.match.seats if not info.taken]
         seats = [f"seat {info.seat + 1} ({bot_text(info) if info.bot else 'open'})" for info in untaken]
         text = Text.assemble(("waiting for players: ", "bold yellow"), ", ".join(seats))
-        join = command_hint(self.options.server, "--match", self.seat.match_id)
-        text.append(f"\nmatch {self.state.match.match_id}: others can join with `{join}`")
+        if any(not info.bot for info in untaken):  # seats people may take
+            join = command_hint(self.options.server, "--match", self.seat.match_id)
+            text.append(
+                f"\nmatch {self.state.match.match_id}: others can join with `{join}` "
+                "(someone at this computer adds `--as NAME`)"
+            )
         if any(info.bot for info in untaken):
             text.append("\nbot seats are played by an AI agent: start one with `mercado ai`")
         return text
