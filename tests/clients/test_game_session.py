@@ -65,8 +65,8 @@ async def test_a_leilao_bid_typed_out_is_submitted_then_the_seat_waits(tmp_path:
     assert mode == "move"
     made.reset_steps(mode)
     made.show_prompt(mode)
-    assert "your move (1-21, or an action like bid 1)" in console.export_text(clear=False)
-    assert await made.answer(mode, "bid 11+4")
+    assert "your move (a card like 1, 1 20 with an extra card, or resign)" in console.export_text(clear=False)
+    assert await made.answer(mode, "11 4")  # the card's number, then the extra card's
     assert fake.acted == [{"type": "bid", "card": 11, "extra": 4}]
     made.draw()
     screen = console.export_text()
@@ -101,7 +101,7 @@ async def test_a_bad_first_answer_says_what_may_be_typed(tmp_path: Path) -> None
     made.reset_steps("move")
     assert not await made.answer("move", "sing")
     assert (
-        "type a number from 1 to 4, or an action like choose_start_shop lumber_merchant 1a"
+        "type a number from 1 to 4, or an action like choose_start_shop stone_merchant 1a"
         in console.export_text()
     )
     assert await made.answer("move", "choose_start_shop stone_merchant 1d")
