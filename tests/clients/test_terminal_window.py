@@ -74,3 +74,19 @@ async def test_a_whole_match_in_a_window_of_80_by_24(
     terminal.expect(r"ada \(seat 1\) finished rank [12] of 2 with a score of -?\d+")
     assert await asyncio.to_thread(terminal.end, 30) == 0
     assert "Traceback" not in terminal.text
+
+
+async def test_a_resized_window_is_drawn_again_to_its_new_size(
+    own_server: ServerProcess, agent: None, tmp_path: Path
+) -> None:
+    arguments = ["--server", own_server.target, "--bots", "easy", "--name", "ada"]
+    terminal = Terminal(arguments, tmp_path / "seats.json", columns=COLUMNS, rows=ROWS)
+    prompt = await asyncio.to_thread(terminal.expect_question)
+    assert prompt is not None and "last moves" not in "\n".join(terminal.shown)  # no room for its frame
+    terminal.child.setwinsize(50, 130)  # the window grows: the board as a big terminal shows it
+    terminal.screen.resize(50, 130)
+    assert await asyncio.to_thread(terminal.expect_question) == prompt
+    shown = "\n".join(terminal.shown)
+    assert "╭─ last moves" in shown and "offer" in shown and "resign (leave the match for good)" in shown
+    terminal.child.sendintr()
+    assert await asyncio.to_thread(terminal.end) == 130
