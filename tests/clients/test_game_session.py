@@ -134,3 +134,20 @@ def test_an_enter_to_take_the_seat_back_outlives_the_ais_moves(tmp_path: Path) -
     finally:
         os.close(controller)
         os.close(terminal)
+
+
+def test_the_join_hint_is_shown_only_while_a_seat_for_people_is_open(tmp_path: Path) -> None:
+    made, _, _ = session("leilao", played("leilao", players=3, steps=0), 0, tmp_path)
+    seats = made.state.match.seats
+    made.state.match.status = api.MATCH_STATUS_WAITING
+    seats[1].taken, seats[2].taken, seats[2].bot = False, False, True
+    hint = made.waiting_line().plain
+    assert "waiting for players: seat 2 (open), seat 3 (bot, medium)" in hint
+    assert (
+        "m1: others can join with `mercado play --match m1` (someone at this computer adds `--as NAME`)"
+        in hint
+    )
+    seats[1].taken = True  # only the bot's seat is left: nobody else can join
+    hint = made.waiting_line().plain
+    assert "others can join" not in hint
+    assert "bot seats are played by an AI agent: start one with `mercado ai`" in hint
