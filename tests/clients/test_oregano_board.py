@@ -55,7 +55,7 @@ def test_the_status_line_and_the_panels_say_whose_move_it_is() -> None:
             status = squeezed(rendered)[0]
             assert status.startswith("match m1 · Oregano · playing")
             assert f"to move {NAMES[me]} (seat {me + 1})" in status
-            assert f"round {state.round}" in status or state.round == 0
+            assert f"round {state.round} of 20" in status if state.round else "· set-up ·" in status
             you = ", you" if viewer == me else ""
             assert f"▶ {NAMES[me]} (seat {me + 1}{you}) to move" in rendered
             assert rendered.count("to move") == 2  # the status line and the mover's panel
