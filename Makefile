@@ -40,8 +40,9 @@ $(ENGINE_STAMP): $(STAMP) scripts/compile-engine.py $(wildcard server/games/merc
 clean-compiled:
 	rm -rf $(ENGINE_BUILD) server/games/mercado/*.so
 
+# ARGS go to `mercado serve`, e.g. make run ARGS="--log-level info" (the whole log on the terminal).
 run: setup
-	scripts/run.sh
+	scripts/run.sh $(ARGS)
 
 test: check-generated lint typecheck pytest test-go test-typescript test-web
 

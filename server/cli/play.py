@@ -42,6 +42,13 @@ def parse_bots(value: str | None) -> list[str]:
     "play on a server.",
 )
 @click.option(
+    "--as",
+    "kept_as",
+    metavar="NAME",
+    help="Play as another guest player of this computer, kept under NAME (and named NAME when it is "
+    "created, unless --name says otherwise): a friend playing on the same computer.",
+)
+@click.option(
     "--players",
     type=click.IntRange(2, 4),
     help="New match or --quick: number of players [default: 2, or 1 + the bots].",
@@ -98,6 +105,7 @@ def play(
     match_id: str | None,
     seat: int | None,
     name: str | None,
+    kept_as: str | None,
     players: int | None,
     bots: str | None,
     game: str | None,
@@ -116,7 +124,8 @@ def play(
     You play as a guest player of the server, created the first time (named --name) and kept
     (with its secret token) for the next times, so that your rating follows you. Every seat you
     take is kept until its match ends: after Ctrl-C or a closed terminal, `mercado play --resume`
-    takes the game up again.
+    takes the game up again. Someone else playing on the same computer plays as a player of their
+    own with --as NAME.
     """
     from mercado_terminal.boards import BOARDS
     from mercado_terminal.common import PlayOptions
@@ -176,11 +185,13 @@ def play(
         )
     if len(levels) > 3:
         raise click.BadParameter("at most 3 bots", param_hint="--bots")
+    if kept_as is not None and not kept_as.strip():
+        raise click.BadParameter("name the player, e.g. --as bea", param_hint="--as")
     options = PlayOptions(
         server,
         match_id,
         None if seat is None else seat - 1,  # people count seats from 1, the API from 0
-        name or default_name(),
+        name or kept_as or default_name(),
         players,
         levels,
         money,
@@ -193,6 +204,7 @@ def play(
         quick=quick,
         allow_ai=allow_ai is not False,
         game=game or "mercado",
+        kept_as=(kept_as or "").strip(),
     )
     try:
         status = asyncio.run(run(options, Console()))

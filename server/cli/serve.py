@@ -15,13 +15,43 @@ from click.core import ParameterSource
 MIN_AGENT_KEY_LENGTH = 16
 
 
-def configure_logging(level: str) -> None:
-    """JSON lines on stderr: one object per event, with its fields."""
+class ShortLines(logging.Formatter):
+    """A record as one line a person reads: 'mercado serve: warning: web port unavailable (web_port=8080)'."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        from pythonjsonlogger.core import RESERVED_ATTRS
+
+        fields = [
+            f"{key}={value}"
+            for key, value in record.__dict__.items()
+            if key not in RESERVED_ATTRS and key not in ("taskName", "color_message")
+        ]
+        line = f"mercado serve: {record.levelname.lower()}: {record.getMessage()}"
+        if record.exc_info and record.exc_info[1] is not None:
+            fields.append(f"error={type(record.exc_info[1]).__name__}: {record.exc_info[1]}")
+        return f"{line} ({', '.join(fields)})" if fields else line
+
+
+def configure_logging(level: str, log_file: Path | None = None) -> None:
+    """JSON lines on stderr: one object per event, with its fields. With ``log_file``, they go there
+    instead (appended, and reopened when the file is moved away, as logrotate does), and stderr shows
+    only warnings and errors, one short line each."""
+    from logging.handlers import WatchedFileHandler
+
     from pythonjsonlogger.json import JsonFormatter
 
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(JsonFormatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
-    logging.basicConfig(level=level.upper(), handlers=[handler], force=True)
+    json_lines = JsonFormatter("%(asctime)s %(levelname)s %(name)s %(message)s")
+    handler: logging.Handler = logging.StreamHandler(sys.stderr)
+    if log_file is None:
+        handler.setFormatter(json_lines)
+        logging.basicConfig(level=level.upper(), handlers=[handler], force=True)
+        return
+    handler.setFormatter(ShortLines())
+    handler.setLevel(logging.WARNING)
+    log_file.parent.mkdir(parents=True, exist_ok=True)
+    to_file = WatchedFileHandler(log_file, encoding="utf-8")
+    to_file.setFormatter(json_lines)
+    logging.basicConfig(level=level.upper(), handlers=[to_file, handler], force=True)
 
 
 def option(name: str, *more: str, **kwargs: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -99,6 +129,13 @@ def _origins(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
 )
 @option(
     "--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info", help="Log level."
+)
+@option(
+    "--log-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Append the log (JSON lines) to this file instead of stderr, which then shows only warnings "
+    "and errors, one short line each.",
 )
 @option(
     "--agent-key",
@@ -272,7 +309,10 @@ def serve(**options: Any) -> None:
     from server.store import StoreLocked, StoreUnavailable
 
     config = server_config(options, click.get_current_context())
-    configure_logging(options["log_level"])
+    try:
+        configure_logging(options["log_level"], options["log_file"])
+    except OSError as error:
+        raise click.BadParameter(f"cannot write to it: {error}", param_hint="--log-file") from None
     from server.rpc.web import WebPortUnavailable
     from server.rpc.workers import run_workers
 
@@ -309,6 +349,8 @@ def server_config(options: dict[str, Any], ctx: click.Context) -> Any:
         )
     if shared_port and (options["port"] == 0 or options["web_port"] == 0):
         raise click.UsageError("--workers above 1 needs fixed ports (not 0): the workers share them")
+    if shared_port and options["log_file"]:
+        raise click.UsageError("--workers above 1 log to stderr: no --log-file")
     try:
         rates = parse_rates(
             spec for value in options["rate_limits"] for spec in value.replace(" ", ",").split(",")

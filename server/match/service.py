@@ -449,7 +449,7 @@ class MatchService:
             seats = match.record.seats
             held = [s.seat for s in seats if player_id is not None and s.player_id == player_id]
             if held and not match.record.hot_seat:
-                raise SeatTaken(f"you hold seat {held[0]} of this match already (it is not hot-seat)")
+                raise SeatTaken(f"you hold seat {held[0] + 1} of this match already (it is not hot-seat)")
             if seat is None:
                 free = [s for s in seats if s.bot_level is None and not s.taken]
                 if not free:
@@ -457,7 +457,7 @@ class MatchService:
                 chosen = free[0]
             else:
                 if not 0 <= seat < len(seats):
-                    raise NotFound(f"match {match_id} has no seat {seat}")
+                    raise NotFound(f"match {match_id} has no seat {seat + 1} (it has {len(seats)})")
                 chosen = seats[seat]
                 if chosen.bot_level is not None:
                     raise PermissionDenied("the seat asked for is reserved for a bot")

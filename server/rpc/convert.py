@@ -180,7 +180,7 @@ def player_message(player: PlayerRecord) -> players_pb.Player:
         player_id=player.player_id,
         display_name=player.display_name,
         kind=PLAYER_KINDS[player.kind],
-        rating=players_pb.Rating(mu=player.mu, sigma=player.sigma, display=player.display_rating),
+        rating=players_pb.Rating(mu=player.mu, sigma=player.sigma, display=player.shown_rating),
         rated_matches=player.rated_matches,
         wins=player.wins,
         created_unix_ms=player.created_ms,

@@ -116,6 +116,12 @@ class PlayerRecord:
         """The conservative estimate the leaderboard ranks by: mu - 3 sigma (0 for a new player)."""
         return self.mu - 3 * self.sigma
 
+    @property
+    def shown_rating(self) -> float:
+        """The rating players are shown: the conservative estimate, at least 0 (a newcomer's), so that
+        a first loss does not read as a debt. The ladder still ranks by ``display_rating``."""
+        return max(0.0, self.display_rating)
+
 
 @dataclass
 class QueuedRecord:

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pexpect
+import pyte
 from positions import ROOT
 from server_process import AGENT_KEY
 
@@ -36,7 +37,7 @@ def _interruptible() -> None:
 class Terminal:
     """One ``python -m server play ...`` in a pseudo-terminal, read as plain text."""
 
-    def __init__(self, arguments: list[str], seats_file: Path, columns: int = 140) -> None:
+    def __init__(self, arguments: list[str], seats_file: Path, columns: int = 140, rows: int = 60) -> None:
         env = {**os.environ, "MERCADO_SEATS_FILE": str(seats_file), "TERM": "xterm-256color"}
         env.pop("COLUMNS", None)
         env.pop("LINES", None)
@@ -45,7 +46,7 @@ class Terminal:
             ["-m", "server", "play", *arguments],
             cwd=str(ROOT),
             env=env,
-            dimensions=(60, columns),
+            dimensions=(rows, columns),
             encoding="utf-8",
             codec_errors="replace",
             timeout=None,
@@ -53,6 +54,10 @@ class Terminal:
         )
         self.text = ""  # everything shown so far, escape sequences removed
         self.seen = 0  # where the next expect starts looking
+        self.raw = ""  # everything written, escape sequences and all
+        self.asked = 0  # where the last question answered ended, in ``raw``
+        self.screen = pyte.Screen(columns, rows)  # what the window shows now
+        self.stream = pyte.Stream(self.screen)
 
     def _read(self, deadline: float) -> bool:
         """Read what there is (waiting until ``deadline``); False at the end of the output."""
@@ -63,7 +68,31 @@ class Terminal:
         except pexpect.EOF:
             return False
         self.text += ANSI.sub("", chunk)
+        self.raw += chunk
+        self.stream.feed(chunk)
         return True
+
+    def expect_question(self, timeout: float = 20.0, or_else: str | None = None) -> str | None:
+        """In a window drawn in place: wait until its screen asks a question, its prompt last with
+        nothing after it (the program waits for the answer), and return the prompt; or for
+        ``or_else`` to be shown, and return None."""
+        other = re.compile(or_else) if or_else is not None else None
+        deadline = time.monotonic() + timeout
+        while True:
+            if other is not None and other.search(self.text, self.seen):
+                return None
+            frame = ANSI.sub("", self.raw.rsplit("\x1b[2J", 1)[-1])  # since the screen was last cleared
+            if frame.endswith(": ") and self.raw.endswith(": ") and len(self.raw) > self.asked:
+                self.asked = len(self.raw)
+                return frame.rsplit("\n", 1)[-1]
+            alive = self._read(min(deadline, time.monotonic() + 0.2))
+            if time.monotonic() >= deadline or not alive:
+                raise AssertionError(f"no question within {timeout} s:\n" + "\n".join(self.shown))
+
+    @property
+    def shown(self) -> list[str]:
+        """The window's lines as they are now, trailing blanks removed."""
+        return [line.rstrip() for line in self.screen.display]
 
     def expect(self, pattern: str | re.Pattern[str], timeout: float = 15.0) -> re.Match[str]:
         """The first match of ``pattern`` in the output after the last match; waits for it."""

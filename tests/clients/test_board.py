@@ -54,7 +54,7 @@ def test_market_shows_every_square_and_entrance_where_it_is(width: int) -> None:
             assert cell == name
         elif kind == "stand":
             good, owner = good_name(content.stand.good), content.stand.owner
-            assert cell == f"{good} {NAMES[owner]} {owner + 1}"  # seats count from 1
+            assert cell == f"{good} {NAMES[owner]}"  # the owner's name, on its seat's colour
         elif kind == "face_down":
             assert cell == "? face-down"
         else:
@@ -151,7 +151,8 @@ def test_final_round_and_result() -> None:
         if (position := played(players=2, steps=steps, seed=2)).final_turns_left is not None
     )
     turns = final_round.final_turns_left
-    assert f"final round: {turns} turns left" in text(render_match(match_state(final_round, seat=0)))
+    left = f"{turns} turn{'' if turns == 1 else 's'} left"  # "1 turn left", not "1 turns left"
+    assert f"final round: {left}" in text(render_match(match_state(final_round, seat=0)))
 
 
 def test_the_log_narrates_an_action_as_the_viewer_may_see_it() -> None:
@@ -240,13 +241,16 @@ def test_the_final_ranks_are_the_summarys_with_forfeited_seats_last() -> None:
     )
 
 
-def test_long_names_keep_their_seat_number_on_the_market() -> None:
+def test_names_show_whole_on_the_market_and_long_ones_keep_their_seat_number() -> None:
     state = played(players=2, steps=30)
     message = match_state(state, seat=0)
     message.match.seats[0].display_name = "Bartholomew the Third"
+    message.match.seats[1].display_name = "mercado-ai"
     cells = market_cells(text(render_match(message)))
-    owned = [cell for cell in cells.values() if cell.endswith(" 1") and "Bart" in cell]
-    assert owned and all(cell.split(" ", 1)[1] == "Bartho… 1" for cell in owned)
+    owned = [cell for cell in cells.values() if "Bart" in cell]
+    assert owned and all(cell.split(" ", 1)[1] == "Barthol… 1" for cell in owned)
+    theirs = [cell for cell in cells.values() if "mercado" in cell]
+    assert theirs and all(cell.split(" ", 1)[1] == "mercado-ai" for cell in theirs)  # not "mercad… 2"
 
 
 def with_seats(state: GameState, **flags: dict[int, bool]) -> api.MatchState:

@@ -65,8 +65,8 @@ async def test_a_leilao_bid_typed_out_is_submitted_then_the_seat_waits(tmp_path:
     assert mode == "move"
     made.reset_steps(mode)
     made.show_prompt(mode)
-    assert "your move (1-21, or an action like bid 1)" in console.export_text(clear=False)
-    assert await made.answer(mode, "bid 11+4")
+    assert "your move (a card like 1, 1 20 with an extra card, or resign)" in console.export_text(clear=False)
+    assert await made.answer(mode, "11 4")  # the card's number, then the extra card's
     assert fake.acted == [{"type": "bid", "card": 11, "extra": 4}]
     made.draw()
     screen = console.export_text()
@@ -101,7 +101,7 @@ async def test_a_bad_first_answer_says_what_may_be_typed(tmp_path: Path) -> None
     made.reset_steps("move")
     assert not await made.answer("move", "sing")
     assert (
-        "type a number from 1 to 4, or an action like choose_start_shop lumber_merchant 1a"
+        "type a number from 1 to 4, or an action like choose_start_shop stone_merchant 1a"
         in console.export_text()
     )
     assert await made.answer("move", "choose_start_shop stone_merchant 1d")
@@ -134,3 +134,20 @@ def test_an_enter_to_take_the_seat_back_outlives_the_ais_moves(tmp_path: Path) -
     finally:
         os.close(controller)
         os.close(terminal)
+
+
+def test_the_join_hint_is_shown_only_while_a_seat_for_people_is_open(tmp_path: Path) -> None:
+    made, _, _ = session("leilao", played("leilao", players=3, steps=0), 0, tmp_path)
+    seats = made.state.match.seats
+    made.state.match.status = api.MATCH_STATUS_WAITING
+    seats[1].taken, seats[2].taken, seats[2].bot = False, False, True
+    hint = made.waiting_line().plain
+    assert "waiting for players: seat 2 (open), seat 3 (bot, medium)" in hint
+    assert (
+        "m1: others can join with `mercado play --match m1` (someone at this computer adds `--as NAME`)"
+        in hint
+    )
+    seats[1].taken = True  # only the bot's seat is left: nobody else can join
+    hint = made.waiting_line().plain
+    assert "others can join" not in hint
+    assert "bot seats are played by an AI agent: start one with `mercado ai`" in hint

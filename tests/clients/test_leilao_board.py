@@ -11,7 +11,7 @@ from typing import Any
 from mercado.v1 import match_pb2 as api
 from mercado_client.games import action_json, action_message, json_struct
 from mercado_terminal.boards import board_for
-from mercado_terminal.boards.base import RulesBoard
+from mercado_terminal.boards.base import RESIGN, RulesBoard
 from mercado_terminal.boards.menu import BACK
 from rules_screens import finished, match_state, played
 from screens import NAMES, squeezed, text
@@ -141,7 +141,7 @@ def test_bids_and_picks_show_what_they_cost_and_pay() -> None:
     found = board(message)
     groups = found.groups(message)
     assert [g.title.plain for g in groups][:2] == [
-        "bid 1 (-1 points): with or without an extra card (fee 5)",
+        "bid 1 (-1 point): with or without an extra card (fee 5)",
         "bid 2 (-2 points): with or without an extra card (fee 5)",
     ]
     eleven = groups[10]
@@ -150,12 +150,13 @@ def test_bids_and_picks_show_what_they_cost_and_pay() -> None:
     assert "extra 4  -4 points, -5 fee" in labels
     cheap = played(GAME, players=2, steps=0, seed=1, card_penalty="one")
     message = match_state(GAME, cheap, 0)
-    assert board(message).groups(message)[10].title.plain.startswith("bid 11 (-1 points)")
+    assert board(message).groups(message)[10].title.plain.startswith("bid 11 (-1 point)")  # not "1 points"
     bid(state, 0, 20)
     bid(state, 1, 19)
     message = match_state(GAME, state, 0)
     picks = [g.title.plain for g in board(message).groups(message)]
-    assert picks == [f"take {name}  +{name.split('-')[1]} points" for name in RULES.view(state, 0)["display"]]
+    worth = {name: int(name.split("-")[1]) for name in RULES.view(state, 0)["display"]}
+    assert picks == [f"take {name}  +{n} point{'' if n == 1 else 's'}" for name, n in worth.items()]
 
 
 def test_a_bid_is_chosen_by_number_then_extra_card_or_typed() -> None:
@@ -185,6 +186,40 @@ def test_a_bid_is_chosen_by_number_then_extra_card_or_typed() -> None:
     assert found.typed(groups, "bid 11") == action_message(GAME, {"type": "bid", "card": 11})
     assert found.typed(groups, "bid 11+11") is None
     assert found.typed_hint(groups) == ", or an action like bid 1"
+
+
+def test_a_bid_is_typed_as_its_cards_number_and_the_extra_cards_after_it() -> None:
+    state = played(GAME, players=2, steps=0, seed=1)
+    bid(state, 0, 5)
+    bid(state, 1, 5)  # a tie at 5: both re-bid
+    message = match_state(GAME, state, 0)
+    found = board(message)
+    groups = found.groups(message)
+    assert found.read(groups, "2") == action_message(GAME, {"type": "rebid", "card": 2})  # not entry 1
+    assert found.read(groups, "5") is None  # played already
+    assert found.read(groups, "2 3") is None  # no extra card in a tie-break
+    assert found.first_hint(groups) == "a card like 1, or resign"
+    for seat in (0, 1):
+        RULES.apply(state, seat, RULES.action_from_json({"type": "rebid", "card": 20 - seat}))
+    while RULES.view(state, 0)["phase"] == "pick":
+        [seat] = RULES.to_move(state)
+        RULES.apply(state, seat, RULES.legal_actions(state, seat)[0])
+    message = match_state(GAME, state, 0)
+    found = board(message)
+    groups = found.groups(message)
+    hand = RULES.view(state, 0)["hands"][0]
+    assert 5 not in hand and 8 in hand
+    assert found.read(groups, "7") == action_message(GAME, {"type": "bid", "card": 7})  # card 7, not "bid 8"
+    assert found.read(groups, "7 3") == action_message(GAME, {"type": "bid", "card": 7, "extra": 3})
+    assert found.read(groups, "7+3") == found.read(groups, "bid 7+3") == found.read(groups, "7 3")
+    assert found.read(groups, "5") is None and found.read(groups, "7 7") is None
+    assert found.read(groups, "resign") == RESIGN
+    assert found.misread(groups) == (
+        f"type a card of your hand ({' '.join(map(str, hand))}), and an extra card after it if you like; "
+        "or resign"
+    )
+    menu = text(found.render_groups(groups, 0, NAMES, []), 120)
+    assert f"hand  {' '.join(map(str, hand))}" in menu
 
 
 def test_every_legal_action_is_offered_once_at_every_step() -> None:

@@ -13,7 +13,7 @@ from mercado_client.games import action_json, action_message, json_struct
 from mercado_terminal.boards import board_for
 from mercado_terminal.boards.base import RulesBoard, amounts_text
 from mercado_terminal.boards.menu import BACK
-from mercado_terminal.boards.oregano import SHOP_SHORT
+from mercado_terminal.boards.oregano import SHOP_NAMES, STRATEGIES
 from rules_screens import finished, match_state, played
 from screens import NAMES, squeezed, text
 
@@ -55,7 +55,7 @@ def test_the_status_line_and_the_panels_say_whose_move_it_is() -> None:
             status = squeezed(rendered)[0]
             assert status.startswith("match m1 · Oregano · playing")
             assert f"to move {NAMES[me]} (seat {me + 1})" in status
-            assert f"round {state.round}" in status or state.round == 0
+            assert f"round {state.round} of 20" in status if state.round else "· set-up ·" in status
             you = ", you" if viewer == me else ""
             assert f"▶ {NAMES[me]} (seat {me + 1}{you}) to move" in rendered
             assert rendered.count("to move") == 2  # the status line and the mover's panel
@@ -77,21 +77,22 @@ def test_each_panel_shows_gold_cards_shops_and_only_its_holders_strategy() -> No
                     cells = rows[row].split("│")[3:7]
                     for level, cell in enumerate(cells, 1):
                         shop = view["areas"][seat].get(f"{level}{row}")
-                        assert cell.strip() == short(shop, level, row)
+                        assert cell.strip() == shop_name(shop, level, row)
                 card = state.strategies[seat]
                 strategy = next(line for line in lines if line.startswith("│ strategy"))
                 if card is None:
                     assert "none (choosing)" in strategy
                 elif seat == viewer:
-                    assert f"strategy {card}:" in strategy
+                    name, goal = STRATEGIES[card]
+                    assert f"strategy {name}: {goal}" in " ".join(lines)  # its name, not its id
                 else:
                     assert "strategy hidden" in strategy
                     assert card not in " ".join(lines)
 
 
-def short(shop: dict[str, Any] | None, level: int, row: str) -> str:
-    """An area cell as the panel shows it: its shop's short name, else the cell's name."""
-    return SHOP_SHORT[shop["shop"]] if shop else f"{level}{row}"
+def shop_name(shop: dict[str, Any] | None, level: int, row: str) -> str:
+    """An area cell as the panel shows it: its shop's name as the page shows it, else the cell's name."""
+    return SHOP_NAMES[shop["shop"]] if shop else f"{level}{row}"
 
 
 def test_open_strategy_cards_are_shown_to_everyone() -> None:
@@ -99,7 +100,7 @@ def test_open_strategy_cards_are_shown_to_everyone() -> None:
     for seat in range(3):
         card = state.strategies[seat]
         if card is not None:
-            assert f"strategy {card}:" in " ".join(
+            assert f"strategy {STRATEGIES[card][0]}:" in " ".join(
                 squeezed(panel_text(match_state(GAME, state, (seat + 1) % 3), seat))
             )
 
@@ -279,11 +280,11 @@ def test_a_kept_strategy_card_is_named_to_its_holder_only() -> None:
     assert state.phase == "keep_strategy"
     card = state.drawn[seat][0]
     events = RULES.apply(state, seat, RULES.action_from_json({"type": "keep_strategy", "card": card}))
-    for viewer, expected in ((seat, f"kept {card}"), (1 - seat, "kept a strategy card")):
+    for viewer, expected in ((seat, f"kept {STRATEGIES[card][0]}"), (1 - seat, "kept a strategy card")):
         update = api.MatchUpdate(version=3, seat=seat)
         for event in RULES.events_for(state, events, viewer):
             update.events.add(oregano={"event": json_struct(event)})
         update.state.CopyFrom(match_state(GAME, state, viewer))
         [line] = board(update.state).update_lines(update, NAMES)
         assert line.plain.startswith(f"{NAMES[seat]} (seat {seat + 1}) {expected}")
-        assert (card in line.plain) == (viewer == seat)
+        assert (STRATEGIES[card][0] in line.plain) == (viewer == seat)

@@ -22,6 +22,8 @@ from test_play import play_randomly
 
 GAME_SECONDS = 120.0
 ANSWERS = b"sing\n1\n" * 2000  # "1" reaches a legal action at every step; "sing" is none and asked again
+# Leilão's bids are typed as cards: one of the numbers 1-20 is in the hand, and "1" picks the first stall.
+CARDS = (b"sing\n" + b"".join(b"%d\n" % card for card in range(1, 21))) * 400
 
 
 async def start_play(target: str, arguments: list[str], seats_file: Path) -> asyncio.subprocess.Process:
@@ -81,7 +83,8 @@ async def test_play_a_whole_match_of_each_game_against_a_random_opponent(
         match_id = await client.create_match(players=2, seed=11, game=game)
         opponent = asyncio.create_task(play_randomly(await client.join(match_id, "randy", seat=1), seed=3))
         arguments = ["--match", match_id, "--name", "tester"]
-        status, out = await finish_play(await start_play(own_server.target, arguments, seats_file), ANSWERS)
+        answers = CARDS if game == "leilao" else ANSWERS
+        status, out = await finish_play(await start_play(own_server.target, arguments, seats_file), answers)
         await asyncio.wait_for(opponent, 10)
         final = await client.view(match_id)
     assert status == 0, out[-2000:]
@@ -110,7 +113,7 @@ async def test_two_people_play_leilao_from_two_terminals(own_server: ServerProce
     match_id = found.group(1)
     joiner = await start_play(target, ["--match", match_id, "--name", "bob"], tmp_path / "bob" / "seats.json")
     (status_a, out_a), (status_b, out_b) = await asyncio.gather(
-        finish_play(creator, ANSWERS, shown), finish_play(joiner, ANSWERS)
+        finish_play(creator, CARDS, shown), finish_play(joiner, CARDS)
     )
     assert (status_a, status_b) == (0, 0), out_a[-2000:] + out_b[-2000:]
     async with MercadoClient(target) as client:
@@ -153,7 +156,7 @@ async def test_leilao_against_the_ai(own_server: ServerProcess, tmp_path: Path) 
     with ai_agent(own_server.target, tmp_path / "agent.json"):
         arguments = ["--game", "leilao", "--bots", "easy", "--name", "ada"]
         status, out = await finish_play(
-            await start_play(own_server.target, arguments, tmp_path / "s.json"), ANSWERS
+            await start_play(own_server.target, arguments, tmp_path / "s.json"), CARDS
         )
     assert status == 0, out[-2000:]
     match_id = re.search(r"created match ([0-9a-f]{32})", out)

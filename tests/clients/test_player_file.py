@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import stat
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -42,6 +43,22 @@ def test_one_player_per_server_privately(tmp_path: Path) -> None:
     assert players.player("127.0.0.1:50051") is None
     assert players.player("other:1") == player("other:1", 2)
     assert sorted(p.name for p in path.parent.iterdir()) == ["players.json", "players.json.lock"]
+
+
+def test_players_kept_as_a_name_sit_beside_the_servers_own(tmp_path: Path) -> None:
+    path = tmp_path / "players.json"
+    players = PlayerFile(path)
+    own, bea = player(number=1), replace(player(number=2), name="bea", kept_as="bea")
+    assert players.keep(own) == own
+    assert players.player("127.0.0.1:50051", "bea") is None
+    assert players.keep(bea) == bea  # not the server's own: kept beside it
+    assert players.keep(replace(bea, player_id="c" * 32)) == bea  # another terminal was quicker
+    assert players.player("127.0.0.1:50051") == own
+    assert players.player("127.0.0.1:50051", "bea") == bea
+    assert [entry.get("as") for entry in json.loads(path.read_text())["players"]] == [None, "bea"]
+    players.forget(bea)
+    assert players.player("127.0.0.1:50051", "bea") is None
+    assert players.player("127.0.0.1:50051") == own
 
 
 def test_two_terminals_signing_in_at_once_keep_one_player(tmp_path: Path) -> None:

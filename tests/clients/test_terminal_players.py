@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import stat
 from contextlib import aclosing
 from pathlib import Path
@@ -173,3 +174,39 @@ async def test_a_kept_player_the_server_does_not_know_is_replaced(start: Start, 
         state = await client.view(match_id, ada["token"])
     assert state.your_seat == 0 and state.match.seats[0].player_id == ada["player_id"]
     assert state.match.status == api.MATCH_STATUS_WAITING
+
+
+async def test_a_friend_at_the_same_computer_plays_as_a_player_of_their_own(
+    start: Start, tmp_path: Path
+) -> None:
+    """One computer, one seat file and one player file: the second terminal joins ``--as`` a name, a
+    guest player kept beside the computer's own."""
+    server = start()
+    target = server.target
+    seats_file = data(tmp_path, "home")
+    host = Terminal(["--server", target, "--players", "2", "--name", "ada"], seats_file)
+    match_id = host.expect(r"created match ([0-9a-f]{32})").group(1)
+    hint = (
+        f"others can join with `mercado play --server {target} --match {match_id}` "
+        "(someone at this computer adds `--as NAME`)"
+    )
+    host.expect(r"\s+".join(map(re.escape, hint.split())))  # wherever the line wraps
+    # Without --as, the second terminal is the same player, who holds a seat already.
+    same = Terminal(["--server", target, "--match", match_id], seats_file)
+    same.expect(r"cannot start: you hold seat 1 of this match already")
+    assert await asyncio.to_thread(same.end) == 1
+
+    friend = Terminal(["--server", target, "--match", match_id, "--as", "bea"], seats_file)
+    friend.expect(f"new guest player bea on server {target}, kept as bea in")
+    friend.expect(r"you: bea \(seat 2\) · rating 0\.0 · rated match")
+    host.expect(r"you: ada \(seat 1\) · rating 0\.0 · rated match")
+    friend.child.sendintr()
+    friend.expect(f"resume it with `mercado play --server {target} --as bea --resume {match_id}`")
+    assert await asyncio.to_thread(friend.end) == 130
+    host.child.sendintr()
+    assert await asyncio.to_thread(host.end) == 130
+    players = json.loads(seats_file.with_name("players.json").read_text())["players"]
+    assert [(p["name"], p.get("as")) for p in players] == [("ada", None), ("bea", "bea")]
+    async with MercadoClient(target) as client:
+        seats = (await client.view(match_id)).match.seats
+    assert [seat.player_id for seat in seats] == [p["player_id"] for p in players]  # two players

@@ -99,6 +99,8 @@ async def test_a_rated_match_moves_both_ratings_and_the_leaderboard_pages_throug
     if ranks[0] != ranks[1]:
         winner, loser = (players[0], players[1]) if ranks[0] == 1 else (players[1], players[0])
         assert winner.rating.mu > 25.0 > loser.rating.mu
+        # A first loss reads as a newcomer's rating, not a negative one.
+        assert loser.rating.display == 0.0 and loser.rating.mu - 3 * loser.rating.sigma < 0
 
     whole = await client.leaderboard(page_size=100)
     assert not whole.next_page_token

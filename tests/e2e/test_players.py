@@ -73,6 +73,7 @@ async def test_a_guest_plays_its_seat_from_any_client_and_finds_it_in_its_games(
         stub.JoinMatch(api.JoinMatchRequest(match_id=created.match_id), metadata=bearer(ana_token))
     )
     assert_reason(error, grpc.StatusCode.ALREADY_EXISTS)
+    assert error.details().startswith("you hold seat 1 of this match already")  # seats as people count
     # From another device (another connection), the player credential alone acts for the seat.
     async with grpc.aio.insecure_channel(server.target) as other:
         phone = api_grpc.MatchServiceStub(other)

@@ -221,7 +221,9 @@ async def test_unknown_matches_are_not_found(playing: Playing) -> None:
 
 async def test_a_seat_beyond_the_match_is_not_found(client: MercadoClient) -> None:
     match_id = await client.create_match(players=2)
-    assert_reason(await refusal(client.join(match_id, "ada", seat=2)), Code.NOT_FOUND)
+    error = await refusal(client.join(match_id, "ada", seat=2))
+    assert_reason(error, Code.NOT_FOUND)
+    assert error.details() == f"match {match_id} has no seat 3 (it has 2)"  # seats as people count
     assert not any(s.taken for s in (await client.view(match_id)).match.seats)
 
 

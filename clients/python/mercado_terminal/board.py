@@ -40,8 +40,10 @@ RESTAURANTS = {
 }
 SEAT_STYLES = ("bold black on green3", "bold black on gold1", "bold black on cyan", "bold black on plum2")
 ARROWS = {"top": "↓", "bottom": "↑", "left": "→", "right": "←"}
-CELL_WIDTH = 9
-MARKET_WIDTH = 3 + 7 * CELL_WIDTH + 9  # row labels, 7 columns, 9 borders
+CELL_WIDTH = 10  # a good, a restaurant's word, and a name of up to 10 characters ("mercado-ai")
+MARKET_WIDTH = 1 + 7 * CELL_WIDTH + 9  # row labels, 7 columns, 9 borders: 80
+# A customer tile's goods in the small window's market, where a tile has one line: 'L2 fi+to'.
+GOOD_CODES = {"fish": "fi", "flowers": "fl", "tomatoes": "to", "meat": "me", "grapes": "gr"}
 STATUS_NAMES = {
     api.MATCH_STATUS_WAITING: "waiting for players",
     api.MATCH_STATUS_PLAYING: "playing",
@@ -98,12 +100,13 @@ def seat_tag(seat: int, names: Sequence[str]) -> Text:
 
 
 def seat_short(seat: int, names: Sequence[str], width: int) -> Text:
-    """A player in at most ``width`` cells, keeping the seat number: 'ada 1', 'carm… 3'."""
-    number = f" {seat + 1}"
-    name = names[seat] if seat < len(names) else ""
-    if len(name) + len(number) > width:
-        name = name[: max(0, width - len(number) - 1)] + "…"
-    return Text(f"{name}{number}", style=SEAT_STYLES[seat % len(SEAT_STYLES)])
+    """A player's name in at most ``width`` cells, on the seat's colour: 'ada', 'mercado-ai'; a name cut
+    short keeps its seat number: 'Barthol… 1'."""
+    name = names[seat] if seat < len(names) else f"seat {seat + 1}"
+    if len(name) > width:
+        number = f" {seat + 1}"
+        name = name[: max(0, width - len(number) - 1)] + "…" + number
+    return Text(name, style=SEAT_STYLES[seat % len(SEAT_STYLES)])
 
 
 def seat_info(state: api.MatchState, seat: int) -> api.SeatInfo | None:
@@ -186,12 +189,56 @@ def _entrance_cell(side: str, tile: pb.CustomerTile | None) -> Text:
     return Text("\n").join([head, *(good_text(g) for g in tile.goods)])
 
 
+def _compact_square(name: str, content: pb.SquareContent | None) -> Text:
+    """A square in one line: 'tomatoes 1' (a stand and its owner's seat, on the seat's colour)."""
+    if content is None:
+        return Text(name, style="dim")
+    kind = content.WhichOneof("content")
+    if kind == "stand":
+        owner = content.stand.owner
+        return Text.assemble(good_text(content.stand.good), " ", (str(owner + 1), SEAT_STYLES[owner % 4]))
+    if kind == "restaurant":
+        label, good = RESTAURANTS[content.restaurant]
+        return Text(label, style=f"reverse {GOOD_STYLES[good]}" if good else "reverse bold")
+    return Text("face-down", style="bold")
+
+
+def _compact_entrance(side: str, tile: pb.CustomerTile | None) -> Text:
+    """An entrance in one line: 'L2 fi+to', the goods in their colours; its arrow when empty."""
+    if tile is None:
+        return Text(ARROWS[side], style="dim")
+    codes = Text("+").join(Text(GOOD_CODES[GOODS[g - 1]], GOOD_STYLES[GOODS[g - 1]]) for g in tile.goods)
+    return Text.assemble((f"L{tile.level} ", "bold"), codes)
+
+
+def compact_market(view: pb.MercadoView) -> Table:
+    """The market for a small window: a line a row, the entrances' tiles as 'L2 fi+to'."""
+    squares = {square_name(c.square): c for c in view.market}
+    tiles = {entrance_name(e.entrance): e.tile for e in view.entrances}
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(width=1, style="bold")
+    for width in (9, *[CELL_WIDTH] * len(COLUMNS), 9):
+        grid.add_column(width=width, justify="center", no_wrap=True)
+    grid.add_row("", "", *(Text(c, "bold") for c in COLUMNS), "")
+
+    def edge(side: str) -> list[RenderableType]:
+        return ["", "", *(_compact_entrance(side, tiles.get(f"{side}-{c}")) for c in COLUMNS), ""]
+
+    grid.add_row(*edge("top"))
+    for row in range(1, 6):
+        cells = [_compact_square(f"{c}{row}", squares.get(f"{c}{row}")) for c in COLUMNS]
+        left, right = (_compact_entrance(side, tiles.get(f"{side}-{row}")) for side in ("left", "right"))
+        grid.add_row(str(row), left, *cells, right)
+    grid.add_row(*edge("bottom"))
+    return grid
+
+
 def market_table(view: pb.MercadoView, names: Sequence[str]) -> Table:
     """The 5x5 market with its 20 entrances around it, columns a-e and rows 1-5 labelled."""
     squares = {square_name(c.square): c for c in view.market}
     tiles = {entrance_name(e.entrance): e.tile for e in view.entrances}
     table = Table(box=box.ROUNDED, show_lines=True, padding=0)
-    table.add_column("", width=3, justify="center", vertical="middle")
+    table.add_column("", width=1, justify="center", vertical="middle")
     for header in ["", *COLUMNS, ""]:
         table.add_column(header, width=CELL_WIDTH, justify="center", vertical="middle", header_style="bold")
 
@@ -222,31 +269,72 @@ def seat_clock(state: api.MatchState, seat: int, to_move: bool, now_ms: int | No
     return clock
 
 
-def player_panel(state: api.MatchState, seat: int, names: Sequence[str], now_ms: int | None = None) -> Panel:
+def player_rows(state: api.MatchState, seat: int, now_ms: int | None = None) -> list[tuple[str, Text]]:
+    """What a player has, as (label, value) rows: coins and stands left, hand, restaurants, clock."""
     player = state.view.mercado.players[seat]
-    grid = Table.grid(padding=(0, 1))
-    grid.add_column(style="dim")
-    grid.add_column()
     coins = Text(str(player.coins), style="bold") if player.HasField("coins") else Text("hidden", "italic")
-    grid.add_row("coins", Text.assemble(coins, ("   stands left ", "dim"), str(player.wooden_stands)))
-    grid.add_row("hand", goods_text(player.stand_hand))
     restaurants = [restaurant_text(k) for k in player.restaurant_hand]
-    grid.add_row("rest.", Text(", ").join(restaurants) if restaurants else Text("-", "dim"))
-    playing = state.match.status == api.MATCH_STATUS_PLAYING
-    to_move = playing and state.HasField("to_move") and state.to_move == seat
-    clock = seat_clock(state, seat, to_move, now_ms)
+    rows = [
+        ("coins", Text.assemble(coins, ("   stands left ", "dim"), str(player.wooden_stands))),
+        ("hand", goods_text(player.stand_hand)),
+        ("rest.", Text(", ").join(restaurants) if restaurants else Text("-", "dim")),
+    ]
+    clock = seat_clock(state, seat, _to_move(state, seat), now_ms)
     if clock is not None:
-        grid.add_row("clock", clock)
+        rows.append(("clock", clock))
     marks = seat_marks(state, seat)
     if marks:
-        grid.add_row("", Text(", ").join(marks))
+        rows.append(("", Text(", ").join(marks)))
+    return rows
+
+
+def _to_move(state: api.MatchState, seat: int) -> bool:
+    playing = state.match.status == api.MATCH_STATUS_PLAYING
+    return playing and state.HasField("to_move") and state.to_move == seat
+
+
+def player_title(state: api.MatchState, seat: int, names: Sequence[str]) -> Text:
+    """'ada (seat 1, you)', with '▶ … to move' while it is to move."""
     title = seat_tag(seat, names)
     if state.HasField("your_seat") and state.your_seat == seat:
         label = title.plain
         title = Text(label[:-1] + ", you)" if label.endswith(")") else label + " (you)", title.style)
-    if to_move:
+    if _to_move(state, seat):
         title = Text.assemble(("▶ ", "bold yellow"), title, (" to move", "bold yellow"))
-    return Panel(grid, title=title, title_align="left", border_style="yellow" if to_move else "dim")
+    return title
+
+
+def player_panel(state: api.MatchState, seat: int, names: Sequence[str], now_ms: int | None = None) -> Panel:
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(style="dim")
+    grid.add_column()
+    for label, value in player_rows(state, seat, now_ms):
+        grid.add_row(label, value)
+    border = "yellow" if _to_move(state, seat) else "dim"
+    return Panel(grid, title=player_title(state, seat, names), title_align="left", border_style=border)
+
+
+def player_line(state: api.MatchState, seat: int, names: Sequence[str]) -> Text:
+    """A player in one line, for a small window: '▶ ada (seat 1, you)  coins 8 · stands 5 · hand fish
+    meat · tea house · reserve 2:40' (the status line has the mover's time left)."""
+    player = state.view.mercado.players[seat]
+    coins = Text(str(player.coins), style="bold") if player.HasField("coins") else Text("hidden", "italic")
+    words = [
+        Text.assemble(("coins ", "dim"), coins),
+        Text.assemble(("stands ", "dim"), str(player.wooden_stands)),
+        Text.assemble(("hand ", "dim"), goods_text(player.stand_hand)),
+        *(restaurant_text(kind) for kind in player.restaurant_hand),
+    ]
+    info = seat_info(state, seat)
+    if has_clock(state) and info is not None and not info.bot:
+        words.append(Text.assemble(("reserve ", "dim"), clock_time(info.reserve_ms)))
+    words += seat_marks(state, seat)
+    title = seat_tag(seat, names)
+    if state.HasField("your_seat") and state.your_seat == seat:
+        label = title.plain
+        title = Text(label[:-1] + ", you)" if label.endswith(")") else label + " (you)", title.style)
+    marker = ("▶ ", "bold yellow") if _to_move(state, seat) else "  "
+    return Text.assemble(marker, title, "  ", Text(" · ").join(words))
 
 
 def supply_table(view: pb.MercadoView) -> Table:
@@ -265,11 +353,18 @@ def supply_table(view: pb.MercadoView) -> Table:
     return grid
 
 
-def status_text(state: api.MatchState, names: Sequence[str], now_ms: int | None = None) -> Text:
-    """One line: the whole match id, status, whose turn and their time, final round, coins in a row."""
+def status_text(
+    state: api.MatchState, names: Sequence[str], now_ms: int | None = None, compact: bool = False
+) -> Text:
+    """One line: the whole match id, status, whose turn and their time, final round, coins in a row;
+    ``compact``, the game's name instead of the id, and no version."""
     view = state.view.mercado
     status = state.match.status
     parts = [Text(f"match {state.match.match_id}", "bold"), Text(STATUS_NAMES.get(status, "?"))]
+    if compact:
+        parts = [Text("Mercado de Lisboa", "bold")] + (
+            [] if status == api.MATCH_STATUS_PLAYING else parts[1:]
+        )
     if state.HasField("to_move") and status == api.MATCH_STATUS_PLAYING:
         parts.append(Text.assemble("to move ", seat_tag(state.to_move, names)))
         left = time_left_ms(state, now_ms)
@@ -278,12 +373,14 @@ def status_text(state: api.MatchState, names: Sequence[str], now_ms: int | None 
         if view.phase == pb.PHASE_TAKE_OFFER:
             parts.append(Text("taking from the offer"))
     if view.HasField("final_turns_left"):
-        parts.append(Text(f"final round: {view.final_turns_left} turns left", "bold red"))
+        turns = view.final_turns_left
+        parts.append(Text(f"final round: {turns} turn{'' if turns == 1 else 's'} left", "bold red"))
     if view.consecutive_coins:
         players = len(view.players)
         needed = 4 if players == 2 else players
         parts.append(Text(f"coins in a row {view.consecutive_coins}/{needed}", "yellow"))
-    parts.append(Text(f"version {state.version}", "dim"))
+    if not compact:
+        parts.append(Text(f"version {state.version}", "dim"))
     return Text(" · ").join(parts)
 
 
@@ -331,7 +428,7 @@ def result_table(state: api.MatchState, names: Sequence[str]) -> Table:
 class MatchView:
     """The whole match; on a wide console the player panels (and ``side``) sit beside the market."""
 
-    WIDE = 118
+    WIDE = 120
 
     def __init__(
         self, state: api.MatchState, side: RenderableType | None = None, now_ms: int | None = None
@@ -370,3 +467,22 @@ def render_match(
 ) -> RenderableType:
     """The whole match as one renderable; ``side`` (e.g. a move log) goes beside or below the players."""
     return MatchView(state, side, now_ms)
+
+
+def compact_match(state: api.MatchState, supply: bool = True, now_ms: int | None = None) -> RenderableType:
+    """The match for a small window: the status, the market a line a row, a line a player, and with
+    ``supply`` the offer and the customer display (a menu names the tiles it offers)."""
+    view = state.view.mercado
+    names = seat_names(state)
+    now = int(time.time() * 1000) if now_ms is None else now_ms
+    players = [player_line(state, seat, names) for seat in range(len(view.players))]
+    shown: list[RenderableType] = [
+        status_text(state, names, now, compact=True),
+        compact_market(view),
+        *players,
+    ]
+    if supply:
+        shown.append(supply_table(view))
+    if state.match.status == api.MATCH_STATUS_FINISHED and view.result.scores:
+        shown.append(result_table(state, names))
+    return Group(*shown)

@@ -14,6 +14,7 @@ import grpc
 from mercado.v1 import match_pb2 as api
 from mercado_client.client import Endpoint
 from rich.markup import escape
+from rich.text import Text
 
 DEFAULT_SERVER = "127.0.0.1:50051"
 PLAYING, FINISHED, CANCELLED = api.MATCH_STATUS_PLAYING, api.MATCH_STATUS_FINISHED, api.MATCH_STATUS_CANCELLED
@@ -39,15 +40,26 @@ class PlayOptions:
     quick: bool = False  # queue for a match (matchmaking) instead of creating or joining one
     allow_ai: bool = True  # with ``quick``: bots may fill the seats after a while
     game: str = "mercado"  # new match or ``quick``: "mercado", "oregano" or "leilao"
+    kept_as: str = ""  # play as the guest player kept under this name (``--as``); "" the terminal's own
+
+
+def counted(count: int, noun: str) -> str:
+    """A number of things in words: '1 point', '-1 point', '3 points'."""
+    return f"{count} {noun}{'' if abs(count) == 1 else 's'}"
 
 
 class InputClosed(Exception):
     """Standard input ended before the game did."""
 
 
+def error_text(error: grpc.aio.AioRpcError) -> Text:
+    """The server's one-line reason with its status code."""
+    return Text(f"{error.details()} [{error.code().name.lower()}]")
+
+
 def error_line(error: grpc.aio.AioRpcError) -> str:
     """The server's one-line reason with its status code, escaped for rich markup."""
-    return escape(f"{error.details()} [{error.code().name.lower()}]")
+    return escape(error_text(error).plain)
 
 
 def reclaimable(info: api.SeatInfo | None) -> bool:

@@ -50,6 +50,15 @@ FACE_DOWN_MARK = "◆"
 FACE_DOWN_STYLE = "bold magenta"
 BACK: Final = "back"
 TARGET_NOUNS = {"open_stand": "square", "open_restaurant": "square", "bring_customer": "entrance"}
+# The small window's menu: a row of entries for each kind of tile (customers: for each level).
+ROW_LABELS = {
+    "take_offer": "offer",
+    "refresh_offer": "offer",
+    "open_stand": "stands",
+    "open_restaurant": "rest.",
+}
+SHORT_TITLES = {"take_coin": "take a coin", "redraw_hand": "redraw your hand", "refresh_offer": "refresh it"}
+COMPACT_COLUMNS = 3
 
 
 @dataclass(frozen=True)
@@ -217,6 +226,61 @@ def render_groups(
     if legend:
         heading.append(f"   ({FACE_DOWN_MARK} takes a face-down restaurant)", FACE_DOWN_STYLE)
     return Group(heading, *lines)
+
+
+def short_summary(group: MenuGroup, seat: int | None) -> Text:
+    """A group's tile and what its actions cost and pay, in few words: 'fish $2-3 +4 ◆'."""
+    data = action_json(group.choices[0].action)
+    kind = group.kind
+    if kind in ("open_stand", "take_offer"):
+        text = good_text(good_enum(data["good"]))
+    elif kind == "bring_customer":
+        text = goods_text([good_enum(g) for g in data["goods"]], "+")
+    elif kind == "open_restaurant":
+        text = restaurant_text(restaurant_enum(data["restaurant"]))
+    else:
+        text = Text(SHORT_TITLES.get(kind, kind))
+    costs = [c.preview.cost for c in group.choices]
+    if any(costs):
+        text.append(f" ${_span(costs)}", "yellow")
+    incomes = [c.income(seat) for c in group.choices]
+    if any(incomes):
+        text.append(f" +{max(incomes)}", "bold green")
+    if any(c.face_down for c in group.choices):
+        text.append(f" {FACE_DOWN_MARK}", FACE_DOWN_STYLE)
+    return text
+
+
+def _row_label(group: MenuGroup) -> str:
+    if group.kind == "bring_customer":
+        return f"L{action_json(group.choices[0].action)['level']}"
+    return ROW_LABELS.get(group.kind, "")
+
+
+def compact_groups(
+    groups: Sequence[MenuGroup], seat: int | None, names: Sequence[str], extras: Sequence[Text] = ()
+) -> RenderableType:
+    """The first step for a small window, laid out as the tiles lie: the offer, the stands of the
+    hand, the customer tiles by level, the restaurants, then the rest; numbered as ``render_groups``."""
+    rows: dict[str, list[Text]] = {}
+    for number, group in enumerate(groups, 1):
+        rows.setdefault(_row_label(group), []).append(
+            Text.assemble(number_text(number), short_summary(group, seat))
+        )
+    rows.setdefault("", []).extend(
+        Text.assemble(number_text(number), extra) for number, extra in enumerate(extras, len(groups) + 1)
+    )
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(style="dim", no_wrap=True)
+    for _ in range(COMPACT_COLUMNS):
+        grid.add_column()
+    for label, entries in rows.items():
+        for start in range(0, len(entries), COMPACT_COLUMNS):
+            grid.add_row(label if start == 0 else "", *entries[start : start + COMPACT_COLUMNS])
+    heading = Text("your turn", "bold")
+    if any(c.face_down for g in groups for c in g.choices):
+        heading.append(f"   ({FACE_DOWN_MARK} takes a face-down restaurant)", FACE_DOWN_STYLE)
+    return Group(heading, grid)
 
 
 def target_label(number: int, choice: Choice, seat: int | None, names: Sequence[str]) -> Text:

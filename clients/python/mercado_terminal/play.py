@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shlex
+import signal
 import sys
 import threading
 from collections import deque
-from collections.abc import Callable, Sequence
-from contextlib import suppress
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -30,14 +32,14 @@ from mercado.v1 import match_pb2 as api
 from mercado_client.client import Endpoint, MercadoClient, Seat
 from mercado_client.games import game_name
 from mercado_client.wire import BOT_LEVEL_NAMES
-from rich.console import Console, Group
+from rich.console import Console, Group, RenderableType
 from rich.markup import escape
 from rich.panel import Panel
 from rich.text import Text
 
 from .board import bot_text, clock_line, clock_time, seat_info, seat_names, seat_tag, time_left_ms
 from .boards import board_for, movers
-from .boards.base import GroupLike
+from .boards.base import RESIGN, GroupLike
 from .common import (
     CANCELLED,
     DEFAULT_SERVER,
@@ -46,16 +48,18 @@ from .common import (
     InputClosed,
     PlayOptions,
     error_line,
+    error_text,
     reclaimable,
 )
 from .held import DataFileError, HeldSeat, SeatFile, SeatFileError, default_path
 from .interrupt import signals_wake
-from .menu import BACK, parse_number
+from .menu import BACK
 from .narrate import seat_changes
 from .players import PlayerFile
 from .players import default_path as default_players_path
 from .quick import NoMatch, quick, rating_after
 from .resume import keep_seat, resume
+from .screen import Log, Parts, Window
 from .signin import Identity, introduce, rating_text, sign_in
 
 T = TypeVar("T")
@@ -113,7 +117,12 @@ class StreamEnded:
     error: grpc.aio.AioRpcError | None
 
 
-Item = api.MatchUpdate | StreamEnded | Line
+class Resized:
+    """The terminal window was resized."""
+
+
+RESIZED = Resized()
+Item = api.MatchUpdate | StreamEnded | Line | Resized
 
 
 class LineReader:
@@ -185,9 +194,13 @@ _background: set[asyncio.Task[None]] = set()
 
 
 def command_hint(
-    server: Endpoint, *arguments: str, seats_file: Path | None = None, players_file: Path | None = None
+    server: Endpoint,
+    *arguments: str,
+    seats_file: Path | None = None,
+    players_file: Path | None = None,
+    kept_as: str = "",
 ) -> str:
-    """A ``mercado play`` command line for the same server (and seat and player files)."""
+    """A ``mercado play`` command line for the same server (and seat and player files, and player)."""
     words = ["mercado", "play"]
     if server.target != DEFAULT_SERVER:
         words += ["--server", server.target]
@@ -205,6 +218,8 @@ def command_hint(
         Path(os.environ.get(PLAYERS_FILE_ENV, ".")),
     ):
         words += ["--players-file", str(players_file)]
+    if kept_as:
+        words += ["--as", shlex.quote(kept_as)]
     return " ".join([*words, *arguments])
 
 
@@ -246,6 +261,9 @@ class Session:
         self.spare: deque[str] = deque()  # lines read and not yet taken, each for the next question
         self.input_ended = False
         self.warned: int | None = None  # the version whose time warning was given
+        # A terminal window is drawn in place, fitted to its size; anything else gets a log.
+        in_window = console.is_terminal and reader.interactive
+        self.screen: Window | Log = Window(console) if in_window else Log(console)
 
     @property
     def names(self) -> list[str]:
@@ -271,6 +289,7 @@ class Session:
             self.seat.match_id,
             seats_file=self.options.seats_file,
             players_file=self.options.players_file,
+            kept_as=self.options.kept_as,
         )
 
     @property
@@ -331,40 +350,51 @@ class Session:
     # --- drawing --------------------------------------------------------------------------------
 
     def draw(self) -> None:
-        console = self.console
-        console.clear()
+        """The match as it stands (the question about it, if any, follows)."""
         log = Panel(Group(*self.log), title="last moves", title_align="left", border_style="dim")
-        console.print(self.board.render(self.state, side=log if self.log else None))
+        boards = [self.board.render(self.state, side=log if self.log else None)]
+        if self.screen.drawn_in_place:
+            boards += self.board.compact(self.state)
+        last = [Text.assemble(("· ", "dim"), line) for line in self.log]
+        self.screen.match(Parts(boards, last, self.seat_lines()))
+
+    def seat_lines(self) -> list[tuple[Text, bool]]:
+        """Under the board: who plays, whom the seat waits for or what became of it, the clock; each
+        with whether a small window may leave it out."""
         state = self.state
-        if self.identity is not None:
-            console.print(self.you_line())
+        lines = [(self.you_line(), True)] if self.identity is not None else []
         if state.match.status == api.MATCH_STATUS_WAITING:
-            console.print(self.waiting_line())
+            lines.append((self.waiting_line(), False))
         elif state.match.status == PLAYING:
-            info = seat_info(state, self.seat.seat)
-            if info is not None and info.forfeited:
-                console.print(
-                    Text("your seat forfeited: it ranks last, and the AI plays its turns", "bold red")
-                )
-            elif info is not None and info.left:
-                console.print(Text("you left this match: the AI plays your seat", "bold red"))
-            elif reclaimable(info):
-                level = BOT_LEVEL_NAMES.get(state.match.time_control.fallback_level, "easy")
-                console.print(
-                    Text.assemble(
-                        (f"your time ran out: the AI ({level}) plays your seat. ", "bold red"),
-                        "Press Enter to take it back.",
-                    )
-                )
-            elif self.seat.seat not in movers(state):
-                line = self.board.waiting_text(state, self.seat.seat, self.names)
-                left = time_left_ms(state)
-                if left is not None:
-                    line.append(f" ({clock_time(left)} left)", "dim")
-                console.print(line)
+            line = self.seat_state_line()
+            if line is not None:
+                lines.append((line, False))
             clock = clock_line(state)
             if clock is not None:
-                console.print(clock)
+                lines.append((clock, True))
+        return lines
+
+    def seat_state_line(self) -> Text | None:
+        """What became of the seat (forfeited, left, played by the AI), or whom it waits for."""
+        state = self.state
+        info = seat_info(state, self.seat.seat)
+        if info is not None and info.forfeited:
+            return Text("your seat forfeited: it ranks last, and the AI plays its turns", "bold red")
+        if info is not None and info.left:
+            return Text("you left this match: the AI plays your seat", "bold red")
+        if reclaimable(info):
+            level = BOT_LEVEL_NAMES.get(state.match.time_control.fallback_level, "easy")
+            return Text.assemble(
+                (f"your time ran out: the AI ({level}) plays your seat. ", "bold red"),
+                "Press Enter to take it back.",
+            )
+        if self.seat.seat in movers(state):
+            return None
+        line = self.board.waiting_text(state, self.seat.seat, self.names)
+        left = time_left_ms(state)
+        if left is not None:
+            line.append(f" ({clock_time(left)} left)", "dim")
+        return line
 
     def you_line(self) -> Text:
         """Who the terminal plays as, with the player's rating, and whether the match counts for it."""
@@ -384,51 +414,55 @@ class Session:
         untaken = [info for info in self.state.match.seats if not info.taken]
         seats = [f"seat {info.seat + 1} ({bot_text(info) if info.bot else 'open'})" for info in untaken]
         text = Text.assemble(("waiting for players: ", "bold yellow"), ", ".join(seats))
-        join = command_hint(self.options.server, "--match", self.seat.match_id)
-        text.append(f"\nmatch {self.state.match.match_id}: others can join with `{join}`")
+        if any(not info.bot for info in untaken):  # seats people may take
+            join = command_hint(self.options.server, "--match", self.seat.match_id)
+            text.append(
+                f"\nmatch {self.state.match.match_id}: others can join with `{join}` "
+                "(someone at this computer adds `--as NAME`)"
+            )
         if any(info.bot for info in untaken):
             text.append("\nbot seats are played by an AI agent: start one with `mercado ai`")
         return text
 
-    def prompt(self, question: Text | str) -> None:
-        self.console.print(Text.assemble(question, ": ") if isinstance(question, Text) else question, end="")
-
     def time_note(self) -> Text:
+        """The time left, after a question (a window has it on its status line already)."""
         left = time_left_ms(self.state, seat=self.seat.seat)
-        return Text(f" [{clock_time(left)} left]", "yellow") if left is not None else Text()
+        if left is None or self.screen.drawn_in_place:
+            return Text()
+        return Text(f" [{clock_time(left)} left]", "yellow")
 
     def show_prompt(self, mode: str, full: bool = True) -> None:
-        """The current question; with ``full``, the menu it is about too."""
+        """The current question; with ``full``, the menu it is about too (else the one shown)."""
         me, names = self.seat.seat, self.names
+        menus: list[RenderableType] = []
         if mode == "reclaim":
-            self.prompt(Text("press Enter to take your seat back", "bold"))
+            question = Text("press Enter to take your seat back", "bold")
         elif self.confirming:
             then = (
                 "you forfeit and rank last"
                 if self.state.match.time_control.on_timeout == api.ON_TIMEOUT_FORFEIT
                 else "the AI plays your seat to the end"
             )
-            self.prompt(Text.assemble(("resign? ", "bold red"), f"{then}; you cannot come back (y/N)"))
+            question = Text.assemble(("resign? ", "bold red"), f"{then}; you cannot come back (y/N)")
         elif self.group is None:
-            if full:
-                extras = [Text("resign (leave the match for good)", "red")]
-                self.console.print(self.board.render_groups(self.groups, me, names, extras))
-            count = len(self.groups) + 1
-            hint = f"(1-{count}{self.board.typed_hint(self.groups)})"
-            self.prompt(Text.assemble(("your move", "bold"), " ", (hint, "cyan"), self.time_note()))
+            extras = [Text("resign (leave the match for good)", "red")]
+            menus = [self.board.render_groups(self.groups, me, names, extras)]
+            compact = self.board.compact_groups(self.groups, me, names, extras)
+            if compact is not None and self.screen.drawn_in_place:
+                menus.append(compact)
+            hint = f"({self.board.first_hint(self.groups)})"
+            question = Text.assemble(("your move", "bold"), " ", (hint, "cyan"), self.time_note())
         else:
-            if full:
-                self.console.print(self.board.render_targets(self.group, me, names))
+            menus = [self.board.render_targets(self.group, me, names)]
             count = len(self.group.choices)
             example = self.group.choices[0].target
-            self.prompt(
-                Text.assemble(
-                    (f"which {self.group.noun}", "bold"),
-                    " ",
-                    (f"(1-{count}, or a name like {example}; 0: back)", "cyan"),
-                    self.time_note(),
-                )
+            question = Text.assemble(
+                (f"which {self.group.noun}", "bold"),
+                " ",
+                (f"(1-{count}, or a name like {example}; 0: back)", "cyan"),
+                self.time_note(),
             )
+        self.screen.ask(menus if full else None, Text.assemble(question, ": "))
 
     # --- answers --------------------------------------------------------------------------------
 
@@ -444,9 +478,15 @@ class Session:
             if mode != "watch":
                 self.reader.discard_typeahead()
 
+    def retry(self, mode: str, notice: str) -> bool:
+        """An answer that says nothing asked: what to answer instead, and the question again."""
+        self.screen.notice(Text(notice, "red"))
+        self.show_prompt(mode, full=False)
+        return False
+
     async def answer(self, mode: str, text: str) -> bool:
         """Act on one answer in ``mode``; True when the screen must be drawn again (the state changed),
-        False when the prompt (shown again) is enough."""
+        False when the question (shown again) is enough."""
         if mode == "reclaim":
             return await self.reclaim()
         if self.confirming:
@@ -456,37 +496,29 @@ class Session:
             self.show_prompt(mode)
             return False
         if self.group is None:
-            count = len(self.groups) + 1
-            number = parse_number(text, count)
-            typed = self.board.typed(self.groups, text) if number is None else None
-            if typed is not None:
-                return await self.submit(typed)
-            if number is None:
-                hint = escape(self.board.typed_hint(self.groups))
-                self.console.print(f"[red]type a number from 1 to {count}{hint}[/]")
-                self.show_prompt(mode, full=False)
-                return False
-            if number == count:
+            read = self.board.read(self.groups, text)
+            if read is None:
+                return self.retry(mode, self.board.misread(self.groups))
+            if isinstance(read, api.Action):
+                return await self.submit(read)
+            if read == RESIGN:
                 self.confirming = True
                 self.show_prompt(mode)
                 return False
-            group = self.groups[number - 1]
-            if len(group.choices) == 1:
-                return await self.submit(group.choices[0].action)
-            self.group = group
+            if len(read.choices) == 1:
+                return await self.submit(read.choices[0].action)
+            self.group = read
             self.show_prompt(mode)
             return False
         picked = self.board.pick_target(self.group, text)
-        if picked is None and (typed := self.board.typed(self.groups, text)) is not None:
+        if picked is None and isinstance(typed := self.board.read(self.groups, text), api.Action):
             return await self.submit(typed)
         if picked is None:
             count = len(self.group.choices)
-            self.console.print(
-                f"[red]type a number from 1 to {count}, a {self.group.noun} like "
-                f"{self.group.choices[0].target}, or 0 to go back[/]"
+            noun, example = self.group.noun, self.group.choices[0].target
+            return self.retry(
+                mode, f"type a number from 1 to {count}, a {noun} like {example}, or 0 to go back"
             )
-            self.show_prompt(mode, full=False)
-            return False
         if picked == BACK:
             self.group = None
             self.show_prompt(mode)
@@ -497,7 +529,7 @@ class Session:
         try:
             response = await self.seat.act(action, self.state.version)
         except grpc.aio.AioRpcError as error:
-            self.console.print(f"[bold red]refused:[/] {error_line(error)}")
+            self.screen.notice(Text.assemble(("refused: ", "bold red"), error_text(error)))
             self.state = await self.seat.view()
             self.step_key = None
             return True
@@ -511,7 +543,9 @@ class Session:
         try:
             state = await self.seat.reclaim()
         except grpc.aio.AioRpcError as error:
-            self.console.print(f"[bold red]could not take the seat back:[/] {error_line(error)}")
+            self.screen.notice(
+                Text.assemble(("could not take the seat back: ", "bold red"), error_text(error))
+            )
             state = await self.seat.view()
         self.apply(api.MatchUpdate(version=state.version, state=state))
         return True
@@ -520,7 +554,7 @@ class Session:
         try:
             await self.seat.leave()
         except grpc.aio.AioRpcError as error:
-            self.console.print(f"[bold red]could not resign:[/] {error_line(error)}")
+            self.screen.notice(Text.assemble(("could not resign: ", "bold red"), error_text(error)))
             return False
         raise Resigned
 
@@ -542,7 +576,7 @@ class Session:
         if text is None:
             self.input_ended = True
         elif mode == "watch" and self.reader.interactive:
-            self.console.print("[dim](not your turn: ignored)[/]")
+            self.screen.notice(Text("(not your turn: ignored)", "dim"))
         else:
             self.spare.append(text)
 
@@ -550,13 +584,31 @@ class Session:
         """Follow the match to its end, drawing after updates and asking on our turns."""
         reader = asyncio.create_task(self._read())
         try:
-            return await self._loop()
+            with self.screen.shown(), self.redrawn_when_resized():
+                end = await self._loop()
         finally:
             reader.cancel()
+        return end()
 
-    async def _loop(self) -> int:
+    @contextmanager
+    def redrawn_when_resized(self) -> Iterator[None]:
+        """A window drawn in place is drawn again, to its new size, when it is resized."""
+        if not self.screen.drawn_in_place or not hasattr(signal, "SIGWINCH"):
+            yield
+            return
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGWINCH, self.inbox.put_nowait, RESIZED)
+        try:
+            yield
+        finally:
+            loop.remove_signal_handler(signal.SIGWINCH)
+
+    async def _loop(self) -> Callable[[], int]:
+        """Play until the match ends or its stream does; what to say then (once the window is left)."""
         dirty, shown, wait, timeout = True, False, False, None
         while True:
+            if wait:
+                self.screen.flush()
             items = await self.arrived(wait, timeout)
             ended: StreamEnded | None = None
             lines: list[str | None] = []
@@ -565,18 +617,20 @@ class Session:
                     dirty = self.apply(item) or dirty
                 elif isinstance(item, StreamEnded):
                     ended = item
-                else:
+                elif isinstance(item, Line):
                     lines.append(item.text)
+                else:
+                    self.screen.resized()
             if dirty:
                 self.draw()
                 dirty, shown = False, False
             status = self.state.match.status
             if status == FINISHED:
-                return self.finish()
+                return partial(self.finish, self.screen.drawn_in_place)
             if status == CANCELLED:
-                return self.cancelled()
+                return self.cancelled
             if ended is not None:
-                return self.stream_ended(ended.error)
+                return partial(self.stream_ended, ended.error)
             mode = self.mode()
             self.reset_steps(mode)
             for text in lines:
@@ -590,7 +644,7 @@ class Session:
             if self.spare:  # one answer at a time: the next is for the question this one leads to
                 answer = self.spare.popleft()
                 if not self.reader.interactive:
-                    self.console.print(answer, markup=False, highlight=False)
+                    self.screen.echo(answer)
                 dirty = await self.answer(mode, answer)
                 wait, timeout = False, None
                 continue
@@ -601,9 +655,9 @@ class Session:
             if delay is not None and delay < 0.1:  # the warning is due
                 self.warned = self.state.version
                 left = time_left_ms(self.state, seat=self.seat.seat) or 0
-                self.console.print(
-                    f"\n[bold red]{clock_time(left)} left[/]: then the AI plays your seat", highlight=False
-                )
+                opened = "" if self.screen.drawn_in_place else "\n"  # after the prompt printed
+                warning = Text.assemble(opened, (f"{clock_time(left)} left", "bold red"))
+                self.screen.notice(Text.assemble(warning, ": then the AI plays your seat"))
                 self.show_prompt(mode, full=False)
                 delay = None
             wait, timeout = True, delay
@@ -615,8 +669,11 @@ class Session:
         with suppress(SeatFileError, OSError):
             self.held.remove(self.entry)
 
-    def finish(self) -> int:
+    def finish(self, board: bool = False) -> int:
+        """The result (with ``board``, the match as it ended first: the window that showed it is gone)."""
         self.forget()
+        if board:
+            self.console.print(self.board.render(self.state))
         result = self.board.result(self.state)
         me = self.seat.seat
         if result is not None:
@@ -733,8 +790,7 @@ async def _play(options: PlayOptions, console: Console) -> int:
         bound = identity is not None and seat.token == identity.token
         session = Session(console, seat, state, options, reader, held, identity if bound else None)
         if state.match.status == FINISHED:  # resumed by its id after it ended
-            console.print(session.board.render(state))
-            return session.finish()
+            return session.finish(board=True)
         try:
             status = await session.run()
         except InputClosed:

@@ -1,5 +1,6 @@
-"""The player ``mercado play`` signs in as: the guest player kept for the server (``players.py``),
-checked with it, or created when there is none; and how the terminal shows it, with its rating.
+"""The player ``mercado play`` signs in as: the guest player kept for the server (``players.py``), or
+the one kept under ``--as NAME`` (someone else at the same computer), checked with it, or created
+when there is none; and how the terminal shows it, with its rating.
 """
 
 from __future__ import annotations
@@ -62,12 +63,12 @@ def player_line(player: players_api.Player) -> Text:
 async def sign_in(
     client: MercadoClient, players: PlayerFile, options: PlayOptions, console: Console, create: bool
 ) -> Identity | None:
-    """The guest player kept for the server, checked with it, with its rating in ``options.game``;
-    with ``create``, a new one (named ``options.name``) when none is kept or the server no longer
-    knows it. None without one, and on
-    a server that has no players (it plays anonymously then)."""
+    """The guest player kept for the server (under ``options.kept_as``), checked with it, with its
+    rating in ``options.game``; with ``create``, a new one (named ``options.name``) when none is kept
+    or the server no longer knows it. None without one, and on a server that has no players (it plays
+    anonymously then)."""
     server = options.server.target
-    saved = players.player(server)
+    saved = players.player(server, options.kept_as)
     if saved is not None:
         try:
             return Identity(saved, await client.get_player(token=saved.token, game=options.game))
@@ -92,7 +93,9 @@ async def sign_in(
             raise
         console.print("[dim]this server has no players: playing anonymously[/]")
         return None
-    mine = SavedPlayer(server, created.player.player_id, created.player_token, created.player.display_name)
+    mine = SavedPlayer(
+        server, created.player.player_id, created.player_token, created.player.display_name, options.kept_as
+    )
     try:
         kept = players.keep(mine, replacing=saved)
     except (DataFileError, OSError) as error:
@@ -103,11 +106,12 @@ async def sign_in(
         return Identity(mine, created.player)
     if kept != mine:  # another terminal signed in first: be the player it kept
         return Identity(kept, await client.get_player(token=kept.token, game=options.game))
+    kept_as = f" as {printable(options.kept_as)}" if options.kept_as else ""
     console.print(
         Text.assemble(
             "new guest player ",
             (printable(mine.name), "bold"),
-            f" on server {options.server}, kept in {players.path}",
+            f" on server {options.server}, kept{kept_as} in {players.path}",
         ),
         highlight=False,
         soft_wrap=True,
@@ -121,7 +125,7 @@ def introduce(identity: Identity, options: PlayOptions, console: Console) -> Non
         name = escape(printable(identity.name))
         path = escape(str(options.players_file or default_players_path(options.seats_file)))
         console.print(
-            f"[dim](--name names a new guest player only: this terminal plays as {name} on this server; "
-            f"its player file is {path})[/]",
+            f"[dim](--name names a new guest player only: this terminal plays as {name} on this server, "
+            f"and someone else at it with --as NAME; its player file is {path})[/]",
             highlight=False,
         )

@@ -228,7 +228,7 @@ export function describeEvent(event: MercadoEvent, name: (seat: number) => strin
 }
 
 /** The lines of one move as one sentence: "You opened…; you earned…". */
-function sentence(lines: readonly string[]): string {
+export function sentence(lines: readonly string[]): string {
   const text = lines.map((line, i) => (i > 0 && line.startsWith("You ") ? `you ${line.slice(4)}` : line)).join("; ");
   return text.startsWith("the ") ? `The ${text.slice(4)}` : text; // names keep their case
 }

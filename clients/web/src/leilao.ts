@@ -6,7 +6,7 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { Action, LeilaoAction } from "@mercado/client";
 import { h } from "./dom.js";
-import { seatColour } from "./labels.js";
+import { seatColour, sentence } from "./labels.js";
 import { actionButton, names, num, overText, type Result, resultCard, type Screen, type Table } from "./table.js";
 import { countdown, seatRole } from "./ui.js";
 
@@ -64,7 +64,7 @@ function stallParts(stall: string): { colour: string; value: number } {
 
 function stallCard(stall: string, attrs: Record<string, string> = {}): HTMLElement {
   const { colour, value } = stallParts(stall);
-  return h("span", { class: `stall stall-${colour}`, title: `${colour} ${value}: worth ${value} points`, ...attrs }, String(value));
+  return h("span", { class: `stall stall-${colour}`, title: `${colour} ${value}: worth ${value} point${value === 1 ? "" : "s"}`, ...attrs }, String(value));
 }
 
 export function leilaoScreen(table: Table, json: JsonObject): Screen {
@@ -284,20 +284,20 @@ export function leilaoLog(events: readonly JsonObject[], name: (seat: number) =>
       case "sealed":
         return event.card === undefined ? `${name(seat)} ${event.step === "tiebreak" ? "re-bid" : "bid"} (sealed)` : `${name(seat)} bid ${event.card}${event.extra ? ` + ${event.extra}` : ""} (sealed)`;
       case "reveal":
-        return `${event.step === "tiebreak" ? "Re-bids" : "Bids"} revealed: ${slots(event.bids ?? event.rebids)}`;
+        return `${event.step === "tiebreak" ? "re-bids" : "bids"} revealed: ${slots(event.bids ?? event.rebids)}`;
       case "tiebreak":
-        return `Tie at ${num(event.card)}`;
+        return `tie at ${num(event.card)}`;
       case "pick":
         return `${name(seat)} took ${String(event.stall)}`;
       case "leftover":
-        return `Left over: ${(event.stalls as string[]).join(", ")}`;
+        return `left over: ${(event.stalls as string[]).join(", ")}`;
       case "deal":
-        return `Round ${num(event.round)}: ${(event.display as string[]).join(", ")}`;
+        return `round ${num(event.round)}: ${(event.display as string[]).join(", ")}`;
       case "game_over":
-        return "The game is over";
+        return "the game is over";
       default:
         return null;
     }
   });
-  return lines.filter(Boolean).join("; ");
+  return sentence(lines.filter((line): line is string => Boolean(line)));
 }

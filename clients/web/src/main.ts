@@ -425,7 +425,7 @@ function playerDetails(me: SignedIn, player: Player, signal: AbortSignal): HTMLE
       h("strong", { "data-testid": "you-name" }, player.displayName || me.name),
       h(
         "span",
-        { class: "rating", "data-testid": "you-rating", title: "Your display rating (mu − 3·sigma): what the leaderboard ranks by" },
+        { class: "rating", "data-testid": "you-rating", title: "Your display rating: mu − 3·sigma, at least 0; the leaderboard ranks by mu − 3·sigma" },
         `rating ${displayRating(player).toFixed(1)}`,
       ),
     ),

@@ -6,7 +6,7 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { OreganoAction } from "@mercado/client";
 import { h } from "./dom.js";
-import { seatColour } from "./labels.js";
+import { seatColour, sentence } from "./labels.js";
 import {
   ACTION_KINDS,
   BONUS_VALUE,
@@ -225,7 +225,7 @@ function playersCard(table: Table, view: OreganoView): HTMLElement {
   return h(
     "section",
     { class: "card" },
-    h("h2", {}, "Players", h("span", { class: "muted small" }, ` · round ${view.round} of ${view.options.round_limit}${view.end_triggered ? " · the end is triggered" : ""}`)),
+    h("h2", {}, "Players", h("span", { class: "muted small" }, ` · ${view.round ? `round ${view.round} of ${view.options.round_limit}` : "set-up"}${view.end_triggered ? " · the end is triggered" : ""}`)),
     h("ul", { class: "players" }, rows),
   );
 }
@@ -296,13 +296,13 @@ export function oreganoLog(events: readonly JsonObject[], name: (seat: number) =
       case "die":
         return `${who} rolled ${num(event.roll)}`;
       case "end_triggered":
-        return "The end is triggered";
+        return "the end is triggered";
       case "game_over":
-        return "The game is over";
+        return "the game is over";
       default:
         return null;
     }
   });
-  return lines.filter(Boolean).join("; ");
+  return sentence(lines.filter((line): line is string => Boolean(line)));
 }
 

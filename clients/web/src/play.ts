@@ -833,7 +833,7 @@ function statusText(current: Game, view: MercadoView | undefined, yourTurn: bool
     const score = you !== undefined ? result?.scores[you] : undefined;
     return rank === undefined
       ? "The match is over."
-      : `The match is over: you finished ${ordinal(rank)}${score === undefined ? "" : ` with ${score} points`}.`;
+      : `The match is over: you finished ${ordinal(rank)}${score === undefined ? "" : ` with ${score} point${Math.abs(Number(score)) === 1 ? "" : "s"}`}.`;
   }
   const final =
     view?.finalTurnsLeft !== undefined

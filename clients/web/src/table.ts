@@ -74,7 +74,7 @@ export function overText(table: Table, result: Result | null | undefined): strin
   if (!result || table.you === undefined) return "The match is over.";
   const rank = finalRanks(table, result)[table.you];
   const score = result.scores[table.you];
-  return `The match is over: you finished ${ordinal(rank ?? 0)}${score === undefined ? "" : ` with ${score} points`}.`;
+  return `The match is over: you finished ${ordinal(rank ?? 0)}${score === undefined ? "" : ` with ${score} point${Math.abs(Number(score)) === 1 ? "" : "s"}`}.`;
 }
 
 /** The final ranks and scores, best first; `columns` adds a column per game-specific figure. */

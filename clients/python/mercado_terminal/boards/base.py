@@ -12,13 +12,13 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Final, Literal, Protocol, TypeVar
 
 from mercado.v1 import match_pb2 as api
 from mercado_client.games import action_json, event_json, view_json
 from rich import box
 from rich.columns import Columns
-from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -35,8 +35,12 @@ from ..board import (
     seat_tag,
     time_left_ms,
 )
+from ..menu import parse_number
 from . import menu
 from .menu import ActionChoice, ActionGroup, Described
+
+RESIGN: Final = "resign"
+G = TypeVar("G")
 
 
 class ChoiceLike(Protocol):
@@ -64,22 +68,38 @@ class GameBoard(Protocol):
 
     def render(self, state: api.MatchState, side: RenderableType | None = None) -> RenderableType: ...
 
+    def compact(self, state: api.MatchState) -> Sequence[RenderableType]:
+        """The match in fewer lines, for a small window: its renderings, roomiest first, the last
+        leaving out what helps but is not needed to play (a table of prices, the supply)."""
+        ...
+
     def groups(self, state: api.MatchState) -> Sequence[GroupLike]: ...
 
     def render_groups(
         self, groups: Sequence[Any], seat: int, names: Sequence[str], extras: Sequence[Text]
     ) -> RenderableType: ...
 
+    def compact_groups(
+        self, groups: Sequence[Any], seat: int, names: Sequence[str], extras: Sequence[Text]
+    ) -> RenderableType | None:
+        """The first step in fewer lines, for a small window; None when it has no such form."""
+        ...
+
     def render_targets(self, group: Any, seat: int, names: Sequence[str]) -> RenderableType: ...
 
     def pick_target(self, group: Any, answer: str) -> ChoiceLike | Literal["back"] | None: ...
 
-    def typed(self, groups: Sequence[Any], answer: str) -> api.Action | None:
-        """The legal action an answer writes out in full (its text), if the game reads such answers."""
+    def read(self, groups: Sequence[Any], answer: str) -> api.Action | GroupLike | Literal["resign"] | None:
+        """The first step's answer: the entry it chooses, the action it writes out, or resigning (the
+        number after the last entry); None when it says none of them."""
         ...
 
-    def typed_hint(self, groups: Sequence[Any]) -> str:
-        """How the first step's prompt says an action may be typed ('' when it may not)."""
+    def first_hint(self, groups: Sequence[Any]) -> str:
+        """What the first step's prompt says may be answered: '1-5', '1-5, or an action like bid 1'."""
+        ...
+
+    def misread(self, groups: Sequence[Any]) -> str:
+        """What an answer the first step cannot read is told: 'type a number from 1 to 5'."""
         ...
 
     def update_lines(self, update: api.MatchUpdate, names: Sequence[str]) -> list[Text]: ...
@@ -98,6 +118,14 @@ def movers(state: api.MatchState) -> list[int]:
     if state.seats_to_move:
         return list(state.seats_to_move)
     return [state.to_move] if state.HasField("to_move") else []
+
+
+def read_numbered(groups: Sequence[G], answer: str) -> G | Literal["resign"] | None:
+    """A numbered first step's answer: the entry it numbers, or resigning (the number after the last)."""
+    number = parse_number(answer, len(groups) + 1)
+    if number is None:
+        return None
+    return RESIGN if number == len(groups) + 1 else groups[number - 1]
 
 
 def seat_list(seats: Sequence[int], names: Sequence[str]) -> Text:
@@ -190,43 +218,99 @@ class RulesBoard(ABC):
     def render(self, state: api.MatchState, side: RenderableType | None = None) -> RenderableType:
         return RulesView(self, self.seen(state), side)
 
-    def status_text(self, seen: Seen, now_ms: int | None = None) -> Text:
+    def status_text(self, seen: Seen, now_ms: int | None = None, compact: bool = False) -> Text:
+        """The status line; ``compact``, without the match's id and version (the waiting line has the id)."""
         state = seen.state
-        parts = [
-            Text(f"match {state.match.match_id}", "bold"),
-            Text(self.title, "bold"),
-            Text(STATUS_NAMES.get(state.match.status, "?")),
-        ]
+        parts = [Text(self.title, "bold")]
+        if not compact:
+            parts = [Text(f"match {state.match.match_id}", "bold"), *parts]
+        if not compact or state.match.status != api.MATCH_STATUS_PLAYING:
+            parts.append(Text(STATUS_NAMES.get(state.match.status, "?")))
         parts += self.status_parts(seen)
         left = time_left_ms(state, now_ms)
         if left is not None:
             parts.append(Text(f"{clock_time(left)} left", "bold yellow"))
-        parts.append(Text(f"version {state.version}", "dim"))
+        if not compact:
+            parts.append(Text(f"version {state.version}", "dim"))
         return Text(" · ").join(parts)
+
+    def seat_title(self, seen: Seen, seat: int) -> Text:
+        """A seat's name as its panel's title: 'ada (seat 1, you)', '▶ … to move', and the game's mark."""
+        title = seat_tag(seat, seen.names)
+        if seat == seen.seat:
+            label = title.plain
+            title = Text(label[:-1] + ", you)" if label.endswith(")") else label + " (you)", title.style)
+        if seat in seen.movers:
+            title = Text.assemble(("▶ ", "bold yellow"), title, (" to move", "bold yellow"))
+        mark = self.seat_mark(seen, seat)
+        return title if mark is None else Text.assemble(title, " ", mark)
+
+    def seat_extras(self, seen: Seen, seat: int) -> list[tuple[str, Text]]:
+        """A seat's clock, and what it is beyond its player (a bot, played by the AI, forfeited)."""
+        rows: list[tuple[str, Text]] = []
+        clock = seat_clock(seen.state, seat, seat in seen.movers)
+        if clock is not None:
+            rows.append(("clock", clock))
+        marks = seat_marks(seen.state, seat)
+        if marks:
+            rows.append(("", Text(", ").join(marks)))
+        return rows
 
     def seat_panel(self, seen: Seen, seat: int) -> Panel:
         grid = Table.grid(padding=(0, 1))
         grid.add_column(style="dim")
         grid.add_column()
-        for label, value in self.seat_rows(seen, seat):
+        for label, value in [*self.seat_rows(seen, seat), *self.seat_extras(seen, seat)]:
             grid.add_row(label, value)
-        to_move = seat in seen.movers
-        clock = seat_clock(seen.state, seat, to_move)
-        if clock is not None:
-            grid.add_row("clock", clock)
-        marks = seat_marks(seen.state, seat)
-        if marks:
-            grid.add_row("", Text(", ").join(marks))
+        title = self.seat_title(seen, seat)
+        border = "yellow" if seat in seen.movers else "dim"
+        return Panel(grid, title=title, title_align="left", border_style=border)
+
+    def compact_title(self, seen: Seen, seat: int) -> Text:
+        """A seat's name in a small window: '▶ ada (seat 1, you)' and the game's mark (the status line
+        says who is to move and for how long)."""
         title = seat_tag(seat, seen.names)
         if seat == seen.seat:
             label = title.plain
             title = Text(label[:-1] + ", you)" if label.endswith(")") else label + " (you)", title.style)
-        if to_move:
-            title = Text.assemble(("▶ ", "bold yellow"), title, (" to move", "bold yellow"))
+        marker = ("▶ ", "bold yellow") if seat in seen.movers else "  "
         mark = self.seat_mark(seen, seat)
-        if mark is not None:
-            title = Text.assemble(title, " ", mark)
-        return Panel(grid, title=title, title_align="left", border_style="yellow" if to_move else "dim")
+        return Text.assemble(marker, title, *((" ", mark) if mark is not None else ()))
+
+    def compact_words(self, seen: Seen, seat: int) -> list[Text]:
+        """A seat's rows for a small window, as words: 'score 12', 'reserve 2:40', 'bot, easy'."""
+        rows = [(label, value) for label, value in self.seat_rows(seen, seat) if isinstance(value, Text)]
+        words = [Text.assemble((f"{label} ", "dim") if label else "", value) for label, value in rows]
+        return words + self.compact_extras(seen, seat)
+
+    @staticmethod
+    def compact_extras(seen: Seen, seat: int) -> list[Text]:
+        """A person's reserve, and what the seat is beyond its player (a bot, played by the AI)."""
+        info = seat_info(seen.state, seat)
+        words = []
+        if seen.state.match.time_control.turn_seconds and info is not None and not info.bot:
+            words.append(Text.assemble(("reserve ", "dim"), clock_time(info.reserve_ms)))
+        return words + seat_marks(seen.state, seat)
+
+    def compact_seat(self, seen: Seen, seat: int) -> RenderableType:
+        """A seat in a small window: its name and its rows in a line (one that wraps)."""
+        return Text.assemble(
+            self.compact_title(seen, seat), "  ", Text(" · ").join(self.compact_words(seen, seat))
+        )
+
+    def compact_tables(self, seen: Seen) -> list[RenderableType]:
+        """What every seat shares, in a small window: roomiest first (see ``compact``)."""
+        table = self.table(seen)
+        return [table if table is not None else Group()]
+
+    def compact(self, state: api.MatchState) -> list[RenderableType]:
+        seen = self.seen(state)
+        status = self.status_text(seen, compact=True)
+        if not seen.view:
+            return [status]
+        players = seen.state.match.players or len(seen.names)
+        seats = [self.compact_seat(seen, seat) for seat in range(players)]
+        return [Group(status, table, *seats) for table in self.compact_tables(seen)]
 
     def result(self, state: api.MatchState) -> tuple[list[int], list[int]] | None:
         result = (view_json(state) or {}).get("result")
@@ -282,7 +366,25 @@ class RulesBoard(ABC):
         return choice.action if choice is not None else None
 
     def typed_hint(self, groups: Sequence[ActionGroup]) -> str:
-        return f", or an action like {groups[0].choices[0].text}" if groups else ""
+        """How an action may be typed out instead: like the shortest one of the menu."""
+        texts = [choice.text for group in groups for choice in group.choices]
+        return f", or an action like {min(texts, key=len)}" if texts else ""
+
+    def compact_groups(
+        self, groups: Sequence[ActionGroup], seat: int, names: Sequence[str], extras: Sequence[Text]
+    ) -> RenderableType | None:
+        return menu.render_groups(groups, extras, columns=2)
+
+    def read(
+        self, groups: Sequence[ActionGroup], answer: str
+    ) -> api.Action | ActionGroup | Literal["resign"] | None:
+        return read_numbered(groups, answer) or self.typed(groups, answer)
+
+    def first_hint(self, groups: Sequence[ActionGroup]) -> str:
+        return f"1-{len(groups) + 1}{self.typed_hint(groups)}"
+
+    def misread(self, groups: Sequence[ActionGroup]) -> str:
+        return f"type a number from 1 to {len(groups) + 1}{self.typed_hint(groups)}"
 
     # --- narration ------------------------------------------------------------------------------
 

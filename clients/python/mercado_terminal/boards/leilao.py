@@ -9,18 +9,20 @@ are ranked, the pick order; each panel a seat's hand, played pile, stalls, fees 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from mercado.v1 import match_pb2 as api
-from rich.console import RenderableType
+from mercado_client.games import action_json
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from server.games.leilao.components import COLOURS, EXTRA_BID_FEE, SET_BONUS
 
 from ..board import seat_tag
-from .base import RulesBoard, Seen, movers, seat_list
-from .menu import Described
+from ..common import counted
+from .base import RESIGN, RulesBoard, Seen, movers, seat_list
+from .menu import ActionGroup, Described
 
 COLOUR_STYLES = {
     "red": "bold red1",
@@ -55,6 +57,10 @@ class LeilaoBoard(RulesBoard):
     )
     result_headers = ("stalls", "points", "fees")
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.card_penalty = "face"  # the match's option, as its last view said
+
     # --- the table and the seats ----------------------------------------------------------------
 
     def status_parts(self, seen: Seen) -> list[Text]:
@@ -79,7 +85,7 @@ class LeilaoBoard(RulesBoard):
         grid.add_column()
         display = [stall_text(name) for name in view["display"]]
         grid.add_row("stalls", Text("  ").join(display) if display else Text("none", "dim"))
-        grid.add_row("deck", f"{view['deck_count']} cards")
+        grid.add_row("deck", counted(view["deck_count"], "card"))
         if view["removed"]:
             grid.add_row("left over", Text(" ").join(stall_text(name) for name in view["removed"]))
         if view["phase"] == "tiebreak" and view["tie_group"]:
@@ -141,7 +147,9 @@ class LeilaoBoard(RulesBoard):
             if values
         ]
         sets = min(len(values) for values in by_colour.values())
-        total = Text(f"  ({sum(stall_value(s) for s in stalls)} points, {sets} sets)", "dim")
+        total = Text(
+            f"  ({counted(sum(stall_value(s) for s in stalls), 'point')}, {counted(sets, 'set')})", "dim"
+        )
         return Text.assemble(Text(" · ").join(parts), total)
 
     def result_columns(self, seen: Seen, seat: int) -> list[str]:
@@ -165,26 +173,114 @@ class LeilaoBoard(RulesBoard):
         """What playing ``card`` costs at the end: its number, or 1 (option ``card_penalty``)."""
         return card if seen.view["options"]["card_penalty"] == "face" else 1
 
+    # A bid is answered with its card's number (and the extra card's after it), not an entry's.
+
+    def groups(self, state: api.MatchState) -> list[ActionGroup]:
+        self.card_penalty = self.seen(state).view.get("options", {}).get("card_penalty", "face")
+        return super().groups(state)
+
+    @staticmethod
+    def bids(groups: Sequence[ActionGroup]) -> list[dict[str, Any]]:
+        """The bids (or re-bids) the menu's entries hold; none when it offers something else."""
+        actions = [action_json(choice.action) for group in groups for choice in group.choices]
+        return actions if actions and all(a["type"] in ("bid", "rebid") for a in actions) else []
+
+    @staticmethod
+    def hand(bids: Sequence[dict[str, Any]]) -> list[int]:
+        return sorted({bid["card"] for bid in bids})
+
+    def read(
+        self, groups: Sequence[ActionGroup], answer: str
+    ) -> api.Action | ActionGroup | Literal["resign"] | None:
+        bids = self.bids(groups)
+        if not bids:
+            return super().read(groups, answer)
+        words = answer.lower().replace("+", " ").split()
+        if words == [RESIGN]:
+            return RESIGN
+        if 1 <= len(words) <= 2 and all(word.isdigit() for word in words):
+            wanted = {"card": int(words[0]), "extra": int(words[1]) if len(words) == 2 else None}
+            for group in groups:
+                for choice in group.choices:
+                    data = action_json(choice.action)
+                    if (data["card"], data.get("extra")) == (wanted["card"], wanted["extra"]):
+                        return choice.action
+            return None
+        return self.typed(groups, answer)
+
+    def first_hint(self, groups: Sequence[ActionGroup]) -> str:
+        bids = self.bids(groups)
+        if not bids:
+            return super().first_hint(groups)
+        hand = self.hand(bids)
+        if bids[0]["type"] == "rebid":
+            return f"a card like {hand[0]}, or resign"
+        extra = f"{hand[0]} {hand[-1]}" if len(hand) > 1 else ""
+        return f"a card like {hand[0]}" + (f", {extra} with an extra card" if extra else "") + ", or resign"
+
+    def misread(self, groups: Sequence[ActionGroup]) -> str:
+        bids = self.bids(groups)
+        if not bids:
+            return super().misread(groups)
+        hand = " ".join(map(str, self.hand(bids)))
+        extra = ", and an extra card after it if you like" if bids[0]["type"] == "bid" else ""
+        return f"type a card of your hand ({hand}){extra}; or resign"
+
+    def render_groups(
+        self, groups: Sequence[ActionGroup], seat: int, names: Sequence[str], extras: Sequence[Text]
+    ) -> RenderableType:
+        bids = self.bids(groups)
+        if not bids:
+            return super().render_groups(groups, seat, names, extras)
+        each = "its number" if self.card_penalty == "face" else "1 point"
+        cards = Text(" ").join(Text(str(card), "bold cyan") for card in self.hand(bids))
+        if bids[0]["type"] == "rebid":
+            how = Text.assemble(
+                ("your re-bid", "bold"), ": a card of your hand, which costs ", each, " at the end"
+            )
+        else:
+            how = Text.assemble(
+                ("your bid", "bold"),
+                ": a card of your hand, which costs ",
+                each,
+                " at the end, and an extra card after it if you like (",
+                (f"fee {EXTRA_BID_FEE}", "yellow"),
+                ")",
+            )
+        return Group(
+            how,
+            Text.assemble(("  hand  ", "dim"), cards),
+            Text.assemble(("  or ", "dim"), ("resign", "red"), (" (leave the match for good)", "dim")),
+        )
+
+    def compact_groups(
+        self, groups: Sequence[ActionGroup], seat: int, names: Sequence[str], extras: Sequence[Text]
+    ) -> RenderableType | None:
+        return None if self.bids(groups) else super().compact_groups(groups, seat, names, extras)
+
     def describe(self, seen: Seen, data: dict[str, Any]) -> Described:
         kind = data["type"]
         if kind == "pick":
             name = data["stall"]
             title = Text.assemble("take ", stall_text(name))
-            return Described(("pick", name), title, cost=Text(f"+{stall_value(name)} points", "bold green"))
+            gain = Text(f"+{counted(stall_value(name), 'point')}", "bold green")
+            return Described(("pick", name), title, cost=gain)
         card = data["card"]
         main_cost = self.penalty(seen, card)
         if kind == "rebid":
             return Described(
-                ("rebid", card), Text(f"re-bid {card}"), cost=Text(f"-{main_cost} points", "yellow")
+                ("rebid", card),
+                Text(f"re-bid {card}"),
+                cost=Text(f"-{counted(main_cost, 'point')}", "yellow"),
             )
         extra = data.get("extra")
-        title = Text.assemble(f"bid {card} ", (f"(-{main_cost} points)", "yellow"))
+        title = Text.assemble(f"bid {card} ", (f"(-{counted(main_cost, 'point')})", "yellow"))
         summary = f"with or without an extra card (fee {EXTRA_BID_FEE})"
         if extra is None:
             return Described(
                 ("bid", card), title, "extra card", "none", label="no extra card", summary=summary
             )
-        cost = Text(f"-{self.penalty(seen, extra)} points, -{EXTRA_BID_FEE} fee", "yellow")
+        cost = Text(f"-{counted(self.penalty(seen, extra), 'point')}, -{EXTRA_BID_FEE} fee", "yellow")
         return Described(("bid", card), title, "extra card", f"+{extra}", cost, f"extra {extra}", summary)
 
     # --- narration ------------------------------------------------------------------------------

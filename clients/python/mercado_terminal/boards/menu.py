@@ -15,6 +15,7 @@ from typing import Final, Literal
 from mercado.v1 import match_pb2 as api
 from rich.columns import Columns
 from rich.console import Group, RenderableType
+from rich.table import Table
 from rich.text import Text
 
 BACK: Final = "back"
@@ -94,11 +95,26 @@ def number_text(number: int) -> Text:
     return Text(f"{number:>3} ", "bold cyan")
 
 
-def render_groups(groups: Sequence[ActionGroup], extras: Sequence[Text] = ()) -> RenderableType:
-    """The first step: numbered entries (number = index + 1), then ``extras`` (e.g. resigning)."""
+def render_groups(
+    groups: Sequence[ActionGroup], extras: Sequence[Text] = (), columns: int = 1
+) -> RenderableType:
+    """The first step: numbered entries (number = index + 1), then ``extras`` (e.g. resigning); in
+    ``columns`` columns, numbered down each in turn."""
     lines = [Text.assemble(number_text(n), g.title) for n, g in enumerate(groups, 1)]
     lines += [Text.assemble(number_text(n), extra) for n, extra in enumerate(extras, len(groups) + 1)]
-    return Group(Text("your turn", "bold"), *lines)
+    if columns == 1:
+        return Group(Text("your turn", "bold"), *lines)
+    for line in lines:  # an entry a line, cut short if it must be
+        line.no_wrap, line.overflow = True, "ellipsis"
+    grid = Table.grid(padding=(0, 1), expand=True)
+    for _ in range(columns):
+        grid.add_column(ratio=1)
+    rows = -(-len(lines) // columns)
+    for row in range(rows):
+        grid.add_row(
+            *(lines[at] if (at := column * rows + row) < len(lines) else "" for column in range(columns))
+        )
+    return Group(Text("your turn", "bold"), grid)
 
 
 def render_targets(group: ActionGroup) -> RenderableType:

@@ -1,5 +1,5 @@
 """Mercado de Lisboa's screen as a game board: its own board, menu and narration (``board.py``,
-``menu.py``, ``narrate.py``), unchanged."""
+``menu.py``, ``narrate.py``)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from .. import menu, narrate
-from ..board import final_ranks, render_match, seat_tag
+from ..board import compact_match, final_ranks, render_match, seat_tag
+from .base import read_numbered
 
 
 class MercadoBoard:
@@ -22,6 +23,9 @@ class MercadoBoard:
     def render(self, state: api.MatchState, side: RenderableType | None = None) -> RenderableType:
         return render_match(state, side=side)
 
+    def compact(self, state: api.MatchState) -> list[RenderableType]:
+        return [compact_match(state), compact_match(state, supply=False)]
+
     def groups(self, state: api.MatchState) -> list[menu.MenuGroup]:
         return menu.menu_groups(state)
 
@@ -30,17 +34,27 @@ class MercadoBoard:
     ) -> RenderableType:
         return menu.render_groups(groups, seat, names, extras)
 
+    def compact_groups(
+        self, groups: Sequence[menu.MenuGroup], seat: int, names: Sequence[str], extras: Sequence[Text]
+    ) -> RenderableType:
+        return menu.compact_groups(groups, seat, names, extras)
+
     def render_targets(self, group: menu.MenuGroup, seat: int, names: Sequence[str]) -> RenderableType:
         return menu.render_targets(group, seat, names)
 
     def pick_target(self, group: menu.MenuGroup, answer: str) -> menu.Choice | Literal["back"] | None:
         return menu.pick_target(group, answer)
 
-    def typed(self, groups: Sequence[menu.MenuGroup], answer: str) -> api.Action | None:
-        return None
+    def read(
+        self, groups: Sequence[menu.MenuGroup], answer: str
+    ) -> menu.MenuGroup | Literal["resign"] | None:
+        return read_numbered(groups, answer)
 
-    def typed_hint(self, groups: Sequence[menu.MenuGroup]) -> str:
-        return ""
+    def first_hint(self, groups: Sequence[menu.MenuGroup]) -> str:
+        return f"1-{len(groups) + 1}"
+
+    def misread(self, groups: Sequence[menu.MenuGroup]) -> str:
+        return f"type a number from 1 to {len(groups) + 1}"
 
     def update_lines(self, update: api.MatchUpdate, names: Sequence[str]) -> list[Text]:
         return narrate.update_lines(update, names)

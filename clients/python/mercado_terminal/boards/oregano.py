@@ -37,6 +37,7 @@ from server.games.oregano.rules import acquire_price, cost_of
 from server.games.oregano.scoring import level_of
 
 from ..board import seat_tag
+from ..common import counted
 from .base import RulesBoard, Seen, amounts_text
 from .menu import Described
 
@@ -53,35 +54,29 @@ SHOP_NAMES = {
     "casino": "casino",
     "builder": "builder",
 }
-# Short names for the area's cells.
-SHOP_SHORT = {
-    "lumber_merchant": "lumber m",
-    "stone_merchant": "stone m",
-    "metal_merchant": "metal m",
-    "cafe": "café",
-    "general_store": "store",
-    "clothing_store": "clothes",
-    "restaurant": "restaur.",
-    "fountain": "fountain",
-    "jeweler": "jeweler",
-    "casino": "casino",
-    "builder": "builder",
-}
 GROUP_STYLES = {"resource": "bold green", "general": "bold cyan", "special": "bold magenta"}
 RESOURCE_STYLES = {"wood": "dark_orange", "stone": "grey70", "metal": "steel_blue1"}
-STRATEGY_GOALS = {
-    "chain_store": "build two shops of one kind",
-    "strategic_retreat": "sell twice",
-    "aggressive_merger": "acquire twice",
-    "step_by_step": "level up two different shops",
-    "savvy_shopper": "take two resources from others' shops",
+# The strategy cards and the bonus cards as the page names them (clients/web/src/oregano-words.ts).
+STRATEGIES = {
+    "chain_store": ("Chain store", "build two shops of the same kind"),
+    "strategic_retreat": ("Strategic retreat", "sell twice"),
+    "aggressive_merger": ("Aggressive merger", "acquire twice"),
+    "step_by_step": ("Step by step", "level up two different shops"),
+    "savvy_shopper": ("Savvy shopper", "take two different resources from others' merchants"),
 }
 BONUS_NAMES = {
     "first_level4": "a shop at level 4",
-    "first_strategy": "a strategy achieved",
-    "first_diagonal": "a diagonal",
+    "first_strategy": "a strategy card achieved",
+    "first_diagonal": "a full diagonal",
     "first_column": "a full column",
     "first_row": "a full row",
+}
+# The four actions a turn declares two of, and what each does.
+ACTION_WORDS = {
+    "attract": "build or level up a shop",
+    "resource": "take a merchant's cards",
+    "sell": "sell a shop to the boulevard",
+    "acquire": "buy a shop from the boulevard",
 }
 PHASE_WORDS = {
     "start_shop": "set-up: choosing a merchant",
@@ -93,6 +88,11 @@ PHASE_WORDS = {
 
 def shop_text(kind: str) -> Text:
     return Text(SHOP_NAMES[kind], GROUP_STYLES[SHOPS[kind].group])
+
+
+def strategy_text(card: str) -> Text:
+    """A strategy card by its name: 'Chain store'."""
+    return Text(STRATEGIES[card][0], "bold")
 
 
 def cost_text(cost: dict[str, int] | Sequence[tuple[str, int]]) -> Text:
@@ -116,7 +116,8 @@ class OreganoBoard(RulesBoard):
 
     def status_parts(self, seen: Seen) -> list[Text]:
         view = seen.view
-        parts = [Text(f"round {view['round']}")] if view["round"] else []
+        limit = view["options"]["round_limit"]
+        parts = [Text(f"round {view['round']} of {limit}" if view["round"] else "set-up")]
         if seen.playing and seen.movers:
             mover = seen.movers[0]
             parts.append(Text.assemble("to move ", seat_tag(mover, seen.names)))
@@ -136,6 +137,20 @@ class OreganoBoard(RulesBoard):
 
     def table(self, seen: Seen) -> RenderableType:
         view = seen.view
+        shared = Table.grid(padding=(0, 1))
+        shared.add_column(style="dim", no_wrap=True)
+        shared.add_column()
+        supply = Text("  ").join(Text(f"{r} {view['supply'][r]}", RESOURCE_STYLES[r]) for r in RESOURCES)
+        shared.add_row("supply", supply)
+        shared.add_row("boulevard", self.boulevard_text(seen))
+        bonuses = [Text(f"{BONUS_NAMES[b]}", "bold yellow") for b in view["bonus_available"]]
+        shared.add_row("bonus cards", Text(", ").join(bonuses) if bonuses else Text("none left", "dim"))
+        shared.add_row("strategy deck", counted(view["strategy_deck_count"], "card"))
+        return Group(self.stock_table(seen), shared)
+
+    def stock_table(self, seen: Seen) -> Table:
+        """The shops: how many are left to build, what each costs, pays and sells for."""
+        view = seen.view
         stock = Table(box=box.SIMPLE, padding=(0, 1), pad_edge=False)
         for header in ("shop", "stock", "build cost", "div.", "sale L1/2/3/4"):
             stock.add_column(
@@ -151,16 +166,7 @@ class OreganoBoard(RulesBoard):
                 f"+{dividend}" if dividend else "",
                 "/".join(str(price) for price in SALE_PRICE[kind]),
             )
-        shared = Table.grid(padding=(0, 1))
-        shared.add_column(style="dim", no_wrap=True)
-        shared.add_column()
-        supply = Text("  ").join(Text(f"{r} {view['supply'][r]}", RESOURCE_STYLES[r]) for r in RESOURCES)
-        shared.add_row("supply", supply)
-        shared.add_row("boulevard", self.boulevard_text(seen))
-        bonuses = [Text(f"{BONUS_NAMES[b]}", "bold yellow") for b in view["bonus_available"]]
-        shared.add_row("bonus cards", Text(", ").join(bonuses) if bonuses else Text("none left", "dim"))
-        shared.add_row("strategy deck", f"{view['strategy_deck_count']} cards")
-        return Group(stock, shared)
+        return stock
 
     def boulevard_text(self, seen: Seen) -> Text:
         entries = seen.view["boulevard"]
@@ -187,39 +193,92 @@ class OreganoBoard(RulesBoard):
             rows.append(("bonus", Text(", ").join(Text(BONUS_NAMES[b], "bold yellow") for b in bonuses)))
         drawn = view["drawn"][seat]
         if drawn.get("cards"):
-            rows.append(("drawn", Text(", ").join(Text(card) for card in drawn["cards"])))
+            rows.append(("drawn", Text(", ").join(strategy_text(card) for card in drawn["cards"])))
         return rows
 
     @staticmethod
-    def area_table(area: dict[str, dict[str, Any]]) -> Table:
-        """Levels 1-4 as columns, rows a-d: each cell's shop, or its name when empty."""
-        table = Table(box=box.SQUARE, padding=0, show_header=True, header_style="dim")
+    def area_table(area: dict[str, dict[str, Any]], framed: bool = True) -> Table:
+        """Levels 1-4 as columns, rows a-d: each cell's shop, or its name when empty; ``framed`` in
+        lines (else bare, for a small window)."""
+        if framed:
+            table = Table(box=box.SQUARE, padding=0, show_header=True, header_style="dim")
+        else:
+            table = Table(
+                box=None, padding=(0, 1, 0, 0), show_header=True, header_style="dim", pad_edge=False
+            )
         table.add_column("", width=1, style="dim")
         for level in LEVELS:
-            table.add_column(f"L{level}", width=8, justify="center")
+            table.add_column(f"L{level}", width=max(map(len, SHOP_NAMES.values())), justify="center")
         for row in ROWS:
             cells = []
             for level in LEVELS:
-                cell = f"{level}{row}"
-                shop = area.get(cell)
-                cells.append(
-                    Text(SHOP_SHORT[shop["shop"]], GROUP_STYLES[SHOPS[shop["shop"]].group])
-                    if shop
-                    else Text(cell, "dim")
-                )
+                shop = area.get(f"{level}{row}")
+                cells.append(shop_text(shop["shop"]) if shop else Text(f"{level}{row}", "dim"))
             table.add_row(row, *cells)
         return table
+
+    @staticmethod
+    def area_list(area: dict[str, dict[str, Any]]) -> Text:
+        """An area as its shops by cell, in a line: '1b lumber merchant · 2c café'."""
+        cells = sorted(area, key=lambda cell: (cell[1], cell[0]))
+        shops = [Text.assemble((f"{cell} ", "dim"), shop_text(area[cell]["shop"])) for cell in cells]
+        return Text(" · ").join(shops) if shops else Text("no shop", "dim")
 
     @staticmethod
     def strategy_text(strategy: dict[str, Any]) -> Text:
         if "card" not in strategy:
             return Text("hidden" if strategy["count"] else "none (choosing)", "italic dim")
-        card = strategy["card"]
+        name, goal = STRATEGIES[strategy["card"]]
         return Text.assemble(
-            (card, "bold"),
-            f": {STRATEGY_GOALS[card]} ",
-            (f"{strategy['progress']}/{strategy['goal']}", "cyan"),
+            (name, "bold"), f": {goal} ", (f"{strategy['progress']}/{strategy['goal']}", "cyan")
         )
+
+    def compact_tables(self, seen: Seen) -> list[RenderableType]:
+        """The supply, the boulevard and the bonus cards left, under the shops' stock and prices; then
+        without the stock, then without the bonus cards (the menu says what each action pays)."""
+        view = seen.view
+        supply = Text("  ").join(Text(f"{r} {view['supply'][r]}", RESOURCE_STYLES[r]) for r in RESOURCES)
+        deck = Text.assemble(("   strategy deck ", "dim"), str(view["strategy_deck_count"]))
+        bonuses = [Text(BONUS_NAMES[b], "bold yellow") for b in view["bonus_available"]]
+        needed = [
+            Text.assemble(("supply ", "dim"), supply, deck),
+            Text.assemble(("boulevard ", "dim"), self.boulevard_text(seen)),
+        ]
+        left = Text.assemble(
+            ("bonus cards ", "dim"), Text(", ").join(bonuses) if bonuses else Text("none left", "dim")
+        )
+        return [Group(self.stock_table(seen), *needed, left), Group(*needed, left), Group(*needed)]
+
+    def compact_words(self, seen: Seen, seat: int) -> list[Text]:
+        view = seen.view
+        strategy = view["strategies"][seat]
+        if "card" in strategy:
+            plan = Text.assemble(
+                strategy_text(strategy["card"]), f" {strategy['progress']}/{strategy['goal']}"
+            )
+        else:
+            plan = Text("strategy hidden" if strategy["count"] else "no strategy yet", "dim")
+        cards = Text(" ").join(
+            Text(f"{r} {view['resources'][seat][r]}", RESOURCE_STYLES[r]) for r in RESOURCES
+        )
+        words = [Text(f"{view['gold'][seat]} gold", "bold yellow"), cards, plan]
+        words += [Text(BONUS_NAMES[b], "bold yellow") for b in view["bonuses"][seat]]
+        drawn = view["drawn"][seat].get("cards") or []
+        if drawn:
+            words.append(
+                Text.assemble(("drawn ", "dim"), Text(", ").join(strategy_text(card) for card in drawn))
+            )
+        return words + self.compact_extras(seen, seat)
+
+    def compact_seat(self, seen: Seen, seat: int) -> RenderableType:
+        """The viewer's area as a grid, another's as its shops in a line; gold, cards and the rest above."""
+        title = Text.assemble(
+            self.compact_title(seen, seat), "  ", Text(" · ").join(self.compact_words(seen, seat))
+        )
+        area = seen.view["areas"][seat]
+        if seat == seen.seat:
+            return Group(title, self.area_table(area, framed=False))
+        return Group(title, Text.assemble("   ", self.area_list(area)))
 
     def result_columns(self, seen: Seen, seat: int) -> list[str]:
         view = seen.view
@@ -234,14 +293,16 @@ class OreganoBoard(RulesBoard):
             title = Text.assemble("start with a ", shop_text(data["shop"]))
             return Described(("start", data["shop"]), title, "cell", data["cell"], Text("free", "green"))
         if kind == "keep_strategy":
-            card = data["card"]
-            title = Text.assemble("keep ", (card, "bold"), f": {STRATEGY_GOALS[card]}")
-            return Described(("keep", card), title, cost=Text(f"+{STRATEGY_REWARD} gold when met", "dim"))
-        if kind == "declare":
+            name, goal = STRATEGIES[data["card"]]
+            title = Text.assemble("keep ", (name, "bold"), f": {goal}")
             return Described(
-                ("declare", data["first"], data["second"]),
-                Text(f"declare {data['first']}, then {data['second']}"),
+                ("keep", data["card"]), title, cost=Text(f"+{STRATEGY_REWARD} gold when met", "dim")
             )
+        if kind == "declare":
+            first, second = data["first"], data["second"]
+            title = Text.assemble("declare ", (first, "bold"), f" first ({ACTION_WORDS[first]})")
+            label = Text.assemble("then ", (second, "bold"), f" ({ACTION_WORDS[second]})")
+            return Described(("declare", first), title, "second action", second, label=label.plain)
         if kind == "build":
             shop = data["shop"]
             title = Text.assemble("build a ", shop_text(shop))
@@ -314,8 +375,8 @@ class OreganoBoard(RulesBoard):
         if kind == "start_shop":
             return Text.assemble(who, " started with a ", shop_text(event["shop"]), f" on {event['cell']}")
         if kind == "strategy_kept":
-            card = f" {event['card']}" if "card" in event else " a strategy card"
-            return Text.assemble(who, f" kept{card}")
+            card = strategy_text(event["card"]) if "card" in event else Text("a strategy card")
+            return Text.assemble(who, " kept ", card)
         if kind == "income" and event["gold"]:
             return Text.assemble(who, " earned ", (f"+{event['gold']}", "bold green"))
         if kind == "declared":
@@ -360,7 +421,8 @@ class OreganoBoard(RulesBoard):
         if kind == "casino_won":
             return Text.assemble(who, (f" won {sum(event['took'])} gold", "bold green"))
         if kind == "strategy_achieved":
-            return Text.assemble(who, (f" achieved {event['card']} (+{event['gold']} gold)", "bold green"))
+            name = STRATEGIES[event["card"]][0]
+            return Text.assemble(who, (f" achieved {name} (+{event['gold']} gold)", "bold green"))
         if kind == "bonus_taken":
             return Text.assemble(
                 who, (f" took the bonus card for {BONUS_NAMES[event['bonus']]}", "bold yellow")

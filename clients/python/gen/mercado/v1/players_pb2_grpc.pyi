@@ -6,10 +6,10 @@ Players and their ratings: the messages of MatchService's player calls.
 A player has an id, a display name and a rating. Ratings follow OpenSkill's Weng–Lin
 Plackett–Luce model: a mean `mu` (25 for a new player) and an uncertainty `sigma` (25/3),
 updated from the final ranks of every rated match (2 to 4 players, ties included). The
-display rating is the conservative estimate mu − 3·sigma (0 for a new player), what the
-leaderboard ranks by. Each bot level is a player too (`bot:easy`, `bot:medium`,
-`bot:hard`, `bot:expert`, named "Easy AI" and so on, as are the seats it plays), so people
-and bots share one ladder.
+leaderboard ranks by the conservative estimate mu − 3·sigma (0 for a new player); the display
+rating players are shown is that estimate, at least 0. Each bot level is a player too
+(`bot:easy`, `bot:medium`, `bot:hard`, `bot:expert`, named "Easy AI" and so on, as are the
+seats it plays), so people and bots share one ladder.
 """
 
 import abc
