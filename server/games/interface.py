@@ -48,6 +48,41 @@ class Outcome:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class ScorePart:
+    """A named part of a seat's score: ``name`` is stable (clients translate from it), ``label`` its
+    English text; ``count`` is how many things it counts (shops, cards), None for a part that
+    counts none."""
+
+    name: str
+    label: str
+    points: int
+    count: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TieBreak:
+    """A value that ranks seats of equal score, the higher first."""
+
+    name: str
+    label: str
+    value: int
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreParts:
+    """One seat's score as named parts that add up to it, and the tie-breaks, in order, that rank it
+    among equal scores (``Outcome.tie_breaks`` once the game is over)."""
+
+    seat: int
+    parts: tuple[ScorePart, ...]
+    tie_breaks: tuple[TieBreak, ...]
+
+    @property
+    def total(self) -> int:
+        return sum(part.points for part in self.parts)
+
+
 class GameRules(Protocol[State, Action]):
     """One game's rules. ``State`` is mutable and owned by the caller; ``Action`` is immutable
     and hashable."""
@@ -138,6 +173,16 @@ class GameRules(Protocol[State, Action]):
     def score_now(self, state: State) -> tuple[int, ...]:
         """Each seat's score if the game ended now (the final scores once it is over): the cheap
         evaluation of a position that greedy play and cut-off searches use."""
+        ...
+
+    def score_parts(self, state: State) -> list[ScoreParts]:
+        """Each seat's score, in seat order, as named parts that add up to ``score_now``'s (the
+        final scores once the game is over, with the tie-breaks of ``outcome``). Every seat gets
+        the same parts, in the same order."""
+        ...
+
+    def score_shown(self, state: State, seat: int, viewer: int | None) -> bool:
+        """Whether ``viewer`` (None: a spectator) may know ``seat``'s score and its parts now."""
         ...
 
     # --- JSON -------------------------------------------------------------------

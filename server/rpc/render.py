@@ -2,7 +2,8 @@
 
 A ``MatchState`` is built from serialized fragments: the part every viewer shares (the summary,
 the version, who is to move) once per update, then the game's view for the viewer and, for a seat
-that may act, its legal actions (the game's wire, ``server.rpc.wires``). Concatenated protobuf
+that may act, its legal actions (the game's wire, ``server.rpc.wires``), and the scores the viewer
+may know, in parts (the rules' ``score_parts``). Concatenated protobuf
 serializations parse as one merged message, which keeps this exact without hand-written wire
 encoding but for one thing: a stream update and a submitter's answer hold that state and each event
 as fields of their own, each written as the field's key and length before its bytes (``encoding.py``),
@@ -21,11 +22,13 @@ from __future__ import annotations
 
 from mercado.v1 import match_pb2 as api
 
+from server.games.interface import ScoreParts
 from server.match import FINISHED, OWNER, PLAYING, Match, Update
 
 from . import convert
 from .encoding import embedded, field_key
 from .wires import wire_of
+from .wires.scores import match_state_scores
 
 
 def _status(match: Match, update: Update) -> str:
@@ -60,6 +63,23 @@ def _shared(match: Match, update: Update) -> bytes:
     return cached
 
 
+def _scores(match: Match, update: Update, seat: int | None) -> bytes:
+    """Each seat's score that ``seat`` may know, in parts, as a MatchState fragment: none while
+    seats are open."""
+    if _status(match, update) not in (PLAYING, FINISHED):
+        return b""
+    rules, state = match.rules, update.state
+    every: tuple[ScoreParts, ...] | None = update.rendered.get("scores")
+    if every is None:
+        every = update.rendered["scores"] = tuple(rules.score_parts(state))
+    shown = tuple(score.seat for score in every if rules.score_shown(state, score.seat, seat))
+    key = ("scores", shown)
+    cached: bytes | None = update.rendered.get(key)
+    if cached is None:
+        cached = update.rendered[key] = match_state_scores(tuple(every[shown_seat] for shown_seat in shown))
+    return cached
+
+
 def state_bytes(match: Match, update: Update, seat: int | None) -> bytes:
     """The serialized MatchState ``seat`` (None: a spectator) sees as of ``update``: built once, for
     its stream and every GetView alike (the mover's legal actions are the costly part)."""
@@ -68,7 +88,11 @@ def state_bytes(match: Match, update: Update, seat: int | None) -> bytes:
     if cached is not None:
         return cached
     moving = seat in _to_move(match, update) and match.record.seats[seat].played_by == OWNER
-    parts = [_shared(match, update), wire_of(match.record.game).view_bytes(update, seat, moving)]
+    parts = [
+        _shared(match, update),
+        wire_of(match.record.game).view_bytes(update, seat, moving),
+        _scores(match, update, seat),
+    ]
     if seat is not None:
         parts.append(api.MatchState(your_seat=seat).SerializeToString())
     cached = update.rendered[key] = b"".join(parts)
