@@ -23,7 +23,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 Json = Any  # a JSON-shaped value
 Event = dict[str, Any]  # {"type": ..., ...}: what an action did, for streams and logs
@@ -48,20 +48,18 @@ class Outcome:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class ScorePart:
+class ScorePart(NamedTuple):
     """A named part of a seat's score: ``name`` is stable (clients translate from it), ``label`` its
-    English text; ``count`` is how many things it counts (shops, cards), None for a part that
-    counts none."""
+    English text; ``counted`` is how many things it counts (shops, cards), None for a part that
+    counts none (the ``count`` of its message)."""
 
     name: str
     label: str
     points: int
-    count: int | None = None
+    counted: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class TieBreak:
+class TieBreak(NamedTuple):
     """A value that ranks seats of equal score, the higher first."""
 
     name: str
@@ -69,8 +67,7 @@ class TieBreak:
     value: int
 
 
-@dataclass(frozen=True, slots=True)
-class ScoreParts:
+class ScoreParts(NamedTuple):
     """One seat's score as named parts that add up to it, and the tie-breaks, in order, that rank it
     among equal scores (``Outcome.tie_breaks`` once the game is over)."""
 

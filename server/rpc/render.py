@@ -22,13 +22,12 @@ from __future__ import annotations
 
 from mercado.v1 import match_pb2 as api
 
-from server.games.interface import ScoreParts
 from server.match import FINISHED, OWNER, PLAYING, Match, Update
 
 from . import convert
 from .encoding import embedded, field_key
 from .wires import wire_of
-from .wires.scores import match_state_scores
+from .wires.scores import score_fragment
 
 
 def _status(match: Match, update: Update) -> str:
@@ -69,15 +68,10 @@ def _scores(match: Match, update: Update, seat: int | None) -> bytes:
     if _status(match, update) not in (PLAYING, FINISHED):
         return b""
     rules, state = match.rules, update.state
-    every: tuple[ScoreParts, ...] | None = update.rendered.get("scores")
+    every: list[tuple[int, bytes]] | None = update.rendered.get("scores")
     if every is None:
-        every = update.rendered["scores"] = tuple(rules.score_parts(state))
-    shown = tuple(score.seat for score in every if rules.score_shown(state, score.seat, seat))
-    key = ("scores", shown)
-    cached: bytes | None = update.rendered.get(key)
-    if cached is None:
-        cached = update.rendered[key] = match_state_scores(tuple(every[shown_seat] for shown_seat in shown))
-    return cached
+        every = update.rendered["scores"] = [(s.seat, score_fragment(s)) for s in rules.score_parts(state)]
+    return b"".join([fragment for owner, fragment in every if rules.score_shown(state, owner, seat)])
 
 
 def state_bytes(match: Match, update: Update, seat: int | None) -> bytes:

@@ -80,7 +80,7 @@ def check_score_parts(game: AnyGame, state: Any) -> None:
         assert score.total == sum(part.points for part in score.parts)
         assert [p.name for p in score.parts] == [p.name for p in scores[0].parts]
         assert [t.name for t in score.tie_breaks] == [t.name for t in scores[0].tie_breaks]
-        assert all(part.count is None or part.count >= 0 for part in score.parts)
+        assert all(part.counted is None or part.counted >= 0 for part in score.parts)
         assert game.score_shown(state, score.seat, score.seat), "a seat may know its own score"
 
 

@@ -169,7 +169,8 @@ _VIEW = field_key(api.MatchState.DESCRIPTOR, "view")
 
 class Field:
     """A JSON view's field's value as a cache key: equal to another of the same text (its ``repr``,
-    quicker than JSON and as exact for JSON values), the value at hand when the cache misses."""
+    quicker than JSON and as exact for JSON values), the value at hand when the cache misses (and
+    let go of once used: the cache keeps the text alone)."""
 
     __slots__ = ("text", "value")
 
@@ -184,11 +185,12 @@ class Field:
         return hash(self.text)
 
 
-@functools.lru_cache(maxsize=16384)  # a view's fields keep their values over many updates
+@functools.lru_cache(maxsize=8192)  # a view's fields keep their values over many updates
 def _struct_entry(name: str, field: Field) -> bytes:
     """A Struct's map entry for field ``name`` of value ``field``, serialized."""
     struct = Struct()
     struct.update({name: field.value})
+    field.value = None
     return struct.SerializeToString()
 
 

@@ -16,8 +16,8 @@ def score_parts_message(score: ScoreParts) -> pb.ScoreParts:
     message = pb.ScoreParts(seat=score.seat, total=score.total)
     for part in score.parts:
         added = message.parts.add(name=part.name, label=part.label, points=part.points)
-        if part.count is not None:
-            added.count = part.count
+        if part.counted is not None:
+            added.count = part.counted
     message.tie_breaks.extend(
         pb.TieBreak(name=tie.name, label=tie.label, value=tie.value) for tie in score.tie_breaks
     )
@@ -29,7 +29,7 @@ def game_result(scores: Sequence[ScoreParts], ranks: Sequence[int]) -> pb.GameRe
     return pb.GameResult(scores=[score_parts_message(score) for score in scores], ranks=ranks)
 
 
-@functools.lru_cache(maxsize=4096)  # scores change with few actions: most renderings repeat one
-def match_state_scores(scores: tuple[ScoreParts, ...]) -> bytes:
-    """A serialized MatchState fragment holding ``scores`` as its score parts."""
-    return api.MatchState(score_parts=[score_parts_message(score) for score in scores]).SerializeToString()
+@functools.lru_cache(maxsize=8192)  # an action changes few seats' scores: most repeat
+def score_fragment(score: ScoreParts) -> bytes:
+    """A serialized MatchState fragment holding one seat's score parts (concatenated, they append)."""
+    return api.MatchState(score_parts=[score_parts_message(score)]).SerializeToString()

@@ -108,7 +108,7 @@ def test_scored_now_a_has_7_and_b_3() -> None:
     assert scores(state) == (7, 3)
     # A: 17 + 9 + 5 = 31, no set (no blue), cards 11 + 4 + 3 + 1 = 19, one extra bid.
     a = score_parts(state, A)
-    assert [(p.name, p.points, p.count) for p in a.parts] == [
+    assert [(p.name, p.points, p.counted) for p in a.parts] == [
         ("stall_points", 31, 3),
         ("set_bonus", 0, 0),
         ("card_penalty", -19, 4),

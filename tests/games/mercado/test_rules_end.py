@@ -312,7 +312,7 @@ def test_a_score_is_explained_as_coins_less_restaurants_and_shown_as_coins_are()
     hidden = {"money": "hidden"}
     state = load(coins=[4, 3], market=market, restaurant_hands=[["pub", "pizzeria"], []], options=hidden)
     first, second = RULES.score_parts(state)
-    assert [(p.name, p.points, p.count) for p in first.parts] == [
+    assert [(p.name, p.points, p.counted) for p in first.parts] == [
         ("coins", 4, None),
         ("restaurants_in_hand", -2, 2),
     ]

@@ -111,7 +111,7 @@ def test_worked_example() -> None:
     # (resource cards are worth nothing, so Ben's stone changes no score).
     assert (score(now, ANA), score(now, BEN)) == (29, 27)
     assert score(state, BEN) == 27
-    parts = {part.name: (part.points, part.count) for part in score_parts(now, ANA).parts}
+    parts = {part.name: (part.points, part.counted) for part in score_parts(now, ANA).parts}
     assert parts == {
         "gold": (10, None),
         "shops_level_1": (2 + 2, 2),
