@@ -360,15 +360,15 @@ func (LeilaoRole) EnumDescriptor() ([]byte, []int) {
 // field (the two must agree when both are set); the server sets both.
 type LeilaoOptions struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Deprecated: card_penalty_rule. "face" (default) or "one".
+	// Replaced by card_penalty_rule: "face" (default) or "one".
 	//
 	// Deprecated: Marked as deprecated in mercado/v1/leilao.proto.
 	CardPenalty *string `protobuf:"bytes,1,opt,name=card_penalty,json=cardPenalty,proto3,oneof" json:"card_penalty,omitempty"`
-	// Deprecated: set_bonus_rule. "per_set" (default) or "once".
+	// Replaced by set_bonus_rule: "per_set" (default) or "once".
 	//
 	// Deprecated: Marked as deprecated in mercado/v1/leilao.proto.
 	SetBonus *string `protobuf:"bytes,2,opt,name=set_bonus,json=setBonus,proto3,oneof" json:"set_bonus,omitempty"`
-	// Deprecated: leftover_stalls_rule. "cycle" (default) or "discard".
+	// Replaced by leftover_stalls_rule: "cycle" (default) or "discard".
 	//
 	// Deprecated: Marked as deprecated in mercado/v1/leilao.proto.
 	LeftoverStalls     *string              `protobuf:"bytes,3,opt,name=leftover_stalls,json=leftoverStalls,proto3,oneof" json:"leftover_stalls,omitempty"`
@@ -855,7 +855,7 @@ func (x *LeilaoChoice) GetExtra() uint32 {
 // shown as still in their hands until the reveal).
 type LeilaoView struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Deprecated: the typed fields below. The "leilao-view/1" JSON of docs/leilao.md.
+	// Replaced by the typed fields below: the "leilao-view/1" JSON of docs/leilao.md.
 	//
 	// Deprecated: Marked as deprecated in mercado/v1/leilao.proto.
 	View          *structpb.Struct `protobuf:"bytes,1,opt,name=view,proto3" json:"view,omitempty"`
@@ -1246,7 +1246,7 @@ func (x *LeilaoBidCard) GetExtras() []uint32 {
 // the JSON event's `type` in docs/leilao.md.
 type LeilaoEvent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Deprecated: the kinds below. The event's JSON of docs/leilao.md.
+	// Replaced by the kinds below: the event's JSON of docs/leilao.md.
 	//
 	// Deprecated: Marked as deprecated in mercado/v1/leilao.proto.
 	Event *structpb.Struct `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`

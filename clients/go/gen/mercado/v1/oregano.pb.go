@@ -610,17 +610,17 @@ func (OreganoStatus) EnumDescriptor() ([]byte, []int) {
 // deprecated string field (the two must agree when both are set); the server sets both.
 type OreganoOptions struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Deprecated: special_limit_rule. "one_total" (default) or "one_per_kind".
+	// Replaced by special_limit_rule: "one_total" (default) or "one_per_kind".
 	//
 	// Deprecated: Marked as deprecated in mercado/v1/oregano.proto.
 	SpecialLimit    *string `protobuf:"bytes,1,opt,name=special_limit,json=specialLimit,proto3,oneof" json:"special_limit,omitempty"`
 	SameActionTwice *bool   `protobuf:"varint,2,opt,name=same_action_twice,json=sameActionTwice,proto3,oneof" json:"same_action_twice,omitempty"` // a player may declare the same action kind twice; default false
 	StrategyDraw    *uint32 `protobuf:"varint,3,opt,name=strategy_draw,json=strategyDraw,proto3,oneof" json:"strategy_draw,omitempty"`            // strategy cards drawn to keep one: 2 (default) or 3
-	// Deprecated: strategy_cards_rule. "hidden" (default) or "open".
+	// Replaced by strategy_cards_rule: "hidden" (default) or "open".
 	//
 	// Deprecated: Marked as deprecated in mercado/v1/oregano.proto.
 	StrategyCards *string `protobuf:"bytes,4,opt,name=strategy_cards,json=strategyCards,proto3,oneof" json:"strategy_cards,omitempty"`
-	// Deprecated: end_timing_rule. "round" (default) or "turn".
+	// Replaced by end_timing_rule: "round" (default) or "turn".
 	//
 	// Deprecated: Marked as deprecated in mercado/v1/oregano.proto.
 	EndTiming         *string              `protobuf:"bytes,5,opt,name=end_timing,json=endTiming,proto3,oneof" json:"end_timing,omitempty"`
@@ -951,7 +951,7 @@ func (*OreganoAction_Casino_) isOreganoAction_Action() {}
 // cards, and of strategy cards what the option strategy_cards_rule shows.
 type OreganoView struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Deprecated: the typed fields below. The "oregano-view/1" JSON of docs/oregano.md.
+	// Replaced by the typed fields below: the "oregano-view/1" JSON of docs/oregano.md.
 	//
 	// Deprecated: Marked as deprecated in mercado/v1/oregano.proto.
 	View              *structpb.Struct         `protobuf:"bytes,1,opt,name=view,proto3" json:"view,omitempty"`
@@ -1745,7 +1745,7 @@ func (x *OreganoRecord) GetTaken() []OreganoResource {
 // the JSON event's `type` in docs/oregano.md.
 type OreganoEvent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Deprecated: the kinds below. The event's JSON of docs/oregano.md.
+	// Replaced by the kinds below: the event's JSON of docs/oregano.md.
 	//
 	// Deprecated: Marked as deprecated in mercado/v1/oregano.proto.
 	Event *structpb.Struct `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`

@@ -212,11 +212,11 @@ class LeilaoOptions(google.protobuf.message.Message):
     SET_BONUS_RULE_FIELD_NUMBER: builtins.int
     LEFTOVER_STALLS_RULE_FIELD_NUMBER: builtins.int
     card_penalty: builtins.str
-    """Deprecated: card_penalty_rule. "face" (default) or "one"."""
+    """Replaced by card_penalty_rule: "face" (default) or "one"."""
     set_bonus: builtins.str
-    """Deprecated: set_bonus_rule. "per_set" (default) or "once"."""
+    """Replaced by set_bonus_rule: "per_set" (default) or "once"."""
     leftover_stalls: builtins.str
-    """Deprecated: leftover_stalls_rule. "cycle" (default) or "discard"."""
+    """Replaced by leftover_stalls_rule: "cycle" (default) or "discard"."""
     card_penalty_rule: global___LeilaoCardPenalty.ValueType
     """what each card played costs at the end"""
     set_bonus_rule: global___LeilaoSetBonus.ValueType
@@ -501,7 +501,7 @@ class LeilaoView(google.protobuf.message.Message):
     """in the pick step: how many of the pick sequence have picked"""
     @property
     def view(self) -> google.protobuf.struct_pb2.Struct:
-        """Deprecated: the typed fields below. The "leilao-view/1" JSON of docs/leilao.md."""
+        """Replaced by the typed fields below: the "leilao-view/1" JSON of docs/leilao.md."""
 
     @property
     def options(self) -> global___LeilaoOptions:
@@ -909,7 +909,7 @@ class LeilaoEvent(google.protobuf.message.Message):
     GAME_OVER_FIELD_NUMBER: builtins.int
     @property
     def event(self) -> google.protobuf.struct_pb2.Struct:
-        """Deprecated: the kinds below. The event's JSON of docs/leilao.md."""
+        """Replaced by the kinds below: the event's JSON of docs/leilao.md."""
 
     @property
     def sealed(self) -> global___LeilaoEvent.Sealed:

@@ -375,15 +375,15 @@ class OreganoOptions(google.protobuf.message.Message):
     STRATEGY_CARDS_RULE_FIELD_NUMBER: builtins.int
     END_TIMING_RULE_FIELD_NUMBER: builtins.int
     special_limit: builtins.str
-    """Deprecated: special_limit_rule. "one_total" (default) or "one_per_kind"."""
+    """Replaced by special_limit_rule: "one_total" (default) or "one_per_kind"."""
     same_action_twice: builtins.bool
     """a player may declare the same action kind twice; default false"""
     strategy_draw: builtins.int
     """strategy cards drawn to keep one: 2 (default) or 3"""
     strategy_cards: builtins.str
-    """Deprecated: strategy_cards_rule. "hidden" (default) or "open"."""
+    """Replaced by strategy_cards_rule: "hidden" (default) or "open"."""
     end_timing: builtins.str
-    """Deprecated: end_timing_rule. "round" (default) or "turn"."""
+    """Replaced by end_timing_rule: "round" (default) or "turn"."""
     stock_end_from_round: builtins.int
     """the first round in which the stock trigger counts; default 12"""
     round_limit: builtins.int
@@ -729,7 +729,7 @@ class OreganoView(google.protobuf.message.Message):
     """two shop kinds ran out from round stock_end_from_round on: the game is ending"""
     @property
     def view(self) -> google.protobuf.struct_pb2.Struct:
-        """Deprecated: the typed fields below. The "oregano-view/1" JSON of docs/oregano.md."""
+        """Replaced by the typed fields below: the "oregano-view/1" JSON of docs/oregano.md."""
 
     @property
     def options(self) -> global___OreganoOptions:
@@ -1642,7 +1642,7 @@ class OreganoEvent(google.protobuf.message.Message):
     GAME_OVER_FIELD_NUMBER: builtins.int
     @property
     def event(self) -> google.protobuf.struct_pb2.Struct:
-        """Deprecated: the kinds below. The event's JSON of docs/oregano.md."""
+        """Replaced by the kinds below: the event's JSON of docs/oregano.md."""
 
     @property
     def start_shop(self) -> global___OreganoEvent.StartShop:

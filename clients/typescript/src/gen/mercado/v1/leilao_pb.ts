@@ -42,7 +42,7 @@ export const file_mercado_v1_leilao: GenFile = /*@__PURE__*/
  */
 export type LeilaoOptions = Message<"mercado.v1.LeilaoOptions"> & {
   /**
-   * Deprecated: card_penalty_rule. "face" (default) or "one".
+   * Replaced by card_penalty_rule: "face" (default) or "one".
    *
    * @generated from field: optional string card_penalty = 1 [deprecated = true];
    * @deprecated
@@ -50,7 +50,7 @@ export type LeilaoOptions = Message<"mercado.v1.LeilaoOptions"> & {
   cardPenalty?: string | undefined;
 
   /**
-   * Deprecated: set_bonus_rule. "per_set" (default) or "once".
+   * Replaced by set_bonus_rule: "per_set" (default) or "once".
    *
    * @generated from field: optional string set_bonus = 2 [deprecated = true];
    * @deprecated
@@ -58,7 +58,7 @@ export type LeilaoOptions = Message<"mercado.v1.LeilaoOptions"> & {
   setBonus?: string | undefined;
 
   /**
-   * Deprecated: leftover_stalls_rule. "cycle" (default) or "discard".
+   * Replaced by leftover_stalls_rule: "cycle" (default) or "discard".
    *
    * @generated from field: optional string leftover_stalls = 3 [deprecated = true];
    * @deprecated
@@ -384,7 +384,7 @@ export const LeilaoChoiceSchema: GenMessage<LeilaoChoice> = /*@__PURE__*/
  */
 export type LeilaoView = Message<"mercado.v1.LeilaoView"> & {
   /**
-   * Deprecated: the typed fields below. The "leilao-view/1" JSON of docs/leilao.md.
+   * Replaced by the typed fields below: the "leilao-view/1" JSON of docs/leilao.md.
    *
    * @generated from field: google.protobuf.Struct view = 1 [deprecated = true];
    * @deprecated
@@ -648,7 +648,7 @@ export const LeilaoBidCardSchema: GenMessage<LeilaoBidCard> = /*@__PURE__*/
  */
 export type LeilaoEvent = Message<"mercado.v1.LeilaoEvent"> & {
   /**
-   * Deprecated: the kinds below. The event's JSON of docs/leilao.md.
+   * Replaced by the kinds below: the event's JSON of docs/leilao.md.
    *
    * @generated from field: google.protobuf.Struct event = 1 [deprecated = true];
    * @deprecated

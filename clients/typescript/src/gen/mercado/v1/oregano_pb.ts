@@ -40,7 +40,7 @@ export const file_mercado_v1_oregano: GenFile = /*@__PURE__*/
  */
 export type OreganoOptions = Message<"mercado.v1.OreganoOptions"> & {
   /**
-   * Deprecated: special_limit_rule. "one_total" (default) or "one_per_kind".
+   * Replaced by special_limit_rule: "one_total" (default) or "one_per_kind".
    *
    * @generated from field: optional string special_limit = 1 [deprecated = true];
    * @deprecated
@@ -62,7 +62,7 @@ export type OreganoOptions = Message<"mercado.v1.OreganoOptions"> & {
   strategyDraw?: number | undefined;
 
   /**
-   * Deprecated: strategy_cards_rule. "hidden" (default) or "open".
+   * Replaced by strategy_cards_rule: "hidden" (default) or "open".
    *
    * @generated from field: optional string strategy_cards = 4 [deprecated = true];
    * @deprecated
@@ -70,7 +70,7 @@ export type OreganoOptions = Message<"mercado.v1.OreganoOptions"> & {
   strategyCards?: string | undefined;
 
   /**
-   * Deprecated: end_timing_rule. "round" (default) or "turn".
+   * Replaced by end_timing_rule: "round" (default) or "turn".
    *
    * @generated from field: optional string end_timing = 5 [deprecated = true];
    * @deprecated
@@ -487,7 +487,7 @@ export const OreganoAction_CasinoSchema: GenMessage<OreganoAction_Casino> = /*@_
  */
 export type OreganoView = Message<"mercado.v1.OreganoView"> & {
   /**
-   * Deprecated: the typed fields below. The "oregano-view/1" JSON of docs/oregano.md.
+   * Replaced by the typed fields below: the "oregano-view/1" JSON of docs/oregano.md.
    *
    * @generated from field: google.protobuf.Struct view = 1 [deprecated = true];
    * @deprecated
@@ -994,7 +994,7 @@ export const OreganoRecordSchema: GenMessage<OreganoRecord> = /*@__PURE__*/
  */
 export type OreganoEvent = Message<"mercado.v1.OreganoEvent"> & {
   /**
-   * Deprecated: the kinds below. The event's JSON of docs/oregano.md.
+   * Replaced by the kinds below: the event's JSON of docs/oregano.md.
    *
    * @generated from field: google.protobuf.Struct event = 1 [deprecated = true];
    * @deprecated
