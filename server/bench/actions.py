@@ -10,7 +10,8 @@ a server's throughput is bound by that thread, and beside the no-game floor serv
 (``mercado bench server --floor``) it is what the game adds to each action's cost. The actions are
 chosen before the clocks start. With no gRPC and no load-generating processes on the same cores,
 the figures move far less from run to run than ``bench server``'s, which makes them the steadier way
-to compare two builds of the server's own code.
+to compare two builds of the server's own code. Any game may be measured (``--game``); Mercado de
+Lisboa by default.
 """
 
 from __future__ import annotations
@@ -25,20 +26,29 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from server.games.mercado import Action, Options, legal_actions
+from server.games.registry import game_named
 from server.match import PLAYING, Match, MatchService, Policy, Update
 from server.rpc import render
 from server.rpc.server import collect_garbage_for_serving, run_event_loop
 from server.store.sqlite import SqliteStore
 
 
-async def _open(service: MatchService, players: int, seed: int) -> tuple[Match, list[str]]:
-    match = await service.create_match(Options(players=players), [None] * players, seed=seed)
+async def _open(service: MatchService, game: str, players: int, seed: int) -> tuple[Match, list[str]]:
+    options = game_named(game).options({"players": players})
+    match = await service.create_match(options, [None] * players, seed=seed, game=game)
     tokens = [(await service.join(match.match_id, f"p{seat}")).token for seat in range(players)]
     return match, tokens
 
 
-async def _submit(service: MatchService, match: Match, token: str, action: Action) -> Update:
+def _move(match: Match, tokens: list[str], rng: random.Random) -> tuple[str, Any]:
+    """A random legal action of a seat to move (of one of them, in a simultaneous step), and its token."""
+    rules, state = match.rules, match.state
+    movers = sorted(rules.to_move(state))
+    seat = movers[0] if len(movers) == 1 else rng.choice(movers)
+    return tokens[seat], rng.choice(rules.legal_actions(state, seat))
+
+
+async def _submit(service: MatchService, match: Match, token: str, action: Any) -> Update:
     version = match.version
     _, _, update = await service.submit(match.match_id, token, version, str(version), action)
     return update
@@ -56,12 +66,14 @@ def _collector_as_served() -> Iterator[None]:
         gc.set_threshold(*thresholds)
 
 
-async def _measure(players: int, matches: int, actions: int, seed: int, db: Path) -> dict[str, Any]:
+async def _measure(
+    game: str, players: int, matches: int, actions: int, seed: int, db: Path
+) -> dict[str, Any]:
     store = SqliteStore(db)
     service = MatchService(store, policy=Policy(allow_chosen_seeds=True, default_clock=None))
     rng = random.Random(seed)
     try:
-        live = [await _open(service, players, seed + i) for i in range(matches)]
+        live = [await _open(service, game, players, seed + i) for i in range(matches)]
         opened = matches
         submitting = rendering = on_the_loop = 0.0
         done = 0
@@ -70,14 +82,11 @@ async def _measure(players: int, matches: int, actions: int, seed: int, db: Path
                 chosen = rng.sample(range(matches), min(matches, actions - done, max(1, matches // 4)))
                 for i in chosen:
                     if live[i][0].status != PLAYING:
-                        live[i] = await _open(service, players, seed + opened)
+                        live[i] = await _open(service, game, players, seed + opened)
                         opened += 1
                 batch = [live[i] for i in chosen]
                 # Chosen before the clock starts: a client's choice is not the server's work.
-                moves = [
-                    (tokens[match.state.current_player], rng.choice(legal_actions(match.state)))
-                    for match, tokens in batch
-                ]
+                moves = [_move(match, tokens, rng) for match, tokens in batch]
                 started, loop_started = time.process_time(), time.thread_time()
                 submits = [
                     _submit(service, match, token, action)
@@ -97,6 +106,7 @@ async def _measure(players: int, matches: int, actions: int, seed: int, db: Path
     finally:
         store.close()
     return {
+        "game": game,
         "players": players,
         "matches": matches,
         "actions": done,
@@ -107,11 +117,11 @@ async def _measure(players: int, matches: int, actions: int, seed: int, db: Path
     }
 
 
-def run(matches: int = 200, actions: int = 20_000, seed: int = 1) -> dict[str, Any]:
-    """CPU per accepted action, submitted and rendered, for 2 and 4 players."""
+def run(matches: int = 200, actions: int = 20_000, seed: int = 1, game: str = "mercado") -> dict[str, Any]:
+    """CPU per accepted action of ``game``, submitted and rendered, for 2 and 4 players."""
     results = []
     for players in (2, 4):
         with tempfile.TemporaryDirectory(prefix="mercado-bench-") as tmp:
             db = Path(tmp) / "bench.db"
-            results.append(run_event_loop(_measure(players, matches, actions, seed, db)))
+            results.append(run_event_loop(_measure(game, players, matches, actions, seed, db)))
     return {"results": results}

@@ -53,12 +53,13 @@ def memory(matches: int, seed: int) -> None:
     help="Actions per player count.",
 )
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the matches and actions.")
-def actions(matches: int, actions: int, seed: int) -> None:
+@click.option("--game", "game_name", type=click.Choice(list(GAMES)), default="mercado", show_default=True)
+def actions(matches: int, actions: int, seed: int, game_name: str) -> None:
     """The server's own CPU per accepted action (submitted, committed, rendered for every seat),
     in-process and without gRPC: steadier than `bench server` for comparing builds."""
     from server.bench.actions import run
 
-    click.echo(json.dumps(run(matches, actions, seed), indent=2))
+    click.echo(json.dumps(run(matches, actions, seed, game_name), indent=2))
 
 
 @bench.command(name="server")

@@ -23,7 +23,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 Json = Any  # a JSON-shaped value
 Event = dict[str, Any]  # {"type": ..., ...}: what an action did, for streams and logs
@@ -46,6 +46,38 @@ class Outcome:
             "ranks": list(self.ranks),
             "tie_breaks": [list(values) for values in self.tie_breaks],
         }
+
+
+class ScorePart(NamedTuple):
+    """A named part of a seat's score: ``name`` is stable (clients translate from it), ``label`` its
+    English text; ``counted`` is how many things it counts (shops, cards), None for a part that
+    counts none (the ``count`` of its message)."""
+
+    name: str
+    label: str
+    points: int
+    counted: int | None = None
+
+
+class TieBreak(NamedTuple):
+    """A value that ranks seats of equal score, the higher first."""
+
+    name: str
+    label: str
+    value: int
+
+
+class ScoreParts(NamedTuple):
+    """One seat's score as named parts that add up to it, and the tie-breaks, in order, that rank it
+    among equal scores (``Outcome.tie_breaks`` once the game is over)."""
+
+    seat: int
+    parts: tuple[ScorePart, ...]
+    tie_breaks: tuple[TieBreak, ...]
+
+    @property
+    def total(self) -> int:
+        return sum(part.points for part in self.parts)
 
 
 class GameRules(Protocol[State, Action]):
@@ -141,6 +173,16 @@ class GameRules(Protocol[State, Action]):
     def score_now(self, state: State) -> tuple[int, ...]:
         """Each seat's score if the game ended now (the final scores once it is over): the cheap
         evaluation of a position that greedy play and cut-off searches use."""
+        ...
+
+    def score_parts(self, state: State) -> list[ScoreParts]:
+        """Each seat's score, in seat order, as named parts that add up to ``score_now``'s (the
+        final scores once the game is over, with the tie-breaks of ``outcome``). Every seat gets
+        the same parts, in the same order."""
+        ...
+
+    def score_shown(self, state: State, seat: int, viewer: int | None) -> bool:
+        """Whether ``viewer`` (None: a spectator) may know ``seat``'s score and its parts now."""
         ...
 
     # --- JSON -------------------------------------------------------------------

@@ -2,7 +2,8 @@
 
 A ``MatchState`` is built from serialized fragments: the part every viewer shares (the summary,
 the version, who is to move) once per update, then the game's view for the viewer and, for a seat
-that may act, its legal actions (the game's wire, ``server.rpc.wires``). Concatenated protobuf
+that may act, its legal actions (the game's wire, ``server.rpc.wires``), and the scores the viewer
+may know, in parts (the rules' ``score_parts``). Concatenated protobuf
 serializations parse as one merged message, which keeps this exact without hand-written wire
 encoding but for one thing: a stream update and a submitter's answer hold that state and each event
 as fields of their own, each written as the field's key and length before its bytes (``encoding.py``),
@@ -26,6 +27,7 @@ from server.match import FINISHED, OWNER, PLAYING, Match, Update
 from . import convert
 from .encoding import embedded, field_key
 from .wires import wire_of
+from .wires.scores import score_fragment
 
 
 def _status(match: Match, update: Update) -> str:
@@ -60,6 +62,18 @@ def _shared(match: Match, update: Update) -> bytes:
     return cached
 
 
+def _scores(match: Match, update: Update, seat: int | None) -> bytes:
+    """Each seat's score that ``seat`` may know, in parts, as a MatchState fragment: none while
+    seats are open."""
+    if _status(match, update) not in (PLAYING, FINISHED):
+        return b""
+    rules, state = match.rules, update.state
+    every: list[tuple[int, bytes]] | None = update.rendered.get("scores")
+    if every is None:
+        every = update.rendered["scores"] = [(s.seat, score_fragment(s)) for s in rules.score_parts(state)]
+    return b"".join([fragment for owner, fragment in every if rules.score_shown(state, owner, seat)])
+
+
 def state_bytes(match: Match, update: Update, seat: int | None) -> bytes:
     """The serialized MatchState ``seat`` (None: a spectator) sees as of ``update``: built once, for
     its stream and every GetView alike (the mover's legal actions are the costly part)."""
@@ -68,7 +82,11 @@ def state_bytes(match: Match, update: Update, seat: int | None) -> bytes:
     if cached is not None:
         return cached
     moving = seat in _to_move(match, update) and match.record.seats[seat].played_by == OWNER
-    parts = [_shared(match, update), wire_of(match.record.game).view_bytes(update, seat, moving)]
+    parts = [
+        _shared(match, update),
+        wire_of(match.record.game).view_bytes(update, seat, moving),
+        _scores(match, update, seat),
+    ]
     if seat is not None:
         parts.append(api.MatchState(your_seat=seat).SerializeToString())
     cached = update.rendered[key] = b"".join(parts)

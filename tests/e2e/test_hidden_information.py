@@ -32,12 +32,20 @@ from matchplay import (
 from mercado.v1 import match_pb2 as api
 from mercado.v1 import mercado_pb2 as pb
 from mercado_client import MercadoClient, Seat, action_message
+from mercado_client.games import action_json, options_json, struct_json
 
-from server.games.mercado import Event, GameState, Options, events_for, new_game, player_view, position
+from server.games.leilao import LeilaoState
+from server.games.leilao.state import Sealed
+from server.games.mercado import RULES, Event, GameState, Options, events_for, new_game, player_view, position
+from server.games.oregano import OreganoState
+from server.games.oregano.components import STRATEGIES
+from server.games.registry import game_named
 from server.match import Match, MatchService, Policy, Update
 from server.rpc.server import create_server
 from server.rpc.servicer import MatchServicer
+from server.rpc.wires import WIRES
 from server.rpc.wires.mercado import events_message, view_message
+from server.rpc.wires.scores import score_parts_message
 from server.store.sqlite import SqliteStore
 
 
@@ -81,10 +89,14 @@ def wire(message: Any) -> bytes:
     return data
 
 
-def expected_state_bytes(state: GameState, viewer: int | None) -> tuple[bytes, list[bytes]]:
-    """The view and legal actions ``viewer`` must receive for ``state``."""
+def expected_state_bytes(state: GameState, viewer: int | None) -> tuple[bytes, list[bytes], list[bytes]]:
+    """The view, legal actions and scores ``viewer`` must receive for ``state``."""
     view = player_view(state, viewer)
-    return wire(view_message(view)), [wire(action_message(a)) for a in view.get("legal_actions", [])]
+    scores = [
+        score_parts_message(s) for s in RULES.score_parts(state) if RULES.score_shown(state, s.seat, viewer)
+    ]
+    legal = [wire(action_message(a)) for a in view.get("legal_actions", [])]
+    return wire(view_message(view)), legal, [wire(s) for s in scores]
 
 
 def check_state(message: api.MatchState, viewer: int | None, true: GameState) -> bool:
@@ -103,10 +115,18 @@ def check_state(message: api.MatchState, viewer: int | None, true: GameState) ->
     assert view.bag_size == len(true.bag)
     assert [c.deck_size for c in view.customers] == [len(d) for d in true.decks]
 
-    got = (wire(view), [wire(a) for a in message.legal_actions])
+    # Scores in parts: with hidden money a seat's own alone until the end, then everyone's.
+    everyone = true.options.money == "public" or message.match.status == api.MATCH_STATUS_FINISHED
+    seats = list(range(true.players)) if everyone else [] if viewer is None else [viewer]
+    assert [score.seat for score in message.score_parts] == seats
+
+    got = (wire(view), [wire(a) for a in message.legal_actions], [wire(s) for s in message.score_parts])
     assert got == expected_state_bytes(true, viewer)
     disguised = disguise(true, viewer, seed=message.version)
-    assert got == expected_state_bytes(disguised, viewer)
+    view_and_actions, scores = got[:2], got[2]
+    assert view_and_actions == expected_state_bytes(disguised, viewer)[:2]
+    if message.match.status != api.MATCH_STATUS_FINISHED:  # a final score is public, and the coins it counts
+        assert scores == expected_state_bytes(disguised, viewer)[2]
     return disguised.face_down != true.face_down
 
 
@@ -133,6 +153,8 @@ def as_spectator(state: api.MatchState) -> api.MatchState:
     if out.view.mercado.options.money != pb.MONEY_PUBLIC:
         for player in out.view.mercado.players:
             player.ClearField("coins")
+        if out.match.status != api.MATCH_STATUS_FINISHED:
+            del out.score_parts[:]  # its own score
     return out
 
 
@@ -291,3 +313,154 @@ def test_received_checker_sees_a_leak() -> None:
     message = api.MatchState(version=0, your_seat=0, view=api.View(mercado=leaked))
     with pytest.raises(AssertionError):
         check_state(message, 0, state)
+
+
+# --- Oregano and Leilão: their typed views and events ----------------------------------------------
+
+
+def rules_history(replay: api.Replay) -> list[tuple[Any, list[Event]]]:
+    """Per version (index 0: the set-up), the true state of a replayed Oregano or Leilão match and
+    the events of the action that made it."""
+    game = replay.WhichOneof("options")
+    assert game is not None
+    rules = game_named(game)
+    options = rules.options({"players": replay.players, **options_json(game, getattr(replay, game))})
+    state = rules.new_game(options, replay.seed)
+    history: list[tuple[Any, list[Event]]] = [(rules.clone(state), [])]
+    for step in replay.steps:
+        events = rules.apply(state, step.seat, rules.action_from_json(action_json(step.action)))
+        history.append((rules.clone(state), events))
+    return history
+
+
+def disguise_leilao(state: LeilaoState, viewer: int | None, rng: random.Random) -> LeilaoState:
+    """The same position as ``viewer`` may see it: every other seat's sealed choice swapped for other
+    cards of its hand, the market deck shuffled."""
+    other = state.clone()
+    rng.shuffle(other.deck)
+    for seat, sealed in enumerate(state.sealed):
+        if seat == viewer or sealed is None:
+            continue
+        swappable = [card for card in state.hands[seat] if card != sealed.extra]
+        if swappable:
+            card = rng.choice(swappable)
+            other.sealed[seat] = Sealed(card, sealed.extra)
+            other.hands[seat] = sorted([c for c in state.hands[seat] if c != card] + [sealed.card])
+    return other
+
+
+def disguise_leilao_events(events: list[Event], viewer: int | None) -> list[Event]:
+    """Another seat's sealed choice in its own event, changed."""
+    return [
+        {**e, "card": e["card"] % 20 + 1} if e["type"] == "sealed" and e["seat"] != viewer else e
+        for e in events
+    ]
+
+
+def disguise_oregano(state: OreganoState, viewer: int | None, rng: random.Random) -> OreganoState:
+    """The same position as ``viewer`` may see it with hidden strategy cards: every other seat's card,
+    and the cards it drew, changed; the strategy deck shuffled."""
+    other = state.clone()
+    rng.shuffle(other.strategy_deck)
+    for seat in range(state.players):
+        if seat == viewer:
+            continue
+        card = state.strategies[seat]
+        if card is not None:
+            other.strategies[seat] = rng.choice([c for c in STRATEGIES if c != card])
+        other.drawn[seat] = [
+            STRATEGIES[(STRATEGIES.index(c) + 1) % len(STRATEGIES)] for c in state.drawn[seat]
+        ]
+    return other
+
+
+def disguise_oregano_events(events: list[Event], viewer: int | None) -> list[Event]:
+    """Another seat's drawn, kept and put-back strategy cards, changed."""
+
+    def other_card(card: str) -> str:
+        return STRATEGIES[(STRATEGIES.index(card) + 1) % len(STRATEGIES)]
+
+    out = []
+    for event in events:
+        if event["type"] in ("strategy_drawn", "strategy_kept") and event["seat"] != viewer:
+            event = dict(event)
+            for name in ("cards", "returned"):
+                if name in event:
+                    event[name] = [other_card(card) for card in event[name]]
+            if "card" in event and event["type"] == "strategy_kept":
+                event["card"] = other_card(event["card"])
+        out.append(event)
+    return out
+
+
+DISGUISES: dict[str, tuple[Any, Any]] = {
+    "leilao": (disguise_leilao, disguise_leilao_events),
+    "oregano": (disguise_oregano, disguise_oregano_events),
+}
+
+
+def typed_view_bytes(game: str, state: Any, viewer: int | None) -> bytes:
+    """The typed view (but its deprecated Struct) that ``viewer`` must receive for ``state``."""
+    message = api.View()
+    WIRES[game].fill_view(getattr(message, game), state, game_named(game).view(state, viewer))
+    return wire(getattr(message, game))
+
+
+def typed_events_bytes(game: str, state: Any, events: list[Event], viewer: int | None) -> list[bytes]:
+    out = []
+    for event in game_named(game).events_for(state, events, viewer):
+        message = api.Event()
+        WIRES[game].fill_event(getattr(message, game), state, event)
+        out.append(wire(getattr(message, game)))
+    return out
+
+
+def received_typed(message: Any) -> bytes:
+    """A received typed view or event without its deprecated Struct (and a view without the bid
+    options of a seat that must bid: its own legal actions, grouped)."""
+    copy = type(message)()
+    copy.CopyFrom(message)
+    copy.ClearField("view" if hasattr(copy, "view") else "event")
+    if hasattr(copy, "bid_options"):
+        copy.ClearField("bid_options")
+    return wire(copy)
+
+
+@pytest.mark.parametrize(
+    ("game", "players", "options"),
+    [("leilao", 3, {}), ("leilao", 2, {}), ("oregano", 3, {"strategy_cards": "hidden"})],
+)
+async def test_typed_views_and_events_carry_no_sealed_choice_or_hidden_card(
+    connect: Connect, game: str, players: int, options: dict[str, str]
+) -> None:
+    """Another seat's sealed bid (Leilão) and its strategy cards (Oregano, while hidden) reach no other
+    seat and no spectator: what each received is what the true position gives, and what a position
+    differing only in those gives too."""
+    client = connect()
+    match_id = await client.create_match(players=players, seed=40 + players, game=game, options=options)
+    seats = [await connect().join(match_id, f"player {n}") for n in range(players)]
+    received = await play_random_match(seats, seed=players, watcher=connect())
+    history = rules_history(await connect().replay(match_id))
+    disguise, disguise_events = DISGUISES[game]
+    rng = random.Random(players)
+    hidden = 0
+    for viewer, got in received.items():
+        for state in got.states():
+            true = history[state.version][0]
+            typed = getattr(state.view, game)
+            expected = typed_view_bytes(game, true, viewer)
+            assert received_typed(typed) == expected
+            disguised = disguise(true, viewer, rng)
+            assert typed_view_bytes(game, disguised, viewer) == expected, f"{viewer} sees a hidden part"
+            shown = game_named(game).view(disguised, viewer)
+            shown.pop("legal_actions", None)  # MatchState.legal_actions holds them
+            assert struct_json(typed.view) == shown
+            hidden += game_named(game).position_to_json(disguised) != game_named(game).position_to_json(true)
+        for update in got.updates:
+            if update.HasField("seat"):  # an action's update (the others are seat changes)
+                true, events = history[update.version]
+                expected_events = typed_events_bytes(game, true, events, viewer)
+                assert [received_typed(getattr(e, game)) for e in update.events] == expected_events
+                disguised_events = disguise_events(events, viewer)
+                assert typed_events_bytes(game, true, disguised_events, viewer) == expected_events
+    assert hidden > 0, "no hidden part was ever changed: the check would see nothing"

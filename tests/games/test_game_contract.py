@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from server.games.interface import ScoreParts
 from server.games.registry import GAMES, AnyGame, game_named, game_of_position
 
 MOVES_AT_MOST = 5_000  # no game of ours lasts this long: one that does is stuck
@@ -60,9 +61,27 @@ def check_position(game: AnyGame, state: Any, rng: random.Random) -> None:
             refused_unchanged(game, state, seat, data)
         sample = game.sample(state, seat, rng)
         assert game.view(sample, seat) == view, "a sample must look the same to the seat it is for"
+        assert shown_scores(game, sample, seat) == shown_scores(game, state, seat), "scores leak"
         check_determinization(game, state, seat, sample, rng.getrandbits(32))
-    assert len(game.score_now(state)) == players_of(data)
+    check_score_parts(game, state)
     assert game.position_to_json(state) == data, "looking changed the position"
+
+
+def shown_scores(game: AnyGame, state: Any, viewer: int | None) -> list[ScoreParts]:
+    return [score for score in game.score_parts(state) if game.score_shown(state, score.seat, viewer)]
+
+
+def check_score_parts(game: AnyGame, state: Any) -> None:
+    """Each seat's score in parts adds up to its score, and every seat has the same parts."""
+    scores = game.score_parts(state)
+    assert [score.seat for score in scores] == list(range(len(game.score_now(state))))
+    assert [score.total for score in scores] == list(game.score_now(state))
+    for score in scores:
+        assert score.total == sum(part.points for part in score.parts)
+        assert [p.name for p in score.parts] == [p.name for p in scores[0].parts]
+        assert [t.name for t in score.tie_breaks] == [t.name for t in scores[0].tie_breaks]
+        assert all(part.counted is None or part.counted >= 0 for part in score.parts)
+        assert game.score_shown(state, score.seat, score.seat), "a seat may know its own score"
 
 
 def check_determinization(game: AnyGame, state: Any, seat: int, other: Any, seed: int) -> None:
@@ -105,6 +124,12 @@ def test_random_games_end_with_an_outcome_and_replay_exactly(name: str, players:
     by_score = sorted(range(players), key=lambda p: outcome.ranks[p])
     assert [outcome.scores[p] for p in by_score] == sorted(outcome.scores, reverse=True)
     assert game.score_now(state) == outcome.scores
+    check_score_parts(game, state)
+    scores = game.score_parts(state)  # once over: the final scores, with the tie-breaks that ranked them
+    assert [[tie.value for tie in score.tie_breaks] for score in scores] == [
+        list(t) for t in outcome.tie_breaks
+    ]
+    assert all(game.score_shown(state, seat, viewer) for seat in range(players) for viewer in [None, 0])
     json.dumps(outcome.to_json())
     # The seed and the moves make the same game again, through the moves' text.
     again = game.new_game(game.options({"players": players}), seed)

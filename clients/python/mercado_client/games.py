@@ -4,15 +4,19 @@ Mercado de Lisboa has its own typed messages (``wire.py``, ``views.py``). The ot
 one convention, so one piece of code serves them all, a new game included: a game called ``g`` is
 ``GAME_G`` in match.proto and the field ``g`` of its ``oneof``s; an action's JSON
 ``{"type": t, ...}`` is the field ``t`` of the game's action message, holding the other fields;
-options are the game's options message field for field; views and events are the rules' JSON
-carried in a ``google.protobuf.Struct``.
+options are the game's options message field for field, an option whose values are names being an
+enum field ``<option>_rule`` (``OREGANO_SPECIAL_LIMIT_ONE_TOTAL`` is ``"one_total"``) beside its
+deprecated string field ``<option>``. Their views and events are typed too, and still carry the
+rules' JSON in a deprecated ``google.protobuf.Struct``, which is what this module reads.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from google.protobuf import json_format
+from google.protobuf.descriptor import EnumDescriptor, FieldDescriptor
 from google.protobuf.message import Message
 from google.protobuf.struct_pb2 import Struct
 from mercado.v1 import match_pb2 as api
@@ -127,16 +131,61 @@ def action_message(game: str, data: dict[str, Any]) -> api.Action:
 
 # --- options ---------------------------------------------------------------------
 
+_RULE = "_rule"  # the suffix of an option's enum field, beside its deprecated string field
+
+
+def _enum_prefix(enum: EnumDescriptor) -> str:
+    """The prefix of an enum's value names: ``OREGANO_SPECIAL_LIMIT_`` for OreganoSpecialLimit."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", enum.name).upper() + "_"
+
+
+def enum_name(enum: EnumDescriptor, number: int) -> str:
+    """The rules' name of an enum value: ``"one_total"`` for OREGANO_SPECIAL_LIMIT_ONE_TOTAL."""
+    value = enum.values_by_number.get(number)
+    if value is None or number == 0:
+        raise WireError(f"{enum.name} has no value {number}")
+    return str(value.name[len(_enum_prefix(enum)) :].lower())
+
+
+def enum_value_name(enum: EnumDescriptor, name: str) -> str:
+    """The name of the enum value of a rules' name: OREGANO_SPECIAL_LIMIT_ONE_TOTAL for "one_total"."""
+    return _enum_prefix(enum) + name.upper()
+
+
+def enum_number(enum: EnumDescriptor, name: str) -> int | None:
+    """The enum value of a rules' name; None when the enum has none."""
+    value = enum.values_by_name.get(enum_value_name(enum, name))
+    return None if value is None or value.number == 0 else value.number
+
+
+def _rule_field(field: FieldDescriptor) -> bool:
+    return field.name.endswith(_RULE) and field.enum_type is not None
+
 
 def options_json(game: str, message: Message) -> dict[str, Any]:
-    """The options a game's options message sets (absent ones are left to the rules' defaults)."""
-    return json_format.MessageToDict(message, preserving_proto_field_name=True)
+    """The options a game's options message sets (absent ones are left to the rules' defaults);
+    WireError when an option's enum and string fields disagree."""
+    data: dict[str, Any] = {}
+    for field, value in message.ListFields():
+        name, given = field.name, value
+        if _rule_field(field):
+            name, given = name[: -len(_RULE)], enum_name(field.enum_type, value)
+        if data.setdefault(name, given) != given:
+            raise WireError(f"{game} options: {name} and {name}{_RULE} disagree")
+    return data
 
 
 def options_message(game: str, options: dict[str, Any]) -> Message:
-    """A game's options message from its full JSON options (``players`` aside)."""
+    """A game's options message from its full JSON options (``players`` aside), an option of names
+    in both its enum field and its deprecated string field."""
     message = _options_message(game)
     _parse({key: value for key, value in options.items() if key != "players"}, message, f"{game} options")
+    for field in message.DESCRIPTOR.fields:
+        source = field.name[: -len(_RULE)]
+        if _rule_field(field) and message.HasField(source):
+            number = enum_number(field.enum_type, getattr(message, source))
+            if number is not None:  # an unknown name is left to the server to refuse
+                setattr(message, field.name, number)
     return message
 
 

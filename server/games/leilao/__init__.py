@@ -18,8 +18,9 @@ Public API::
     RULES.action_text(action) / RULES.parse_action("bid 11+4")
 
 Modules: ``components`` (the data, Assumed facts included), ``state``, ``actions``,
-``rules``, ``scoring``, ``setup`` (``new_game``, ``start_game``, ``replay``),
-``position``, ``views``, ``sampling``, ``game`` (the ``Leilao`` class).
+``rules``, ``scoring``, ``previews`` (what each action costs or gains), ``setup``
+(``new_game``, ``start_game``, ``replay``), ``position``, ``views``, ``sampling``, ``game``
+(the ``Leilao`` class).
 """
 
 from . import components

@@ -6,7 +6,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from server.games.interface import GameRules, Outcome
+from server.games.interface import GameRules, Outcome, ScoreParts
 
 from . import actions, position, rules, sampling, scoring, setup, views
 from .actions import LeilaoAction
@@ -76,6 +76,12 @@ class Leilao:
 
     def score_now(self, state: LeilaoState) -> tuple[int, ...]:
         return scoring.scores(state)
+
+    def score_parts(self, state: LeilaoState) -> list[ScoreParts]:
+        return [scoring.score_parts(state, seat) for seat in range(state.players)]
+
+    def score_shown(self, state: LeilaoState, seat: int, viewer: int | None) -> bool:
+        return True  # every part of a score is public
 
     def position_to_json(self, state: LeilaoState) -> dict[str, Any]:
         return position.to_json(state)

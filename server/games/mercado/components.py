@@ -35,6 +35,7 @@ STAND_TILES_PER_GOOD: Final = 7
 WOODEN_STANDS_PER_PLAYER: Final = 8
 STARTING_COINS: Final = 1
 HAND_SIZE: Final = 3
+RESTAURANT_PENALTY: Final = 1  # final scoring: coins each restaurant left in hand costs
 OFFER_SIZE: Final = 3
 DISPLAY_PER_LEVEL: Final = 3
 MIN_PLAYERS: Final = 2

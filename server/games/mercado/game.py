@@ -7,7 +7,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from server.games.interface import Event, GameRules, Outcome
+from server.games.interface import Event, GameRules, Outcome, ScoreParts
 
 from . import position
 from .actions import Action, action_from_json, parse_action
@@ -16,10 +16,10 @@ from .errors import IllegalAction
 from .options import Options
 from .rules import apply, apply_unchecked, legal_actions, why_illegal
 from .sampling import Determinizer, determinize
-from .scoring import final_result
+from .scoring import final_result, score_parts
 from .setup import new_game
 from .state import FINISHED, GameState
-from .views import events_for, player_view
+from .views import events_for, may_see_coins, player_view
 
 NOT_YOUR_TURN = "it is not your turn"
 
@@ -93,6 +93,14 @@ class Mercado:
 
     def score_now(self, state: GameState) -> tuple[int, ...]:
         return final_result(state).scores
+
+    def score_parts(self, state: GameState) -> list[ScoreParts]:
+        return [score_parts(state, seat) for seat in range(state.players)]
+
+    def score_shown(self, state: GameState, seat: int, viewer: int | None) -> bool:
+        # A score is coins less restaurants: with hidden money only the coins' owner may see it,
+        # until the end, when every final score is shown (docs/rules.md, "Information").
+        return state.status == FINISHED or may_see_coins(state.options, viewer, seat)
 
     def position_to_json(self, state: GameState) -> dict[str, Any]:
         return position.to_json(state)

@@ -15,7 +15,8 @@ Public API::
     RULES.action_to_json(a) / action_from_json(d) / action_text(a) / parse_action(t)
 
 Modules: ``components`` (the component data), ``state``, ``actions``, ``rules``,
-``scoring``, ``position``, ``views``, ``sampling``, ``errors``.
+``scoring``, ``previews`` (what each action costs and pays), ``position``, ``views``,
+``sampling``, ``errors``.
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from server.games.interface import Event, GameRules, Outcome
+from server.games.interface import Event, GameRules, Outcome, ScoreParts
 
-from . import actions, components, position, rules, sampling, scoring, views
+from . import actions, components, position, previews, rules, sampling, scoring, views
 from .actions import OreganoAction
 from .components import MAX_PLAYERS, MIN_PLAYERS
 from .errors import IllegalAction, InvalidAction, InvalidOptions, InvalidPosition, OreganoError
@@ -92,6 +93,12 @@ class Oregano:
     def score_now(self, state: OreganoState) -> tuple[int, ...]:
         return scoring.scores(state)
 
+    def score_parts(self, state: OreganoState) -> list[ScoreParts]:
+        return [scoring.score_parts(state, seat) for seat in range(state.players)]
+
+    def score_shown(self, state: OreganoState, seat: int, viewer: int | None) -> bool:
+        return True  # every part of a score is public
+
     def position_to_json(self, state: OreganoState) -> dict[str, Any]:
         return position.to_json(state)
 
@@ -126,4 +133,5 @@ __all__ = [
     "OreganoState",
     "actions",
     "components",
+    "previews",
 ]

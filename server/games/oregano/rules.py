@@ -21,6 +21,7 @@ Events (``apply``'s list, hidden parts included; :func:`views.events_for` filter
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import server.games.rng as chance
@@ -185,8 +186,8 @@ def goal_met(card: str, record: dict[str, Any]) -> bool:
     return strategy_progress(card, record) >= STRATEGY_GOAL
 
 
-def bonus_condition(state: OreganoState, seat: int, bonus: str, achieved: bool) -> bool:
-    area = state.areas[seat]
+def bonus_condition(area: Mapping[str, Shop], bonus: str, achieved: bool) -> bool:
+    """Whether a player with ``area`` meets ``bonus`` (``achieved``: it has just achieved its card)."""
     if bonus == "first_level4":
         return any(level_of(cell) == MAX_LEVEL for cell in area)
     if bonus == "first_strategy":
@@ -655,7 +656,7 @@ def _after_operation(state: OreganoState, seat: int, events: list[Event]) -> Non
         state.strategies[seat] = None
         events.append({"type": "strategy_achieved", "seat": seat, "card": card, "gold": STRATEGY_REWARD})
     for bonus in BONUSES:
-        if bonus in state.bonus_available and bonus_condition(state, seat, bonus, achieved):
+        if bonus in state.bonus_available and bonus_condition(state.areas[seat], bonus, achieved):
             state.bonus_available.remove(bonus)
             state.bonuses[seat].append(bonus)
             events.append({"type": "bonus_taken", "seat": seat, "bonus": bonus})

@@ -1,10 +1,12 @@
-"""Final scoring (RULES.md "Final scoring"): score, tie-breaks and shared ranks."""
+"""Final scoring (RULES.md "Final scoring"): score, its parts, tie-breaks and shared ranks."""
 
 from __future__ import annotations
 
-from server.games.interface import Outcome
+from collections.abc import Iterable
 
-from .components import BONUS_VALUE, SHOP_POINTS
+from server.games.interface import Outcome, ScorePart, ScoreParts, TieBreak
+
+from .components import BONUS_VALUE, LEVELS, SHOP_POINTS
 from .state import OreganoState
 
 
@@ -13,10 +15,13 @@ def level_of(cell: str) -> int:
     return int(cell[0])
 
 
+def score_of(gold: int, cells: Iterable[str], bonuses: int) -> int:
+    """Gold + each shop (by the cells it stands in) by its level + 5 per bonus card."""
+    return gold + sum(SHOP_POINTS[level_of(cell)] for cell in cells) + BONUS_VALUE * bonuses
+
+
 def score(state: OreganoState, seat: int) -> int:
-    """Gold + each shop in the area by its level + 5 per bonus card."""
-    shops = sum(SHOP_POINTS[level_of(cell)] for cell in state.areas[seat])
-    return state.gold[seat] + shops + BONUS_VALUE * len(state.bonuses[seat])
+    return score_of(state.gold[seat], state.areas[seat], len(state.bonuses[seat]))
 
 
 def scores(state: OreganoState) -> tuple[int, ...]:
@@ -27,6 +32,28 @@ def scores(state: OreganoState) -> tuple[int, ...]:
 def tie_breaks(state: OreganoState, seat: int) -> tuple[int, ...]:
     """Decision: ties go to more gold, then more bonus cards."""
     return (state.gold[seat], len(state.bonuses[seat]))
+
+
+TIE_BREAKS = (("gold", "Gold"), ("bonus_cards", "Bonus cards"))  # what tie_breaks gives, named
+
+
+def score_parts(state: OreganoState, seat: int) -> ScoreParts:
+    """``seat``'s score as ``score`` counts it, in parts: gold, its shops level by level, its bonus
+    cards; and its tie-breaks."""
+    shops = [0] * len(LEVELS)
+    for cell in state.areas[seat]:
+        shops[level_of(cell) - 1] += 1
+    bonuses = len(state.bonuses[seat])
+    parts = (
+        ScorePart("gold", "Gold", state.gold[seat]),
+        *(
+            ScorePart(f"shops_level_{level}", f"Shops at level {level}", SHOP_POINTS[level] * count, count)
+            for level, count in zip(LEVELS, shops, strict=True)
+        ),
+        ScorePart("bonus_cards", "Bonus cards", BONUS_VALUE * bonuses, bonuses),
+    )
+    named = zip(TIE_BREAKS, tie_breaks(state, seat), strict=True)
+    return ScoreParts(seat, parts, tuple(TieBreak(name, label, value) for (name, label), value in named))
 
 
 def ranks_of(keys: list[tuple[int, ...]]) -> tuple[int, ...]:

@@ -1,9 +1,10 @@
 """Each game's messages: how its options, actions, views and events travel on the wire.
 
 The service and the streams are game-neutral; what differs per game is here, one object per game
-(:class:`GameWire`), looked up by the game's name. A game whose .proto follows the JSON convention
-of ``mercado_client.games`` (typed options and actions, views and events as the rules' JSON) needs
-nothing here.
+(:class:`GameWire`), looked up by the game's name: Mercado de Lisboa's builds its view from the
+rules' state, from cached fragments (``mercado.py``); the others fill their typed views and events
+from the rules' JSON (``rules_json.py``, and ``oregano.py``, ``leilao.py``). Every game's score
+parts are rendered alike (``scores.py``).
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ from mercado.v1 import match_pb2 as api
 from mercado_client.games import game_name
 from mercado_client.wire import WireError
 
-from server.games.registry import GAMES, AnyGame
 from server.match import Update
 
-from .json_games import JsonWire
+from .leilao import LeilaoWire
 from .mercado import MercadoWire
+from .oregano import OreganoWire
 
 
 class GameWire(Protocol):
@@ -42,7 +43,7 @@ class GameWire(Protocol):
 
     def view_bytes(self, update: Update, seat: int | None, moving: bool) -> bytes:
         """Serialized MatchState fragments: the view ``seat`` (None: a spectator) may see as of
-        ``update``, and, when ``moving``, its legal actions (and what they cost)."""
+        ``update``, and, when ``moving``, its legal actions and their previews (what each costs)."""
         ...
 
     def event_bytes(self, update: Update, seat: int | None) -> list[bytes]:
@@ -50,15 +51,7 @@ class GameWire(Protocol):
         ...
 
 
-def _json_wire(rules: AnyGame) -> GameWire:
-    return JsonWire(rules)
-
-
-_OWN_WIRES: dict[str, GameWire] = {"mercado": MercadoWire()}  # games with messages of their own
-# Every other game follows the JSON convention.
-WIRES: dict[str, GameWire] = {
-    name: _OWN_WIRES.get(name) or _json_wire(rules) for name, rules in GAMES.items()
-}
+WIRES: dict[str, GameWire] = {wire.name: wire for wire in (MercadoWire(), OreganoWire(), LeilaoWire())}
 
 
 def wire_of(game: str) -> GameWire:

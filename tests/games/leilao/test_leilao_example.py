@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from leilao_helpers import bid, game, names, pick, rebid
+from leilao_helpers import bid, card, game, names, pick, rebid
 
-from server.games.leilao import RULES
-from server.games.leilao.scoring import scores
+from server.games.leilao import RULES, Bid, Pick, Rebid
+from server.games.leilao.previews import Preview, preview
+from server.games.leilao.scoring import score_parts, scores
 from server.games.leilao.state import PICK, TIEBREAK, LeilaoState
 
 A, B = 0, 1
@@ -19,6 +20,10 @@ def example(**options: str) -> LeilaoState:
 def play_to_picks(state: LeilaoState) -> None:
     bid(state, A, 11, 4)
     bid(state, B, 4)
+    play_to_picks_after_bids(state)
+
+
+def play_to_picks_after_bids(state: LeilaoState) -> None:
     rebid(state, A, 3)
     rebid(state, B, 3)
     rebid(state, A, 1)
@@ -101,6 +106,41 @@ def test_scored_now_a_has_7_and_b_3() -> None:
     for seat, stall in ((A, "red-17"), (B, "blue-12"), (A, "yellow-9"), (A, "green-5")):
         pick(state, seat, stall)
     assert scores(state) == (7, 3)
+    # A: 17 + 9 + 5 = 31, no set (no blue), cards 11 + 4 + 3 + 1 = 19, one extra bid.
+    a = score_parts(state, A)
+    assert [(p.name, p.points, p.counted) for p in a.parts] == [
+        ("stall_points", 31, 3),
+        ("set_bonus", 0, 0),
+        ("card_penalty", -19, 4),
+        ("extra_bid_fees", -5, 1),
+    ]
+    assert a.total == 7
+    assert [(t.name, t.value) for t in score_parts(state, B).tie_breaks] == [
+        ("stall_points", 12),
+        ("stalls", 1),
+    ]
+
+
+def test_the_previews_say_what_each_choice_costs_at_the_end_or_gains() -> None:
+    state = example()
+    assert preview(state, A, Bid(11, 4)) == Preview(card_penalty=15, fee=5)
+    assert preview(state, A, Bid(11, 4)).score_change == -20
+    assert preview(state, B, Bid(4)) == Preview(card_penalty=4)
+    bid(state, A, 11, 4)
+    bid(state, B, 4)
+    assert preview(state, A, Rebid(3)) == Preview(card_penalty=3)
+    play_to_picks_after_bids(state)
+    assert preview(state, A, Pick(card("red-17"))) == Preview(stall_points=17)
+    with_one = example(card_penalty="one")
+    assert preview(with_one, A, Bid(11, 4)) == Preview(card_penalty=2, fee=5)
+
+
+def test_a_pick_that_completes_a_set_previews_its_bonus() -> None:
+    state = example()
+    play_to_picks(state)
+    state.stalls[A] = [card("red-1"), card("blue-1"), card("green-1")]
+    assert preview(state, A, Pick(card("yellow-9"))) == Preview(stall_points=9, set_bonus=10)
+    assert preview(state, A, Pick(card("red-17"))) == Preview(stall_points=17)
 
 
 def test_with_card_penalty_one_a_has_22_and_b_9() -> None:

@@ -16,7 +16,7 @@ from positions import (
     stands,
 )
 
-from server.games.mercado import Action, GameState, apply, legal_actions, position
+from server.games.mercado import RULES, Action, GameState, apply, legal_actions, position
 
 FIVE_OPEN = {"a1", "b2", "c3", "d4", "e5"}
 SIX_OPEN = {*FIVE_OPEN, "a2"}
@@ -305,6 +305,31 @@ def finish_by_coin(players: int, **overrides: Any) -> dict[str, Any]:
 def test_each_restaurant_in_hand_costs_one_and_scores_may_go_negative() -> None:
     result = finish_by_coin(2, coins=[0, 3], restaurant_hands=[["pub", "pizzeria"], []])
     assert result == {"scores": [-2, 4], "stands_on_market": [0, 0], "ranks": [2, 1]}
+
+
+def test_a_score_is_explained_as_coins_less_restaurants_and_shown_as_coins_are() -> None:
+    market = stands(1, "fish", "a1", "b1")
+    hidden = {"money": "hidden"}
+    state = load(coins=[4, 3], market=market, restaurant_hands=[["pub", "pizzeria"], []], options=hidden)
+    first, second = RULES.score_parts(state)
+    assert [(p.name, p.points, p.counted) for p in first.parts] == [
+        ("coins", 4, None),
+        ("restaurants_in_hand", -2, 2),
+    ]
+    assert first.total == 2 and second.total == 3
+    assert [(t.name, t.value) for t in second.tie_breaks] == [("stands_on_market", 2)]
+    # With hidden money a running score is its seat's alone; with public money everyone's.
+    assert [RULES.score_shown(state, 1, viewer) for viewer in (None, 0, 1)] == [False, False, True]
+    public = load(coins=[4, 3])
+    assert all(RULES.score_shown(public, 1, viewer) for viewer in (None, 0, 1))
+
+
+def test_every_final_score_is_shown_once_the_game_is_over() -> None:
+    hidden = {"money": "hidden"}
+    state = load(current_player=1, consecutive_coins=3, restaurant_hands=[["pub"], []], options=hidden)
+    apply(state, act("take_coin"))  # the fourth coin in a row of two players ends the game
+    assert all(RULES.score_shown(state, seat, viewer) for seat in (0, 1) for viewer in (None, 0, 1))
+    assert [s.total for s in RULES.score_parts(state)] == list(state.result.scores)  # type: ignore[union-attr]
 
 
 def test_restaurant_penalty_can_change_the_winner() -> None:

@@ -6,7 +6,8 @@ from test_oregano_support import SKIP, of_type, play, position, types
 
 from server.games.oregano import RULES, OreganoState
 from server.games.oregano import actions as A
-from server.games.oregano.scoring import score
+from server.games.oregano.previews import preview
+from server.games.oregano.scoring import score, score_parts
 
 ANA, BEN = 0, 1
 
@@ -53,10 +54,17 @@ def test_worked_example() -> None:
     assert state.gold[ANA] == 10
     play(state, ANA, A.declare("resource", "attract"))
     # She takes 1 stone from Ben's level-1 stone merchant, paying him 2 (Ana 8, Ben 6).
+    taking = preview(state, ANA, A.take_resources(BEN, "1a"))
+    assert (taking.cost, taking.earnings, taking.resources) == ((2, 0, 0, 0), (0, 2), (0, 1, 0))
+    assert taking.score_change == -2 and not taking.achieves_strategy
     play(state, ANA, A.take_resources(BEN, "1a"))
     assert state.gold == [8, 6] and state.resources[ANA] == {"wood": 1, "stone": 1, "metal": 0}
     # She levels the clothing store 1c -> 2c: 1 wood, 1 stone and 3 gold (Ana 5, no cards).
     # Two different shops levelled: achieved, +5 (Ana 10) and first_strategy.
+    levelling = preview(state, ANA, A.level_up("1c", "2c"))
+    assert (levelling.cost, levelling.earnings) == ((3, 1, 1, 0), (5, 0))
+    assert levelling.achieves_strategy and levelling.bonuses == ("first_strategy",)
+    assert levelling.score_change == 2 + (5 - 2) + 5  # gold, the shop's level, the bonus card
     events = play(state, ANA, A.level_up("1c", "2c"))
     assert types(events) == [
         "levelled_up",
@@ -81,6 +89,9 @@ def test_worked_example() -> None:
     assert state.gold[BEN] == 11
     play(state, BEN, A.declare("acquire", "resource"))
     # He acquires the restaurant for 3 - 1 = 2 (Ben 9) into 1d: column 1 full, first_column.
+    acquiring = preview(state, BEN, A.acquire("restaurant", 1, ANA, "1d"))
+    assert acquiring.cost == (2, 0, 0, 0) and acquiring.bonuses == ("first_column",)
+    assert acquiring.score_change == -2 + 2 + 5 and not acquiring.achieves_strategy
     events = play(state, BEN, A.acquire("restaurant", 1, ANA, "1d"))
     assert state.gold[BEN] == 9 and state.bonuses[BEN] == ["first_column"]
     assert RULES.view(state, BEN)["strategies"][BEN] == {
@@ -100,5 +111,15 @@ def test_worked_example() -> None:
     # (resource cards are worth nothing, so Ben's stone changes no score).
     assert (score(now, ANA), score(now, BEN)) == (29, 27)
     assert score(state, BEN) == 27
+    parts = {part.name: (part.points, part.counted) for part in score_parts(now, ANA).parts}
+    assert parts == {
+        "gold": (10, None),
+        "shops_level_1": (2 + 2, 2),
+        "shops_level_2": (5 + 5, 2),
+        "shops_level_3": (0, 0),
+        "shops_level_4": (0, 0),
+        "bonus_cards": (5, 1),
+    }
+    assert [(t.name, t.value) for t in score_parts(now, BEN).tie_breaks] == [("gold", 9), ("bonus_cards", 1)]
     # (The casino sentence of the example is test_oregano_turn.py's test_casino_*: 12 gold against
     # 10 and 4 -> 23 on a 5, 7 on a 1-4.)

@@ -80,7 +80,8 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// The games this service hosts (docs/games.md); more may be added.
+// The games this service hosts, each with its rules page; more may be added
+// (docs/adding-a-game.md).
 type Game int32
 
 const (
@@ -1496,15 +1497,15 @@ type isEvent_Game interface {
 }
 
 type Event_Mercado struct {
-	Mercado *MercadoEvent `protobuf:"bytes,10,opt,name=mercado,proto3,oneof"`
+	Mercado *MercadoEvent `protobuf:"bytes,10,opt,name=mercado,proto3,oneof"` // an event of Mercado de Lisboa
 }
 
 type Event_Oregano struct {
-	Oregano *OreganoEvent `protobuf:"bytes,11,opt,name=oregano,proto3,oneof"`
+	Oregano *OreganoEvent `protobuf:"bytes,11,opt,name=oregano,proto3,oneof"` // an event of Oregano
 }
 
 type Event_Leilao struct {
-	Leilao *LeilaoEvent `protobuf:"bytes,12,opt,name=leilao,proto3,oneof"`
+	Leilao *LeilaoEvent `protobuf:"bytes,12,opt,name=leilao,proto3,oneof"` // an event of Leilão
 }
 
 func (*Event_Mercado) isEvent_Game() {}
@@ -1595,15 +1596,15 @@ type isView_Game interface {
 }
 
 type View_Mercado struct {
-	Mercado *MercadoView `protobuf:"bytes,10,opt,name=mercado,proto3,oneof"`
+	Mercado *MercadoView `protobuf:"bytes,10,opt,name=mercado,proto3,oneof"` // a view of Mercado de Lisboa
 }
 
 type View_Oregano struct {
-	Oregano *OreganoView `protobuf:"bytes,11,opt,name=oregano,proto3,oneof"`
+	Oregano *OreganoView `protobuf:"bytes,11,opt,name=oregano,proto3,oneof"` // a view of Oregano
 }
 
 type View_Leilao struct {
-	Leilao *LeilaoView `protobuf:"bytes,12,opt,name=leilao,proto3,oneof"`
+	Leilao *LeilaoView `protobuf:"bytes,12,opt,name=leilao,proto3,oneof"` // a view of Leilão
 }
 
 func (*View_Mercado) isView_Game() {}
@@ -1612,12 +1613,15 @@ func (*View_Oregano) isView_Game() {}
 
 func (*View_Leilao) isView_Game() {}
 
-// The game-specific part of what a legal action would cost and pay.
+// The game-specific part of what a legal action would cost and pay, as the caller may see it,
+// computed by the game's rules.
 type ActionPreview struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Types that are valid to be assigned to Game:
 	//
 	//	*ActionPreview_Mercado
+	//	*ActionPreview_Oregano
+	//	*ActionPreview_Leilao
 	Game          isActionPreview_Game `protobuf_oneof:"game"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1669,15 +1673,45 @@ func (x *ActionPreview) GetMercado() *MercadoPreview {
 	return nil
 }
 
+func (x *ActionPreview) GetOregano() *OreganoPreview {
+	if x != nil {
+		if x, ok := x.Game.(*ActionPreview_Oregano); ok {
+			return x.Oregano
+		}
+	}
+	return nil
+}
+
+func (x *ActionPreview) GetLeilao() *LeilaoPreview {
+	if x != nil {
+		if x, ok := x.Game.(*ActionPreview_Leilao); ok {
+			return x.Leilao
+		}
+	}
+	return nil
+}
+
 type isActionPreview_Game interface {
 	isActionPreview_Game()
 }
 
 type ActionPreview_Mercado struct {
-	Mercado *MercadoPreview `protobuf:"bytes,10,opt,name=mercado,proto3,oneof"`
+	Mercado *MercadoPreview `protobuf:"bytes,10,opt,name=mercado,proto3,oneof"` // the coins it costs and pays
+}
+
+type ActionPreview_Oregano struct {
+	Oregano *OreganoPreview `protobuf:"bytes,11,opt,name=oregano,proto3,oneof"` // the gold and cards it costs and pays, and its change to the score
+}
+
+type ActionPreview_Leilao struct {
+	Leilao *LeilaoPreview `protobuf:"bytes,12,opt,name=leilao,proto3,oneof"` // what it costs at the end, or gains, in points
 }
 
 func (*ActionPreview_Mercado) isActionPreview_Game() {}
+
+func (*ActionPreview_Oregano) isActionPreview_Game() {}
+
+func (*ActionPreview_Leilao) isActionPreview_Game() {}
 
 // A match as the caller may see it at one version.
 type MatchState struct {
@@ -1695,7 +1729,12 @@ type MatchState struct {
 	// Every seat that must act now, in increasing order; empty unless playing. A turn-based game has
 	// one, the same as to_move; a game whose seats choose at once (sealed bids) has several, and
 	// to_move is then absent.
-	SeatsToMove   []uint32 `protobuf:"varint,8,rep,packed,name=seats_to_move,json=seatsToMove,proto3" json:"seats_to_move,omitempty"`
+	SeatsToMove []uint32 `protobuf:"varint,8,rep,packed,name=seats_to_move,json=seatsToMove,proto3" json:"seats_to_move,omitempty"`
+	// Each seat's score that the caller may know, as named parts that add up to it, by seat: while
+	// playing, its score if the game ended now (in Mercado de Lisboa with hidden money, the
+	// caller's own seat only); once finished, the final score with the tie-breaks that decided
+	// the ranks (MatchSummary.ranks). Empty while seats are open.
+	ScoreParts    []*ScoreParts `protobuf:"bytes,9,rep,name=score_parts,json=scoreParts,proto3" json:"score_parts,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1782,6 +1821,13 @@ func (x *MatchState) GetPreviews() []*ActionPreview {
 func (x *MatchState) GetSeatsToMove() []uint32 {
 	if x != nil {
 		return x.SeatsToMove
+	}
+	return nil
+}
+
+func (x *MatchState) GetScoreParts() []*ScoreParts {
+	if x != nil {
+		return x.ScoreParts
 	}
 	return nil
 }
@@ -3063,7 +3109,7 @@ var File_mercado_v1_match_proto protoreflect.FileDescriptor
 const file_mercado_v1_match_proto_rawDesc = "" +
 	"\n" +
 	"\x16mercado/v1/match.proto\x12\n" +
-	"mercado.v1\x1a\x17mercado/v1/leilao.proto\x1a\x18mercado/v1/mercado.proto\x1a\x18mercado/v1/oregano.proto\x1a\x18mercado/v1/players.proto\"\xcc\x01\n" +
+	"mercado.v1\x1a\x17mercado/v1/leilao.proto\x1a\x18mercado/v1/mercado.proto\x1a\x18mercado/v1/oregano.proto\x1a\x18mercado/v1/players.proto\x1a\x16mercado/v1/score.proto\"\xcc\x01\n" +
 	"\vTimeControl\x12!\n" +
 	"\fturn_seconds\x18\x01 \x01(\rR\vturnSeconds\x12'\n" +
 	"\x0freserve_seconds\x18\x02 \x01(\rR\x0ereserveSeconds\x124\n" +
@@ -3172,11 +3218,13 @@ const file_mercado_v1_match_proto_rawDesc = "" +
 	" \x01(\v2\x17.mercado.v1.MercadoViewH\x00R\amercado\x123\n" +
 	"\aoregano\x18\v \x01(\v2\x17.mercado.v1.OreganoViewH\x00R\aoregano\x120\n" +
 	"\x06leilao\x18\f \x01(\v2\x16.mercado.v1.LeilaoViewH\x00R\x06leilaoB\x06\n" +
-	"\x04game\"O\n" +
+	"\x04game\"\xbc\x01\n" +
 	"\rActionPreview\x126\n" +
 	"\amercado\x18\n" +
-	" \x01(\v2\x1a.mercado.v1.MercadoPreviewH\x00R\amercadoB\x06\n" +
-	"\x04game\"\xea\x02\n" +
+	" \x01(\v2\x1a.mercado.v1.MercadoPreviewH\x00R\amercado\x126\n" +
+	"\aoregano\x18\v \x01(\v2\x1a.mercado.v1.OreganoPreviewH\x00R\aoregano\x123\n" +
+	"\x06leilao\x18\f \x01(\v2\x19.mercado.v1.LeilaoPreviewH\x00R\x06leilaoB\x06\n" +
+	"\x04game\"\xa3\x03\n" +
 	"\n" +
 	"MatchState\x12.\n" +
 	"\x05match\x18\x01 \x01(\v2\x18.mercado.v1.MatchSummaryR\x05match\x12\x18\n" +
@@ -3186,7 +3234,9 @@ const file_mercado_v1_match_proto_rawDesc = "" +
 	"\x04view\x18\x05 \x01(\v2\x10.mercado.v1.ViewR\x04view\x127\n" +
 	"\rlegal_actions\x18\x06 \x03(\v2\x12.mercado.v1.ActionR\flegalActions\x125\n" +
 	"\bpreviews\x18\a \x03(\v2\x19.mercado.v1.ActionPreviewR\bpreviews\x12\"\n" +
-	"\rseats_to_move\x18\b \x03(\rR\vseatsToMoveB\f\n" +
+	"\rseats_to_move\x18\b \x03(\rR\vseatsToMove\x127\n" +
+	"\vscore_parts\x18\t \x03(\v2\x16.mercado.v1.ScorePartsR\n" +
+	"scorePartsB\f\n" +
 	"\n" +
 	"_your_seatB\n" +
 	"\n" +
@@ -3385,14 +3435,17 @@ var file_mercado_v1_match_proto_goTypes = []any{
 	(*OreganoView)(nil),               // 50: mercado.v1.OreganoView
 	(*LeilaoView)(nil),                // 51: mercado.v1.LeilaoView
 	(*MercadoPreview)(nil),            // 52: mercado.v1.MercadoPreview
-	(*CreatePlayerRequest)(nil),       // 53: mercado.v1.CreatePlayerRequest
-	(*RotatePlayerTokenRequest)(nil),  // 54: mercado.v1.RotatePlayerTokenRequest
-	(*GetPlayerRequest)(nil),          // 55: mercado.v1.GetPlayerRequest
-	(*GetLeaderboardRequest)(nil),     // 56: mercado.v1.GetLeaderboardRequest
-	(*CreatePlayerResponse)(nil),      // 57: mercado.v1.CreatePlayerResponse
-	(*RotatePlayerTokenResponse)(nil), // 58: mercado.v1.RotatePlayerTokenResponse
-	(*Player)(nil),                    // 59: mercado.v1.Player
-	(*GetLeaderboardResponse)(nil),    // 60: mercado.v1.GetLeaderboardResponse
+	(*OreganoPreview)(nil),            // 53: mercado.v1.OreganoPreview
+	(*LeilaoPreview)(nil),             // 54: mercado.v1.LeilaoPreview
+	(*ScoreParts)(nil),                // 55: mercado.v1.ScoreParts
+	(*CreatePlayerRequest)(nil),       // 56: mercado.v1.CreatePlayerRequest
+	(*RotatePlayerTokenRequest)(nil),  // 57: mercado.v1.RotatePlayerTokenRequest
+	(*GetPlayerRequest)(nil),          // 58: mercado.v1.GetPlayerRequest
+	(*GetLeaderboardRequest)(nil),     // 59: mercado.v1.GetLeaderboardRequest
+	(*CreatePlayerResponse)(nil),      // 60: mercado.v1.CreatePlayerResponse
+	(*RotatePlayerTokenResponse)(nil), // 61: mercado.v1.RotatePlayerTokenResponse
+	(*Player)(nil),                    // 62: mercado.v1.Player
+	(*GetLeaderboardResponse)(nil),    // 63: mercado.v1.GetLeaderboardResponse
 }
 var file_mercado_v1_match_proto_depIdxs = []int32{
 	2,  // 0: mercado.v1.TimeControl.on_timeout:type_name -> mercado.v1.OnTimeout
@@ -3428,69 +3481,72 @@ var file_mercado_v1_match_proto_depIdxs = []int32{
 	50, // 30: mercado.v1.View.oregano:type_name -> mercado.v1.OreganoView
 	51, // 31: mercado.v1.View.leilao:type_name -> mercado.v1.LeilaoView
 	52, // 32: mercado.v1.ActionPreview.mercado:type_name -> mercado.v1.MercadoPreview
-	13, // 33: mercado.v1.MatchState.match:type_name -> mercado.v1.MatchSummary
-	17, // 34: mercado.v1.MatchState.view:type_name -> mercado.v1.View
-	15, // 35: mercado.v1.MatchState.legal_actions:type_name -> mercado.v1.Action
-	18, // 36: mercado.v1.MatchState.previews:type_name -> mercado.v1.ActionPreview
-	15, // 37: mercado.v1.SubmitActionRequest.action:type_name -> mercado.v1.Action
-	16, // 38: mercado.v1.SubmitActionResponse.events:type_name -> mercado.v1.Event
-	19, // 39: mercado.v1.SubmitActionResponse.state:type_name -> mercado.v1.MatchState
-	15, // 40: mercado.v1.MatchUpdate.action:type_name -> mercado.v1.Action
-	16, // 41: mercado.v1.MatchUpdate.events:type_name -> mercado.v1.Event
-	19, // 42: mercado.v1.MatchUpdate.state:type_name -> mercado.v1.MatchState
-	3,  // 43: mercado.v1.ClaimBotSeatRequest.levels:type_name -> mercado.v1.BotLevel
-	3,  // 44: mercado.v1.ClaimBotSeatResponse.level:type_name -> mercado.v1.BotLevel
-	13, // 45: mercado.v1.ClaimBotSeatResponse.match:type_name -> mercado.v1.MatchSummary
-	13, // 46: mercado.v1.LeaveMatchResponse.match:type_name -> mercado.v1.MatchSummary
-	3,  // 47: mercado.v1.AgentHeartbeatRequest.levels:type_name -> mercado.v1.BotLevel
-	0,  // 48: mercado.v1.FindMatchRequest.game:type_name -> mercado.v1.Game
-	33, // 49: mercado.v1.FindMatchUpdate.queued:type_name -> mercado.v1.Queued
-	34, // 50: mercado.v1.FindMatchUpdate.found:type_name -> mercado.v1.MatchFound
-	13, // 51: mercado.v1.MatchFound.match:type_name -> mercado.v1.MatchSummary
-	0,  // 52: mercado.v1.Replay.game:type_name -> mercado.v1.Game
-	40, // 53: mercado.v1.Replay.mercado:type_name -> mercado.v1.MercadoOptions
-	41, // 54: mercado.v1.Replay.oregano:type_name -> mercado.v1.OreganoOptions
-	42, // 55: mercado.v1.Replay.leilao:type_name -> mercado.v1.LeilaoOptions
-	37, // 56: mercado.v1.Replay.steps:type_name -> mercado.v1.ReplayStep
-	15, // 57: mercado.v1.ReplayStep.action:type_name -> mercado.v1.Action
-	3,  // 58: mercado.v1.SeatSpec.Bot.level:type_name -> mercado.v1.BotLevel
-	6,  // 59: mercado.v1.MatchService.CreateMatch:input_type -> mercado.v1.CreateMatchRequest
-	8,  // 60: mercado.v1.MatchService.JoinMatch:input_type -> mercado.v1.JoinMatchRequest
-	10, // 61: mercado.v1.MatchService.ListMatches:input_type -> mercado.v1.ListMatchesRequest
-	14, // 62: mercado.v1.MatchService.GetView:input_type -> mercado.v1.GetViewRequest
-	20, // 63: mercado.v1.MatchService.SubmitAction:input_type -> mercado.v1.SubmitActionRequest
-	22, // 64: mercado.v1.MatchService.StreamEvents:input_type -> mercado.v1.StreamEventsRequest
-	24, // 65: mercado.v1.MatchService.ClaimBotSeat:input_type -> mercado.v1.ClaimBotSeatRequest
-	35, // 66: mercado.v1.MatchService.GetReplay:input_type -> mercado.v1.GetReplayRequest
-	26, // 67: mercado.v1.MatchService.LeaveMatch:input_type -> mercado.v1.LeaveMatchRequest
-	28, // 68: mercado.v1.MatchService.ReclaimSeat:input_type -> mercado.v1.ReclaimSeatRequest
-	29, // 69: mercado.v1.MatchService.AgentHeartbeat:input_type -> mercado.v1.AgentHeartbeatRequest
-	53, // 70: mercado.v1.MatchService.CreatePlayer:input_type -> mercado.v1.CreatePlayerRequest
-	54, // 71: mercado.v1.MatchService.RotatePlayerToken:input_type -> mercado.v1.RotatePlayerTokenRequest
-	55, // 72: mercado.v1.MatchService.GetPlayer:input_type -> mercado.v1.GetPlayerRequest
-	56, // 73: mercado.v1.MatchService.GetLeaderboard:input_type -> mercado.v1.GetLeaderboardRequest
-	31, // 74: mercado.v1.MatchService.FindMatch:input_type -> mercado.v1.FindMatchRequest
-	7,  // 75: mercado.v1.MatchService.CreateMatch:output_type -> mercado.v1.CreateMatchResponse
-	9,  // 76: mercado.v1.MatchService.JoinMatch:output_type -> mercado.v1.JoinMatchResponse
-	11, // 77: mercado.v1.MatchService.ListMatches:output_type -> mercado.v1.ListMatchesResponse
-	19, // 78: mercado.v1.MatchService.GetView:output_type -> mercado.v1.MatchState
-	21, // 79: mercado.v1.MatchService.SubmitAction:output_type -> mercado.v1.SubmitActionResponse
-	23, // 80: mercado.v1.MatchService.StreamEvents:output_type -> mercado.v1.MatchUpdate
-	25, // 81: mercado.v1.MatchService.ClaimBotSeat:output_type -> mercado.v1.ClaimBotSeatResponse
-	36, // 82: mercado.v1.MatchService.GetReplay:output_type -> mercado.v1.Replay
-	27, // 83: mercado.v1.MatchService.LeaveMatch:output_type -> mercado.v1.LeaveMatchResponse
-	19, // 84: mercado.v1.MatchService.ReclaimSeat:output_type -> mercado.v1.MatchState
-	30, // 85: mercado.v1.MatchService.AgentHeartbeat:output_type -> mercado.v1.AgentHeartbeatResponse
-	57, // 86: mercado.v1.MatchService.CreatePlayer:output_type -> mercado.v1.CreatePlayerResponse
-	58, // 87: mercado.v1.MatchService.RotatePlayerToken:output_type -> mercado.v1.RotatePlayerTokenResponse
-	59, // 88: mercado.v1.MatchService.GetPlayer:output_type -> mercado.v1.Player
-	60, // 89: mercado.v1.MatchService.GetLeaderboard:output_type -> mercado.v1.GetLeaderboardResponse
-	32, // 90: mercado.v1.MatchService.FindMatch:output_type -> mercado.v1.FindMatchUpdate
-	75, // [75:91] is the sub-list for method output_type
-	59, // [59:75] is the sub-list for method input_type
-	59, // [59:59] is the sub-list for extension type_name
-	59, // [59:59] is the sub-list for extension extendee
-	0,  // [0:59] is the sub-list for field type_name
+	53, // 33: mercado.v1.ActionPreview.oregano:type_name -> mercado.v1.OreganoPreview
+	54, // 34: mercado.v1.ActionPreview.leilao:type_name -> mercado.v1.LeilaoPreview
+	13, // 35: mercado.v1.MatchState.match:type_name -> mercado.v1.MatchSummary
+	17, // 36: mercado.v1.MatchState.view:type_name -> mercado.v1.View
+	15, // 37: mercado.v1.MatchState.legal_actions:type_name -> mercado.v1.Action
+	18, // 38: mercado.v1.MatchState.previews:type_name -> mercado.v1.ActionPreview
+	55, // 39: mercado.v1.MatchState.score_parts:type_name -> mercado.v1.ScoreParts
+	15, // 40: mercado.v1.SubmitActionRequest.action:type_name -> mercado.v1.Action
+	16, // 41: mercado.v1.SubmitActionResponse.events:type_name -> mercado.v1.Event
+	19, // 42: mercado.v1.SubmitActionResponse.state:type_name -> mercado.v1.MatchState
+	15, // 43: mercado.v1.MatchUpdate.action:type_name -> mercado.v1.Action
+	16, // 44: mercado.v1.MatchUpdate.events:type_name -> mercado.v1.Event
+	19, // 45: mercado.v1.MatchUpdate.state:type_name -> mercado.v1.MatchState
+	3,  // 46: mercado.v1.ClaimBotSeatRequest.levels:type_name -> mercado.v1.BotLevel
+	3,  // 47: mercado.v1.ClaimBotSeatResponse.level:type_name -> mercado.v1.BotLevel
+	13, // 48: mercado.v1.ClaimBotSeatResponse.match:type_name -> mercado.v1.MatchSummary
+	13, // 49: mercado.v1.LeaveMatchResponse.match:type_name -> mercado.v1.MatchSummary
+	3,  // 50: mercado.v1.AgentHeartbeatRequest.levels:type_name -> mercado.v1.BotLevel
+	0,  // 51: mercado.v1.FindMatchRequest.game:type_name -> mercado.v1.Game
+	33, // 52: mercado.v1.FindMatchUpdate.queued:type_name -> mercado.v1.Queued
+	34, // 53: mercado.v1.FindMatchUpdate.found:type_name -> mercado.v1.MatchFound
+	13, // 54: mercado.v1.MatchFound.match:type_name -> mercado.v1.MatchSummary
+	0,  // 55: mercado.v1.Replay.game:type_name -> mercado.v1.Game
+	40, // 56: mercado.v1.Replay.mercado:type_name -> mercado.v1.MercadoOptions
+	41, // 57: mercado.v1.Replay.oregano:type_name -> mercado.v1.OreganoOptions
+	42, // 58: mercado.v1.Replay.leilao:type_name -> mercado.v1.LeilaoOptions
+	37, // 59: mercado.v1.Replay.steps:type_name -> mercado.v1.ReplayStep
+	15, // 60: mercado.v1.ReplayStep.action:type_name -> mercado.v1.Action
+	3,  // 61: mercado.v1.SeatSpec.Bot.level:type_name -> mercado.v1.BotLevel
+	6,  // 62: mercado.v1.MatchService.CreateMatch:input_type -> mercado.v1.CreateMatchRequest
+	8,  // 63: mercado.v1.MatchService.JoinMatch:input_type -> mercado.v1.JoinMatchRequest
+	10, // 64: mercado.v1.MatchService.ListMatches:input_type -> mercado.v1.ListMatchesRequest
+	14, // 65: mercado.v1.MatchService.GetView:input_type -> mercado.v1.GetViewRequest
+	20, // 66: mercado.v1.MatchService.SubmitAction:input_type -> mercado.v1.SubmitActionRequest
+	22, // 67: mercado.v1.MatchService.StreamEvents:input_type -> mercado.v1.StreamEventsRequest
+	24, // 68: mercado.v1.MatchService.ClaimBotSeat:input_type -> mercado.v1.ClaimBotSeatRequest
+	35, // 69: mercado.v1.MatchService.GetReplay:input_type -> mercado.v1.GetReplayRequest
+	26, // 70: mercado.v1.MatchService.LeaveMatch:input_type -> mercado.v1.LeaveMatchRequest
+	28, // 71: mercado.v1.MatchService.ReclaimSeat:input_type -> mercado.v1.ReclaimSeatRequest
+	29, // 72: mercado.v1.MatchService.AgentHeartbeat:input_type -> mercado.v1.AgentHeartbeatRequest
+	56, // 73: mercado.v1.MatchService.CreatePlayer:input_type -> mercado.v1.CreatePlayerRequest
+	57, // 74: mercado.v1.MatchService.RotatePlayerToken:input_type -> mercado.v1.RotatePlayerTokenRequest
+	58, // 75: mercado.v1.MatchService.GetPlayer:input_type -> mercado.v1.GetPlayerRequest
+	59, // 76: mercado.v1.MatchService.GetLeaderboard:input_type -> mercado.v1.GetLeaderboardRequest
+	31, // 77: mercado.v1.MatchService.FindMatch:input_type -> mercado.v1.FindMatchRequest
+	7,  // 78: mercado.v1.MatchService.CreateMatch:output_type -> mercado.v1.CreateMatchResponse
+	9,  // 79: mercado.v1.MatchService.JoinMatch:output_type -> mercado.v1.JoinMatchResponse
+	11, // 80: mercado.v1.MatchService.ListMatches:output_type -> mercado.v1.ListMatchesResponse
+	19, // 81: mercado.v1.MatchService.GetView:output_type -> mercado.v1.MatchState
+	21, // 82: mercado.v1.MatchService.SubmitAction:output_type -> mercado.v1.SubmitActionResponse
+	23, // 83: mercado.v1.MatchService.StreamEvents:output_type -> mercado.v1.MatchUpdate
+	25, // 84: mercado.v1.MatchService.ClaimBotSeat:output_type -> mercado.v1.ClaimBotSeatResponse
+	36, // 85: mercado.v1.MatchService.GetReplay:output_type -> mercado.v1.Replay
+	27, // 86: mercado.v1.MatchService.LeaveMatch:output_type -> mercado.v1.LeaveMatchResponse
+	19, // 87: mercado.v1.MatchService.ReclaimSeat:output_type -> mercado.v1.MatchState
+	30, // 88: mercado.v1.MatchService.AgentHeartbeat:output_type -> mercado.v1.AgentHeartbeatResponse
+	60, // 89: mercado.v1.MatchService.CreatePlayer:output_type -> mercado.v1.CreatePlayerResponse
+	61, // 90: mercado.v1.MatchService.RotatePlayerToken:output_type -> mercado.v1.RotatePlayerTokenResponse
+	62, // 91: mercado.v1.MatchService.GetPlayer:output_type -> mercado.v1.Player
+	63, // 92: mercado.v1.MatchService.GetLeaderboard:output_type -> mercado.v1.GetLeaderboardResponse
+	32, // 93: mercado.v1.MatchService.FindMatch:output_type -> mercado.v1.FindMatchUpdate
+	78, // [78:94] is the sub-list for method output_type
+	62, // [62:78] is the sub-list for method input_type
+	62, // [62:62] is the sub-list for extension type_name
+	62, // [62:62] is the sub-list for extension extendee
+	0,  // [0:62] is the sub-list for field type_name
 }
 
 func init() { file_mercado_v1_match_proto_init() }
@@ -3502,6 +3558,7 @@ func file_mercado_v1_match_proto_init() {
 	file_mercado_v1_mercado_proto_init()
 	file_mercado_v1_oregano_proto_init()
 	file_mercado_v1_players_proto_init()
+	file_mercado_v1_score_proto_init()
 	file_mercado_v1_match_proto_msgTypes[1].OneofWrappers = []any{
 		(*SeatSpec_Open_)(nil),
 		(*SeatSpec_Bot_)(nil),
@@ -3535,6 +3592,8 @@ func file_mercado_v1_match_proto_init() {
 	}
 	file_mercado_v1_match_proto_msgTypes[14].OneofWrappers = []any{
 		(*ActionPreview_Mercado)(nil),
+		(*ActionPreview_Oregano)(nil),
+		(*ActionPreview_Leilao)(nil),
 	}
 	file_mercado_v1_match_proto_msgTypes[15].OneofWrappers = []any{}
 	file_mercado_v1_match_proto_msgTypes[19].OneofWrappers = []any{}

@@ -459,8 +459,8 @@ func (x *Square) GetRow() uint32 {
 // One of the 20 market entrances. `line` is the column (top, bottom) or the row (left, right) it serves, 1..5.
 type Entrance struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Side          Side                   `protobuf:"varint,1,opt,name=side,proto3,enum=mercado.v1.Side" json:"side,omitempty"`
-	Line          uint32                 `protobuf:"varint,2,opt,name=line,proto3" json:"line,omitempty"`
+	Side          Side                   `protobuf:"varint,1,opt,name=side,proto3,enum=mercado.v1.Side" json:"side,omitempty"` // the side of the market it is on
+	Line          uint32                 `protobuf:"varint,2,opt,name=line,proto3" json:"line,omitempty"`                      // the column (top, bottom) or row (left, right) it serves, 1..5
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -512,7 +512,7 @@ func (x *Entrance) GetLine() uint32 {
 // A customer tile: `level` customers (1..4) who want either of two different goods.
 type CustomerTile struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Level         uint32                 `protobuf:"varint,1,opt,name=level,proto3" json:"level,omitempty"`
+	Level         uint32                 `protobuf:"varint,1,opt,name=level,proto3" json:"level,omitempty"`                             // how many customers: 1..4
 	Goods         []Good                 `protobuf:"varint,2,rep,packed,name=goods,proto3,enum=mercado.v1.Good" json:"goods,omitempty"` // exactly two, in the order fish, flowers, tomatoes, meat, grapes
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -565,7 +565,7 @@ func (x *CustomerTile) GetGoods() []Good {
 // The rule options of a Mercado de Lisboa match.
 type MercadoOptions struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	Money Money                  `protobuf:"varint,1,opt,name=money,proto3,enum=mercado.v1.Money" json:"money,omitempty"`
+	Money Money                  `protobuf:"varint,1,opt,name=money,proto3,enum=mercado.v1.Money" json:"money,omitempty"` // whether coin totals are public
 	// End trigger 1 counts squares holding a face-down restaurant as available. Default true.
 	FaceDownCountsAsAvailable *bool `protobuf:"varint,2,opt,name=face_down_counts_as_available,json=faceDownCountsAsAvailable,proto3,oneof" json:"face_down_counts_as_available,omitempty"`
 	unknownFields             protoimpl.UnknownFields
@@ -819,8 +819,8 @@ func (*RedrawHand) Descriptor() ([]byte, []int) {
 // Open a stand of `good` from your hand on `square`.
 type OpenStand struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Good          Good                   `protobuf:"varint,1,opt,name=good,proto3,enum=mercado.v1.Good" json:"good,omitempty"`
-	Square        *Square                `protobuf:"bytes,2,opt,name=square,proto3" json:"square,omitempty"`
+	Good          Good                   `protobuf:"varint,1,opt,name=good,proto3,enum=mercado.v1.Good" json:"good,omitempty"` // a stand tile of your hand
+	Square        *Square                `protobuf:"bytes,2,opt,name=square,proto3" json:"square,omitempty"`                   // an empty square
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -909,7 +909,7 @@ func (*RefreshOffer) Descriptor() ([]byte, []int) {
 // After opening a stand: take a tile of `good` from the stand offer.
 type TakeOffer struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Good          Good                   `protobuf:"varint,1,opt,name=good,proto3,enum=mercado.v1.Good" json:"good,omitempty"`
+	Good          Good                   `protobuf:"varint,1,opt,name=good,proto3,enum=mercado.v1.Good" json:"good,omitempty"` // a tile of the offer
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -954,8 +954,8 @@ func (x *TakeOffer) GetGood() Good {
 // Put a customer tile from the display on an empty entrance.
 type BringCustomer struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Tile          *CustomerTile          `protobuf:"bytes,1,opt,name=tile,proto3" json:"tile,omitempty"`
-	Entrance      *Entrance              `protobuf:"bytes,2,opt,name=entrance,proto3" json:"entrance,omitempty"`
+	Tile          *CustomerTile          `protobuf:"bytes,1,opt,name=tile,proto3" json:"tile,omitempty"`         // a tile of the display
+	Entrance      *Entrance              `protobuf:"bytes,2,opt,name=entrance,proto3" json:"entrance,omitempty"` // an empty entrance
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1007,8 +1007,8 @@ func (x *BringCustomer) GetEntrance() *Entrance {
 // Put a restaurant from your hand face up on `square`.
 type OpenRestaurant struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Restaurant    Restaurant             `protobuf:"varint,1,opt,name=restaurant,proto3,enum=mercado.v1.Restaurant" json:"restaurant,omitempty"`
-	Square        *Square                `protobuf:"bytes,2,opt,name=square,proto3" json:"square,omitempty"`
+	Restaurant    Restaurant             `protobuf:"varint,1,opt,name=restaurant,proto3,enum=mercado.v1.Restaurant" json:"restaurant,omitempty"` // a restaurant of your hand
+	Square        *Square                `protobuf:"bytes,2,opt,name=square,proto3" json:"square,omitempty"`                                     // an empty square
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1147,11 +1147,12 @@ func (x *MercadoPreview) GetEarnings() []*Earning {
 	return nil
 }
 
-// Coins one seat earns; `amount` is absent when money is hidden and the seat is not the viewer.
+// Coins one seat earns (in Oregano, gold). In Mercado de Lisboa `amount` is absent when money is
+// hidden and the seat is not the viewer.
 type Earning struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Seat          uint32                 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
-	Amount        *uint32                `protobuf:"varint,2,opt,name=amount,proto3,oneof" json:"amount,omitempty"`
+	Seat          uint32                 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`           // the seat paid
+	Amount        *uint32                `protobuf:"varint,2,opt,name=amount,proto3,oneof" json:"amount,omitempty"` // how much it earns, when the viewer may see it
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1203,7 +1204,7 @@ func (x *Earning) GetAmount() uint32 {
 // The content of one occupied square.
 type SquareContent struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
-	Square *Square                `protobuf:"bytes,1,opt,name=square,proto3" json:"square,omitempty"`
+	Square *Square                `protobuf:"bytes,1,opt,name=square,proto3" json:"square,omitempty"` // the square
 	// Types that are valid to be assigned to Content:
 	//
 	//	*SquareContent_Stand
@@ -1290,7 +1291,7 @@ type isSquareContent_Content interface {
 }
 
 type SquareContent_Stand struct {
-	Stand *Stand `protobuf:"bytes,2,opt,name=stand,proto3,oneof"`
+	Stand *Stand `protobuf:"bytes,2,opt,name=stand,proto3,oneof"` // a player's stand
 }
 
 type SquareContent_Restaurant struct {
@@ -1310,8 +1311,8 @@ func (*SquareContent_FaceDown) isSquareContent_Content() {}
 // A stand on the market.
 type Stand struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Good          Good                   `protobuf:"varint,1,opt,name=good,proto3,enum=mercado.v1.Good" json:"good,omitempty"`
-	Owner         uint32                 `protobuf:"varint,2,opt,name=owner,proto3" json:"owner,omitempty"` // seat
+	Good          Good                   `protobuf:"varint,1,opt,name=good,proto3,enum=mercado.v1.Good" json:"good,omitempty"` // what it sells
+	Owner         uint32                 `protobuf:"varint,2,opt,name=owner,proto3" json:"owner,omitempty"`                    // seat
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1400,8 +1401,8 @@ func (*FaceDown) Descriptor() ([]byte, []int) {
 // A customer tile waiting at an entrance.
 type EntranceContent struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Entrance      *Entrance              `protobuf:"bytes,1,opt,name=entrance,proto3" json:"entrance,omitempty"`
-	Tile          *CustomerTile          `protobuf:"bytes,2,opt,name=tile,proto3" json:"tile,omitempty"`
+	Entrance      *Entrance              `protobuf:"bytes,1,opt,name=entrance,proto3" json:"entrance,omitempty"` // the entrance
+	Tile          *CustomerTile          `protobuf:"bytes,2,opt,name=tile,proto3" json:"tile,omitempty"`         // the customers waiting there
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1453,11 +1454,11 @@ func (x *EntranceContent) GetTile() *CustomerTile {
 // What one seat may see of one player.
 type PlayerPublic struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
-	Seat           uint32                 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
-	Coins          *int64                 `protobuf:"varint,2,opt,name=coins,proto3,oneof" json:"coins,omitempty"` // absent when money is hidden and this is not the viewer
-	WoodenStands   uint32                 `protobuf:"varint,3,opt,name=wooden_stands,json=woodenStands,proto3" json:"wooden_stands,omitempty"`
-	StandHand      []Good                 `protobuf:"varint,4,rep,packed,name=stand_hand,json=standHand,proto3,enum=mercado.v1.Good" json:"stand_hand,omitempty"`
-	RestaurantHand []Restaurant           `protobuf:"varint,5,rep,packed,name=restaurant_hand,json=restaurantHand,proto3,enum=mercado.v1.Restaurant" json:"restaurant_hand,omitempty"`
+	Seat           uint32                 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`                                                                             // the player's seat
+	Coins          *int64                 `protobuf:"varint,2,opt,name=coins,proto3,oneof" json:"coins,omitempty"`                                                                     // absent when money is hidden and this is not the viewer
+	WoodenStands   uint32                 `protobuf:"varint,3,opt,name=wooden_stands,json=woodenStands,proto3" json:"wooden_stands,omitempty"`                                         // wooden stands left to open stands with
+	StandHand      []Good                 `protobuf:"varint,4,rep,packed,name=stand_hand,json=standHand,proto3,enum=mercado.v1.Good" json:"stand_hand,omitempty"`                      // the stand tiles in its hand
+	RestaurantHand []Restaurant           `protobuf:"varint,5,rep,packed,name=restaurant_hand,json=restaurantHand,proto3,enum=mercado.v1.Restaurant" json:"restaurant_hand,omitempty"` // the restaurants in its hand (each costs a coin at the end)
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
 }
@@ -1530,9 +1531,9 @@ func (x *PlayerPublic) GetRestaurantHand() []Restaurant {
 // The customer display and deck size of one level.
 type CustomerLevel struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Level         uint32                 `protobuf:"varint,1,opt,name=level,proto3" json:"level,omitempty"`
-	Display       []*CustomerTile        `protobuf:"bytes,2,rep,name=display,proto3" json:"display,omitempty"`
-	DeckSize      uint32                 `protobuf:"varint,3,opt,name=deck_size,json=deckSize,proto3" json:"deck_size,omitempty"`
+	Level         uint32                 `protobuf:"varint,1,opt,name=level,proto3" json:"level,omitempty"`                       // 1..4
+	Display       []*CustomerTile        `protobuf:"bytes,2,rep,name=display,proto3" json:"display,omitempty"`                    // the tiles on display, which players may bring
+	DeckSize      uint32                 `protobuf:"varint,3,opt,name=deck_size,json=deckSize,proto3" json:"deck_size,omitempty"` // tiles left in the level's deck (its order is hidden)
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1591,7 +1592,7 @@ func (x *CustomerLevel) GetDeckSize() uint32 {
 // The final result.
 type MercadoResult struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
-	Scores         []int64                `protobuf:"varint,1,rep,packed,name=scores,proto3" json:"scores,omitempty"`                                         // by seat, restaurants left in hand already deducted
+	Scores         []int64                `protobuf:"varint,1,rep,packed,name=scores,proto3" json:"scores,omitempty"`                                         // by seat, restaurants left in hand already deducted (MatchState.score_parts explains them)
 	StandsOnMarket []uint32               `protobuf:"varint,2,rep,packed,name=stands_on_market,json=standsOnMarket,proto3" json:"stands_on_market,omitempty"` // by seat, the tie-break
 	Ranks          []uint32               `protobuf:"varint,3,rep,packed,name=ranks,proto3" json:"ranks,omitempty"`                                           // by seat, 1-based; tied players share a rank
 	unknownFields  protoimpl.UnknownFields
@@ -1654,16 +1655,16 @@ func (x *MercadoResult) GetRanks() []uint32 {
 // or (with hidden money) other players' coins.
 type MercadoView struct {
 	state             protoimpl.MessageState `protogen:"open.v1"`
-	Options           *MercadoOptions        `protobuf:"bytes,1,opt,name=options,proto3" json:"options,omitempty"`
-	Phase             Phase                  `protobuf:"varint,2,opt,name=phase,proto3,enum=mercado.v1.Phase" json:"phase,omitempty"`
-	RedrawnThisTurn   bool                   `protobuf:"varint,3,opt,name=redrawn_this_turn,json=redrawnThisTurn,proto3" json:"redrawn_this_turn,omitempty"`
-	Players           []*PlayerPublic        `protobuf:"bytes,4,rep,name=players,proto3" json:"players,omitempty"`     // by seat
-	Market            []*SquareContent       `protobuf:"bytes,5,rep,name=market,proto3" json:"market,omitempty"`       // occupied squares only
-	Entrances         []*EntranceContent     `protobuf:"bytes,6,rep,name=entrances,proto3" json:"entrances,omitempty"` // occupied entrances only
-	Offer             []Good                 `protobuf:"varint,7,rep,packed,name=offer,proto3,enum=mercado.v1.Good" json:"offer,omitempty"`
-	BagSize           uint32                 `protobuf:"varint,8,opt,name=bag_size,json=bagSize,proto3" json:"bag_size,omitempty"`
-	Customers         []*CustomerLevel       `protobuf:"bytes,9,rep,name=customers,proto3" json:"customers,omitempty"` // levels 1..4
-	ConsecutiveCoins  uint32                 `protobuf:"varint,10,opt,name=consecutive_coins,json=consecutiveCoins,proto3" json:"consecutive_coins,omitempty"`
+	Options           *MercadoOptions        `protobuf:"bytes,1,opt,name=options,proto3" json:"options,omitempty"`                                                  // the match's rule options
+	Phase             Phase                  `protobuf:"varint,2,opt,name=phase,proto3,enum=mercado.v1.Phase" json:"phase,omitempty"`                               // the turn's phase
+	RedrawnThisTurn   bool                   `protobuf:"varint,3,opt,name=redrawn_this_turn,json=redrawnThisTurn,proto3" json:"redrawn_this_turn,omitempty"`        // the player to move swapped its hand this turn: it does not again
+	Players           []*PlayerPublic        `protobuf:"bytes,4,rep,name=players,proto3" json:"players,omitempty"`                                                  // by seat
+	Market            []*SquareContent       `protobuf:"bytes,5,rep,name=market,proto3" json:"market,omitempty"`                                                    // occupied squares only
+	Entrances         []*EntranceContent     `protobuf:"bytes,6,rep,name=entrances,proto3" json:"entrances,omitempty"`                                              // occupied entrances only
+	Offer             []Good                 `protobuf:"varint,7,rep,packed,name=offer,proto3,enum=mercado.v1.Good" json:"offer,omitempty"`                         // the stand offer
+	BagSize           uint32                 `protobuf:"varint,8,opt,name=bag_size,json=bagSize,proto3" json:"bag_size,omitempty"`                                  // stand tiles left in the bag (its order and contents are hidden)
+	Customers         []*CustomerLevel       `protobuf:"bytes,9,rep,name=customers,proto3" json:"customers,omitempty"`                                              // levels 1..4
+	ConsecutiveCoins  uint32                 `protobuf:"varint,10,opt,name=consecutive_coins,json=consecutiveCoins,proto3" json:"consecutive_coins,omitempty"`      // coin actions taken in a row: as many as players (4 with two) end the game at once
 	FinalTurnsLeft    *uint32                `protobuf:"varint,11,opt,name=final_turns_left,json=finalTurnsLeft,proto3,oneof" json:"final_turns_left,omitempty"`    // set in the final round
 	Result            *MercadoResult         `protobuf:"bytes,12,opt,name=result,proto3" json:"result,omitempty"`                                                   // set when the game is finished
 	RefreshedThisTurn bool                   `protobuf:"varint,13,opt,name=refreshed_this_turn,json=refreshedThisTurn,proto3" json:"refreshed_this_turn,omitempty"` // the stand offer was refreshed this turn: it is not refreshed again
@@ -1974,55 +1975,55 @@ type isMercadoEvent_Event interface {
 }
 
 type MercadoEvent_HandRedrawn struct {
-	HandRedrawn *HandRedrawn `protobuf:"bytes,1,opt,name=hand_redrawn,json=handRedrawn,proto3,oneof"`
+	HandRedrawn *HandRedrawn `protobuf:"bytes,1,opt,name=hand_redrawn,json=handRedrawn,proto3,oneof"` // a hand swapped for tiles from the bag
 }
 
 type MercadoEvent_StandOpened struct {
-	StandOpened *StandOpened `protobuf:"bytes,2,opt,name=stand_opened,json=standOpened,proto3,oneof"`
+	StandOpened *StandOpened `protobuf:"bytes,2,opt,name=stand_opened,json=standOpened,proto3,oneof"` // a stand opened
 }
 
 type MercadoEvent_RestaurantTaken struct {
-	RestaurantTaken *RestaurantTaken `protobuf:"bytes,3,opt,name=restaurant_taken,json=restaurantTaken,proto3,oneof"`
+	RestaurantTaken *RestaurantTaken `protobuf:"bytes,3,opt,name=restaurant_taken,json=restaurantTaken,proto3,oneof"` // a face-down restaurant taken into a hand
 }
 
 type MercadoEvent_Income struct {
-	Income *Income `protobuf:"bytes,4,opt,name=income,proto3,oneof"`
+	Income *Income `protobuf:"bytes,4,opt,name=income,proto3,oneof"` // coins earned
 }
 
 type MercadoEvent_OfferRefreshed struct {
-	OfferRefreshed *OfferRefreshed `protobuf:"bytes,5,opt,name=offer_refreshed,json=offerRefreshed,proto3,oneof"`
+	OfferRefreshed *OfferRefreshed `protobuf:"bytes,5,opt,name=offer_refreshed,json=offerRefreshed,proto3,oneof"` // the stand offer swapped for tiles from the bag
 }
 
 type MercadoEvent_OfferTaken struct {
-	OfferTaken *OfferTaken `protobuf:"bytes,6,opt,name=offer_taken,json=offerTaken,proto3,oneof"`
+	OfferTaken *OfferTaken `protobuf:"bytes,6,opt,name=offer_taken,json=offerTaken,proto3,oneof"` // a tile taken from the offer
 }
 
 type MercadoEvent_OfferRefilled struct {
-	OfferRefilled *OfferRefilled `protobuf:"bytes,7,opt,name=offer_refilled,json=offerRefilled,proto3,oneof"`
+	OfferRefilled *OfferRefilled `protobuf:"bytes,7,opt,name=offer_refilled,json=offerRefilled,proto3,oneof"` // the offer refilled from the bag
 }
 
 type MercadoEvent_CustomerBrought struct {
-	CustomerBrought *CustomerBrought `protobuf:"bytes,8,opt,name=customer_brought,json=customerBrought,proto3,oneof"`
+	CustomerBrought *CustomerBrought `protobuf:"bytes,8,opt,name=customer_brought,json=customerBrought,proto3,oneof"` // a customer tile put on an entrance
 }
 
 type MercadoEvent_DisplayRefilled struct {
-	DisplayRefilled *DisplayRefilled `protobuf:"bytes,9,opt,name=display_refilled,json=displayRefilled,proto3,oneof"`
+	DisplayRefilled *DisplayRefilled `protobuf:"bytes,9,opt,name=display_refilled,json=displayRefilled,proto3,oneof"` // a customer display refilled from its deck
 }
 
 type MercadoEvent_RestaurantOpened struct {
-	RestaurantOpened *RestaurantOpened `protobuf:"bytes,10,opt,name=restaurant_opened,json=restaurantOpened,proto3,oneof"`
+	RestaurantOpened *RestaurantOpened `protobuf:"bytes,10,opt,name=restaurant_opened,json=restaurantOpened,proto3,oneof"` // a restaurant opened face up
 }
 
 type MercadoEvent_CoinTaken struct {
-	CoinTaken *CoinTaken `protobuf:"bytes,11,opt,name=coin_taken,json=coinTaken,proto3,oneof"`
+	CoinTaken *CoinTaken `protobuf:"bytes,11,opt,name=coin_taken,json=coinTaken,proto3,oneof"` // a coin taken
 }
 
 type MercadoEvent_EndTriggered struct {
-	EndTriggered *EndTriggered `protobuf:"bytes,12,opt,name=end_triggered,json=endTriggered,proto3,oneof"`
+	EndTriggered *EndTriggered `protobuf:"bytes,12,opt,name=end_triggered,json=endTriggered,proto3,oneof"` // the end triggered: the final round
 }
 
 type MercadoEvent_GameEnded struct {
-	GameEnded *GameEnded `protobuf:"bytes,13,opt,name=game_ended,json=gameEnded,proto3,oneof"`
+	GameEnded *GameEnded `protobuf:"bytes,13,opt,name=game_ended,json=gameEnded,proto3,oneof"` // the game is over
 }
 
 func (*MercadoEvent_HandRedrawn) isMercadoEvent_Event() {}
@@ -2051,11 +2052,12 @@ func (*MercadoEvent_EndTriggered) isMercadoEvent_Event() {}
 
 func (*MercadoEvent_GameEnded) isMercadoEvent_Event() {}
 
+// A player swapped its hand of three identical tiles for three from the bag.
 type HandRedrawn struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Player        uint32                 `protobuf:"varint,1,opt,name=player,proto3" json:"player,omitempty"`
-	Returned      []Good                 `protobuf:"varint,2,rep,packed,name=returned,proto3,enum=mercado.v1.Good" json:"returned,omitempty"`
-	Drawn         []Good                 `protobuf:"varint,3,rep,packed,name=drawn,proto3,enum=mercado.v1.Good" json:"drawn,omitempty"`
+	Player        uint32                 `protobuf:"varint,1,opt,name=player,proto3" json:"player,omitempty"`                                 // the player's seat
+	Returned      []Good                 `protobuf:"varint,2,rep,packed,name=returned,proto3,enum=mercado.v1.Good" json:"returned,omitempty"` // the tiles put back into the bag
+	Drawn         []Good                 `protobuf:"varint,3,rep,packed,name=drawn,proto3,enum=mercado.v1.Good" json:"drawn,omitempty"`       // the tiles drawn
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2111,12 +2113,13 @@ func (x *HandRedrawn) GetDrawn() []Good {
 	return nil
 }
 
+// A player opened a stand.
 type StandOpened struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Player        uint32                 `protobuf:"varint,1,opt,name=player,proto3" json:"player,omitempty"`
-	Good          Good                   `protobuf:"varint,2,opt,name=good,proto3,enum=mercado.v1.Good" json:"good,omitempty"`
-	Square        *Square                `protobuf:"bytes,3,opt,name=square,proto3" json:"square,omitempty"`
-	Cost          uint32                 `protobuf:"varint,4,opt,name=cost,proto3" json:"cost,omitempty"`
+	Player        uint32                 `protobuf:"varint,1,opt,name=player,proto3" json:"player,omitempty"`                  // the player's seat
+	Good          Good                   `protobuf:"varint,2,opt,name=good,proto3,enum=mercado.v1.Good" json:"good,omitempty"` // what the stand sells
+	Square        *Square                `protobuf:"bytes,3,opt,name=square,proto3" json:"square,omitempty"`                   // where
+	Cost          uint32                 `protobuf:"varint,4,opt,name=cost,proto3" json:"cost,omitempty"`                      // the coins it cost
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2182,9 +2185,9 @@ func (x *StandOpened) GetCost() uint32 {
 // A face-down restaurant taken into a player's hand, now face up.
 type RestaurantTaken struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Player        uint32                 `protobuf:"varint,1,opt,name=player,proto3" json:"player,omitempty"`
-	Square        *Square                `protobuf:"bytes,2,opt,name=square,proto3" json:"square,omitempty"`
-	Restaurant    Restaurant             `protobuf:"varint,3,opt,name=restaurant,proto3,enum=mercado.v1.Restaurant" json:"restaurant,omitempty"`
+	Player        uint32                 `protobuf:"varint,1,opt,name=player,proto3" json:"player,omitempty"`                                    // the player's seat
+	Square        *Square                `protobuf:"bytes,2,opt,name=square,proto3" json:"square,omitempty"`                                     // where it lay
+	Restaurant    Restaurant             `protobuf:"varint,3,opt,name=restaurant,proto3,enum=mercado.v1.Restaurant" json:"restaurant,omitempty"` // the restaurant, now known
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2243,8 +2246,8 @@ func (x *RestaurantTaken) GetRestaurant() Restaurant {
 // A player earned coins. `amount` is absent when money is hidden and the player is not the viewer.
 type Income struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Player        uint32                 `protobuf:"varint,1,opt,name=player,proto3" json:"player,omitempty"`
-	Amount        *uint32                `protobuf:"varint,2,opt,name=amount,proto3,oneof" json:"amount,omitempty"`
+	Player        uint32                 `protobuf:"varint,1,opt,name=player,proto3" json:"player,omitempty"`       // the player's seat
+	Amount        *uint32                `protobuf:"varint,2,opt,name=amount,proto3,oneof" json:"amount,omitempty"` // the coins, when the viewer may see them
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2293,10 +2296,11 @@ func (x *Income) GetAmount() uint32 {
 	return 0
 }
 
+// The stand offer of three identical tiles was swapped for three from the bag.
 type OfferRefreshed struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Returned      []Good                 `protobuf:"varint,1,rep,packed,name=returned,proto3,enum=mercado.v1.Good" json:"returned,omitempty"`
-	Drawn         []Good                 `protobuf:"varint,2,rep,packed,name=drawn,proto3,enum=mercado.v1.Good" json:"drawn,omitempty"`
+	Returned      []Good                 `protobuf:"varint,1,rep,packed,name=returned,proto3,enum=mercado.v1.Good" json:"returned,omitempty"` // the tiles put back into the bag
+	Drawn         []Good                 `protobuf:"varint,2,rep,packed,name=drawn,proto3,enum=mercado.v1.Good" json:"drawn,omitempty"`       // the tiles drawn
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2345,10 +2349,11 @@ func (x *OfferRefreshed) GetDrawn() []Good {
 	return nil
 }
 
+// A player took a tile from the stand offer into its hand.
 type OfferTaken struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Player        uint32                 `protobuf:"varint,1,opt,name=player,proto3" json:"player,omitempty"`
-	Good          Good                   `protobuf:"varint,2,opt,name=good,proto3,enum=mercado.v1.Good" json:"good,omitempty"`
+	Player        uint32                 `protobuf:"varint,1,opt,name=player,proto3" json:"player,omitempty"`                  // the player's seat
+	Good          Good                   `protobuf:"varint,2,opt,name=good,proto3,enum=mercado.v1.Good" json:"good,omitempty"` // the tile
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2397,9 +2402,10 @@ func (x *OfferTaken) GetGood() Good {
 	return Good_GOOD_UNSPECIFIED
 }
 
+// A tile from the bag refilled the stand offer.
 type OfferRefilled struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Good          Good                   `protobuf:"varint,1,opt,name=good,proto3,enum=mercado.v1.Good" json:"good,omitempty"`
+	Good          Good                   `protobuf:"varint,1,opt,name=good,proto3,enum=mercado.v1.Good" json:"good,omitempty"` // the tile
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2441,11 +2447,12 @@ func (x *OfferRefilled) GetGood() Good {
 	return Good_GOOD_UNSPECIFIED
 }
 
+// A player put a customer tile from the display on an entrance.
 type CustomerBrought struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Player        uint32                 `protobuf:"varint,1,opt,name=player,proto3" json:"player,omitempty"`
-	Tile          *CustomerTile          `protobuf:"bytes,2,opt,name=tile,proto3" json:"tile,omitempty"`
-	Entrance      *Entrance              `protobuf:"bytes,3,opt,name=entrance,proto3" json:"entrance,omitempty"`
+	Player        uint32                 `protobuf:"varint,1,opt,name=player,proto3" json:"player,omitempty"`    // the player's seat
+	Tile          *CustomerTile          `protobuf:"bytes,2,opt,name=tile,proto3" json:"tile,omitempty"`         // the tile
+	Entrance      *Entrance              `protobuf:"bytes,3,opt,name=entrance,proto3" json:"entrance,omitempty"` // where
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2501,9 +2508,10 @@ func (x *CustomerBrought) GetEntrance() *Entrance {
 	return nil
 }
 
+// A tile from its level's deck refilled a customer display.
 type DisplayRefilled struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Tile          *CustomerTile          `protobuf:"bytes,1,opt,name=tile,proto3" json:"tile,omitempty"`
+	Tile          *CustomerTile          `protobuf:"bytes,1,opt,name=tile,proto3" json:"tile,omitempty"` // the tile
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2545,11 +2553,12 @@ func (x *DisplayRefilled) GetTile() *CustomerTile {
 	return nil
 }
 
+// A player opened a restaurant from its hand face up.
 type RestaurantOpened struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Player        uint32                 `protobuf:"varint,1,opt,name=player,proto3" json:"player,omitempty"`
-	Restaurant    Restaurant             `protobuf:"varint,2,opt,name=restaurant,proto3,enum=mercado.v1.Restaurant" json:"restaurant,omitempty"`
-	Square        *Square                `protobuf:"bytes,3,opt,name=square,proto3" json:"square,omitempty"`
+	Player        uint32                 `protobuf:"varint,1,opt,name=player,proto3" json:"player,omitempty"`                                    // the player's seat
+	Restaurant    Restaurant             `protobuf:"varint,2,opt,name=restaurant,proto3,enum=mercado.v1.Restaurant" json:"restaurant,omitempty"` // the restaurant
+	Square        *Square                `protobuf:"bytes,3,opt,name=square,proto3" json:"square,omitempty"`                                     // where
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2605,9 +2614,10 @@ func (x *RestaurantOpened) GetSquare() *Square {
 	return nil
 }
 
+// A player took a coin.
 type CoinTaken struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Player        uint32                 `protobuf:"varint,1,opt,name=player,proto3" json:"player,omitempty"`
+	Player        uint32                 `protobuf:"varint,1,opt,name=player,proto3" json:"player,omitempty"` // the player's seat
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2652,8 +2662,8 @@ func (x *CoinTaken) GetPlayer() uint32 {
 // The end was triggered; every other player takes `final_turns` more turns in all.
 type EndTriggered struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Reason        EndTriggered_Reason    `protobuf:"varint,1,opt,name=reason,proto3,enum=mercado.v1.EndTriggered_Reason" json:"reason,omitempty"`
-	FinalTurns    uint32                 `protobuf:"varint,2,opt,name=final_turns,json=finalTurns,proto3" json:"final_turns,omitempty"`
+	Reason        EndTriggered_Reason    `protobuf:"varint,1,opt,name=reason,proto3,enum=mercado.v1.EndTriggered_Reason" json:"reason,omitempty"` // what triggered it
+	FinalTurns    uint32                 `protobuf:"varint,2,opt,name=final_turns,json=finalTurns,proto3" json:"final_turns,omitempty"`           // the turns left in all
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2702,10 +2712,11 @@ func (x *EndTriggered) GetFinalTurns() uint32 {
 	return 0
 }
 
+// The game is over.
 type GameEnded struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Reason        GameEnded_Reason       `protobuf:"varint,1,opt,name=reason,proto3,enum=mercado.v1.GameEnded_Reason" json:"reason,omitempty"`
-	Result        *MercadoResult         `protobuf:"bytes,2,opt,name=result,proto3" json:"result,omitempty"`
+	Reason        GameEnded_Reason       `protobuf:"varint,1,opt,name=reason,proto3,enum=mercado.v1.GameEnded_Reason" json:"reason,omitempty"` // what ended it
+	Result        *MercadoResult         `protobuf:"bytes,2,opt,name=result,proto3" json:"result,omitempty"`                                   // the final scores and ranks
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }

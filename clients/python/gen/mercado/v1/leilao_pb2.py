@@ -23,9 +23,10 @@ _sym_db = _symbol_database.Default()
 
 
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
+from mercado.v1 import score_pb2 as mercado_dot_v1_dot_score__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17mercado/v1/leilao.proto\x12\nmercado.v1\x1a\x1cgoogle/protobuf/struct.proto\"\x93\x01\n\rLeilaoOptions\x12\x19\n\x0c\x63\x61rd_penalty\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x16\n\tset_bonus\x18\x02 \x01(\tH\x01\x88\x01\x01\x12\x1c\n\x0fleftover_stalls\x18\x03 \x01(\tH\x02\x88\x01\x01\x42\x0f\n\r_card_penaltyB\x0c\n\n_set_bonusB\x12\n\x10_leftover_stalls\"\x86\x02\n\x0cLeilaoAction\x12+\n\x03\x62id\x18\x01 \x01(\x0b\x32\x1c.mercado.v1.LeilaoAction.BidH\x00\x12/\n\x05rebid\x18\x02 \x01(\x0b\x32\x1e.mercado.v1.LeilaoAction.RebidH\x00\x12-\n\x04pick\x18\x03 \x01(\x0b\x32\x1d.mercado.v1.LeilaoAction.PickH\x00\x1a\x31\n\x03\x42id\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\r\x12\x12\n\x05\x65xtra\x18\x02 \x01(\rH\x00\x88\x01\x01\x42\x08\n\x06_extra\x1a\x15\n\x05Rebid\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\r\x1a\x15\n\x04Pick\x12\r\n\x05stall\x18\x01 \x01(\tB\x08\n\x06\x61\x63tion\"3\n\nLeilaoView\x12%\n\x04view\x18\x01 \x01(\x0b\x32\x17.google.protobuf.Struct\"5\n\x0bLeilaoEvent\x12&\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x17.google.protobuf.StructBEZCgithub.com/mercado-game/mercado/clients/go/gen/mercado/v1;mercadov1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17mercado/v1/leilao.proto\x12\nmercado.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x16mercado/v1/score.proto\"\xcd\x02\n\rLeilaoOptions\x12\x1d\n\x0c\x63\x61rd_penalty\x18\x01 \x01(\tB\x02\x18\x01H\x00\x88\x01\x01\x12\x1a\n\tset_bonus\x18\x02 \x01(\tB\x02\x18\x01H\x01\x88\x01\x01\x12 \n\x0fleftover_stalls\x18\x03 \x01(\tB\x02\x18\x01H\x02\x88\x01\x01\x12\x38\n\x11\x63\x61rd_penalty_rule\x18\x04 \x01(\x0e\x32\x1d.mercado.v1.LeilaoCardPenalty\x12\x32\n\x0eset_bonus_rule\x18\x05 \x01(\x0e\x32\x1a.mercado.v1.LeilaoSetBonus\x12>\n\x14leftover_stalls_rule\x18\x06 \x01(\x0e\x32 .mercado.v1.LeilaoLeftoverStallsB\x0f\n\r_card_penaltyB\x0c\n\n_set_bonusB\x12\n\x10_leftover_stalls\"\x86\x02\n\x0cLeilaoAction\x12+\n\x03\x62id\x18\x01 \x01(\x0b\x32\x1c.mercado.v1.LeilaoAction.BidH\x00\x12/\n\x05rebid\x18\x02 \x01(\x0b\x32\x1e.mercado.v1.LeilaoAction.RebidH\x00\x12-\n\x04pick\x18\x03 \x01(\x0b\x32\x1d.mercado.v1.LeilaoAction.PickH\x00\x1a\x31\n\x03\x42id\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\r\x12\x12\n\x05\x65xtra\x18\x02 \x01(\rH\x00\x88\x01\x01\x42\x08\n\x06_extra\x1a\x15\n\x05Rebid\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\r\x1a\x15\n\x04Pick\x12\r\n\x05stall\x18\x01 \x01(\tB\x08\n\x06\x61\x63tion\"U\n\x0bLeilaoStall\x12\x0c\n\x04name\x18\x01 \x01(\t\x12(\n\x06\x63olour\x18\x02 \x01(\x0e\x32\x18.mercado.v1.LeilaoColour\x12\x0e\n\x06number\x18\x03 \x01(\r\"c\n\x10LeilaoPlayedCard\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\r\x12$\n\x04role\x18\x02 \x01(\x0e\x32\x16.mercado.v1.LeilaoRole\x12\x0c\n\x04void\x18\x03 \x01(\x08\x12\r\n\x05round\x18\x04 \x01(\r\"N\n\nLeilaoSlot\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12$\n\x04role\x18\x02 \x01(\x0e\x32\x16.mercado.v1.LeilaoRole\x12\x0c\n\x04\x63\x61rd\x18\x03 \x01(\r\"8\n\x0fLeilaoRankGroup\x12%\n\x05slots\x18\x01 \x03(\x0b\x32\x16.mercado.v1.LeilaoSlot\"H\n\x0cLeilaoChoice\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\r\x12\x12\n\x05\x65xtra\x18\x03 \x01(\rH\x00\x88\x01\x01\x42\x08\n\x06_extra\"\xf3\x04\n\nLeilaoView\x12)\n\x04view\x18\x01 \x01(\x0b\x32\x17.google.protobuf.StructB\x02\x18\x01\x12*\n\x07options\x18\x02 \x01(\x0b\x32\x19.mercado.v1.LeilaoOptions\x12\r\n\x05round\x18\x03 \x01(\r\x12&\n\x05phase\x18\x04 \x01(\x0e\x32\x17.mercado.v1.LeilaoPhase\x12\x14\n\x0cstart_player\x18\x05 \x01(\r\x12\x16\n\x0epriority_order\x18\x06 \x03(\r\x12\r\n\x05\x61\x63ted\x18\x07 \x03(\r\x12(\n\x07\x64isplay\x18\x08 \x03(\x0b\x32\x17.mercado.v1.LeilaoStall\x12\x12\n\ndeck_count\x18\t \x01(\r\x12)\n\x07players\x18\n \x03(\x0b\x32\x18.mercado.v1.LeilaoPlayer\x12(\n\x07removed\x18\x0b \x03(\x0b\x32\x17.mercado.v1.LeilaoStall\x12(\n\x06sealed\x18\x0c \x01(\x0b\x32\x18.mercado.v1.LeilaoChoice\x12)\n\ttie_group\x18\r \x03(\x0b\x32\x16.mercado.v1.LeilaoSlot\x12,\n\x07ranking\x18\x0e \x03(\x0b\x32\x1b.mercado.v1.LeilaoRankGroup\x12\x15\n\rpick_sequence\x18\x0f \x03(\r\x12\x12\n\npicks_made\x18\x10 \x01(\r\x12&\n\x06result\x18\x11 \x01(\x0b\x32\x16.mercado.v1.GameResult\x12\x31\n\x0b\x62id_options\x18\x12 \x01(\x0b\x32\x1c.mercado.v1.LeilaoBidOptions\"\x9e\x01\n\x0cLeilaoPlayer\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\'\n\x06stalls\x18\x02 \x03(\x0b\x32\x17.mercado.v1.LeilaoStall\x12,\n\x06played\x18\x03 \x03(\x0b\x32\x1c.mercado.v1.LeilaoPlayedCard\x12\x0c\n\x04\x66\x65\x65s\x18\x04 \x01(\r\x12\x0c\n\x04hand\x18\x05 \x03(\r\x12\r\n\x05score\x18\x06 \x01(\x03\"v\n\x10LeilaoBidOptions\x12%\n\x04step\x18\x01 \x01(\x0e\x32\x17.mercado.v1.LeilaoPhase\x12(\n\x05\x63\x61rds\x18\x02 \x03(\x0b\x32\x19.mercado.v1.LeilaoBidCard\x12\x11\n\textra_fee\x18\x03 \x01(\r\"-\n\rLeilaoBidCard\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\r\x12\x0e\n\x06\x65xtras\x18\x02 \x03(\r\"\xba\t\n\x0bLeilaoEvent\x12*\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x17.google.protobuf.StructB\x02\x18\x01\x12\x30\n\x06sealed\x18\x02 \x01(\x0b\x32\x1e.mercado.v1.LeilaoEvent.SealedH\x00\x12\x30\n\x06reveal\x18\x03 \x01(\x0b\x32\x1e.mercado.v1.LeilaoEvent.RevealH\x00\x12\x34\n\x08tiebreak\x18\x04 \x01(\x0b\x32 .mercado.v1.LeilaoEvent.TiebreakH\x00\x12\x39\n\x0btie_settled\x18\x05 \x01(\x0b\x32\".mercado.v1.LeilaoEvent.TieSettledH\x00\x12\x32\n\x07ranking\x18\x06 \x01(\x0b\x32\x1f.mercado.v1.LeilaoEvent.RankingH\x00\x12,\n\x04pick\x18\x07 \x01(\x0b\x32\x1c.mercado.v1.LeilaoEvent.PickH\x00\x12\x34\n\x08leftover\x18\x08 \x01(\x0b\x32 .mercado.v1.LeilaoEvent.LeftoverH\x00\x12,\n\x04\x64\x65\x61l\x18\t \x01(\x0b\x32\x1c.mercado.v1.LeilaoEvent.DealH\x00\x12\x35\n\tgame_over\x18\n \x01(\x0b\x32 .mercado.v1.LeilaoEvent.GameOverH\x00\x1ag\n\x06Sealed\x12%\n\x04step\x18\x01 \x01(\x0e\x32\x17.mercado.v1.LeilaoPhase\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12(\n\x06\x63hoice\x18\x03 \x01(\x0b\x32\x18.mercado.v1.LeilaoChoice\x1ai\n\x06Reveal\x12%\n\x04step\x18\x01 \x01(\x0e\x32\x17.mercado.v1.LeilaoPhase\x12\r\n\x05round\x18\x02 \x01(\r\x12)\n\x07\x63hoices\x18\x03 \x03(\x0b\x32\x18.mercado.v1.LeilaoChoice\x1aP\n\x08Tiebreak\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\r\x12%\n\x05slots\x18\x02 \x03(\x0b\x32\x16.mercado.v1.LeilaoSlot\x12\x0f\n\x07pending\x18\x03 \x03(\r\x1a\x33\n\nTieSettled\x12%\n\x05order\x18\x01 \x03(\x0b\x32\x16.mercado.v1.LeilaoSlot\x1aN\n\x07Ranking\x12,\n\x07ranking\x18\x01 \x03(\x0b\x32\x1b.mercado.v1.LeilaoRankGroup\x12\x15\n\rpick_sequence\x18\x02 \x03(\r\x1a<\n\x04Pick\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12&\n\x05stall\x18\x02 \x01(\x0b\x32\x17.mercado.v1.LeilaoStall\x1a\x33\n\x08Leftover\x12\'\n\x06stalls\x18\x01 \x03(\x0b\x32\x17.mercado.v1.LeilaoStall\x1aS\n\x04\x44\x65\x61l\x12\r\n\x05round\x18\x01 \x01(\r\x12(\n\x07\x64isplay\x18\x02 \x03(\x0b\x32\x17.mercado.v1.LeilaoStall\x12\x12\n\ndeck_count\x18\x03 \x01(\r\x1a\x32\n\x08GameOver\x12&\n\x06result\x18\x01 \x01(\x0b\x32\x16.mercado.v1.GameResultB\x06\n\x04kind\"q\n\rLeilaoPreview\x12\x14\n\x0c\x63\x61rd_penalty\x18\x01 \x01(\r\x12\x0b\n\x03\x66\x65\x65\x18\x02 \x01(\r\x12\x14\n\x0cstall_points\x18\x03 \x01(\r\x12\x11\n\tset_bonus\x18\x04 \x01(\r\x12\x14\n\x0cscore_change\x18\x05 \x01(\x03*s\n\x11LeilaoCardPenalty\x12#\n\x1fLEILAO_CARD_PENALTY_UNSPECIFIED\x10\x00\x12\x1c\n\x18LEILAO_CARD_PENALTY_FACE\x10\x01\x12\x1b\n\x17LEILAO_CARD_PENALTY_ONE\x10\x02*k\n\x0eLeilaoSetBonus\x12 \n\x1cLEILAO_SET_BONUS_UNSPECIFIED\x10\x00\x12\x1c\n\x18LEILAO_SET_BONUS_PER_SET\x10\x01\x12\x19\n\x15LEILAO_SET_BONUS_ONCE\x10\x02*\x84\x01\n\x14LeilaoLeftoverStalls\x12&\n\"LEILAO_LEFTOVER_STALLS_UNSPECIFIED\x10\x00\x12 \n\x1cLEILAO_LEFTOVER_STALLS_CYCLE\x10\x01\x12\"\n\x1eLEILAO_LEFTOVER_STALLS_DISCARD\x10\x02*\x8f\x01\n\x0cLeilaoColour\x12\x1d\n\x19LEILAO_COLOUR_UNSPECIFIED\x10\x00\x12\x15\n\x11LEILAO_COLOUR_RED\x10\x01\x12\x16\n\x12LEILAO_COLOUR_BLUE\x10\x02\x12\x17\n\x13LEILAO_COLOUR_GREEN\x10\x03\x12\x18\n\x14LEILAO_COLOUR_YELLOW\x10\x04*\x8e\x01\n\x0bLeilaoPhase\x12\x1c\n\x18LEILAO_PHASE_UNSPECIFIED\x10\x00\x12\x14\n\x10LEILAO_PHASE_BID\x10\x01\x12\x19\n\x15LEILAO_PHASE_TIEBREAK\x10\x02\x12\x15\n\x11LEILAO_PHASE_PICK\x10\x03\x12\x19\n\x15LEILAO_PHASE_FINISHED\x10\x04*m\n\nLeilaoRole\x12\x1b\n\x17LEILAO_ROLE_UNSPECIFIED\x10\x00\x12\x14\n\x10LEILAO_ROLE_MAIN\x10\x01\x12\x15\n\x11LEILAO_ROLE_EXTRA\x10\x02\x12\x15\n\x11LEILAO_ROLE_REBID\x10\x03\x42\x45ZCgithub.com/mercado-game/mercado/clients/go/gen/mercado/v1;mercadov1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,18 +34,76 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'mercado.v1.leilao_pb2', _gl
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'ZCgithub.com/mercado-game/mercado/clients/go/gen/mercado/v1;mercadov1'
-  _globals['_LEILAOOPTIONS']._serialized_start=70
-  _globals['_LEILAOOPTIONS']._serialized_end=217
-  _globals['_LEILAOACTION']._serialized_start=220
-  _globals['_LEILAOACTION']._serialized_end=482
-  _globals['_LEILAOACTION_BID']._serialized_start=377
-  _globals['_LEILAOACTION_BID']._serialized_end=426
-  _globals['_LEILAOACTION_REBID']._serialized_start=428
-  _globals['_LEILAOACTION_REBID']._serialized_end=449
-  _globals['_LEILAOACTION_PICK']._serialized_start=451
-  _globals['_LEILAOACTION_PICK']._serialized_end=472
-  _globals['_LEILAOVIEW']._serialized_start=484
-  _globals['_LEILAOVIEW']._serialized_end=535
-  _globals['_LEILAOEVENT']._serialized_start=537
-  _globals['_LEILAOEVENT']._serialized_end=590
+  _globals['_LEILAOOPTIONS'].fields_by_name['card_penalty']._loaded_options = None
+  _globals['_LEILAOOPTIONS'].fields_by_name['card_penalty']._serialized_options = b'\030\001'
+  _globals['_LEILAOOPTIONS'].fields_by_name['set_bonus']._loaded_options = None
+  _globals['_LEILAOOPTIONS'].fields_by_name['set_bonus']._serialized_options = b'\030\001'
+  _globals['_LEILAOOPTIONS'].fields_by_name['leftover_stalls']._loaded_options = None
+  _globals['_LEILAOOPTIONS'].fields_by_name['leftover_stalls']._serialized_options = b'\030\001'
+  _globals['_LEILAOVIEW'].fields_by_name['view']._loaded_options = None
+  _globals['_LEILAOVIEW'].fields_by_name['view']._serialized_options = b'\030\001'
+  _globals['_LEILAOEVENT'].fields_by_name['event']._loaded_options = None
+  _globals['_LEILAOEVENT'].fields_by_name['event']._serialized_options = b'\030\001'
+  _globals['_LEILAOCARDPENALTY']._serialized_start=3380
+  _globals['_LEILAOCARDPENALTY']._serialized_end=3495
+  _globals['_LEILAOSETBONUS']._serialized_start=3497
+  _globals['_LEILAOSETBONUS']._serialized_end=3604
+  _globals['_LEILAOLEFTOVERSTALLS']._serialized_start=3607
+  _globals['_LEILAOLEFTOVERSTALLS']._serialized_end=3739
+  _globals['_LEILAOCOLOUR']._serialized_start=3742
+  _globals['_LEILAOCOLOUR']._serialized_end=3885
+  _globals['_LEILAOPHASE']._serialized_start=3888
+  _globals['_LEILAOPHASE']._serialized_end=4030
+  _globals['_LEILAOROLE']._serialized_start=4032
+  _globals['_LEILAOROLE']._serialized_end=4141
+  _globals['_LEILAOOPTIONS']._serialized_start=94
+  _globals['_LEILAOOPTIONS']._serialized_end=427
+  _globals['_LEILAOACTION']._serialized_start=430
+  _globals['_LEILAOACTION']._serialized_end=692
+  _globals['_LEILAOACTION_BID']._serialized_start=587
+  _globals['_LEILAOACTION_BID']._serialized_end=636
+  _globals['_LEILAOACTION_REBID']._serialized_start=638
+  _globals['_LEILAOACTION_REBID']._serialized_end=659
+  _globals['_LEILAOACTION_PICK']._serialized_start=661
+  _globals['_LEILAOACTION_PICK']._serialized_end=682
+  _globals['_LEILAOSTALL']._serialized_start=694
+  _globals['_LEILAOSTALL']._serialized_end=779
+  _globals['_LEILAOPLAYEDCARD']._serialized_start=781
+  _globals['_LEILAOPLAYEDCARD']._serialized_end=880
+  _globals['_LEILAOSLOT']._serialized_start=882
+  _globals['_LEILAOSLOT']._serialized_end=960
+  _globals['_LEILAORANKGROUP']._serialized_start=962
+  _globals['_LEILAORANKGROUP']._serialized_end=1018
+  _globals['_LEILAOCHOICE']._serialized_start=1020
+  _globals['_LEILAOCHOICE']._serialized_end=1092
+  _globals['_LEILAOVIEW']._serialized_start=1095
+  _globals['_LEILAOVIEW']._serialized_end=1722
+  _globals['_LEILAOPLAYER']._serialized_start=1725
+  _globals['_LEILAOPLAYER']._serialized_end=1883
+  _globals['_LEILAOBIDOPTIONS']._serialized_start=1885
+  _globals['_LEILAOBIDOPTIONS']._serialized_end=2003
+  _globals['_LEILAOBIDCARD']._serialized_start=2005
+  _globals['_LEILAOBIDCARD']._serialized_end=2050
+  _globals['_LEILAOEVENT']._serialized_start=2053
+  _globals['_LEILAOEVENT']._serialized_end=3263
+  _globals['_LEILAOEVENT_SEALED']._serialized_start=2578
+  _globals['_LEILAOEVENT_SEALED']._serialized_end=2681
+  _globals['_LEILAOEVENT_REVEAL']._serialized_start=2683
+  _globals['_LEILAOEVENT_REVEAL']._serialized_end=2788
+  _globals['_LEILAOEVENT_TIEBREAK']._serialized_start=2790
+  _globals['_LEILAOEVENT_TIEBREAK']._serialized_end=2870
+  _globals['_LEILAOEVENT_TIESETTLED']._serialized_start=2872
+  _globals['_LEILAOEVENT_TIESETTLED']._serialized_end=2923
+  _globals['_LEILAOEVENT_RANKING']._serialized_start=2925
+  _globals['_LEILAOEVENT_RANKING']._serialized_end=3003
+  _globals['_LEILAOEVENT_PICK']._serialized_start=3005
+  _globals['_LEILAOEVENT_PICK']._serialized_end=3065
+  _globals['_LEILAOEVENT_LEFTOVER']._serialized_start=3067
+  _globals['_LEILAOEVENT_LEFTOVER']._serialized_end=3118
+  _globals['_LEILAOEVENT_DEAL']._serialized_start=3120
+  _globals['_LEILAOEVENT_DEAL']._serialized_end=3203
+  _globals['_LEILAOEVENT_GAMEOVER']._serialized_start=3205
+  _globals['_LEILAOEVENT_GAMEOVER']._serialized_end=3255
+  _globals['_LEILAOPREVIEW']._serialized_start=3265
+  _globals['_LEILAOPREVIEW']._serialized_end=3378
 # @@protoc_insertion_point(module_scope)

@@ -4,49 +4,237 @@ isort:skip_file
 Leilão: the game-specific part of the mercado v1 API for the sealed-bid stall auction of
 docs/leilao.md.
 
-Options and actions are typed and mirror their JSON forms of docs/leilao.md: an action's
-JSON `{"type": "bid", "card": 4, "extra": 9}` is the `bid` field of LeilaoAction with those
-fields. Views and events are the JSON the rules produce ("leilao-view/1" and the events of
-docs/leilao.md), carried as a google.protobuf.Struct, so a client reads them as plain JSON
-objects. Numbers in a Struct are JSON numbers (whole numbers here).
+Every message is typed and uses the rules' names of docs/leilao.md. Actions mirror their
+JSON forms: an action's JSON `{"type": "bid", "card": 4, "extra": 9}` is the `bid` field of
+LeilaoAction with those fields. Bid cards are their numbers, 1-20; a stall (a market card) is
+named by its colour and number, "red-19", which a view and an event give as a LeilaoStall.
 
-Bids are sealed: every seat to move bids at once. Until the last bid of a step arrives,
-other seats see only that a seat has bid (a `sealed` event without the cards, and the seat
-in the view's `acted`); the last bid reveals them all together (a `reveal` event).
+Bids are sealed: every seat to move bids at once. Until the last bid of a step arrives, other
+seats see only that a seat has bid (a `sealed` event without its choice, and the seat in the
+view's `acted`); the last bid reveals them all together (a `reveal` event). A view's
+`bid_options` gives a seat that must bid its choices grouped by main card, beside the flat
+list of MatchState.legal_actions.
+
+Each view and event also carries the rules' JSON ("leilao-view/1" and the events of
+docs/leilao.md) in a google.protobuf.Struct, the deprecated `view` and `event` fields: they
+stay filled for clients written against them, and go in a later version.
 """
 
 import builtins
+import collections.abc
 import google.protobuf.descriptor
+import google.protobuf.internal.containers
+import google.protobuf.internal.enum_type_wrapper
 import google.protobuf.message
 import google.protobuf.struct_pb2
+import mercado.v1.score_pb2
+import sys
 import typing
+
+if sys.version_info >= (3, 10):
+    import typing as typing_extensions
+else:
+    import typing_extensions
 
 DESCRIPTOR: google.protobuf.descriptor.FileDescriptor
 
+class _LeilaoCardPenalty:
+    ValueType = typing.NewType("ValueType", builtins.int)
+    V: typing_extensions.TypeAlias = ValueType
+
+class _LeilaoCardPenaltyEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._EnumTypeWrapper[_LeilaoCardPenalty.ValueType], builtins.type):
+    DESCRIPTOR: google.protobuf.descriptor.EnumDescriptor
+    LEILAO_CARD_PENALTY_UNSPECIFIED: _LeilaoCardPenalty.ValueType  # 0
+    """in a request: the default, FACE"""
+    LEILAO_CARD_PENALTY_FACE: _LeilaoCardPenalty.ValueType  # 1
+    """its number ("face")"""
+    LEILAO_CARD_PENALTY_ONE: _LeilaoCardPenalty.ValueType  # 2
+    """1 ("one")"""
+
+class LeilaoCardPenalty(_LeilaoCardPenalty, metaclass=_LeilaoCardPenaltyEnumTypeWrapper):
+    """What each bid card played (main, extra or re-bid) takes off its player's final score."""
+
+LEILAO_CARD_PENALTY_UNSPECIFIED: LeilaoCardPenalty.ValueType  # 0
+"""in a request: the default, FACE"""
+LEILAO_CARD_PENALTY_FACE: LeilaoCardPenalty.ValueType  # 1
+"""its number ("face")"""
+LEILAO_CARD_PENALTY_ONE: LeilaoCardPenalty.ValueType  # 2
+"""1 ("one")"""
+global___LeilaoCardPenalty = LeilaoCardPenalty
+
+class _LeilaoSetBonus:
+    ValueType = typing.NewType("ValueType", builtins.int)
+    V: typing_extensions.TypeAlias = ValueType
+
+class _LeilaoSetBonusEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._EnumTypeWrapper[_LeilaoSetBonus.ValueType], builtins.type):
+    DESCRIPTOR: google.protobuf.descriptor.EnumDescriptor
+    LEILAO_SET_BONUS_UNSPECIFIED: _LeilaoSetBonus.ValueType  # 0
+    """in a request: the default, PER_SET"""
+    LEILAO_SET_BONUS_PER_SET: _LeilaoSetBonus.ValueType  # 1
+    """10 per complete set of one stall of each colour ("per_set")"""
+    LEILAO_SET_BONUS_ONCE: _LeilaoSetBonus.ValueType  # 2
+    """10 once for owning a stall of each colour ("once")"""
+
+class LeilaoSetBonus(_LeilaoSetBonus, metaclass=_LeilaoSetBonusEnumTypeWrapper):
+    """What a player's stalls of the four colours are worth."""
+
+LEILAO_SET_BONUS_UNSPECIFIED: LeilaoSetBonus.ValueType  # 0
+"""in a request: the default, PER_SET"""
+LEILAO_SET_BONUS_PER_SET: LeilaoSetBonus.ValueType  # 1
+"""10 per complete set of one stall of each colour ("per_set")"""
+LEILAO_SET_BONUS_ONCE: LeilaoSetBonus.ValueType  # 2
+"""10 once for owning a stall of each colour ("once")"""
+global___LeilaoSetBonus = LeilaoSetBonus
+
+class _LeilaoLeftoverStalls:
+    ValueType = typing.NewType("ValueType", builtins.int)
+    V: typing_extensions.TypeAlias = ValueType
+
+class _LeilaoLeftoverStallsEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._EnumTypeWrapper[_LeilaoLeftoverStalls.ValueType], builtins.type):
+    DESCRIPTOR: google.protobuf.descriptor.EnumDescriptor
+    LEILAO_LEFTOVER_STALLS_UNSPECIFIED: _LeilaoLeftoverStalls.ValueType  # 0
+    """in a request: the default, CYCLE"""
+    LEILAO_LEFTOVER_STALLS_CYCLE: _LeilaoLeftoverStalls.ValueType  # 1
+    """the slots pick again, in rank order, until the display is empty ("cycle")"""
+    LEILAO_LEFTOVER_STALLS_DISCARD: _LeilaoLeftoverStalls.ValueType  # 2
+    """they leave the game ("discard")"""
+
+class LeilaoLeftoverStalls(_LeilaoLeftoverStalls, metaclass=_LeilaoLeftoverStallsEnumTypeWrapper):
+    """What becomes of the stalls left once each slot of the ranking has picked one."""
+
+LEILAO_LEFTOVER_STALLS_UNSPECIFIED: LeilaoLeftoverStalls.ValueType  # 0
+"""in a request: the default, CYCLE"""
+LEILAO_LEFTOVER_STALLS_CYCLE: LeilaoLeftoverStalls.ValueType  # 1
+"""the slots pick again, in rank order, until the display is empty ("cycle")"""
+LEILAO_LEFTOVER_STALLS_DISCARD: LeilaoLeftoverStalls.ValueType  # 2
+"""they leave the game ("discard")"""
+global___LeilaoLeftoverStalls = LeilaoLeftoverStalls
+
+class _LeilaoColour:
+    ValueType = typing.NewType("ValueType", builtins.int)
+    V: typing_extensions.TypeAlias = ValueType
+
+class _LeilaoColourEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._EnumTypeWrapper[_LeilaoColour.ValueType], builtins.type):
+    DESCRIPTOR: google.protobuf.descriptor.EnumDescriptor
+    LEILAO_COLOUR_UNSPECIFIED: _LeilaoColour.ValueType  # 0
+    LEILAO_COLOUR_RED: _LeilaoColour.ValueType  # 1
+    """"red" """
+    LEILAO_COLOUR_BLUE: _LeilaoColour.ValueType  # 2
+    """"blue" """
+    LEILAO_COLOUR_GREEN: _LeilaoColour.ValueType  # 3
+    """"green" """
+    LEILAO_COLOUR_YELLOW: _LeilaoColour.ValueType  # 4
+    """"yellow" """
+
+class LeilaoColour(_LeilaoColour, metaclass=_LeilaoColourEnumTypeWrapper):
+    """A market card's colour."""
+
+LEILAO_COLOUR_UNSPECIFIED: LeilaoColour.ValueType  # 0
+LEILAO_COLOUR_RED: LeilaoColour.ValueType  # 1
+""""red" """
+LEILAO_COLOUR_BLUE: LeilaoColour.ValueType  # 2
+""""blue" """
+LEILAO_COLOUR_GREEN: LeilaoColour.ValueType  # 3
+""""green" """
+LEILAO_COLOUR_YELLOW: LeilaoColour.ValueType  # 4
+""""yellow" """
+global___LeilaoColour = LeilaoColour
+
+class _LeilaoPhase:
+    ValueType = typing.NewType("ValueType", builtins.int)
+    V: typing_extensions.TypeAlias = ValueType
+
+class _LeilaoPhaseEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._EnumTypeWrapper[_LeilaoPhase.ValueType], builtins.type):
+    DESCRIPTOR: google.protobuf.descriptor.EnumDescriptor
+    LEILAO_PHASE_UNSPECIFIED: _LeilaoPhase.ValueType  # 0
+    LEILAO_PHASE_BID: _LeilaoPhase.ValueType  # 1
+    """"bid": every seat bids, sealed"""
+    LEILAO_PHASE_TIEBREAK: _LeilaoPhase.ValueType  # 2
+    """"tiebreak": the seats of a tie group re-bid, sealed"""
+    LEILAO_PHASE_PICK: _LeilaoPhase.ValueType  # 3
+    """"pick": the seats take stalls in the pick sequence"""
+    LEILAO_PHASE_FINISHED: _LeilaoPhase.ValueType  # 4
+    """"finished": the game is over"""
+
+class LeilaoPhase(_LeilaoPhase, metaclass=_LeilaoPhaseEnumTypeWrapper):
+    """The step of a round; a sealed choice's step (bid or tie-break)."""
+
+LEILAO_PHASE_UNSPECIFIED: LeilaoPhase.ValueType  # 0
+LEILAO_PHASE_BID: LeilaoPhase.ValueType  # 1
+""""bid": every seat bids, sealed"""
+LEILAO_PHASE_TIEBREAK: LeilaoPhase.ValueType  # 2
+""""tiebreak": the seats of a tie group re-bid, sealed"""
+LEILAO_PHASE_PICK: LeilaoPhase.ValueType  # 3
+""""pick": the seats take stalls in the pick sequence"""
+LEILAO_PHASE_FINISHED: LeilaoPhase.ValueType  # 4
+""""finished": the game is over"""
+global___LeilaoPhase = LeilaoPhase
+
+class _LeilaoRole:
+    ValueType = typing.NewType("ValueType", builtins.int)
+    V: typing_extensions.TypeAlias = ValueType
+
+class _LeilaoRoleEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._EnumTypeWrapper[_LeilaoRole.ValueType], builtins.type):
+    DESCRIPTOR: google.protobuf.descriptor.EnumDescriptor
+    LEILAO_ROLE_UNSPECIFIED: _LeilaoRole.ValueType  # 0
+    LEILAO_ROLE_MAIN: _LeilaoRole.ValueType  # 1
+    """"main": a bid's main card"""
+    LEILAO_ROLE_EXTRA: _LeilaoRole.ValueType  # 2
+    """"extra": a bid's extra card, for a fee"""
+    LEILAO_ROLE_REBID: _LeilaoRole.ValueType  # 3
+    """"rebid": a tie-break's re-bid"""
+
+class LeilaoRole(_LeilaoRole, metaclass=_LeilaoRoleEnumTypeWrapper):
+    """What a bid card was played as."""
+
+LEILAO_ROLE_UNSPECIFIED: LeilaoRole.ValueType  # 0
+LEILAO_ROLE_MAIN: LeilaoRole.ValueType  # 1
+""""main": a bid's main card"""
+LEILAO_ROLE_EXTRA: LeilaoRole.ValueType  # 2
+""""extra": a bid's extra card, for a fee"""
+LEILAO_ROLE_REBID: LeilaoRole.ValueType  # 3
+""""rebid": a tie-break's re-bid"""
+global___LeilaoRole = LeilaoRole
+
 @typing.final
 class LeilaoOptions(google.protobuf.message.Message):
-    """The rule options of a Leilão match; an absent field takes its default (docs/leilao.md)."""
+    """The rule options of a Leilão match; an absent field takes its default (docs/leilao.md,
+    "Options"). A request sets an option either by its enum field or by the deprecated string
+    field (the two must agree when both are set); the server sets both.
+    """
 
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
 
     CARD_PENALTY_FIELD_NUMBER: builtins.int
     SET_BONUS_FIELD_NUMBER: builtins.int
     LEFTOVER_STALLS_FIELD_NUMBER: builtins.int
+    CARD_PENALTY_RULE_FIELD_NUMBER: builtins.int
+    SET_BONUS_RULE_FIELD_NUMBER: builtins.int
+    LEFTOVER_STALLS_RULE_FIELD_NUMBER: builtins.int
     card_penalty: builtins.str
-    """"face" (default) or "one" """
+    """Replaced by card_penalty_rule: "face" (default) or "one"."""
     set_bonus: builtins.str
-    """"per_set" (default) or "once" """
+    """Replaced by set_bonus_rule: "per_set" (default) or "once"."""
     leftover_stalls: builtins.str
-    """"cycle" (default) or "discard" """
+    """Replaced by leftover_stalls_rule: "cycle" (default) or "discard"."""
+    card_penalty_rule: global___LeilaoCardPenalty.ValueType
+    """what each card played costs at the end"""
+    set_bonus_rule: global___LeilaoSetBonus.ValueType
+    """what sets of the four colours are worth"""
+    leftover_stalls_rule: global___LeilaoLeftoverStalls.ValueType
+    """what becomes of stalls left after each slot picked once"""
     def __init__(
         self,
         *,
         card_penalty: builtins.str | None = ...,
         set_bonus: builtins.str | None = ...,
         leftover_stalls: builtins.str | None = ...,
+        card_penalty_rule: global___LeilaoCardPenalty.ValueType = ...,
+        set_bonus_rule: global___LeilaoSetBonus.ValueType = ...,
+        leftover_stalls_rule: global___LeilaoLeftoverStalls.ValueType = ...,
     ) -> None: ...
     def HasField(self, field_name: typing.Literal["_card_penalty", b"_card_penalty", "_leftover_stalls", b"_leftover_stalls", "_set_bonus", b"_set_bonus", "card_penalty", b"card_penalty", "leftover_stalls", b"leftover_stalls", "set_bonus", b"set_bonus"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["_card_penalty", b"_card_penalty", "_leftover_stalls", b"_leftover_stalls", "_set_bonus", b"_set_bonus", "card_penalty", b"card_penalty", "leftover_stalls", b"leftover_stalls", "set_bonus", b"set_bonus"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["_card_penalty", b"_card_penalty", "_leftover_stalls", b"_leftover_stalls", "_set_bonus", b"_set_bonus", "card_penalty", b"card_penalty", "card_penalty_rule", b"card_penalty_rule", "leftover_stalls", b"leftover_stalls", "leftover_stalls_rule", b"leftover_stalls_rule", "set_bonus", b"set_bonus", "set_bonus_rule", b"set_bonus_rule"]) -> None: ...
     @typing.overload
     def WhichOneof(self, oneof_group: typing.Literal["_card_penalty", b"_card_penalty"]) -> typing.Literal["card_penalty"] | None: ...
     @typing.overload
@@ -71,7 +259,9 @@ class LeilaoAction(google.protobuf.message.Message):
         CARD_FIELD_NUMBER: builtins.int
         EXTRA_FIELD_NUMBER: builtins.int
         card: builtins.int
+        """the main card, 1-20"""
         extra: builtins.int
+        """the extra card, for a fee of 5 points at the end"""
         def __init__(
             self,
             *,
@@ -90,6 +280,7 @@ class LeilaoAction(google.protobuf.message.Message):
 
         CARD_FIELD_NUMBER: builtins.int
         card: builtins.int
+        """the card, 1-20"""
         def __init__(
             self,
             *,
@@ -105,6 +296,7 @@ class LeilaoAction(google.protobuf.message.Message):
 
         STALL_FIELD_NUMBER: builtins.int
         stall: builtins.str
+        """the stall's name, as LeilaoStall.name gives it"""
         def __init__(
             self,
             *,
@@ -116,11 +308,17 @@ class LeilaoAction(google.protobuf.message.Message):
     REBID_FIELD_NUMBER: builtins.int
     PICK_FIELD_NUMBER: builtins.int
     @property
-    def bid(self) -> global___LeilaoAction.Bid: ...
+    def bid(self) -> global___LeilaoAction.Bid:
+        """the bid step: a sealed bid"""
+
     @property
-    def rebid(self) -> global___LeilaoAction.Rebid: ...
+    def rebid(self) -> global___LeilaoAction.Rebid:
+        """a tie-break: a sealed re-bid"""
+
     @property
-    def pick(self) -> global___LeilaoAction.Pick: ...
+    def pick(self) -> global___LeilaoAction.Pick:
+        """the pick step: take a stall"""
+
     def __init__(
         self,
         *,
@@ -135,39 +333,672 @@ class LeilaoAction(google.protobuf.message.Message):
 global___LeilaoAction = LeilaoAction
 
 @typing.final
+class LeilaoStall(google.protobuf.message.Message):
+    """A stall: a market card, worth its number at the end."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: builtins.int
+    COLOUR_FIELD_NUMBER: builtins.int
+    NUMBER_FIELD_NUMBER: builtins.int
+    name: builtins.str
+    """its name in a Pick action: colour and number, "red-19" """
+    colour: global___LeilaoColour.ValueType
+    """its colour"""
+    number: builtins.int
+    """its number, 1-20: its points"""
+    def __init__(
+        self,
+        *,
+        name: builtins.str = ...,
+        colour: global___LeilaoColour.ValueType = ...,
+        number: builtins.int = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["colour", b"colour", "name", b"name", "number", b"number"]) -> None: ...
+
+global___LeilaoStall = LeilaoStall
+
+@typing.final
+class LeilaoPlayedCard(google.protobuf.message.Message):
+    """A card in a played pile."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    CARD_FIELD_NUMBER: builtins.int
+    ROLE_FIELD_NUMBER: builtins.int
+    VOID_FIELD_NUMBER: builtins.int
+    ROUND_FIELD_NUMBER: builtins.int
+    card: builtins.int
+    """its number"""
+    role: global___LeilaoRole.ValueType
+    """what it was played as"""
+    void: builtins.bool
+    """a tie voided it (it still counts in the card penalty)"""
+    round: builtins.int
+    """the round it was played in"""
+    def __init__(
+        self,
+        *,
+        card: builtins.int = ...,
+        role: global___LeilaoRole.ValueType = ...,
+        void: builtins.bool = ...,
+        round: builtins.int = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["card", b"card", "role", b"role", "round", b"round", "void", b"void"]) -> None: ...
+
+global___LeilaoPlayedCard = LeilaoPlayedCard
+
+@typing.final
+class LeilaoSlot(google.protobuf.message.Message):
+    """A place in a round's ranking: one bid (main or extra) of one seat."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: builtins.int
+    ROLE_FIELD_NUMBER: builtins.int
+    CARD_FIELD_NUMBER: builtins.int
+    seat: builtins.int
+    """the bidder"""
+    role: global___LeilaoRole.ValueType
+    """MAIN or EXTRA"""
+    card: builtins.int
+    """the card bid"""
+    def __init__(
+        self,
+        *,
+        seat: builtins.int = ...,
+        role: global___LeilaoRole.ValueType = ...,
+        card: builtins.int = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["card", b"card", "role", b"role", "seat", b"seat"]) -> None: ...
+
+global___LeilaoSlot = LeilaoSlot
+
+@typing.final
+class LeilaoRankGroup(google.protobuf.message.Message):
+    """A place of a round's ranking: one slot, or two or more whose tie is not yet broken."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    SLOTS_FIELD_NUMBER: builtins.int
+    @property
+    def slots(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___LeilaoSlot]:
+        """one slot; several while they are tied, in priority order"""
+
+    def __init__(
+        self,
+        *,
+        slots: collections.abc.Iterable[global___LeilaoSlot] | None = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["slots", b"slots"]) -> None: ...
+
+global___LeilaoRankGroup = LeilaoRankGroup
+
+@typing.final
+class LeilaoChoice(google.protobuf.message.Message):
+    """One seat's sealed choice of a step: a bid, a main card and maybe an extra one; or a re-bid, one card."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: builtins.int
+    CARD_FIELD_NUMBER: builtins.int
+    EXTRA_FIELD_NUMBER: builtins.int
+    seat: builtins.int
+    """the seat that chose"""
+    card: builtins.int
+    """the bid's main card, or the re-bid"""
+    extra: builtins.int
+    """a bid's extra card; never set for a re-bid"""
+    def __init__(
+        self,
+        *,
+        seat: builtins.int = ...,
+        card: builtins.int = ...,
+        extra: builtins.int | None = ...,
+    ) -> None: ...
+    def HasField(self, field_name: typing.Literal["_extra", b"_extra", "extra", b"extra"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["_extra", b"_extra", "card", b"card", "extra", b"extra", "seat", b"seat"]) -> None: ...
+    def WhichOneof(self, oneof_group: typing.Literal["_extra", b"_extra"]) -> typing.Literal["extra"] | None: ...
+
+global___LeilaoChoice = LeilaoChoice
+
+@typing.final
 class LeilaoView(google.protobuf.message.Message):
-    """What a seat may see: the "leilao-view/1" JSON of docs/leilao.md."""
+    """What a seat may see: everything but the market deck's order and the other seats' sealed
+    choices of the current step, which it sees only as the seats in `acted` (their cards are
+    shown as still in their hands until the reveal).
+    """
 
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
 
     VIEW_FIELD_NUMBER: builtins.int
+    OPTIONS_FIELD_NUMBER: builtins.int
+    ROUND_FIELD_NUMBER: builtins.int
+    PHASE_FIELD_NUMBER: builtins.int
+    START_PLAYER_FIELD_NUMBER: builtins.int
+    PRIORITY_ORDER_FIELD_NUMBER: builtins.int
+    ACTED_FIELD_NUMBER: builtins.int
+    DISPLAY_FIELD_NUMBER: builtins.int
+    DECK_COUNT_FIELD_NUMBER: builtins.int
+    PLAYERS_FIELD_NUMBER: builtins.int
+    REMOVED_FIELD_NUMBER: builtins.int
+    SEALED_FIELD_NUMBER: builtins.int
+    TIE_GROUP_FIELD_NUMBER: builtins.int
+    RANKING_FIELD_NUMBER: builtins.int
+    PICK_SEQUENCE_FIELD_NUMBER: builtins.int
+    PICKS_MADE_FIELD_NUMBER: builtins.int
+    RESULT_FIELD_NUMBER: builtins.int
+    BID_OPTIONS_FIELD_NUMBER: builtins.int
+    round: builtins.int
+    """the round, from 1"""
+    phase: global___LeilaoPhase.ValueType
+    """the round's step"""
+    start_player: builtins.int
+    """the seat first in the priority order"""
+    deck_count: builtins.int
+    """market cards left in the deck (its order is hidden from everyone)"""
+    picks_made: builtins.int
+    """in the pick step: how many of the pick sequence have picked"""
     @property
-    def view(self) -> google.protobuf.struct_pb2.Struct: ...
+    def view(self) -> google.protobuf.struct_pb2.Struct:
+        """Replaced by the typed fields below: the "leilao-view/1" JSON of docs/leilao.md."""
+
+    @property
+    def options(self) -> global___LeilaoOptions:
+        """the match's rule options, every one set"""
+
+    @property
+    def priority_order(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[builtins.int]:
+        """the seats from the start player on: what settles ties cards cannot"""
+
+    @property
+    def acted(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[builtins.int]:
+        """the seats that have made their sealed choice in the current step"""
+
+    @property
+    def display(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___LeilaoStall]:
+        """the stalls of the round still to be taken, in the order dealt"""
+
+    @property
+    def players(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___LeilaoPlayer]:
+        """by seat"""
+
+    @property
+    def removed(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___LeilaoStall]:
+        """stalls that left the game (leftover_stalls_rule DISCARD)"""
+
+    @property
+    def sealed(self) -> global___LeilaoChoice:
+        """the viewer's own sealed choice of the current step, until the reveal"""
+
+    @property
+    def tie_group(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___LeilaoSlot]:
+        """in the tie-break step: the tie group being broken"""
+
+    @property
+    def ranking(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___LeilaoRankGroup]:
+        """From the round's reveal: its ranking, best place first. A group of two or more slots is a
+        tie not yet broken; once every tie is broken each group holds one slot.
+        """
+
+    @property
+    def pick_sequence(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[builtins.int]:
+        """in the pick step: the seats in picking order"""
+
+    @property
+    def result(self) -> mercado.v1.score_pb2.GameResult:
+        """set once the game is over"""
+
+    @property
+    def bid_options(self) -> global___LeilaoBidOptions:
+        """For the viewer, while it must bid or re-bid: its choices, grouped (what its legal actions
+        list one by one).
+        """
+
     def __init__(
         self,
         *,
         view: google.protobuf.struct_pb2.Struct | None = ...,
+        options: global___LeilaoOptions | None = ...,
+        round: builtins.int = ...,
+        phase: global___LeilaoPhase.ValueType = ...,
+        start_player: builtins.int = ...,
+        priority_order: collections.abc.Iterable[builtins.int] | None = ...,
+        acted: collections.abc.Iterable[builtins.int] | None = ...,
+        display: collections.abc.Iterable[global___LeilaoStall] | None = ...,
+        deck_count: builtins.int = ...,
+        players: collections.abc.Iterable[global___LeilaoPlayer] | None = ...,
+        removed: collections.abc.Iterable[global___LeilaoStall] | None = ...,
+        sealed: global___LeilaoChoice | None = ...,
+        tie_group: collections.abc.Iterable[global___LeilaoSlot] | None = ...,
+        ranking: collections.abc.Iterable[global___LeilaoRankGroup] | None = ...,
+        pick_sequence: collections.abc.Iterable[builtins.int] | None = ...,
+        picks_made: builtins.int = ...,
+        result: mercado.v1.score_pb2.GameResult | None = ...,
+        bid_options: global___LeilaoBidOptions | None = ...,
     ) -> None: ...
-    def HasField(self, field_name: typing.Literal["view", b"view"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["view", b"view"]) -> None: ...
+    def HasField(self, field_name: typing.Literal["bid_options", b"bid_options", "options", b"options", "result", b"result", "sealed", b"sealed", "view", b"view"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["acted", b"acted", "bid_options", b"bid_options", "deck_count", b"deck_count", "display", b"display", "options", b"options", "phase", b"phase", "pick_sequence", b"pick_sequence", "picks_made", b"picks_made", "players", b"players", "priority_order", b"priority_order", "ranking", b"ranking", "removed", b"removed", "result", b"result", "round", b"round", "sealed", b"sealed", "start_player", b"start_player", "tie_group", b"tie_group", "view", b"view"]) -> None: ...
 
 global___LeilaoView = LeilaoView
 
 @typing.final
-class LeilaoEvent(google.protobuf.message.Message):
-    """One event as a seat may see it, the JSON of docs/leilao.md (`type` names it)."""
+class LeilaoPlayer(google.protobuf.message.Message):
+    """What a seat may see of one player: everything but its sealed choice of the current step."""
 
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
 
-    EVENT_FIELD_NUMBER: builtins.int
+    SEAT_FIELD_NUMBER: builtins.int
+    STALLS_FIELD_NUMBER: builtins.int
+    PLAYED_FIELD_NUMBER: builtins.int
+    FEES_FIELD_NUMBER: builtins.int
+    HAND_FIELD_NUMBER: builtins.int
+    SCORE_FIELD_NUMBER: builtins.int
+    seat: builtins.int
+    """the player's seat"""
+    fees: builtins.int
+    """the extra-bid fees it owes: 5 per extra card revealed"""
+    score: builtins.int
+    """its score if the game ended now (MatchState.score_parts explains it)"""
     @property
-    def event(self) -> google.protobuf.struct_pb2.Struct: ...
+    def stalls(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___LeilaoStall]:
+        """its stall area, in the order taken"""
+
+    @property
+    def played(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___LeilaoPlayedCard]:
+        """its played pile, in the order played"""
+
+    @property
+    def hand(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[builtins.int]:
+        """Its hand, increasing. Another seat's sealed choice not yet revealed is shown as still in it;
+        the viewer's own is not (it is the view's `sealed`).
+        """
+
+    def __init__(
+        self,
+        *,
+        seat: builtins.int = ...,
+        stalls: collections.abc.Iterable[global___LeilaoStall] | None = ...,
+        played: collections.abc.Iterable[global___LeilaoPlayedCard] | None = ...,
+        fees: builtins.int = ...,
+        hand: collections.abc.Iterable[builtins.int] | None = ...,
+        score: builtins.int = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["fees", b"fees", "hand", b"hand", "played", b"played", "score", b"score", "seat", b"seat", "stalls", b"stalls"]) -> None: ...
+
+global___LeilaoPlayer = LeilaoPlayer
+
+@typing.final
+class LeilaoBidOptions(google.protobuf.message.Message):
+    """The sealed choices a seat may make now, grouped: every legal bid or re-bid."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    STEP_FIELD_NUMBER: builtins.int
+    CARDS_FIELD_NUMBER: builtins.int
+    EXTRA_FEE_FIELD_NUMBER: builtins.int
+    step: global___LeilaoPhase.ValueType
+    """BID (a main card, and maybe an extra one) or TIEBREAK (one card)"""
+    extra_fee: builtins.int
+    """in the bid step: the points an extra card takes off the final score"""
+    @property
+    def cards(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___LeilaoBidCard]:
+        """the cards it may bid (or re-bid), increasing"""
+
+    def __init__(
+        self,
+        *,
+        step: global___LeilaoPhase.ValueType = ...,
+        cards: collections.abc.Iterable[global___LeilaoBidCard] | None = ...,
+        extra_fee: builtins.int = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["cards", b"cards", "extra_fee", b"extra_fee", "step", b"step"]) -> None: ...
+
+global___LeilaoBidOptions = LeilaoBidOptions
+
+@typing.final
+class LeilaoBidCard(google.protobuf.message.Message):
+    """A card a seat may bid, and the extra cards it may add to it."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    CARD_FIELD_NUMBER: builtins.int
+    EXTRAS_FIELD_NUMBER: builtins.int
+    card: builtins.int
+    """the main card (or re-bid)"""
+    @property
+    def extras(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[builtins.int]:
+        """the extra cards allowed with it, increasing; empty in a tie-break"""
+
+    def __init__(
+        self,
+        *,
+        card: builtins.int = ...,
+        extras: collections.abc.Iterable[builtins.int] | None = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["card", b"card", "extras", b"extras"]) -> None: ...
+
+global___LeilaoBidCard = LeilaoBidCard
+
+@typing.final
+class LeilaoEvent(google.protobuf.message.Message):
+    """One event as a seat may see it: what an action did. Exactly one of the kinds is set, named as
+    the JSON event's `type` in docs/leilao.md.
+    """
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    @typing.final
+    class Sealed(google.protobuf.message.Message):
+        """A seat made its sealed choice. Another seat sees only that it chose."""
+
+        DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+        STEP_FIELD_NUMBER: builtins.int
+        SEAT_FIELD_NUMBER: builtins.int
+        CHOICE_FIELD_NUMBER: builtins.int
+        step: global___LeilaoPhase.ValueType
+        """BID or TIEBREAK"""
+        seat: builtins.int
+        """the seat that chose"""
+        @property
+        def choice(self) -> global___LeilaoChoice:
+            """what it chose, for the seat itself only"""
+
+        def __init__(
+            self,
+            *,
+            step: global___LeilaoPhase.ValueType = ...,
+            seat: builtins.int = ...,
+            choice: global___LeilaoChoice | None = ...,
+        ) -> None: ...
+        def HasField(self, field_name: typing.Literal["choice", b"choice"]) -> builtins.bool: ...
+        def ClearField(self, field_name: typing.Literal["choice", b"choice", "seat", b"seat", "step", b"step"]) -> None: ...
+
+    @typing.final
+    class Reveal(google.protobuf.message.Message):
+        """The step's last choice revealed every one, together."""
+
+        DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+        STEP_FIELD_NUMBER: builtins.int
+        ROUND_FIELD_NUMBER: builtins.int
+        CHOICES_FIELD_NUMBER: builtins.int
+        step: global___LeilaoPhase.ValueType
+        """BID or TIEBREAK"""
+        round: builtins.int
+        """the round"""
+        @property
+        def choices(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___LeilaoChoice]:
+            """every seat's choice, in seat order"""
+
+        def __init__(
+            self,
+            *,
+            step: global___LeilaoPhase.ValueType = ...,
+            round: builtins.int = ...,
+            choices: collections.abc.Iterable[global___LeilaoChoice] | None = ...,
+        ) -> None: ...
+        def ClearField(self, field_name: typing.Literal["choices", b"choices", "round", b"round", "step", b"step"]) -> None: ...
+
+    @typing.final
+    class Tiebreak(google.protobuf.message.Message):
+        """A tie group whose owners must re-bid."""
+
+        DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+        CARD_FIELD_NUMBER: builtins.int
+        SLOTS_FIELD_NUMBER: builtins.int
+        PENDING_FIELD_NUMBER: builtins.int
+        card: builtins.int
+        """the number they tied at"""
+        @property
+        def slots(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___LeilaoSlot]:
+            """the tied slots, in priority order"""
+
+        @property
+        def pending(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[builtins.int]:
+            """the seats that re-bid"""
+
+        def __init__(
+            self,
+            *,
+            card: builtins.int = ...,
+            slots: collections.abc.Iterable[global___LeilaoSlot] | None = ...,
+            pending: collections.abc.Iterable[builtins.int] | None = ...,
+        ) -> None: ...
+        def ClearField(self, field_name: typing.Literal["card", b"card", "pending", b"pending", "slots", b"slots"]) -> None: ...
+
+    @typing.final
+    class TieSettled(google.protobuf.message.Message):
+        """A tie settled without re-bids (fewer than two of its seats hold a card)."""
+
+        DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+        ORDER_FIELD_NUMBER: builtins.int
+        @property
+        def order(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___LeilaoSlot]:
+            """its slots in their new order"""
+
+        def __init__(
+            self,
+            *,
+            order: collections.abc.Iterable[global___LeilaoSlot] | None = ...,
+        ) -> None: ...
+        def ClearField(self, field_name: typing.Literal["order", b"order"]) -> None: ...
+
+    @typing.final
+    class Ranking(google.protobuf.message.Message):
+        """The round's ranking is complete."""
+
+        DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+        RANKING_FIELD_NUMBER: builtins.int
+        PICK_SEQUENCE_FIELD_NUMBER: builtins.int
+        @property
+        def ranking(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___LeilaoRankGroup]:
+            """best place first, one slot each"""
+
+        @property
+        def pick_sequence(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[builtins.int]:
+            """the seats in picking order"""
+
+        def __init__(
+            self,
+            *,
+            ranking: collections.abc.Iterable[global___LeilaoRankGroup] | None = ...,
+            pick_sequence: collections.abc.Iterable[builtins.int] | None = ...,
+        ) -> None: ...
+        def ClearField(self, field_name: typing.Literal["pick_sequence", b"pick_sequence", "ranking", b"ranking"]) -> None: ...
+
+    @typing.final
+    class Pick(google.protobuf.message.Message):
+        """A seat took a stall."""
+
+        DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: builtins.int
+        STALL_FIELD_NUMBER: builtins.int
+        seat: builtins.int
+        """the seat"""
+        @property
+        def stall(self) -> global___LeilaoStall:
+            """the stall taken"""
+
+        def __init__(
+            self,
+            *,
+            seat: builtins.int = ...,
+            stall: global___LeilaoStall | None = ...,
+        ) -> None: ...
+        def HasField(self, field_name: typing.Literal["stall", b"stall"]) -> builtins.bool: ...
+        def ClearField(self, field_name: typing.Literal["seat", b"seat", "stall", b"stall"]) -> None: ...
+
+    @typing.final
+    class Leftover(google.protobuf.message.Message):
+        """The stalls left in the display left the game (leftover_stalls_rule DISCARD)."""
+
+        DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+        STALLS_FIELD_NUMBER: builtins.int
+        @property
+        def stalls(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___LeilaoStall]:
+            """the stalls removed"""
+
+        def __init__(
+            self,
+            *,
+            stalls: collections.abc.Iterable[global___LeilaoStall] | None = ...,
+        ) -> None: ...
+        def ClearField(self, field_name: typing.Literal["stalls", b"stalls"]) -> None: ...
+
+    @typing.final
+    class Deal(google.protobuf.message.Message):
+        """A round's stalls were dealt."""
+
+        DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+        ROUND_FIELD_NUMBER: builtins.int
+        DISPLAY_FIELD_NUMBER: builtins.int
+        DECK_COUNT_FIELD_NUMBER: builtins.int
+        round: builtins.int
+        """the new round"""
+        deck_count: builtins.int
+        """market cards left in the deck"""
+        @property
+        def display(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___LeilaoStall]:
+            """the stalls dealt"""
+
+        def __init__(
+            self,
+            *,
+            round: builtins.int = ...,
+            display: collections.abc.Iterable[global___LeilaoStall] | None = ...,
+            deck_count: builtins.int = ...,
+        ) -> None: ...
+        def ClearField(self, field_name: typing.Literal["deck_count", b"deck_count", "display", b"display", "round", b"round"]) -> None: ...
+
+    @typing.final
+    class GameOver(google.protobuf.message.Message):
+        """The game is over."""
+
+        DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+        RESULT_FIELD_NUMBER: builtins.int
+        @property
+        def result(self) -> mercado.v1.score_pb2.GameResult:
+            """the final scores and ranks"""
+
+        def __init__(
+            self,
+            *,
+            result: mercado.v1.score_pb2.GameResult | None = ...,
+        ) -> None: ...
+        def HasField(self, field_name: typing.Literal["result", b"result"]) -> builtins.bool: ...
+        def ClearField(self, field_name: typing.Literal["result", b"result"]) -> None: ...
+
+    EVENT_FIELD_NUMBER: builtins.int
+    SEALED_FIELD_NUMBER: builtins.int
+    REVEAL_FIELD_NUMBER: builtins.int
+    TIEBREAK_FIELD_NUMBER: builtins.int
+    TIE_SETTLED_FIELD_NUMBER: builtins.int
+    RANKING_FIELD_NUMBER: builtins.int
+    PICK_FIELD_NUMBER: builtins.int
+    LEFTOVER_FIELD_NUMBER: builtins.int
+    DEAL_FIELD_NUMBER: builtins.int
+    GAME_OVER_FIELD_NUMBER: builtins.int
+    @property
+    def event(self) -> google.protobuf.struct_pb2.Struct:
+        """Replaced by the kinds below: the event's JSON of docs/leilao.md."""
+
+    @property
+    def sealed(self) -> global___LeilaoEvent.Sealed:
+        """a seat made its sealed choice"""
+
+    @property
+    def reveal(self) -> global___LeilaoEvent.Reveal:
+        """every sealed choice of a step revealed together"""
+
+    @property
+    def tiebreak(self) -> global___LeilaoEvent.Tiebreak:
+        """a tie group must re-bid"""
+
+    @property
+    def tie_settled(self) -> global___LeilaoEvent.TieSettled:
+        """a tie settled without re-bids"""
+
+    @property
+    def ranking(self) -> global___LeilaoEvent.Ranking:
+        """the round's ranking complete, and its pick sequence"""
+
+    @property
+    def pick(self) -> global___LeilaoEvent.Pick:
+        """a stall taken"""
+
+    @property
+    def leftover(self) -> global___LeilaoEvent.Leftover:
+        """stalls left over removed from the game"""
+
+    @property
+    def deal(self) -> global___LeilaoEvent.Deal:
+        """a round's stalls dealt"""
+
+    @property
+    def game_over(self) -> global___LeilaoEvent.GameOver:
+        """the game is over"""
+
     def __init__(
         self,
         *,
         event: google.protobuf.struct_pb2.Struct | None = ...,
+        sealed: global___LeilaoEvent.Sealed | None = ...,
+        reveal: global___LeilaoEvent.Reveal | None = ...,
+        tiebreak: global___LeilaoEvent.Tiebreak | None = ...,
+        tie_settled: global___LeilaoEvent.TieSettled | None = ...,
+        ranking: global___LeilaoEvent.Ranking | None = ...,
+        pick: global___LeilaoEvent.Pick | None = ...,
+        leftover: global___LeilaoEvent.Leftover | None = ...,
+        deal: global___LeilaoEvent.Deal | None = ...,
+        game_over: global___LeilaoEvent.GameOver | None = ...,
     ) -> None: ...
-    def HasField(self, field_name: typing.Literal["event", b"event"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["event", b"event"]) -> None: ...
+    def HasField(self, field_name: typing.Literal["deal", b"deal", "event", b"event", "game_over", b"game_over", "kind", b"kind", "leftover", b"leftover", "pick", b"pick", "ranking", b"ranking", "reveal", b"reveal", "sealed", b"sealed", "tie_settled", b"tie_settled", "tiebreak", b"tiebreak"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["deal", b"deal", "event", b"event", "game_over", b"game_over", "kind", b"kind", "leftover", b"leftover", "pick", b"pick", "ranking", b"ranking", "reveal", b"reveal", "sealed", b"sealed", "tie_settled", b"tie_settled", "tiebreak", b"tiebreak"]) -> None: ...
+    def WhichOneof(self, oneof_group: typing.Literal["kind", b"kind"]) -> typing.Literal["sealed", "reveal", "tiebreak", "tie_settled", "ranking", "pick", "leftover", "deal", "game_over"] | None: ...
 
 global___LeilaoEvent = LeilaoEvent
+
+@typing.final
+class LeilaoPreview(google.protobuf.message.Message):
+    """What a legal action would cost at the end and gain, computed by the rules: its change to its
+    player's score parts (ScoreParts), which are final once the game is over.
+    """
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    CARD_PENALTY_FIELD_NUMBER: builtins.int
+    FEE_FIELD_NUMBER: builtins.int
+    STALL_POINTS_FIELD_NUMBER: builtins.int
+    SET_BONUS_FIELD_NUMBER: builtins.int
+    SCORE_CHANGE_FIELD_NUMBER: builtins.int
+    card_penalty: builtins.int
+    """a bid or re-bid: the points its cards take off the final score"""
+    fee: builtins.int
+    """a bid with an extra card: the extra-bid fee"""
+    stall_points: builtins.int
+    """a pick: the stall's number"""
+    set_bonus: builtins.int
+    """a pick: the set bonus it adds"""
+    score_change: builtins.int
+    """stall_points + set_bonus - card_penalty - fee"""
+    def __init__(
+        self,
+        *,
+        card_penalty: builtins.int = ...,
+        fee: builtins.int = ...,
+        stall_points: builtins.int = ...,
+        set_bonus: builtins.int = ...,
+        score_change: builtins.int = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["card_penalty", b"card_penalty", "fee", b"fee", "score_change", b"score_change", "set_bonus", b"set_bonus", "stall_points", b"stall_points"]) -> None: ...
+
+global___LeilaoPreview = LeilaoPreview

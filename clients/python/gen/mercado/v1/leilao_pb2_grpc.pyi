@@ -4,15 +4,20 @@ isort:skip_file
 Leilão: the game-specific part of the mercado v1 API for the sealed-bid stall auction of
 docs/leilao.md.
 
-Options and actions are typed and mirror their JSON forms of docs/leilao.md: an action's
-JSON `{"type": "bid", "card": 4, "extra": 9}` is the `bid` field of LeilaoAction with those
-fields. Views and events are the JSON the rules produce ("leilao-view/1" and the events of
-docs/leilao.md), carried as a google.protobuf.Struct, so a client reads them as plain JSON
-objects. Numbers in a Struct are JSON numbers (whole numbers here).
+Every message is typed and uses the rules' names of docs/leilao.md. Actions mirror their
+JSON forms: an action's JSON `{"type": "bid", "card": 4, "extra": 9}` is the `bid` field of
+LeilaoAction with those fields. Bid cards are their numbers, 1-20; a stall (a market card) is
+named by its colour and number, "red-19", which a view and an event give as a LeilaoStall.
 
-Bids are sealed: every seat to move bids at once. Until the last bid of a step arrives,
-other seats see only that a seat has bid (a `sealed` event without the cards, and the seat
-in the view's `acted`); the last bid reveals them all together (a `reveal` event).
+Bids are sealed: every seat to move bids at once. Until the last bid of a step arrives, other
+seats see only that a seat has bid (a `sealed` event without its choice, and the seat in the
+view's `acted`); the last bid reveals them all together (a `reveal` event). A view's
+`bid_options` gives a seat that must bid its choices grouped by main card, beside the flat
+list of MatchState.legal_actions.
+
+Each view and event also carries the rules' JSON ("leilao-view/1" and the events of
+docs/leilao.md) in a google.protobuf.Struct, the deprecated `view` and `event` fields: they
+stay filled for clients written against them, and go in a later version.
 """
 
 import abc

@@ -70,6 +70,7 @@ import google.protobuf.message
 import mercado.v1.leilao_pb2
 import mercado.v1.mercado_pb2
 import mercado.v1.oregano_pb2
+import mercado.v1.score_pb2
 import sys
 import typing
 
@@ -96,7 +97,9 @@ class _GameEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._EnumTypeW
     """Leilão, sealed bids for market stalls: docs/leilao.md"""
 
 class Game(_Game, metaclass=_GameEnumTypeWrapper):
-    """The games this service hosts (docs/games.md); more may be added."""
+    """The games this service hosts, each with its rules page; more may be added
+    (docs/adding-a-game.md).
+    """
 
 GAME_UNSPECIFIED: Game.ValueType  # 0
 """the default: Mercado de Lisboa"""
@@ -671,11 +674,17 @@ class Event(google.protobuf.message.Message):
     OREGANO_FIELD_NUMBER: builtins.int
     LEILAO_FIELD_NUMBER: builtins.int
     @property
-    def mercado(self) -> mercado.v1.mercado_pb2.MercadoEvent: ...
+    def mercado(self) -> mercado.v1.mercado_pb2.MercadoEvent:
+        """an event of Mercado de Lisboa"""
+
     @property
-    def oregano(self) -> mercado.v1.oregano_pb2.OreganoEvent: ...
+    def oregano(self) -> mercado.v1.oregano_pb2.OreganoEvent:
+        """an event of Oregano"""
+
     @property
-    def leilao(self) -> mercado.v1.leilao_pb2.LeilaoEvent: ...
+    def leilao(self) -> mercado.v1.leilao_pb2.LeilaoEvent:
+        """an event of Leilão"""
+
     def __init__(
         self,
         *,
@@ -699,11 +708,17 @@ class View(google.protobuf.message.Message):
     OREGANO_FIELD_NUMBER: builtins.int
     LEILAO_FIELD_NUMBER: builtins.int
     @property
-    def mercado(self) -> mercado.v1.mercado_pb2.MercadoView: ...
+    def mercado(self) -> mercado.v1.mercado_pb2.MercadoView:
+        """a view of Mercado de Lisboa"""
+
     @property
-    def oregano(self) -> mercado.v1.oregano_pb2.OreganoView: ...
+    def oregano(self) -> mercado.v1.oregano_pb2.OreganoView:
+        """a view of Oregano"""
+
     @property
-    def leilao(self) -> mercado.v1.leilao_pb2.LeilaoView: ...
+    def leilao(self) -> mercado.v1.leilao_pb2.LeilaoView:
+        """a view of Leilão"""
+
     def __init__(
         self,
         *,
@@ -719,21 +734,37 @@ global___View = View
 
 @typing.final
 class ActionPreview(google.protobuf.message.Message):
-    """The game-specific part of what a legal action would cost and pay."""
+    """The game-specific part of what a legal action would cost and pay, as the caller may see it,
+    computed by the game's rules.
+    """
 
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
 
     MERCADO_FIELD_NUMBER: builtins.int
+    OREGANO_FIELD_NUMBER: builtins.int
+    LEILAO_FIELD_NUMBER: builtins.int
     @property
-    def mercado(self) -> mercado.v1.mercado_pb2.MercadoPreview: ...
+    def mercado(self) -> mercado.v1.mercado_pb2.MercadoPreview:
+        """the coins it costs and pays"""
+
+    @property
+    def oregano(self) -> mercado.v1.oregano_pb2.OreganoPreview:
+        """the gold and cards it costs and pays, and its change to the score"""
+
+    @property
+    def leilao(self) -> mercado.v1.leilao_pb2.LeilaoPreview:
+        """what it costs at the end, or gains, in points"""
+
     def __init__(
         self,
         *,
         mercado: mercado.v1.mercado_pb2.MercadoPreview | None = ...,
+        oregano: mercado.v1.oregano_pb2.OreganoPreview | None = ...,
+        leilao: mercado.v1.leilao_pb2.LeilaoPreview | None = ...,
     ) -> None: ...
-    def HasField(self, field_name: typing.Literal["game", b"game", "mercado", b"mercado"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["game", b"game", "mercado", b"mercado"]) -> None: ...
-    def WhichOneof(self, oneof_group: typing.Literal["game", b"game"]) -> typing.Literal["mercado"] | None: ...
+    def HasField(self, field_name: typing.Literal["game", b"game", "leilao", b"leilao", "mercado", b"mercado", "oregano", b"oregano"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["game", b"game", "leilao", b"leilao", "mercado", b"mercado", "oregano", b"oregano"]) -> None: ...
+    def WhichOneof(self, oneof_group: typing.Literal["game", b"game"]) -> typing.Literal["mercado", "oregano", "leilao"] | None: ...
 
 global___ActionPreview = ActionPreview
 
@@ -751,6 +782,7 @@ class MatchState(google.protobuf.message.Message):
     LEGAL_ACTIONS_FIELD_NUMBER: builtins.int
     PREVIEWS_FIELD_NUMBER: builtins.int
     SEATS_TO_MOVE_FIELD_NUMBER: builtins.int
+    SCORE_PARTS_FIELD_NUMBER: builtins.int
     version: builtins.int
     your_seat: builtins.int
     """absent for a spectator"""
@@ -777,6 +809,14 @@ class MatchState(google.protobuf.message.Message):
         to_move is then absent.
         """
 
+    @property
+    def score_parts(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[mercado.v1.score_pb2.ScoreParts]:
+        """Each seat's score that the caller may know, as named parts that add up to it, by seat: while
+        playing, its score if the game ended now (in Mercado de Lisboa with hidden money, the
+        caller's own seat only); once finished, the final score with the tie-breaks that decided
+        the ranks (MatchSummary.ranks). Empty while seats are open.
+        """
+
     def __init__(
         self,
         *,
@@ -788,9 +828,10 @@ class MatchState(google.protobuf.message.Message):
         legal_actions: collections.abc.Iterable[global___Action] | None = ...,
         previews: collections.abc.Iterable[global___ActionPreview] | None = ...,
         seats_to_move: collections.abc.Iterable[builtins.int] | None = ...,
+        score_parts: collections.abc.Iterable[mercado.v1.score_pb2.ScoreParts] | None = ...,
     ) -> None: ...
     def HasField(self, field_name: typing.Literal["_to_move", b"_to_move", "_your_seat", b"_your_seat", "match", b"match", "to_move", b"to_move", "view", b"view", "your_seat", b"your_seat"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["_to_move", b"_to_move", "_your_seat", b"_your_seat", "legal_actions", b"legal_actions", "match", b"match", "previews", b"previews", "seats_to_move", b"seats_to_move", "to_move", b"to_move", "version", b"version", "view", b"view", "your_seat", b"your_seat"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["_to_move", b"_to_move", "_your_seat", b"_your_seat", "legal_actions", b"legal_actions", "match", b"match", "previews", b"previews", "score_parts", b"score_parts", "seats_to_move", b"seats_to_move", "to_move", b"to_move", "version", b"version", "view", b"view", "your_seat", b"your_seat"]) -> None: ...
     @typing.overload
     def WhichOneof(self, oneof_group: typing.Literal["_to_move", b"_to_move"]) -> typing.Literal["to_move"] | None: ...
     @typing.overload

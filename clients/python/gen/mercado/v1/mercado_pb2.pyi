@@ -192,7 +192,9 @@ class Entrance(google.protobuf.message.Message):
     SIDE_FIELD_NUMBER: builtins.int
     LINE_FIELD_NUMBER: builtins.int
     side: global___Side.ValueType
+    """the side of the market it is on"""
     line: builtins.int
+    """the column (top, bottom) or row (left, right) it serves, 1..5"""
     def __init__(
         self,
         *,
@@ -212,6 +214,7 @@ class CustomerTile(google.protobuf.message.Message):
     LEVEL_FIELD_NUMBER: builtins.int
     GOODS_FIELD_NUMBER: builtins.int
     level: builtins.int
+    """how many customers: 1..4"""
     @property
     def goods(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[global___Good.ValueType]:
         """exactly two, in the order fish, flowers, tomatoes, meat, grapes"""
@@ -235,6 +238,7 @@ class MercadoOptions(google.protobuf.message.Message):
     MONEY_FIELD_NUMBER: builtins.int
     FACE_DOWN_COUNTS_AS_AVAILABLE_FIELD_NUMBER: builtins.int
     money: global___Money.ValueType
+    """whether coin totals are public"""
     face_down_counts_as_available: builtins.bool
     """End trigger 1 counts squares holding a face-down restaurant as available. Default true."""
     def __init__(
@@ -317,8 +321,11 @@ class OpenStand(google.protobuf.message.Message):
     GOOD_FIELD_NUMBER: builtins.int
     SQUARE_FIELD_NUMBER: builtins.int
     good: global___Good.ValueType
+    """a stand tile of your hand"""
     @property
-    def square(self) -> global___Square: ...
+    def square(self) -> global___Square:
+        """an empty square"""
+
     def __init__(
         self,
         *,
@@ -350,6 +357,7 @@ class TakeOffer(google.protobuf.message.Message):
 
     GOOD_FIELD_NUMBER: builtins.int
     good: global___Good.ValueType
+    """a tile of the offer"""
     def __init__(
         self,
         *,
@@ -368,9 +376,13 @@ class BringCustomer(google.protobuf.message.Message):
     TILE_FIELD_NUMBER: builtins.int
     ENTRANCE_FIELD_NUMBER: builtins.int
     @property
-    def tile(self) -> global___CustomerTile: ...
+    def tile(self) -> global___CustomerTile:
+        """a tile of the display"""
+
     @property
-    def entrance(self) -> global___Entrance: ...
+    def entrance(self) -> global___Entrance:
+        """an empty entrance"""
+
     def __init__(
         self,
         *,
@@ -391,8 +403,11 @@ class OpenRestaurant(google.protobuf.message.Message):
     RESTAURANT_FIELD_NUMBER: builtins.int
     SQUARE_FIELD_NUMBER: builtins.int
     restaurant: global___Restaurant.ValueType
+    """a restaurant of your hand"""
     @property
-    def square(self) -> global___Square: ...
+    def square(self) -> global___Square:
+        """an empty square"""
+
     def __init__(
         self,
         *,
@@ -442,14 +457,18 @@ global___MercadoPreview = MercadoPreview
 
 @typing.final
 class Earning(google.protobuf.message.Message):
-    """Coins one seat earns; `amount` is absent when money is hidden and the seat is not the viewer."""
+    """Coins one seat earns (in Oregano, gold). In Mercado de Lisboa `amount` is absent when money is
+    hidden and the seat is not the viewer.
+    """
 
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
 
     SEAT_FIELD_NUMBER: builtins.int
     AMOUNT_FIELD_NUMBER: builtins.int
     seat: builtins.int
+    """the seat paid"""
     amount: builtins.int
+    """how much it earns, when the viewer may see it"""
     def __init__(
         self,
         *,
@@ -478,9 +497,13 @@ class SquareContent(google.protobuf.message.Message):
     restaurant: global___Restaurant.ValueType
     """face up"""
     @property
-    def square(self) -> global___Square: ...
+    def square(self) -> global___Square:
+        """the square"""
+
     @property
-    def stand(self) -> global___Stand: ...
+    def stand(self) -> global___Stand:
+        """a player's stand"""
+
     @property
     def face_down(self) -> global___FaceDown:
         """a face-down restaurant; its identity is never sent"""
@@ -508,6 +531,7 @@ class Stand(google.protobuf.message.Message):
     GOOD_FIELD_NUMBER: builtins.int
     OWNER_FIELD_NUMBER: builtins.int
     good: global___Good.ValueType
+    """what it sells"""
     owner: builtins.int
     """seat"""
     def __init__(
@@ -541,9 +565,13 @@ class EntranceContent(google.protobuf.message.Message):
     ENTRANCE_FIELD_NUMBER: builtins.int
     TILE_FIELD_NUMBER: builtins.int
     @property
-    def entrance(self) -> global___Entrance: ...
+    def entrance(self) -> global___Entrance:
+        """the entrance"""
+
     @property
-    def tile(self) -> global___CustomerTile: ...
+    def tile(self) -> global___CustomerTile:
+        """the customers waiting there"""
+
     def __init__(
         self,
         *,
@@ -567,13 +595,19 @@ class PlayerPublic(google.protobuf.message.Message):
     STAND_HAND_FIELD_NUMBER: builtins.int
     RESTAURANT_HAND_FIELD_NUMBER: builtins.int
     seat: builtins.int
+    """the player's seat"""
     coins: builtins.int
     """absent when money is hidden and this is not the viewer"""
     wooden_stands: builtins.int
+    """wooden stands left to open stands with"""
     @property
-    def stand_hand(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[global___Good.ValueType]: ...
+    def stand_hand(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[global___Good.ValueType]:
+        """the stand tiles in its hand"""
+
     @property
-    def restaurant_hand(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[global___Restaurant.ValueType]: ...
+    def restaurant_hand(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[global___Restaurant.ValueType]:
+        """the restaurants in its hand (each costs a coin at the end)"""
+
     def __init__(
         self,
         *,
@@ -599,9 +633,13 @@ class CustomerLevel(google.protobuf.message.Message):
     DISPLAY_FIELD_NUMBER: builtins.int
     DECK_SIZE_FIELD_NUMBER: builtins.int
     level: builtins.int
+    """1..4"""
     deck_size: builtins.int
+    """tiles left in the level's deck (its order is hidden)"""
     @property
-    def display(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___CustomerTile]: ...
+    def display(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___CustomerTile]:
+        """the tiles on display, which players may bring"""
+
     def __init__(
         self,
         *,
@@ -624,7 +662,7 @@ class MercadoResult(google.protobuf.message.Message):
     RANKS_FIELD_NUMBER: builtins.int
     @property
     def scores(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[builtins.int]:
-        """by seat, restaurants left in hand already deducted"""
+        """by seat, restaurants left in hand already deducted (MatchState.score_parts explains them)"""
 
     @property
     def stands_on_market(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[builtins.int]:
@@ -668,15 +706,21 @@ class MercadoView(google.protobuf.message.Message):
     RESULT_FIELD_NUMBER: builtins.int
     REFRESHED_THIS_TURN_FIELD_NUMBER: builtins.int
     phase: global___Phase.ValueType
+    """the turn's phase"""
     redrawn_this_turn: builtins.bool
+    """the player to move swapped its hand this turn: it does not again"""
     bag_size: builtins.int
+    """stand tiles left in the bag (its order and contents are hidden)"""
     consecutive_coins: builtins.int
+    """coin actions taken in a row: as many as players (4 with two) end the game at once"""
     final_turns_left: builtins.int
     """set in the final round"""
     refreshed_this_turn: builtins.bool
     """the stand offer was refreshed this turn: it is not refreshed again"""
     @property
-    def options(self) -> global___MercadoOptions: ...
+    def options(self) -> global___MercadoOptions:
+        """the match's rule options"""
+
     @property
     def players(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___PlayerPublic]:
         """by seat"""
@@ -690,7 +734,9 @@ class MercadoView(google.protobuf.message.Message):
         """occupied entrances only"""
 
     @property
-    def offer(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[global___Good.ValueType]: ...
+    def offer(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[global___Good.ValueType]:
+        """the stand offer"""
+
     @property
     def customers(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___CustomerLevel]:
         """levels 1..4"""
@@ -745,31 +791,57 @@ class MercadoEvent(google.protobuf.message.Message):
     END_TRIGGERED_FIELD_NUMBER: builtins.int
     GAME_ENDED_FIELD_NUMBER: builtins.int
     @property
-    def hand_redrawn(self) -> global___HandRedrawn: ...
+    def hand_redrawn(self) -> global___HandRedrawn:
+        """a hand swapped for tiles from the bag"""
+
     @property
-    def stand_opened(self) -> global___StandOpened: ...
+    def stand_opened(self) -> global___StandOpened:
+        """a stand opened"""
+
     @property
-    def restaurant_taken(self) -> global___RestaurantTaken: ...
+    def restaurant_taken(self) -> global___RestaurantTaken:
+        """a face-down restaurant taken into a hand"""
+
     @property
-    def income(self) -> global___Income: ...
+    def income(self) -> global___Income:
+        """coins earned"""
+
     @property
-    def offer_refreshed(self) -> global___OfferRefreshed: ...
+    def offer_refreshed(self) -> global___OfferRefreshed:
+        """the stand offer swapped for tiles from the bag"""
+
     @property
-    def offer_taken(self) -> global___OfferTaken: ...
+    def offer_taken(self) -> global___OfferTaken:
+        """a tile taken from the offer"""
+
     @property
-    def offer_refilled(self) -> global___OfferRefilled: ...
+    def offer_refilled(self) -> global___OfferRefilled:
+        """the offer refilled from the bag"""
+
     @property
-    def customer_brought(self) -> global___CustomerBrought: ...
+    def customer_brought(self) -> global___CustomerBrought:
+        """a customer tile put on an entrance"""
+
     @property
-    def display_refilled(self) -> global___DisplayRefilled: ...
+    def display_refilled(self) -> global___DisplayRefilled:
+        """a customer display refilled from its deck"""
+
     @property
-    def restaurant_opened(self) -> global___RestaurantOpened: ...
+    def restaurant_opened(self) -> global___RestaurantOpened:
+        """a restaurant opened face up"""
+
     @property
-    def coin_taken(self) -> global___CoinTaken: ...
+    def coin_taken(self) -> global___CoinTaken:
+        """a coin taken"""
+
     @property
-    def end_triggered(self) -> global___EndTriggered: ...
+    def end_triggered(self) -> global___EndTriggered:
+        """the end triggered: the final round"""
+
     @property
-    def game_ended(self) -> global___GameEnded: ...
+    def game_ended(self) -> global___GameEnded:
+        """the game is over"""
+
     def __init__(
         self,
         *,
@@ -795,16 +867,23 @@ global___MercadoEvent = MercadoEvent
 
 @typing.final
 class HandRedrawn(google.protobuf.message.Message):
+    """A player swapped its hand of three identical tiles for three from the bag."""
+
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
 
     PLAYER_FIELD_NUMBER: builtins.int
     RETURNED_FIELD_NUMBER: builtins.int
     DRAWN_FIELD_NUMBER: builtins.int
     player: builtins.int
+    """the player's seat"""
     @property
-    def returned(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[global___Good.ValueType]: ...
+    def returned(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[global___Good.ValueType]:
+        """the tiles put back into the bag"""
+
     @property
-    def drawn(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[global___Good.ValueType]: ...
+    def drawn(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[global___Good.ValueType]:
+        """the tiles drawn"""
+
     def __init__(
         self,
         *,
@@ -818,6 +897,8 @@ global___HandRedrawn = HandRedrawn
 
 @typing.final
 class StandOpened(google.protobuf.message.Message):
+    """A player opened a stand."""
+
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
 
     PLAYER_FIELD_NUMBER: builtins.int
@@ -825,10 +906,15 @@ class StandOpened(google.protobuf.message.Message):
     SQUARE_FIELD_NUMBER: builtins.int
     COST_FIELD_NUMBER: builtins.int
     player: builtins.int
+    """the player's seat"""
     good: global___Good.ValueType
+    """what the stand sells"""
     cost: builtins.int
+    """the coins it cost"""
     @property
-    def square(self) -> global___Square: ...
+    def square(self) -> global___Square:
+        """where"""
+
     def __init__(
         self,
         *,
@@ -852,9 +938,13 @@ class RestaurantTaken(google.protobuf.message.Message):
     SQUARE_FIELD_NUMBER: builtins.int
     RESTAURANT_FIELD_NUMBER: builtins.int
     player: builtins.int
+    """the player's seat"""
     restaurant: global___Restaurant.ValueType
+    """the restaurant, now known"""
     @property
-    def square(self) -> global___Square: ...
+    def square(self) -> global___Square:
+        """where it lay"""
+
     def __init__(
         self,
         *,
@@ -876,7 +966,9 @@ class Income(google.protobuf.message.Message):
     PLAYER_FIELD_NUMBER: builtins.int
     AMOUNT_FIELD_NUMBER: builtins.int
     player: builtins.int
+    """the player's seat"""
     amount: builtins.int
+    """the coins, when the viewer may see them"""
     def __init__(
         self,
         *,
@@ -891,14 +983,20 @@ global___Income = Income
 
 @typing.final
 class OfferRefreshed(google.protobuf.message.Message):
+    """The stand offer of three identical tiles was swapped for three from the bag."""
+
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
 
     RETURNED_FIELD_NUMBER: builtins.int
     DRAWN_FIELD_NUMBER: builtins.int
     @property
-    def returned(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[global___Good.ValueType]: ...
+    def returned(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[global___Good.ValueType]:
+        """the tiles put back into the bag"""
+
     @property
-    def drawn(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[global___Good.ValueType]: ...
+    def drawn(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[global___Good.ValueType]:
+        """the tiles drawn"""
+
     def __init__(
         self,
         *,
@@ -911,12 +1009,16 @@ global___OfferRefreshed = OfferRefreshed
 
 @typing.final
 class OfferTaken(google.protobuf.message.Message):
+    """A player took a tile from the stand offer into its hand."""
+
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
 
     PLAYER_FIELD_NUMBER: builtins.int
     GOOD_FIELD_NUMBER: builtins.int
     player: builtins.int
+    """the player's seat"""
     good: global___Good.ValueType
+    """the tile"""
     def __init__(
         self,
         *,
@@ -929,10 +1031,13 @@ global___OfferTaken = OfferTaken
 
 @typing.final
 class OfferRefilled(google.protobuf.message.Message):
+    """A tile from the bag refilled the stand offer."""
+
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
 
     GOOD_FIELD_NUMBER: builtins.int
     good: global___Good.ValueType
+    """the tile"""
     def __init__(
         self,
         *,
@@ -944,16 +1049,23 @@ global___OfferRefilled = OfferRefilled
 
 @typing.final
 class CustomerBrought(google.protobuf.message.Message):
+    """A player put a customer tile from the display on an entrance."""
+
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
 
     PLAYER_FIELD_NUMBER: builtins.int
     TILE_FIELD_NUMBER: builtins.int
     ENTRANCE_FIELD_NUMBER: builtins.int
     player: builtins.int
+    """the player's seat"""
     @property
-    def tile(self) -> global___CustomerTile: ...
+    def tile(self) -> global___CustomerTile:
+        """the tile"""
+
     @property
-    def entrance(self) -> global___Entrance: ...
+    def entrance(self) -> global___Entrance:
+        """where"""
+
     def __init__(
         self,
         *,
@@ -968,11 +1080,15 @@ global___CustomerBrought = CustomerBrought
 
 @typing.final
 class DisplayRefilled(google.protobuf.message.Message):
+    """A tile from its level's deck refilled a customer display."""
+
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
 
     TILE_FIELD_NUMBER: builtins.int
     @property
-    def tile(self) -> global___CustomerTile: ...
+    def tile(self) -> global___CustomerTile:
+        """the tile"""
+
     def __init__(
         self,
         *,
@@ -985,15 +1101,21 @@ global___DisplayRefilled = DisplayRefilled
 
 @typing.final
 class RestaurantOpened(google.protobuf.message.Message):
+    """A player opened a restaurant from its hand face up."""
+
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
 
     PLAYER_FIELD_NUMBER: builtins.int
     RESTAURANT_FIELD_NUMBER: builtins.int
     SQUARE_FIELD_NUMBER: builtins.int
     player: builtins.int
+    """the player's seat"""
     restaurant: global___Restaurant.ValueType
+    """the restaurant"""
     @property
-    def square(self) -> global___Square: ...
+    def square(self) -> global___Square:
+        """where"""
+
     def __init__(
         self,
         *,
@@ -1008,10 +1130,13 @@ global___RestaurantOpened = RestaurantOpened
 
 @typing.final
 class CoinTaken(google.protobuf.message.Message):
+    """A player took a coin."""
+
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
 
     PLAYER_FIELD_NUMBER: builtins.int
     player: builtins.int
+    """the player's seat"""
     def __init__(
         self,
         *,
@@ -1049,7 +1174,9 @@ class EndTriggered(google.protobuf.message.Message):
     REASON_FIELD_NUMBER: builtins.int
     FINAL_TURNS_FIELD_NUMBER: builtins.int
     reason: global___EndTriggered.Reason.ValueType
+    """what triggered it"""
     final_turns: builtins.int
+    """the turns left in all"""
     def __init__(
         self,
         *,
@@ -1062,6 +1189,8 @@ global___EndTriggered = EndTriggered
 
 @typing.final
 class GameEnded(google.protobuf.message.Message):
+    """The game is over."""
+
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
 
     class _Reason:
@@ -1082,8 +1211,11 @@ class GameEnded(google.protobuf.message.Message):
     REASON_FIELD_NUMBER: builtins.int
     RESULT_FIELD_NUMBER: builtins.int
     reason: global___GameEnded.Reason.ValueType
+    """what ended it"""
     @property
-    def result(self) -> global___MercadoResult: ...
+    def result(self) -> global___MercadoResult:
+        """the final scores and ranks"""
+
     def __init__(
         self,
         *,

@@ -4,25 +4,363 @@ isort:skip_file
 Oregano: the game-specific part of the mercado v1 API for the market-building game of
 docs/oregano.md.
 
-Options and actions are typed and mirror their JSON forms of docs/oregano.md: an action's
-JSON `{"type": "build", "shop": "cafe", "cell": "1b"}` is the `build` field of
-OreganoAction with those fields. Views and events are the JSON the rules produce
-("oregano-view/1" and the events of docs/oregano.md), carried as a google.protobuf.Struct,
-so a client reads them as plain JSON objects. Numbers in a Struct are JSON numbers (whole
-numbers here).
+Every message is typed and uses the rules' names of docs/oregano.md. Actions mirror their
+JSON forms: an action's JSON `{"type": "build", "shop": "cafe", "cell": "1b"}` is the `build`
+field of OreganoAction with those fields, the names as strings. In options, views, events and
+previews a name is an enum value: the shop "cafe" is OREGANO_SHOP_CAFE. A cell of a player's
+area is named by its level, the area's column (1-4), then its row (a-d): "1a" to "4d"; a
+shop's level is its column's number.
+
+Each view and event also carries the rules' JSON ("oregano-view/1" and the events of
+docs/oregano.md) in a google.protobuf.Struct, the deprecated `view` and `event` fields: they
+stay filled for clients written against them, and go in a later version.
 """
 
 import builtins
+import collections.abc
 import google.protobuf.descriptor
+import google.protobuf.internal.containers
+import google.protobuf.internal.enum_type_wrapper
 import google.protobuf.message
 import google.protobuf.struct_pb2
+import mercado.v1.mercado_pb2
+import mercado.v1.score_pb2
+import sys
 import typing
+
+if sys.version_info >= (3, 10):
+    import typing as typing_extensions
+else:
+    import typing_extensions
 
 DESCRIPTOR: google.protobuf.descriptor.FileDescriptor
 
+class _OreganoSpecialLimit:
+    ValueType = typing.NewType("ValueType", builtins.int)
+    V: typing_extensions.TypeAlias = ValueType
+
+class _OreganoSpecialLimitEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._EnumTypeWrapper[_OreganoSpecialLimit.ValueType], builtins.type):
+    DESCRIPTOR: google.protobuf.descriptor.EnumDescriptor
+    OREGANO_SPECIAL_LIMIT_UNSPECIFIED: _OreganoSpecialLimit.ValueType  # 0
+    """in a request: the default, ONE_TOTAL"""
+    OREGANO_SPECIAL_LIMIT_ONE_TOTAL: _OreganoSpecialLimit.ValueType  # 1
+    """at most one special shop ("one_total")"""
+    OREGANO_SPECIAL_LIMIT_ONE_PER_KIND: _OreganoSpecialLimit.ValueType  # 2
+    """at most one of each special kind ("one_per_kind")"""
+
+class OreganoSpecialLimit(_OreganoSpecialLimit, metaclass=_OreganoSpecialLimitEnumTypeWrapper):
+    """How many special shops (fountain, jeweler, casino, builder) a player may have in its area at a time."""
+
+OREGANO_SPECIAL_LIMIT_UNSPECIFIED: OreganoSpecialLimit.ValueType  # 0
+"""in a request: the default, ONE_TOTAL"""
+OREGANO_SPECIAL_LIMIT_ONE_TOTAL: OreganoSpecialLimit.ValueType  # 1
+"""at most one special shop ("one_total")"""
+OREGANO_SPECIAL_LIMIT_ONE_PER_KIND: OreganoSpecialLimit.ValueType  # 2
+"""at most one of each special kind ("one_per_kind")"""
+global___OreganoSpecialLimit = OreganoSpecialLimit
+
+class _OreganoStrategyCards:
+    ValueType = typing.NewType("ValueType", builtins.int)
+    V: typing_extensions.TypeAlias = ValueType
+
+class _OreganoStrategyCardsEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._EnumTypeWrapper[_OreganoStrategyCards.ValueType], builtins.type):
+    DESCRIPTOR: google.protobuf.descriptor.EnumDescriptor
+    OREGANO_STRATEGY_CARDS_UNSPECIFIED: _OreganoStrategyCards.ValueType  # 0
+    """in a request: the default, HIDDEN"""
+    OREGANO_STRATEGY_CARDS_HIDDEN: _OreganoStrategyCards.ValueType  # 1
+    """its holder alone ("hidden")"""
+    OREGANO_STRATEGY_CARDS_OPEN: _OreganoStrategyCards.ValueType  # 2
+    """everyone ("open"); the cards drawn and put back stay private"""
+
+class OreganoStrategyCards(_OreganoStrategyCards, metaclass=_OreganoStrategyCardsEnumTypeWrapper):
+    """Who sees the strategy card a player holds, and its progress."""
+
+OREGANO_STRATEGY_CARDS_UNSPECIFIED: OreganoStrategyCards.ValueType  # 0
+"""in a request: the default, HIDDEN"""
+OREGANO_STRATEGY_CARDS_HIDDEN: OreganoStrategyCards.ValueType  # 1
+"""its holder alone ("hidden")"""
+OREGANO_STRATEGY_CARDS_OPEN: OreganoStrategyCards.ValueType  # 2
+"""everyone ("open"); the cards drawn and put back stay private"""
+global___OreganoStrategyCards = OreganoStrategyCards
+
+class _OreganoEndTiming:
+    ValueType = typing.NewType("ValueType", builtins.int)
+    V: typing_extensions.TypeAlias = ValueType
+
+class _OreganoEndTimingEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._EnumTypeWrapper[_OreganoEndTiming.ValueType], builtins.type):
+    DESCRIPTOR: google.protobuf.descriptor.EnumDescriptor
+    OREGANO_END_TIMING_UNSPECIFIED: _OreganoEndTiming.ValueType  # 0
+    """in a request: the default, ROUND"""
+    OREGANO_END_TIMING_ROUND: _OreganoEndTiming.ValueType  # 1
+    """at the end of the round, so every player has had as many turns ("round")"""
+    OREGANO_END_TIMING_TURN: _OreganoEndTiming.ValueType  # 2
+    """right after the turn that triggered it ("turn")"""
+
+class OreganoEndTiming(_OreganoEndTiming, metaclass=_OreganoEndTimingEnumTypeWrapper):
+    """When the game ends once two shop kinds have run out of stock."""
+
+OREGANO_END_TIMING_UNSPECIFIED: OreganoEndTiming.ValueType  # 0
+"""in a request: the default, ROUND"""
+OREGANO_END_TIMING_ROUND: OreganoEndTiming.ValueType  # 1
+"""at the end of the round, so every player has had as many turns ("round")"""
+OREGANO_END_TIMING_TURN: OreganoEndTiming.ValueType  # 2
+"""right after the turn that triggered it ("turn")"""
+global___OreganoEndTiming = OreganoEndTiming
+
+class _OreganoShop:
+    ValueType = typing.NewType("ValueType", builtins.int)
+    V: typing_extensions.TypeAlias = ValueType
+
+class _OreganoShopEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._EnumTypeWrapper[_OreganoShop.ValueType], builtins.type):
+    DESCRIPTOR: google.protobuf.descriptor.EnumDescriptor
+    OREGANO_SHOP_UNSPECIFIED: _OreganoShop.ValueType  # 0
+    OREGANO_SHOP_LUMBER_MERCHANT: _OreganoShop.ValueType  # 1
+    """"lumber_merchant": a resource shop of wood"""
+    OREGANO_SHOP_STONE_MERCHANT: _OreganoShop.ValueType  # 2
+    """"stone_merchant": a resource shop of stone"""
+    OREGANO_SHOP_METAL_MERCHANT: _OreganoShop.ValueType  # 3
+    """"metal_merchant": a resource shop of metal"""
+    OREGANO_SHOP_CAFE: _OreganoShop.ValueType  # 4
+    """"cafe": a general shop"""
+    OREGANO_SHOP_GENERAL_STORE: _OreganoShop.ValueType  # 5
+    """"general_store": a general shop"""
+    OREGANO_SHOP_CLOTHING_STORE: _OreganoShop.ValueType  # 6
+    """"clothing_store": a general shop"""
+    OREGANO_SHOP_RESTAURANT: _OreganoShop.ValueType  # 7
+    """"restaurant": a general shop"""
+    OREGANO_SHOP_FOUNTAIN: _OreganoShop.ValueType  # 8
+    """"fountain": a special shop"""
+    OREGANO_SHOP_JEWELER: _OreganoShop.ValueType  # 9
+    """"jeweler": a special shop"""
+    OREGANO_SHOP_CASINO: _OreganoShop.ValueType  # 10
+    """"casino": a special shop"""
+    OREGANO_SHOP_BUILDER: _OreganoShop.ValueType  # 11
+    """"builder": a special shop"""
+
+class OreganoShop(_OreganoShop, metaclass=_OreganoShopEnumTypeWrapper):
+    """A shop kind (docs/oregano.md, "Components"), with its name in actions."""
+
+OREGANO_SHOP_UNSPECIFIED: OreganoShop.ValueType  # 0
+OREGANO_SHOP_LUMBER_MERCHANT: OreganoShop.ValueType  # 1
+""""lumber_merchant": a resource shop of wood"""
+OREGANO_SHOP_STONE_MERCHANT: OreganoShop.ValueType  # 2
+""""stone_merchant": a resource shop of stone"""
+OREGANO_SHOP_METAL_MERCHANT: OreganoShop.ValueType  # 3
+""""metal_merchant": a resource shop of metal"""
+OREGANO_SHOP_CAFE: OreganoShop.ValueType  # 4
+""""cafe": a general shop"""
+OREGANO_SHOP_GENERAL_STORE: OreganoShop.ValueType  # 5
+""""general_store": a general shop"""
+OREGANO_SHOP_CLOTHING_STORE: OreganoShop.ValueType  # 6
+""""clothing_store": a general shop"""
+OREGANO_SHOP_RESTAURANT: OreganoShop.ValueType  # 7
+""""restaurant": a general shop"""
+OREGANO_SHOP_FOUNTAIN: OreganoShop.ValueType  # 8
+""""fountain": a special shop"""
+OREGANO_SHOP_JEWELER: OreganoShop.ValueType  # 9
+""""jeweler": a special shop"""
+OREGANO_SHOP_CASINO: OreganoShop.ValueType  # 10
+""""casino": a special shop"""
+OREGANO_SHOP_BUILDER: OreganoShop.ValueType  # 11
+""""builder": a special shop"""
+global___OreganoShop = OreganoShop
+
+class _OreganoResource:
+    ValueType = typing.NewType("ValueType", builtins.int)
+    V: typing_extensions.TypeAlias = ValueType
+
+class _OreganoResourceEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._EnumTypeWrapper[_OreganoResource.ValueType], builtins.type):
+    DESCRIPTOR: google.protobuf.descriptor.EnumDescriptor
+    OREGANO_RESOURCE_UNSPECIFIED: _OreganoResource.ValueType  # 0
+    OREGANO_RESOURCE_WOOD: _OreganoResource.ValueType  # 1
+    """"wood" """
+    OREGANO_RESOURCE_STONE: _OreganoResource.ValueType  # 2
+    """"stone" """
+    OREGANO_RESOURCE_METAL: _OreganoResource.ValueType  # 3
+    """"metal" """
+
+class OreganoResource(_OreganoResource, metaclass=_OreganoResourceEnumTypeWrapper):
+    """A resource card's kind."""
+
+OREGANO_RESOURCE_UNSPECIFIED: OreganoResource.ValueType  # 0
+OREGANO_RESOURCE_WOOD: OreganoResource.ValueType  # 1
+""""wood" """
+OREGANO_RESOURCE_STONE: OreganoResource.ValueType  # 2
+""""stone" """
+OREGANO_RESOURCE_METAL: OreganoResource.ValueType  # 3
+""""metal" """
+global___OreganoResource = OreganoResource
+
+class _OreganoStrategyCard:
+    ValueType = typing.NewType("ValueType", builtins.int)
+    V: typing_extensions.TypeAlias = ValueType
+
+class _OreganoStrategyCardEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._EnumTypeWrapper[_OreganoStrategyCard.ValueType], builtins.type):
+    DESCRIPTOR: google.protobuf.descriptor.EnumDescriptor
+    OREGANO_STRATEGY_CARD_UNSPECIFIED: _OreganoStrategyCard.ValueType  # 0
+    """in a view or event: not shown to the viewer"""
+    OREGANO_STRATEGY_CARD_CHAIN_STORE: _OreganoStrategyCard.ValueType  # 1
+    """"chain_store": build two shops of the same kind"""
+    OREGANO_STRATEGY_CARD_STRATEGIC_RETREAT: _OreganoStrategyCard.ValueType  # 2
+    """"strategic_retreat": sell twice"""
+    OREGANO_STRATEGY_CARD_AGGRESSIVE_MERGER: _OreganoStrategyCard.ValueType  # 3
+    """"aggressive_merger": acquire twice"""
+    OREGANO_STRATEGY_CARD_STEP_BY_STEP: _OreganoStrategyCard.ValueType  # 4
+    """"step_by_step": level up two different shops"""
+    OREGANO_STRATEGY_CARD_SAVVY_SHOPPER: _OreganoStrategyCard.ValueType  # 5
+    """"savvy_shopper": take two different resources from other players' shops"""
+
+class OreganoStrategyCard(_OreganoStrategyCard, metaclass=_OreganoStrategyCardEnumTypeWrapper):
+    """A strategy card (docs/oregano.md, "Strategy cards"): a goal of two operations."""
+
+OREGANO_STRATEGY_CARD_UNSPECIFIED: OreganoStrategyCard.ValueType  # 0
+"""in a view or event: not shown to the viewer"""
+OREGANO_STRATEGY_CARD_CHAIN_STORE: OreganoStrategyCard.ValueType  # 1
+""""chain_store": build two shops of the same kind"""
+OREGANO_STRATEGY_CARD_STRATEGIC_RETREAT: OreganoStrategyCard.ValueType  # 2
+""""strategic_retreat": sell twice"""
+OREGANO_STRATEGY_CARD_AGGRESSIVE_MERGER: OreganoStrategyCard.ValueType  # 3
+""""aggressive_merger": acquire twice"""
+OREGANO_STRATEGY_CARD_STEP_BY_STEP: OreganoStrategyCard.ValueType  # 4
+""""step_by_step": level up two different shops"""
+OREGANO_STRATEGY_CARD_SAVVY_SHOPPER: OreganoStrategyCard.ValueType  # 5
+""""savvy_shopper": take two different resources from other players' shops"""
+global___OreganoStrategyCard = OreganoStrategyCard
+
+class _OreganoBonus:
+    ValueType = typing.NewType("ValueType", builtins.int)
+    V: typing_extensions.TypeAlias = ValueType
+
+class _OreganoBonusEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._EnumTypeWrapper[_OreganoBonus.ValueType], builtins.type):
+    DESCRIPTOR: google.protobuf.descriptor.EnumDescriptor
+    OREGANO_BONUS_UNSPECIFIED: _OreganoBonus.ValueType  # 0
+    OREGANO_BONUS_FIRST_LEVEL4: _OreganoBonus.ValueType  # 1
+    """"first_level4": a shop at level 4"""
+    OREGANO_BONUS_FIRST_STRATEGY: _OreganoBonus.ValueType  # 2
+    """"first_strategy": a strategy card achieved"""
+    OREGANO_BONUS_FIRST_DIAGONAL: _OreganoBonus.ValueType  # 3
+    """"first_diagonal": 1a 2b 3c 4d, or 1d 2c 3b 4a, all occupied"""
+    OREGANO_BONUS_FIRST_COLUMN: _OreganoBonus.ValueType  # 4
+    """"first_column": the four cells of one column (one level) occupied"""
+    OREGANO_BONUS_FIRST_ROW: _OreganoBonus.ValueType  # 5
+    """"first_row": the four cells of one row occupied"""
+
+class OreganoBonus(_OreganoBonus, metaclass=_OreganoBonusEnumTypeWrapper):
+    """A bonus card (docs/oregano.md, "Bonus cards"), worth 5 at the end to the first player to meet it."""
+
+OREGANO_BONUS_UNSPECIFIED: OreganoBonus.ValueType  # 0
+OREGANO_BONUS_FIRST_LEVEL4: OreganoBonus.ValueType  # 1
+""""first_level4": a shop at level 4"""
+OREGANO_BONUS_FIRST_STRATEGY: OreganoBonus.ValueType  # 2
+""""first_strategy": a strategy card achieved"""
+OREGANO_BONUS_FIRST_DIAGONAL: OreganoBonus.ValueType  # 3
+""""first_diagonal": 1a 2b 3c 4d, or 1d 2c 3b 4a, all occupied"""
+OREGANO_BONUS_FIRST_COLUMN: OreganoBonus.ValueType  # 4
+""""first_column": the four cells of one column (one level) occupied"""
+OREGANO_BONUS_FIRST_ROW: OreganoBonus.ValueType  # 5
+""""first_row": the four cells of one row occupied"""
+global___OreganoBonus = OreganoBonus
+
+class _OreganoActionKind:
+    ValueType = typing.NewType("ValueType", builtins.int)
+    V: typing_extensions.TypeAlias = ValueType
+
+class _OreganoActionKindEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._EnumTypeWrapper[_OreganoActionKind.ValueType], builtins.type):
+    DESCRIPTOR: google.protobuf.descriptor.EnumDescriptor
+    OREGANO_ACTION_KIND_UNSPECIFIED: _OreganoActionKind.ValueType  # 0
+    OREGANO_ACTION_KIND_ATTRACT: _OreganoActionKind.ValueType  # 1
+    """"attract": build a shop, or level one up"""
+    OREGANO_ACTION_KIND_RESOURCE: _OreganoActionKind.ValueType  # 2
+    """"resource": take resource cards from a resource shop"""
+    OREGANO_ACTION_KIND_SELL: _OreganoActionKind.ValueType  # 3
+    """"sell": sell a shop to the boulevard"""
+    OREGANO_ACTION_KIND_ACQUIRE: _OreganoActionKind.ValueType  # 4
+    """"acquire": buy a shop another player sold"""
+
+class OreganoActionKind(_OreganoActionKind, metaclass=_OreganoActionKindEnumTypeWrapper):
+    """A kind of action a player declares for its turn."""
+
+OREGANO_ACTION_KIND_UNSPECIFIED: OreganoActionKind.ValueType  # 0
+OREGANO_ACTION_KIND_ATTRACT: OreganoActionKind.ValueType  # 1
+""""attract": build a shop, or level one up"""
+OREGANO_ACTION_KIND_RESOURCE: OreganoActionKind.ValueType  # 2
+""""resource": take resource cards from a resource shop"""
+OREGANO_ACTION_KIND_SELL: OreganoActionKind.ValueType  # 3
+""""sell": sell a shop to the boulevard"""
+OREGANO_ACTION_KIND_ACQUIRE: OreganoActionKind.ValueType  # 4
+""""acquire": buy a shop another player sold"""
+global___OreganoActionKind = OreganoActionKind
+
+class _OreganoPhase:
+    ValueType = typing.NewType("ValueType", builtins.int)
+    V: typing_extensions.TypeAlias = ValueType
+
+class _OreganoPhaseEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._EnumTypeWrapper[_OreganoPhase.ValueType], builtins.type):
+    DESCRIPTOR: google.protobuf.descriptor.EnumDescriptor
+    OREGANO_PHASE_UNSPECIFIED: _OreganoPhase.ValueType  # 0
+    OREGANO_PHASE_START_SHOP: _OreganoPhase.ValueType  # 1
+    """set-up: choose a resource shop and its cell in column 1"""
+    OREGANO_PHASE_KEEP_STRATEGY: _OreganoPhase.ValueType  # 2
+    """keep one of the strategy cards drawn"""
+    OREGANO_PHASE_DECLARE: _OreganoPhase.ValueType  # 3
+    """declare the turn's two action kinds"""
+    OREGANO_PHASE_ACTION: _OreganoPhase.ValueType  # 4
+    """perform (or skip) the declared action at the view's step"""
+    OREGANO_PHASE_CASINO: _OreganoPhase.ValueType  # 5
+    """go to the casino, or not"""
+    OREGANO_PHASE_OVER: _OreganoPhase.ValueType  # 6
+    """the game is over"""
+
+class OreganoPhase(_OreganoPhase, metaclass=_OreganoPhaseEnumTypeWrapper):
+    """Who must decide what: the seat to move is the view's current_player."""
+
+OREGANO_PHASE_UNSPECIFIED: OreganoPhase.ValueType  # 0
+OREGANO_PHASE_START_SHOP: OreganoPhase.ValueType  # 1
+"""set-up: choose a resource shop and its cell in column 1"""
+OREGANO_PHASE_KEEP_STRATEGY: OreganoPhase.ValueType  # 2
+"""keep one of the strategy cards drawn"""
+OREGANO_PHASE_DECLARE: OreganoPhase.ValueType  # 3
+"""declare the turn's two action kinds"""
+OREGANO_PHASE_ACTION: OreganoPhase.ValueType  # 4
+"""perform (or skip) the declared action at the view's step"""
+OREGANO_PHASE_CASINO: OreganoPhase.ValueType  # 5
+"""go to the casino, or not"""
+OREGANO_PHASE_OVER: OreganoPhase.ValueType  # 6
+"""the game is over"""
+global___OreganoPhase = OreganoPhase
+
+class _OreganoStatus:
+    ValueType = typing.NewType("ValueType", builtins.int)
+    V: typing_extensions.TypeAlias = ValueType
+
+class _OreganoStatusEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._EnumTypeWrapper[_OreganoStatus.ValueType], builtins.type):
+    DESCRIPTOR: google.protobuf.descriptor.EnumDescriptor
+    OREGANO_STATUS_UNSPECIFIED: _OreganoStatus.ValueType  # 0
+    OREGANO_STATUS_PLAYING: _OreganoStatus.ValueType  # 1
+    """the end is not triggered"""
+    OREGANO_STATUS_FINAL_ROUND: _OreganoStatus.ValueType  # 2
+    """the end is triggered: the round is being finished"""
+    OREGANO_STATUS_FINISHED: _OreganoStatus.ValueType  # 3
+    """the game is over"""
+
+class OreganoStatus(_OreganoStatus, metaclass=_OreganoStatusEnumTypeWrapper):
+    """Where the game stands towards its end."""
+
+OREGANO_STATUS_UNSPECIFIED: OreganoStatus.ValueType  # 0
+OREGANO_STATUS_PLAYING: OreganoStatus.ValueType  # 1
+"""the end is not triggered"""
+OREGANO_STATUS_FINAL_ROUND: OreganoStatus.ValueType  # 2
+"""the end is triggered: the round is being finished"""
+OREGANO_STATUS_FINISHED: OreganoStatus.ValueType  # 3
+"""the game is over"""
+global___OreganoStatus = OreganoStatus
+
 @typing.final
 class OreganoOptions(google.protobuf.message.Message):
-    """The rule options of an Oregano match; an absent field takes its default (docs/oregano.md)."""
+    """The rule options of an Oregano match; an absent field takes its default (docs/oregano.md,
+    "Options"). A request sets an option with a string either by its enum field or by the
+    deprecated string field (the two must agree when both are set); the server sets both.
+    """
 
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
 
@@ -33,20 +371,29 @@ class OreganoOptions(google.protobuf.message.Message):
     END_TIMING_FIELD_NUMBER: builtins.int
     STOCK_END_FROM_ROUND_FIELD_NUMBER: builtins.int
     ROUND_LIMIT_FIELD_NUMBER: builtins.int
+    SPECIAL_LIMIT_RULE_FIELD_NUMBER: builtins.int
+    STRATEGY_CARDS_RULE_FIELD_NUMBER: builtins.int
+    END_TIMING_RULE_FIELD_NUMBER: builtins.int
     special_limit: builtins.str
-    """"one_total" (default) or "one_per_kind" """
+    """Replaced by special_limit_rule: "one_total" (default) or "one_per_kind"."""
     same_action_twice: builtins.bool
-    """default false"""
+    """a player may declare the same action kind twice; default false"""
     strategy_draw: builtins.int
-    """strategy cards drawn to keep one; default 2"""
+    """strategy cards drawn to keep one: 2 (default) or 3"""
     strategy_cards: builtins.str
-    """"hidden" (default) or "open" """
+    """Replaced by strategy_cards_rule: "hidden" (default) or "open"."""
     end_timing: builtins.str
-    """"round" (default) or "turn" """
+    """Replaced by end_timing_rule: "round" (default) or "turn"."""
     stock_end_from_round: builtins.int
-    """default 12"""
+    """the first round in which the stock trigger counts; default 12"""
     round_limit: builtins.int
-    """default 20"""
+    """the last round; default 20"""
+    special_limit_rule: global___OreganoSpecialLimit.ValueType
+    """how many special shops a player may have"""
+    strategy_cards_rule: global___OreganoStrategyCards.ValueType
+    """whether the strategy cards held are public"""
+    end_timing_rule: global___OreganoEndTiming.ValueType
+    """when the game ends once the stock trigger fires"""
     def __init__(
         self,
         *,
@@ -57,9 +404,12 @@ class OreganoOptions(google.protobuf.message.Message):
         end_timing: builtins.str | None = ...,
         stock_end_from_round: builtins.int | None = ...,
         round_limit: builtins.int | None = ...,
+        special_limit_rule: global___OreganoSpecialLimit.ValueType = ...,
+        strategy_cards_rule: global___OreganoStrategyCards.ValueType = ...,
+        end_timing_rule: global___OreganoEndTiming.ValueType = ...,
     ) -> None: ...
     def HasField(self, field_name: typing.Literal["_end_timing", b"_end_timing", "_round_limit", b"_round_limit", "_same_action_twice", b"_same_action_twice", "_special_limit", b"_special_limit", "_stock_end_from_round", b"_stock_end_from_round", "_strategy_cards", b"_strategy_cards", "_strategy_draw", b"_strategy_draw", "end_timing", b"end_timing", "round_limit", b"round_limit", "same_action_twice", b"same_action_twice", "special_limit", b"special_limit", "stock_end_from_round", b"stock_end_from_round", "strategy_cards", b"strategy_cards", "strategy_draw", b"strategy_draw"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["_end_timing", b"_end_timing", "_round_limit", b"_round_limit", "_same_action_twice", b"_same_action_twice", "_special_limit", b"_special_limit", "_stock_end_from_round", b"_stock_end_from_round", "_strategy_cards", b"_strategy_cards", "_strategy_draw", b"_strategy_draw", "end_timing", b"end_timing", "round_limit", b"round_limit", "same_action_twice", b"same_action_twice", "special_limit", b"special_limit", "stock_end_from_round", b"stock_end_from_round", "strategy_cards", b"strategy_cards", "strategy_draw", b"strategy_draw"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["_end_timing", b"_end_timing", "_round_limit", b"_round_limit", "_same_action_twice", b"_same_action_twice", "_special_limit", b"_special_limit", "_stock_end_from_round", b"_stock_end_from_round", "_strategy_cards", b"_strategy_cards", "_strategy_draw", b"_strategy_draw", "end_timing", b"end_timing", "end_timing_rule", b"end_timing_rule", "round_limit", b"round_limit", "same_action_twice", b"same_action_twice", "special_limit", b"special_limit", "special_limit_rule", b"special_limit_rule", "stock_end_from_round", b"stock_end_from_round", "strategy_cards", b"strategy_cards", "strategy_cards_rule", b"strategy_cards_rule", "strategy_draw", b"strategy_draw"]) -> None: ...
     @typing.overload
     def WhichOneof(self, oneof_group: typing.Literal["_end_timing", b"_end_timing"]) -> typing.Literal["end_timing"] | None: ...
     @typing.overload
@@ -85,15 +435,16 @@ class OreganoAction(google.protobuf.message.Message):
 
     @typing.final
     class ChooseStartShop(google.protobuf.message.Message):
-        """Set-up: place a starting shop of level 1."""
+        """Set-up: place a starting resource shop of level 1."""
 
         DESCRIPTOR: google.protobuf.descriptor.Descriptor
 
         SHOP_FIELD_NUMBER: builtins.int
         CELL_FIELD_NUMBER: builtins.int
         shop: builtins.str
+        """a resource shop kind: "lumber_merchant", "stone_merchant" or "metal_merchant" """
         cell: builtins.str
-        """"1a".."4d": level (row) and column"""
+        """a cell of column 1: "1a".."1d" """
         def __init__(
             self,
             *,
@@ -104,12 +455,13 @@ class OreganoAction(google.protobuf.message.Message):
 
     @typing.final
     class KeepStrategy(google.protobuf.message.Message):
-        """Set-up: keep one of the drawn strategy cards."""
+        """Set-up, or after achieving a card: keep one of the drawn strategy cards."""
 
         DESCRIPTOR: google.protobuf.descriptor.Descriptor
 
         CARD_FIELD_NUMBER: builtins.int
         card: builtins.str
+        """one of the cards drawn, such as "chain_store" """
         def __init__(
             self,
             *,
@@ -126,7 +478,9 @@ class OreganoAction(google.protobuf.message.Message):
         FIRST_FIELD_NUMBER: builtins.int
         SECOND_FIELD_NUMBER: builtins.int
         first: builtins.str
+        """the action kind performed first"""
         second: builtins.str
+        """the action kind performed second"""
         def __init__(
             self,
             *,
@@ -137,12 +491,16 @@ class OreganoAction(google.protobuf.message.Message):
 
     @typing.final
     class Build(google.protobuf.message.Message):
+        """Build a shop from the stock, at level 1."""
+
         DESCRIPTOR: google.protobuf.descriptor.Descriptor
 
         SHOP_FIELD_NUMBER: builtins.int
         CELL_FIELD_NUMBER: builtins.int
         shop: builtins.str
+        """the shop kind, such as "cafe" """
         cell: builtins.str
+        """an empty cell of column 1"""
         def __init__(
             self,
             *,
@@ -160,6 +518,7 @@ class OreganoAction(google.protobuf.message.Message):
         FROM_FIELD_NUMBER: builtins.int
         TO_FIELD_NUMBER: builtins.int
         to: builtins.str
+        """an empty cell of the next column"""
         def __init__(
             self,
             *,
@@ -169,14 +528,16 @@ class OreganoAction(google.protobuf.message.Message):
 
     @typing.final
     class TakeResources(google.protobuf.message.Message):
-        """Take the resources of a merchant (`owner`'s, at `cell`)."""
+        """Take the resources of a resource shop (`owner`'s, at `cell`)."""
 
         DESCRIPTOR: google.protobuf.descriptor.Descriptor
 
         OWNER_FIELD_NUMBER: builtins.int
         CELL_FIELD_NUMBER: builtins.int
         owner: builtins.int
+        """the seat whose area holds the shop"""
         cell: builtins.str
+        """the shop's cell"""
         def __init__(
             self,
             *,
@@ -187,10 +548,13 @@ class OreganoAction(google.protobuf.message.Message):
 
     @typing.final
     class Sell(google.protobuf.message.Message):
+        """Sell a shop of your area to the boulevard."""
+
         DESCRIPTOR: google.protobuf.descriptor.Descriptor
 
         CELL_FIELD_NUMBER: builtins.int
         cell: builtins.str
+        """the shop's cell"""
         def __init__(
             self,
             *,
@@ -209,9 +573,13 @@ class OreganoAction(google.protobuf.message.Message):
         SELLER_FIELD_NUMBER: builtins.int
         CELL_FIELD_NUMBER: builtins.int
         shop: builtins.str
+        """the shop kind"""
         level: builtins.int
+        """its level on the boulevard"""
         seller: builtins.int
+        """the seat that sold it"""
         cell: builtins.str
+        """an empty cell of the column equal to its level"""
         def __init__(
             self,
             *,
@@ -240,6 +608,7 @@ class OreganoAction(google.protobuf.message.Message):
 
         GO_FIELD_NUMBER: builtins.int
         go: builtins.bool
+        """roll the die (true), or end the turn (false)"""
         def __init__(
             self,
             *,
@@ -258,25 +627,45 @@ class OreganoAction(google.protobuf.message.Message):
     SKIP_FIELD_NUMBER: builtins.int
     CASINO_FIELD_NUMBER: builtins.int
     @property
-    def choose_start_shop(self) -> global___OreganoAction.ChooseStartShop: ...
+    def choose_start_shop(self) -> global___OreganoAction.ChooseStartShop:
+        """set-up: a starting resource shop"""
+
     @property
-    def keep_strategy(self) -> global___OreganoAction.KeepStrategy: ...
+    def keep_strategy(self) -> global___OreganoAction.KeepStrategy:
+        """keep a strategy card"""
+
     @property
-    def declare(self) -> global___OreganoAction.Declare: ...
+    def declare(self) -> global___OreganoAction.Declare:
+        """the turn's two action kinds"""
+
     @property
-    def build(self) -> global___OreganoAction.Build: ...
+    def build(self) -> global___OreganoAction.Build:
+        """attract: build a shop"""
+
     @property
-    def level_up(self) -> global___OreganoAction.LevelUp: ...
+    def level_up(self) -> global___OreganoAction.LevelUp:
+        """attract: level a shop up"""
+
     @property
-    def take_resources(self) -> global___OreganoAction.TakeResources: ...
+    def take_resources(self) -> global___OreganoAction.TakeResources:
+        """resource: take resource cards"""
+
     @property
-    def sell(self) -> global___OreganoAction.Sell: ...
+    def sell(self) -> global___OreganoAction.Sell:
+        """sell: sell a shop"""
+
     @property
-    def acquire(self) -> global___OreganoAction.Acquire: ...
+    def acquire(self) -> global___OreganoAction.Acquire:
+        """acquire: buy a shop from the boulevard"""
+
     @property
-    def skip(self) -> global___OreganoAction.Skip: ...
+    def skip(self) -> global___OreganoAction.Skip:
+        """pass the declared action"""
+
     @property
-    def casino(self) -> global___OreganoAction.Casino: ...
+    def casino(self) -> global___OreganoAction.Casino:
+        """go to the casino, or not"""
+
     def __init__(
         self,
         *,
@@ -299,38 +688,1155 @@ global___OreganoAction = OreganoAction
 
 @typing.final
 class OreganoView(google.protobuf.message.Message):
-    """What a seat may see: the "oregano-view/1" JSON of docs/oregano.md."""
+    """What a seat may see: every area, the boulevard, the stock and supply, every player's gold and
+    cards, and of strategy cards what the option strategy_cards_rule shows.
+    """
 
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
 
     VIEW_FIELD_NUMBER: builtins.int
+    OPTIONS_FIELD_NUMBER: builtins.int
+    STATUS_FIELD_NUMBER: builtins.int
+    PHASE_FIELD_NUMBER: builtins.int
+    FIRST_PLAYER_FIELD_NUMBER: builtins.int
+    CURRENT_PLAYER_FIELD_NUMBER: builtins.int
+    ROUND_FIELD_NUMBER: builtins.int
+    PLAYERS_FIELD_NUMBER: builtins.int
+    BOULEVARD_FIELD_NUMBER: builtins.int
+    STOCK_FIELD_NUMBER: builtins.int
+    SUPPLY_FIELD_NUMBER: builtins.int
+    STRATEGY_DECK_COUNT_FIELD_NUMBER: builtins.int
+    BONUS_AVAILABLE_FIELD_NUMBER: builtins.int
+    DECLARED_FIELD_NUMBER: builtins.int
+    STEP_FIELD_NUMBER: builtins.int
+    END_TRIGGERED_FIELD_NUMBER: builtins.int
+    RESULT_FIELD_NUMBER: builtins.int
+    status: global___OreganoStatus.ValueType
+    """where the game stands towards its end"""
+    phase: global___OreganoPhase.ValueType
+    """what the seat to move decides"""
+    first_player: builtins.int
+    """the seat that starts each round"""
+    current_player: builtins.int
+    """the seat whose turn it is (in set-up, the seat that chooses)"""
+    round: builtins.int
+    """1, 2, ...; 0 during set-up"""
+    strategy_deck_count: builtins.int
+    """cards in the strategy deck (its order is hidden from everyone)"""
+    step: builtins.int
+    """how many of the declared actions are done: 0, 1 or 2"""
+    end_triggered: builtins.bool
+    """two shop kinds ran out from round stock_end_from_round on: the game is ending"""
     @property
-    def view(self) -> google.protobuf.struct_pb2.Struct: ...
+    def view(self) -> google.protobuf.struct_pb2.Struct:
+        """Replaced by the typed fields below: the "oregano-view/1" JSON of docs/oregano.md."""
+
+    @property
+    def options(self) -> global___OreganoOptions:
+        """the match's rule options, every one set"""
+
+    @property
+    def players(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___OreganoPlayer]:
+        """by seat"""
+
+    @property
+    def boulevard(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___OreganoBoulevardEntry]:
+        """the shops sold and not acquired, in the order sold"""
+
+    @property
+    def stock(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___OreganoStock]:
+        """every shop kind's stock, in the order of OreganoShop"""
+
+    @property
+    def supply(self) -> global___OreganoResources:
+        """the resource cards left in the supply"""
+
+    @property
+    def bonus_available(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[global___OreganoBonus.ValueType]:
+        """the bonus cards nobody has taken yet"""
+
+    @property
+    def declared(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[global___OreganoActionKind.ValueType]:
+        """The current turn's two declared action kinds, in order; empty outside a turn's actions."""
+
+    @property
+    def result(self) -> mercado.v1.score_pb2.GameResult:
+        """set once the game is over"""
+
     def __init__(
         self,
         *,
         view: google.protobuf.struct_pb2.Struct | None = ...,
+        options: global___OreganoOptions | None = ...,
+        status: global___OreganoStatus.ValueType = ...,
+        phase: global___OreganoPhase.ValueType = ...,
+        first_player: builtins.int = ...,
+        current_player: builtins.int = ...,
+        round: builtins.int = ...,
+        players: collections.abc.Iterable[global___OreganoPlayer] | None = ...,
+        boulevard: collections.abc.Iterable[global___OreganoBoulevardEntry] | None = ...,
+        stock: collections.abc.Iterable[global___OreganoStock] | None = ...,
+        supply: global___OreganoResources | None = ...,
+        strategy_deck_count: builtins.int = ...,
+        bonus_available: collections.abc.Iterable[global___OreganoBonus.ValueType] | None = ...,
+        declared: collections.abc.Iterable[global___OreganoActionKind.ValueType] | None = ...,
+        step: builtins.int = ...,
+        end_triggered: builtins.bool = ...,
+        result: mercado.v1.score_pb2.GameResult | None = ...,
     ) -> None: ...
-    def HasField(self, field_name: typing.Literal["view", b"view"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["view", b"view"]) -> None: ...
+    def HasField(self, field_name: typing.Literal["options", b"options", "result", b"result", "supply", b"supply", "view", b"view"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["bonus_available", b"bonus_available", "boulevard", b"boulevard", "current_player", b"current_player", "declared", b"declared", "end_triggered", b"end_triggered", "first_player", b"first_player", "options", b"options", "phase", b"phase", "players", b"players", "result", b"result", "round", b"round", "status", b"status", "step", b"step", "stock", b"stock", "strategy_deck_count", b"strategy_deck_count", "supply", b"supply", "view", b"view"]) -> None: ...
 
 global___OreganoView = OreganoView
 
 @typing.final
-class OreganoEvent(google.protobuf.message.Message):
-    """One event as a seat may see it, the JSON of docs/oregano.md (`type` names it)."""
+class OreganoPlayer(google.protobuf.message.Message):
+    """What a seat may see of one player."""
 
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
 
-    EVENT_FIELD_NUMBER: builtins.int
+    SEAT_FIELD_NUMBER: builtins.int
+    GOLD_FIELD_NUMBER: builtins.int
+    RESOURCES_FIELD_NUMBER: builtins.int
+    AREA_FIELD_NUMBER: builtins.int
+    STRATEGY_FIELD_NUMBER: builtins.int
+    DRAWN_FIELD_NUMBER: builtins.int
+    RECORD_FIELD_NUMBER: builtins.int
+    BONUSES_FIELD_NUMBER: builtins.int
+    seat: builtins.int
+    """the player's seat"""
+    gold: builtins.int
+    """its gold (public)"""
     @property
-    def event(self) -> google.protobuf.struct_pb2.Struct: ...
+    def resources(self) -> global___OreganoResources:
+        """the resource cards it holds (public)"""
+
+    @property
+    def area(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___OreganoPlacedShop]:
+        """the shops in its area: occupied cells only, in the order 1a, 1b, .., 4d"""
+
+    @property
+    def strategy(self) -> global___OreganoStrategy:
+        """the strategy card it holds"""
+
+    @property
+    def drawn(self) -> global___OreganoDrawn:
+        """the strategy cards it drew and is choosing from"""
+
+    @property
+    def record(self) -> global___OreganoRecord:
+        """what it did since taking its strategy card (all public)"""
+
+    @property
+    def bonuses(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[global___OreganoBonus.ValueType]:
+        """the bonus cards it took, in the order taken"""
+
+    def __init__(
+        self,
+        *,
+        seat: builtins.int = ...,
+        gold: builtins.int = ...,
+        resources: global___OreganoResources | None = ...,
+        area: collections.abc.Iterable[global___OreganoPlacedShop] | None = ...,
+        strategy: global___OreganoStrategy | None = ...,
+        drawn: global___OreganoDrawn | None = ...,
+        record: global___OreganoRecord | None = ...,
+        bonuses: collections.abc.Iterable[global___OreganoBonus.ValueType] | None = ...,
+    ) -> None: ...
+    def HasField(self, field_name: typing.Literal["drawn", b"drawn", "record", b"record", "resources", b"resources", "strategy", b"strategy"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["area", b"area", "bonuses", b"bonuses", "drawn", b"drawn", "gold", b"gold", "record", b"record", "resources", b"resources", "seat", b"seat", "strategy", b"strategy"]) -> None: ...
+
+global___OreganoPlayer = OreganoPlayer
+
+@typing.final
+class OreganoPlacedShop(google.protobuf.message.Message):
+    """A shop in a player's area."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    CELL_FIELD_NUMBER: builtins.int
+    SHOP_FIELD_NUMBER: builtins.int
+    ID_FIELD_NUMBER: builtins.int
+    cell: builtins.str
+    """"1a".."4d": its level (the column) then its row"""
+    shop: global___OreganoShop.ValueType
+    """its kind"""
+    id: builtins.int
+    """the shop token's identity, kept when it is moved, sold or acquired"""
+    def __init__(
+        self,
+        *,
+        cell: builtins.str = ...,
+        shop: global___OreganoShop.ValueType = ...,
+        id: builtins.int = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["cell", b"cell", "id", b"id", "shop", b"shop"]) -> None: ...
+
+global___OreganoPlacedShop = OreganoPlacedShop
+
+@typing.final
+class OreganoBoulevardEntry(google.protobuf.message.Message):
+    """A sold shop on the boulevard."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    SHOP_FIELD_NUMBER: builtins.int
+    LEVEL_FIELD_NUMBER: builtins.int
+    SELLER_FIELD_NUMBER: builtins.int
+    ID_FIELD_NUMBER: builtins.int
+    shop: global___OreganoShop.ValueType
+    """its kind"""
+    level: builtins.int
+    """its level when sold: an acquisition places it in that column"""
+    seller: builtins.int
+    """the seat that sold it (who may not acquire it)"""
+    id: builtins.int
+    """the shop token's identity"""
+    def __init__(
+        self,
+        *,
+        shop: global___OreganoShop.ValueType = ...,
+        level: builtins.int = ...,
+        seller: builtins.int = ...,
+        id: builtins.int = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["id", b"id", "level", b"level", "seller", b"seller", "shop", b"shop"]) -> None: ...
+
+global___OreganoBoulevardEntry = OreganoBoulevardEntry
+
+@typing.final
+class OreganoStock(google.protobuf.message.Message):
+    """How many shops of one kind are left in the stock."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    SHOP_FIELD_NUMBER: builtins.int
+    COUNT_FIELD_NUMBER: builtins.int
+    shop: global___OreganoShop.ValueType
+    """the kind"""
+    count: builtins.int
+    """shops of it left to build"""
+    def __init__(
+        self,
+        *,
+        shop: global___OreganoShop.ValueType = ...,
+        count: builtins.int = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["count", b"count", "shop", b"shop"]) -> None: ...
+
+global___OreganoStock = OreganoStock
+
+@typing.final
+class OreganoResources(google.protobuf.message.Message):
+    """Resource cards, by kind."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    WOOD_FIELD_NUMBER: builtins.int
+    STONE_FIELD_NUMBER: builtins.int
+    METAL_FIELD_NUMBER: builtins.int
+    wood: builtins.int
+    """wood cards"""
+    stone: builtins.int
+    """stone cards"""
+    metal: builtins.int
+    """metal cards"""
+    def __init__(
+        self,
+        *,
+        wood: builtins.int = ...,
+        stone: builtins.int = ...,
+        metal: builtins.int = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["metal", b"metal", "stone", b"stone", "wood", b"wood"]) -> None: ...
+
+global___OreganoResources = OreganoResources
+
+@typing.final
+class OreganoCost(google.protobuf.message.Message):
+    """What something costs or pays: gold and resource cards."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    GOLD_FIELD_NUMBER: builtins.int
+    WOOD_FIELD_NUMBER: builtins.int
+    STONE_FIELD_NUMBER: builtins.int
+    METAL_FIELD_NUMBER: builtins.int
+    gold: builtins.int
+    """gold"""
+    wood: builtins.int
+    """wood cards"""
+    stone: builtins.int
+    """stone cards"""
+    metal: builtins.int
+    """metal cards"""
+    def __init__(
+        self,
+        *,
+        gold: builtins.int = ...,
+        wood: builtins.int = ...,
+        stone: builtins.int = ...,
+        metal: builtins.int = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["gold", b"gold", "metal", b"metal", "stone", b"stone", "wood", b"wood"]) -> None: ...
+
+global___OreganoCost = OreganoCost
+
+@typing.final
+class OreganoStrategy(google.protobuf.message.Message):
+    """The strategy card a player holds, as the viewer may see it."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    COUNT_FIELD_NUMBER: builtins.int
+    CARD_FIELD_NUMBER: builtins.int
+    PROGRESS_FIELD_NUMBER: builtins.int
+    GOAL_FIELD_NUMBER: builtins.int
+    count: builtins.int
+    """cards held: 1, or 0 between achieving a card and keeping a new one"""
+    card: global___OreganoStrategyCard.ValueType
+    """The card, when the viewer may see it (its holder, or everyone with open strategy cards);
+    unspecified otherwise.
+    """
+    progress: builtins.int
+    """with card: the operations towards its goal done since it was taken"""
+    goal: builtins.int
+    """with card: the operations its goal needs (2)"""
+    def __init__(
+        self,
+        *,
+        count: builtins.int = ...,
+        card: global___OreganoStrategyCard.ValueType = ...,
+        progress: builtins.int = ...,
+        goal: builtins.int = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["card", b"card", "count", b"count", "goal", b"goal", "progress", b"progress"]) -> None: ...
+
+global___OreganoStrategy = OreganoStrategy
+
+@typing.final
+class OreganoDrawn(google.protobuf.message.Message):
+    """The strategy cards a player drew and must keep one of, as the viewer may see them."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    COUNT_FIELD_NUMBER: builtins.int
+    CARDS_FIELD_NUMBER: builtins.int
+    count: builtins.int
+    """how many it drew (0 unless it is choosing)"""
+    @property
+    def cards(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[global___OreganoStrategyCard.ValueType]:
+        """the cards, for the viewer's own seat only"""
+
+    def __init__(
+        self,
+        *,
+        count: builtins.int = ...,
+        cards: collections.abc.Iterable[global___OreganoStrategyCard.ValueType] | None = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["cards", b"cards", "count", b"count"]) -> None: ...
+
+global___OreganoDrawn = OreganoDrawn
+
+@typing.final
+class OreganoRecord(google.protobuf.message.Message):
+    """What a player did since it took its strategy card: the facts its goal counts, all public."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    BUILT_FIELD_NUMBER: builtins.int
+    SOLD_FIELD_NUMBER: builtins.int
+    ACQUIRED_FIELD_NUMBER: builtins.int
+    LEVELLED_FIELD_NUMBER: builtins.int
+    TAKEN_FIELD_NUMBER: builtins.int
+    sold: builtins.int
+    """shops it sold"""
+    acquired: builtins.int
+    """shops it acquired"""
+    @property
+    def built(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[global___OreganoShop.ValueType]:
+        """the kinds it built (by attract, not acquire), in order"""
+
+    @property
+    def levelled(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[builtins.int]:
+        """the ids of the shops it levelled up, in order"""
+
+    @property
+    def taken(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[global___OreganoResource.ValueType]:
+        """the resources it took from other players' shops, in order"""
+
+    def __init__(
+        self,
+        *,
+        built: collections.abc.Iterable[global___OreganoShop.ValueType] | None = ...,
+        sold: builtins.int = ...,
+        acquired: builtins.int = ...,
+        levelled: collections.abc.Iterable[builtins.int] | None = ...,
+        taken: collections.abc.Iterable[global___OreganoResource.ValueType] | None = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["acquired", b"acquired", "built", b"built", "levelled", b"levelled", "sold", b"sold", "taken", b"taken"]) -> None: ...
+
+global___OreganoRecord = OreganoRecord
+
+@typing.final
+class OreganoEvent(google.protobuf.message.Message):
+    """One event as a seat may see it: what an action did. Exactly one of the kinds is set, named as
+    the JSON event's `type` in docs/oregano.md.
+    """
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    @typing.final
+    class StartShop(google.protobuf.message.Message):
+        """Set-up: a seat placed its starting shop."""
+
+        DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: builtins.int
+        SHOP_FIELD_NUMBER: builtins.int
+        CELL_FIELD_NUMBER: builtins.int
+        ID_FIELD_NUMBER: builtins.int
+        seat: builtins.int
+        """the player"""
+        shop: global___OreganoShop.ValueType
+        """the resource shop's kind"""
+        cell: builtins.str
+        """its cell in column 1"""
+        id: builtins.int
+        """the shop token's identity"""
+        def __init__(
+            self,
+            *,
+            seat: builtins.int = ...,
+            shop: global___OreganoShop.ValueType = ...,
+            cell: builtins.str = ...,
+            id: builtins.int = ...,
+        ) -> None: ...
+        def ClearField(self, field_name: typing.Literal["cell", b"cell", "id", b"id", "seat", b"seat", "shop", b"shop"]) -> None: ...
+
+    @typing.final
+    class StrategyDrawn(google.protobuf.message.Message):
+        """A seat drew strategy cards to keep one."""
+
+        DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: builtins.int
+        COUNT_FIELD_NUMBER: builtins.int
+        CARDS_FIELD_NUMBER: builtins.int
+        seat: builtins.int
+        """the player"""
+        count: builtins.int
+        """how many it drew"""
+        @property
+        def cards(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[global___OreganoStrategyCard.ValueType]:
+            """the cards, for the seat itself only"""
+
+        def __init__(
+            self,
+            *,
+            seat: builtins.int = ...,
+            count: builtins.int = ...,
+            cards: collections.abc.Iterable[global___OreganoStrategyCard.ValueType] | None = ...,
+        ) -> None: ...
+        def ClearField(self, field_name: typing.Literal["cards", b"cards", "count", b"count", "seat", b"seat"]) -> None: ...
+
+    @typing.final
+    class StrategyKept(google.protobuf.message.Message):
+        """A seat kept a strategy card and put the others back in the deck."""
+
+        DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: builtins.int
+        CARD_FIELD_NUMBER: builtins.int
+        RETURNED_FIELD_NUMBER: builtins.int
+        RETURNED_COUNT_FIELD_NUMBER: builtins.int
+        seat: builtins.int
+        """the player"""
+        card: global___OreganoStrategyCard.ValueType
+        """the card kept, when the viewer may see it; unspecified otherwise"""
+        returned_count: builtins.int
+        """how many it put back"""
+        @property
+        def returned(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[global___OreganoStrategyCard.ValueType]:
+            """the cards put back, for the seat itself only"""
+
+        def __init__(
+            self,
+            *,
+            seat: builtins.int = ...,
+            card: global___OreganoStrategyCard.ValueType = ...,
+            returned: collections.abc.Iterable[global___OreganoStrategyCard.ValueType] | None = ...,
+            returned_count: builtins.int = ...,
+        ) -> None: ...
+        def ClearField(self, field_name: typing.Literal["card", b"card", "returned", b"returned", "returned_count", b"returned_count", "seat", b"seat"]) -> None: ...
+
+    @typing.final
+    class DeckShuffled(google.protobuf.message.Message):
+        """The strategy deck was shuffled (its order is never shown)."""
+
+        DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+        SIZE_FIELD_NUMBER: builtins.int
+        size: builtins.int
+        """cards in the deck"""
+        def __init__(
+            self,
+            *,
+            size: builtins.int = ...,
+        ) -> None: ...
+        def ClearField(self, field_name: typing.Literal["size", b"size"]) -> None: ...
+
+    @typing.final
+    class Turn(google.protobuf.message.Message):
+        """A seat's turn begins."""
+
+        DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: builtins.int
+        ROUND_FIELD_NUMBER: builtins.int
+        seat: builtins.int
+        """the player"""
+        round: builtins.int
+        """the round"""
+        def __init__(
+            self,
+            *,
+            seat: builtins.int = ...,
+            round: builtins.int = ...,
+        ) -> None: ...
+        def ClearField(self, field_name: typing.Literal["round", b"round", "seat", b"seat"]) -> None: ...
+
+    @typing.final
+    class Income(google.protobuf.message.Message):
+        """A seat's general shops paid it their dividends."""
+
+        DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: builtins.int
+        GOLD_FIELD_NUMBER: builtins.int
+        seat: builtins.int
+        """the player"""
+        gold: builtins.int
+        """the gold received"""
+        def __init__(
+            self,
+            *,
+            seat: builtins.int = ...,
+            gold: builtins.int = ...,
+        ) -> None: ...
+        def ClearField(self, field_name: typing.Literal["gold", b"gold", "seat", b"seat"]) -> None: ...
+
+    @typing.final
+    class Declared(google.protobuf.message.Message):
+        """A seat declared its turn's two action kinds."""
+
+        DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: builtins.int
+        FIRST_FIELD_NUMBER: builtins.int
+        SECOND_FIELD_NUMBER: builtins.int
+        seat: builtins.int
+        """the player"""
+        first: global___OreganoActionKind.ValueType
+        """performed first"""
+        second: global___OreganoActionKind.ValueType
+        """performed second"""
+        def __init__(
+            self,
+            *,
+            seat: builtins.int = ...,
+            first: global___OreganoActionKind.ValueType = ...,
+            second: global___OreganoActionKind.ValueType = ...,
+        ) -> None: ...
+        def ClearField(self, field_name: typing.Literal["first", b"first", "seat", b"seat", "second", b"second"]) -> None: ...
+
+    @typing.final
+    class Built(google.protobuf.message.Message):
+        """A seat built a shop."""
+
+        DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: builtins.int
+        SHOP_FIELD_NUMBER: builtins.int
+        CELL_FIELD_NUMBER: builtins.int
+        ID_FIELD_NUMBER: builtins.int
+        PAID_FIELD_NUMBER: builtins.int
+        seat: builtins.int
+        """the player"""
+        shop: global___OreganoShop.ValueType
+        """the kind"""
+        cell: builtins.str
+        """its cell in column 1"""
+        id: builtins.int
+        """the shop token's identity"""
+        @property
+        def paid(self) -> global___OreganoCost:
+            """what it cost"""
+
+        def __init__(
+            self,
+            *,
+            seat: builtins.int = ...,
+            shop: global___OreganoShop.ValueType = ...,
+            cell: builtins.str = ...,
+            id: builtins.int = ...,
+            paid: global___OreganoCost | None = ...,
+        ) -> None: ...
+        def HasField(self, field_name: typing.Literal["paid", b"paid"]) -> builtins.bool: ...
+        def ClearField(self, field_name: typing.Literal["cell", b"cell", "id", b"id", "paid", b"paid", "seat", b"seat", "shop", b"shop"]) -> None: ...
+
+    @typing.final
+    class LevelledUp(google.protobuf.message.Message):
+        """A seat moved a shop up one level."""
+
+        DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: builtins.int
+        SHOP_FIELD_NUMBER: builtins.int
+        ID_FIELD_NUMBER: builtins.int
+        FROM_FIELD_NUMBER: builtins.int
+        TO_FIELD_NUMBER: builtins.int
+        PAID_FIELD_NUMBER: builtins.int
+        seat: builtins.int
+        """the player"""
+        shop: global___OreganoShop.ValueType
+        """the kind"""
+        id: builtins.int
+        """the shop token's identity"""
+        to: builtins.str
+        """the cell it moved to, in the next column"""
+        @property
+        def paid(self) -> global___OreganoCost:
+            """what it cost"""
+
+        def __init__(
+            self,
+            *,
+            seat: builtins.int = ...,
+            shop: global___OreganoShop.ValueType = ...,
+            id: builtins.int = ...,
+            to: builtins.str = ...,
+            paid: global___OreganoCost | None = ...,
+        ) -> None: ...
+        def HasField(self, field_name: typing.Literal["paid", b"paid"]) -> builtins.bool: ...
+        def ClearField(self, field_name: typing.Literal["from", b"from", "id", b"id", "paid", b"paid", "seat", b"seat", "shop", b"shop", "to", b"to"]) -> None: ...
+
+    @typing.final
+    class TookResources(google.protobuf.message.Message):
+        """A seat took resource cards from a resource shop."""
+
+        DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: builtins.int
+        OWNER_FIELD_NUMBER: builtins.int
+        CELL_FIELD_NUMBER: builtins.int
+        RESOURCE_FIELD_NUMBER: builtins.int
+        COUNT_FIELD_NUMBER: builtins.int
+        FEE_FIELD_NUMBER: builtins.int
+        seat: builtins.int
+        """the player"""
+        owner: builtins.int
+        """the seat whose shop it used"""
+        cell: builtins.str
+        """the shop's cell"""
+        resource: global___OreganoResource.ValueType
+        """the resource"""
+        count: builtins.int
+        """cards taken"""
+        fee: builtins.int
+        """gold paid to the owner (0 for one's own shop)"""
+        def __init__(
+            self,
+            *,
+            seat: builtins.int = ...,
+            owner: builtins.int = ...,
+            cell: builtins.str = ...,
+            resource: global___OreganoResource.ValueType = ...,
+            count: builtins.int = ...,
+            fee: builtins.int = ...,
+        ) -> None: ...
+        def ClearField(self, field_name: typing.Literal["cell", b"cell", "count", b"count", "fee", b"fee", "owner", b"owner", "resource", b"resource", "seat", b"seat"]) -> None: ...
+
+    @typing.final
+    class Sold(google.protobuf.message.Message):
+        """A seat sold a shop to the boulevard."""
+
+        DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: builtins.int
+        SHOP_FIELD_NUMBER: builtins.int
+        ID_FIELD_NUMBER: builtins.int
+        CELL_FIELD_NUMBER: builtins.int
+        LEVEL_FIELD_NUMBER: builtins.int
+        GOLD_FIELD_NUMBER: builtins.int
+        seat: builtins.int
+        """the player"""
+        shop: global___OreganoShop.ValueType
+        """the kind"""
+        id: builtins.int
+        """the shop token's identity"""
+        cell: builtins.str
+        """the cell it left"""
+        level: builtins.int
+        """its level"""
+        gold: builtins.int
+        """the sale price received (the jeweler's bonus included)"""
+        def __init__(
+            self,
+            *,
+            seat: builtins.int = ...,
+            shop: global___OreganoShop.ValueType = ...,
+            id: builtins.int = ...,
+            cell: builtins.str = ...,
+            level: builtins.int = ...,
+            gold: builtins.int = ...,
+        ) -> None: ...
+        def ClearField(self, field_name: typing.Literal["cell", b"cell", "gold", b"gold", "id", b"id", "level", b"level", "seat", b"seat", "shop", b"shop"]) -> None: ...
+
+    @typing.final
+    class Acquired(google.protobuf.message.Message):
+        """A seat bought a shop from the boulevard."""
+
+        DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: builtins.int
+        SHOP_FIELD_NUMBER: builtins.int
+        ID_FIELD_NUMBER: builtins.int
+        LEVEL_FIELD_NUMBER: builtins.int
+        SELLER_FIELD_NUMBER: builtins.int
+        CELL_FIELD_NUMBER: builtins.int
+        GOLD_FIELD_NUMBER: builtins.int
+        seat: builtins.int
+        """the player"""
+        shop: global___OreganoShop.ValueType
+        """the kind"""
+        id: builtins.int
+        """the shop token's identity"""
+        level: builtins.int
+        """its level"""
+        seller: builtins.int
+        """the seat that had sold it"""
+        cell: builtins.str
+        """the cell it was placed in"""
+        gold: builtins.int
+        """the price paid"""
+        def __init__(
+            self,
+            *,
+            seat: builtins.int = ...,
+            shop: global___OreganoShop.ValueType = ...,
+            id: builtins.int = ...,
+            level: builtins.int = ...,
+            seller: builtins.int = ...,
+            cell: builtins.str = ...,
+            gold: builtins.int = ...,
+        ) -> None: ...
+        def ClearField(self, field_name: typing.Literal["cell", b"cell", "gold", b"gold", "id", b"id", "level", b"level", "seat", b"seat", "seller", b"seller", "shop", b"shop"]) -> None: ...
+
+    @typing.final
+    class Skipped(google.protobuf.message.Message):
+        """A seat passed a declared action."""
+
+        DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: builtins.int
+        KIND_FIELD_NUMBER: builtins.int
+        seat: builtins.int
+        """the player"""
+        kind: global___OreganoActionKind.ValueType
+        """the action kind passed"""
+        def __init__(
+            self,
+            *,
+            seat: builtins.int = ...,
+            kind: global___OreganoActionKind.ValueType = ...,
+        ) -> None: ...
+        def ClearField(self, field_name: typing.Literal["kind", b"kind", "seat", b"seat"]) -> None: ...
+
+    @typing.final
+    class StrategyAchieved(google.protobuf.message.Message):
+        """A seat met its strategy card's goal: the card is shown, and it draws again."""
+
+        DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: builtins.int
+        CARD_FIELD_NUMBER: builtins.int
+        GOLD_FIELD_NUMBER: builtins.int
+        seat: builtins.int
+        """the player"""
+        card: global___OreganoStrategyCard.ValueType
+        """the card achieved"""
+        gold: builtins.int
+        """the reward received"""
+        def __init__(
+            self,
+            *,
+            seat: builtins.int = ...,
+            card: global___OreganoStrategyCard.ValueType = ...,
+            gold: builtins.int = ...,
+        ) -> None: ...
+        def ClearField(self, field_name: typing.Literal["card", b"card", "gold", b"gold", "seat", b"seat"]) -> None: ...
+
+    @typing.final
+    class BonusTaken(google.protobuf.message.Message):
+        """A seat took a bonus card."""
+
+        DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: builtins.int
+        BONUS_FIELD_NUMBER: builtins.int
+        seat: builtins.int
+        """the player"""
+        bonus: global___OreganoBonus.ValueType
+        """the card"""
+        def __init__(
+            self,
+            *,
+            seat: builtins.int = ...,
+            bonus: global___OreganoBonus.ValueType = ...,
+        ) -> None: ...
+        def ClearField(self, field_name: typing.Literal["bonus", b"bonus", "seat", b"seat"]) -> None: ...
+
+    @typing.final
+    class Casino(google.protobuf.message.Message):
+        """A seat chose whether to go to the casino."""
+
+        DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: builtins.int
+        GO_FIELD_NUMBER: builtins.int
+        seat: builtins.int
+        """the player"""
+        go: builtins.bool
+        """it went (a die roll follows)"""
+        def __init__(
+            self,
+            *,
+            seat: builtins.int = ...,
+            go: builtins.bool = ...,
+        ) -> None: ...
+        def ClearField(self, field_name: typing.Literal["go", b"go", "seat", b"seat"]) -> None: ...
+
+    @typing.final
+    class Die(google.protobuf.message.Message):
+        """The casino's die was rolled."""
+
+        DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: builtins.int
+        ROLL_FIELD_NUMBER: builtins.int
+        seat: builtins.int
+        """the player"""
+        roll: builtins.int
+        """1-6: 1-4 loses, 5-6 wins"""
+        def __init__(
+            self,
+            *,
+            seat: builtins.int = ...,
+            roll: builtins.int = ...,
+        ) -> None: ...
+        def ClearField(self, field_name: typing.Literal["roll", b"roll", "seat", b"seat"]) -> None: ...
+
+    @typing.final
+    class CasinoLost(google.protobuf.message.Message):
+        """A seat lost at the casino."""
+
+        DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: builtins.int
+        GOLD_FIELD_NUMBER: builtins.int
+        seat: builtins.int
+        """the player"""
+        gold: builtins.int
+        """the gold paid to the bank"""
+        def __init__(
+            self,
+            *,
+            seat: builtins.int = ...,
+            gold: builtins.int = ...,
+        ) -> None: ...
+        def ClearField(self, field_name: typing.Literal["gold", b"gold", "seat", b"seat"]) -> None: ...
+
+    @typing.final
+    class CasinoWon(google.protobuf.message.Message):
+        """A seat won at the casino."""
+
+        DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: builtins.int
+        TOOK_FIELD_NUMBER: builtins.int
+        seat: builtins.int
+        """the player"""
+        @property
+        def took(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[builtins.int]:
+            """by seat: the gold taken from each other player (0 for the winner)"""
+
+        def __init__(
+            self,
+            *,
+            seat: builtins.int = ...,
+            took: collections.abc.Iterable[builtins.int] | None = ...,
+        ) -> None: ...
+        def ClearField(self, field_name: typing.Literal["seat", b"seat", "took", b"took"]) -> None: ...
+
+    @typing.final
+    class EndTriggered(google.protobuf.message.Message):
+        """The end of the game was triggered: two shop kinds ran out of stock."""
+
+        DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: builtins.int
+        ROUND_FIELD_NUMBER: builtins.int
+        seat: builtins.int
+        """the player whose turn triggered it"""
+        round: builtins.int
+        """the round"""
+        def __init__(
+            self,
+            *,
+            seat: builtins.int = ...,
+            round: builtins.int = ...,
+        ) -> None: ...
+        def ClearField(self, field_name: typing.Literal["round", b"round", "seat", b"seat"]) -> None: ...
+
+    @typing.final
+    class GameOver(google.protobuf.message.Message):
+        """The game is over."""
+
+        DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+        RESULT_FIELD_NUMBER: builtins.int
+        @property
+        def result(self) -> mercado.v1.score_pb2.GameResult:
+            """the final scores and ranks"""
+
+        def __init__(
+            self,
+            *,
+            result: mercado.v1.score_pb2.GameResult | None = ...,
+        ) -> None: ...
+        def HasField(self, field_name: typing.Literal["result", b"result"]) -> builtins.bool: ...
+        def ClearField(self, field_name: typing.Literal["result", b"result"]) -> None: ...
+
+    EVENT_FIELD_NUMBER: builtins.int
+    START_SHOP_FIELD_NUMBER: builtins.int
+    STRATEGY_DRAWN_FIELD_NUMBER: builtins.int
+    STRATEGY_KEPT_FIELD_NUMBER: builtins.int
+    DECK_SHUFFLED_FIELD_NUMBER: builtins.int
+    TURN_FIELD_NUMBER: builtins.int
+    INCOME_FIELD_NUMBER: builtins.int
+    DECLARED_FIELD_NUMBER: builtins.int
+    BUILT_FIELD_NUMBER: builtins.int
+    LEVELLED_UP_FIELD_NUMBER: builtins.int
+    TOOK_RESOURCES_FIELD_NUMBER: builtins.int
+    SOLD_FIELD_NUMBER: builtins.int
+    ACQUIRED_FIELD_NUMBER: builtins.int
+    SKIPPED_FIELD_NUMBER: builtins.int
+    STRATEGY_ACHIEVED_FIELD_NUMBER: builtins.int
+    BONUS_TAKEN_FIELD_NUMBER: builtins.int
+    CASINO_FIELD_NUMBER: builtins.int
+    DIE_FIELD_NUMBER: builtins.int
+    CASINO_LOST_FIELD_NUMBER: builtins.int
+    CASINO_WON_FIELD_NUMBER: builtins.int
+    END_TRIGGERED_FIELD_NUMBER: builtins.int
+    GAME_OVER_FIELD_NUMBER: builtins.int
+    @property
+    def event(self) -> google.protobuf.struct_pb2.Struct:
+        """Replaced by the kinds below: the event's JSON of docs/oregano.md."""
+
+    @property
+    def start_shop(self) -> global___OreganoEvent.StartShop:
+        """a starting shop placed"""
+
+    @property
+    def strategy_drawn(self) -> global___OreganoEvent.StrategyDrawn:
+        """strategy cards drawn"""
+
+    @property
+    def strategy_kept(self) -> global___OreganoEvent.StrategyKept:
+        """a strategy card kept, the others put back"""
+
+    @property
+    def deck_shuffled(self) -> global___OreganoEvent.DeckShuffled:
+        """the strategy deck shuffled"""
+
+    @property
+    def turn(self) -> global___OreganoEvent.Turn:
+        """a turn begins"""
+
+    @property
+    def income(self) -> global___OreganoEvent.Income:
+        """the dividends paid at the start of a turn"""
+
+    @property
+    def declared(self) -> global___OreganoEvent.Declared:
+        """the turn's two action kinds declared"""
+
+    @property
+    def built(self) -> global___OreganoEvent.Built:
+        """a shop built"""
+
+    @property
+    def levelled_up(self) -> global___OreganoEvent.LevelledUp:
+        """a shop levelled up"""
+
+    @property
+    def took_resources(self) -> global___OreganoEvent.TookResources:
+        """resource cards taken"""
+
+    @property
+    def sold(self) -> global___OreganoEvent.Sold:
+        """a shop sold"""
+
+    @property
+    def acquired(self) -> global___OreganoEvent.Acquired:
+        """a shop acquired"""
+
+    @property
+    def skipped(self) -> global___OreganoEvent.Skipped:
+        """a declared action passed"""
+
+    @property
+    def strategy_achieved(self) -> global___OreganoEvent.StrategyAchieved:
+        """a strategy card's goal met"""
+
+    @property
+    def bonus_taken(self) -> global___OreganoEvent.BonusTaken:
+        """a bonus card taken"""
+
+    @property
+    def casino(self) -> global___OreganoEvent.Casino:
+        """the casino: gone to or not"""
+
+    @property
+    def die(self) -> global___OreganoEvent.Die:
+        """the casino's die rolled"""
+
+    @property
+    def casino_lost(self) -> global___OreganoEvent.CasinoLost:
+        """lost at the casino"""
+
+    @property
+    def casino_won(self) -> global___OreganoEvent.CasinoWon:
+        """won at the casino"""
+
+    @property
+    def end_triggered(self) -> global___OreganoEvent.EndTriggered:
+        """the end of the game triggered"""
+
+    @property
+    def game_over(self) -> global___OreganoEvent.GameOver:
+        """the game is over"""
+
     def __init__(
         self,
         *,
         event: google.protobuf.struct_pb2.Struct | None = ...,
+        start_shop: global___OreganoEvent.StartShop | None = ...,
+        strategy_drawn: global___OreganoEvent.StrategyDrawn | None = ...,
+        strategy_kept: global___OreganoEvent.StrategyKept | None = ...,
+        deck_shuffled: global___OreganoEvent.DeckShuffled | None = ...,
+        turn: global___OreganoEvent.Turn | None = ...,
+        income: global___OreganoEvent.Income | None = ...,
+        declared: global___OreganoEvent.Declared | None = ...,
+        built: global___OreganoEvent.Built | None = ...,
+        levelled_up: global___OreganoEvent.LevelledUp | None = ...,
+        took_resources: global___OreganoEvent.TookResources | None = ...,
+        sold: global___OreganoEvent.Sold | None = ...,
+        acquired: global___OreganoEvent.Acquired | None = ...,
+        skipped: global___OreganoEvent.Skipped | None = ...,
+        strategy_achieved: global___OreganoEvent.StrategyAchieved | None = ...,
+        bonus_taken: global___OreganoEvent.BonusTaken | None = ...,
+        casino: global___OreganoEvent.Casino | None = ...,
+        die: global___OreganoEvent.Die | None = ...,
+        casino_lost: global___OreganoEvent.CasinoLost | None = ...,
+        casino_won: global___OreganoEvent.CasinoWon | None = ...,
+        end_triggered: global___OreganoEvent.EndTriggered | None = ...,
+        game_over: global___OreganoEvent.GameOver | None = ...,
     ) -> None: ...
-    def HasField(self, field_name: typing.Literal["event", b"event"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["event", b"event"]) -> None: ...
+    def HasField(self, field_name: typing.Literal["acquired", b"acquired", "bonus_taken", b"bonus_taken", "built", b"built", "casino", b"casino", "casino_lost", b"casino_lost", "casino_won", b"casino_won", "deck_shuffled", b"deck_shuffled", "declared", b"declared", "die", b"die", "end_triggered", b"end_triggered", "event", b"event", "game_over", b"game_over", "income", b"income", "kind", b"kind", "levelled_up", b"levelled_up", "skipped", b"skipped", "sold", b"sold", "start_shop", b"start_shop", "strategy_achieved", b"strategy_achieved", "strategy_drawn", b"strategy_drawn", "strategy_kept", b"strategy_kept", "took_resources", b"took_resources", "turn", b"turn"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["acquired", b"acquired", "bonus_taken", b"bonus_taken", "built", b"built", "casino", b"casino", "casino_lost", b"casino_lost", "casino_won", b"casino_won", "deck_shuffled", b"deck_shuffled", "declared", b"declared", "die", b"die", "end_triggered", b"end_triggered", "event", b"event", "game_over", b"game_over", "income", b"income", "kind", b"kind", "levelled_up", b"levelled_up", "skipped", b"skipped", "sold", b"sold", "start_shop", b"start_shop", "strategy_achieved", b"strategy_achieved", "strategy_drawn", b"strategy_drawn", "strategy_kept", b"strategy_kept", "took_resources", b"took_resources", "turn", b"turn"]) -> None: ...
+    def WhichOneof(self, oneof_group: typing.Literal["kind", b"kind"]) -> typing.Literal["start_shop", "strategy_drawn", "strategy_kept", "deck_shuffled", "turn", "income", "declared", "built", "levelled_up", "took_resources", "sold", "acquired", "skipped", "strategy_achieved", "bonus_taken", "casino", "die", "casino_lost", "casino_won", "end_triggered", "game_over"] | None: ...
 
 global___OreganoEvent = OreganoEvent
+
+@typing.final
+class OreganoPreview(google.protobuf.message.Message):
+    """What a legal action would cost and pay, and how it would change its player's score, computed
+    by the rules from what the player may see.
+    """
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    COST_FIELD_NUMBER: builtins.int
+    EARNINGS_FIELD_NUMBER: builtins.int
+    RESOURCES_FIELD_NUMBER: builtins.int
+    SCORE_CHANGE_FIELD_NUMBER: builtins.int
+    ACHIEVES_STRATEGY_FIELD_NUMBER: builtins.int
+    BONUSES_FIELD_NUMBER: builtins.int
+    CASINO_FIELD_NUMBER: builtins.int
+    score_change: builtins.int
+    """how its score (ScoreParts) changes: gold, shops by level and bonus cards"""
+    achieves_strategy: builtins.bool
+    """the action meets its strategy card's goal"""
+    @property
+    def cost(self) -> global___OreganoCost:
+        """what the player pays: a build or level-up cost, a price, a fee"""
+
+    @property
+    def earnings(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[mercado.v1.mercado_pb2.Earning]:
+        """The gold each seat receives, in seat order, only those that receive some: the player's sale
+        price or strategy reward, another seat's fee for its resource shop.
+        """
+
+    @property
+    def resources(self) -> global___OreganoResources:
+        """the resource cards the player takes"""
+
+    @property
+    def bonuses(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[global___OreganoBonus.ValueType]:
+        """the bonus cards it takes"""
+
+    @property
+    def casino(self) -> global___OreganoCasinoOdds:
+        """going to the casino: what the die decides"""
+
+    def __init__(
+        self,
+        *,
+        cost: global___OreganoCost | None = ...,
+        earnings: collections.abc.Iterable[mercado.v1.mercado_pb2.Earning] | None = ...,
+        resources: global___OreganoResources | None = ...,
+        score_change: builtins.int = ...,
+        achieves_strategy: builtins.bool = ...,
+        bonuses: collections.abc.Iterable[global___OreganoBonus.ValueType] | None = ...,
+        casino: global___OreganoCasinoOdds | None = ...,
+    ) -> None: ...
+    def HasField(self, field_name: typing.Literal["casino", b"casino", "cost", b"cost", "resources", b"resources"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["achieves_strategy", b"achieves_strategy", "bonuses", b"bonuses", "casino", b"casino", "cost", b"cost", "earnings", b"earnings", "resources", b"resources", "score_change", b"score_change"]) -> None: ...
+
+global___OreganoPreview = OreganoPreview
+
+@typing.final
+class OreganoCasinoOdds(google.protobuf.message.Message):
+    """What going to the casino may bring: a roll of 1-4 (two chances in three) loses, 5-6 wins."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    LOSS_FIELD_NUMBER: builtins.int
+    WIN_TAKES_FIELD_NUMBER: builtins.int
+    loss: builtins.int
+    """gold the player pays the bank on a loss"""
+    @property
+    def win_takes(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[builtins.int]:
+        """by seat: the gold a win takes from each other player (0 for the player)"""
+
+    def __init__(
+        self,
+        *,
+        loss: builtins.int = ...,
+        win_takes: collections.abc.Iterable[builtins.int] | None = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["loss", b"loss", "win_takes", b"win_takes"]) -> None: ...
+
+global___OreganoCasinoOdds = OreganoCasinoOdds

@@ -4,12 +4,16 @@ isort:skip_file
 Oregano: the game-specific part of the mercado v1 API for the market-building game of
 docs/oregano.md.
 
-Options and actions are typed and mirror their JSON forms of docs/oregano.md: an action's
-JSON `{"type": "build", "shop": "cafe", "cell": "1b"}` is the `build` field of
-OreganoAction with those fields. Views and events are the JSON the rules produce
-("oregano-view/1" and the events of docs/oregano.md), carried as a google.protobuf.Struct,
-so a client reads them as plain JSON objects. Numbers in a Struct are JSON numbers (whole
-numbers here).
+Every message is typed and uses the rules' names of docs/oregano.md. Actions mirror their
+JSON forms: an action's JSON `{"type": "build", "shop": "cafe", "cell": "1b"}` is the `build`
+field of OreganoAction with those fields, the names as strings. In options, views, events and
+previews a name is an enum value: the shop "cafe" is OREGANO_SHOP_CAFE. A cell of a player's
+area is named by its level, the area's column (1-4), then its row (a-d): "1a" to "4d"; a
+shop's level is its column's number.
+
+Each view and event also carries the rules' JSON ("oregano-view/1" and the events of
+docs/oregano.md) in a google.protobuf.Struct, the deprecated `view` and `event` fields: they
+stay filled for clients written against them, and go in a later version.
 """
 
 import abc

@@ -54,11 +54,15 @@ export const SquareSchema: GenMessage<Square> = /*@__PURE__*/
  */
 export type Entrance = Message<"mercado.v1.Entrance"> & {
   /**
+   * the side of the market it is on
+   *
    * @generated from field: mercado.v1.Side side = 1;
    */
   side: Side;
 
   /**
+   * the column (top, bottom) or row (left, right) it serves, 1..5
+   *
    * @generated from field: uint32 line = 2;
    */
   line: number;
@@ -78,6 +82,8 @@ export const EntranceSchema: GenMessage<Entrance> = /*@__PURE__*/
  */
 export type CustomerTile = Message<"mercado.v1.CustomerTile"> & {
   /**
+   * how many customers: 1..4
+   *
    * @generated from field: uint32 level = 1;
    */
   level: number;
@@ -104,6 +110,8 @@ export const CustomerTileSchema: GenMessage<CustomerTile> = /*@__PURE__*/
  */
 export type MercadoOptions = Message<"mercado.v1.MercadoOptions"> & {
   /**
+   * whether coin totals are public
+   *
    * @generated from field: mercado.v1.Money money = 1;
    */
   money: Money;
@@ -206,11 +214,15 @@ export const RedrawHandSchema: GenMessage<RedrawHand> = /*@__PURE__*/
  */
 export type OpenStand = Message<"mercado.v1.OpenStand"> & {
   /**
+   * a stand tile of your hand
+   *
    * @generated from field: mercado.v1.Good good = 1;
    */
   good: Good;
 
   /**
+   * an empty square
+   *
    * @generated from field: mercado.v1.Square square = 2;
    */
   square?: Square | undefined;
@@ -245,6 +257,8 @@ export const RefreshOfferSchema: GenMessage<RefreshOffer> = /*@__PURE__*/
  */
 export type TakeOffer = Message<"mercado.v1.TakeOffer"> & {
   /**
+   * a tile of the offer
+   *
    * @generated from field: mercado.v1.Good good = 1;
    */
   good: Good;
@@ -264,11 +278,15 @@ export const TakeOfferSchema: GenMessage<TakeOffer> = /*@__PURE__*/
  */
 export type BringCustomer = Message<"mercado.v1.BringCustomer"> & {
   /**
+   * a tile of the display
+   *
    * @generated from field: mercado.v1.CustomerTile tile = 1;
    */
   tile?: CustomerTile | undefined;
 
   /**
+   * an empty entrance
+   *
    * @generated from field: mercado.v1.Entrance entrance = 2;
    */
   entrance?: Entrance | undefined;
@@ -288,11 +306,15 @@ export const BringCustomerSchema: GenMessage<BringCustomer> = /*@__PURE__*/
  */
 export type OpenRestaurant = Message<"mercado.v1.OpenRestaurant"> & {
   /**
+   * a restaurant of your hand
+   *
    * @generated from field: mercado.v1.Restaurant restaurant = 1;
    */
   restaurant: Restaurant;
 
   /**
+   * an empty square
+   *
    * @generated from field: mercado.v1.Square square = 2;
    */
   square?: Square | undefined;
@@ -349,17 +371,22 @@ export const MercadoPreviewSchema: GenMessage<MercadoPreview> = /*@__PURE__*/
   messageDesc(file_mercado_v1_mercado, 12);
 
 /**
- * Coins one seat earns; `amount` is absent when money is hidden and the seat is not the viewer.
+ * Coins one seat earns (in Oregano, gold). In Mercado de Lisboa `amount` is absent when money is
+ * hidden and the seat is not the viewer.
  *
  * @generated from message mercado.v1.Earning
  */
 export type Earning = Message<"mercado.v1.Earning"> & {
   /**
+   * the seat paid
+   *
    * @generated from field: uint32 seat = 1;
    */
   seat: number;
 
   /**
+   * how much it earns, when the viewer may see it
+   *
    * @generated from field: optional uint32 amount = 2;
    */
   amount?: number | undefined;
@@ -379,6 +406,8 @@ export const EarningSchema: GenMessage<Earning> = /*@__PURE__*/
  */
 export type SquareContent = Message<"mercado.v1.SquareContent"> & {
   /**
+   * the square
+   *
    * @generated from field: mercado.v1.Square square = 1;
    */
   square?: Square | undefined;
@@ -388,6 +417,8 @@ export type SquareContent = Message<"mercado.v1.SquareContent"> & {
    */
   content: {
     /**
+     * a player's stand
+     *
      * @generated from field: mercado.v1.Stand stand = 2;
      */
     value: Stand;
@@ -425,6 +456,8 @@ export const SquareContentSchema: GenMessage<SquareContent> = /*@__PURE__*/
  */
 export type Stand = Message<"mercado.v1.Stand"> & {
   /**
+   * what it sells
+   *
    * @generated from field: mercado.v1.Good good = 1;
    */
   good: Good;
@@ -466,11 +499,15 @@ export const FaceDownSchema: GenMessage<FaceDown> = /*@__PURE__*/
  */
 export type EntranceContent = Message<"mercado.v1.EntranceContent"> & {
   /**
+   * the entrance
+   *
    * @generated from field: mercado.v1.Entrance entrance = 1;
    */
   entrance?: Entrance | undefined;
 
   /**
+   * the customers waiting there
+   *
    * @generated from field: mercado.v1.CustomerTile tile = 2;
    */
   tile?: CustomerTile | undefined;
@@ -490,6 +527,8 @@ export const EntranceContentSchema: GenMessage<EntranceContent> = /*@__PURE__*/
  */
 export type PlayerPublic = Message<"mercado.v1.PlayerPublic"> & {
   /**
+   * the player's seat
+   *
    * @generated from field: uint32 seat = 1;
    */
   seat: number;
@@ -502,16 +541,22 @@ export type PlayerPublic = Message<"mercado.v1.PlayerPublic"> & {
   coins?: bigint | undefined;
 
   /**
+   * wooden stands left to open stands with
+   *
    * @generated from field: uint32 wooden_stands = 3;
    */
   woodenStands: number;
 
   /**
+   * the stand tiles in its hand
+   *
    * @generated from field: repeated mercado.v1.Good stand_hand = 4;
    */
   standHand: Good[];
 
   /**
+   * the restaurants in its hand (each costs a coin at the end)
+   *
    * @generated from field: repeated mercado.v1.Restaurant restaurant_hand = 5;
    */
   restaurantHand: Restaurant[];
@@ -531,16 +576,22 @@ export const PlayerPublicSchema: GenMessage<PlayerPublic> = /*@__PURE__*/
  */
 export type CustomerLevel = Message<"mercado.v1.CustomerLevel"> & {
   /**
+   * 1..4
+   *
    * @generated from field: uint32 level = 1;
    */
   level: number;
 
   /**
+   * the tiles on display, which players may bring
+   *
    * @generated from field: repeated mercado.v1.CustomerTile display = 2;
    */
   display: CustomerTile[];
 
   /**
+   * tiles left in the level's deck (its order is hidden)
+   *
    * @generated from field: uint32 deck_size = 3;
    */
   deckSize: number;
@@ -560,7 +611,7 @@ export const CustomerLevelSchema: GenMessage<CustomerLevel> = /*@__PURE__*/
  */
 export type MercadoResult = Message<"mercado.v1.MercadoResult"> & {
   /**
-   * by seat, restaurants left in hand already deducted
+   * by seat, restaurants left in hand already deducted (MatchState.score_parts explains them)
    *
    * @generated from field: repeated int64 scores = 1;
    */
@@ -597,16 +648,22 @@ export const MercadoResultSchema: GenMessage<MercadoResult> = /*@__PURE__*/
  */
 export type MercadoView = Message<"mercado.v1.MercadoView"> & {
   /**
+   * the match's rule options
+   *
    * @generated from field: mercado.v1.MercadoOptions options = 1;
    */
   options?: MercadoOptions | undefined;
 
   /**
+   * the turn's phase
+   *
    * @generated from field: mercado.v1.Phase phase = 2;
    */
   phase: Phase;
 
   /**
+   * the player to move swapped its hand this turn: it does not again
+   *
    * @generated from field: bool redrawn_this_turn = 3;
    */
   redrawnThisTurn: boolean;
@@ -633,11 +690,15 @@ export type MercadoView = Message<"mercado.v1.MercadoView"> & {
   entrances: EntranceContent[];
 
   /**
+   * the stand offer
+   *
    * @generated from field: repeated mercado.v1.Good offer = 7;
    */
   offer: Good[];
 
   /**
+   * stand tiles left in the bag (its order and contents are hidden)
+   *
    * @generated from field: uint32 bag_size = 8;
    */
   bagSize: number;
@@ -650,6 +711,8 @@ export type MercadoView = Message<"mercado.v1.MercadoView"> & {
   customers: CustomerLevel[];
 
   /**
+   * coin actions taken in a row: as many as players (4 with two) end the game at once
+   *
    * @generated from field: uint32 consecutive_coins = 10;
    */
   consecutiveCoins: number;
@@ -694,78 +757,104 @@ export type MercadoEvent = Message<"mercado.v1.MercadoEvent"> & {
    */
   event: {
     /**
+     * a hand swapped for tiles from the bag
+     *
      * @generated from field: mercado.v1.HandRedrawn hand_redrawn = 1;
      */
     value: HandRedrawn;
     case: "handRedrawn";
   } | {
     /**
+     * a stand opened
+     *
      * @generated from field: mercado.v1.StandOpened stand_opened = 2;
      */
     value: StandOpened;
     case: "standOpened";
   } | {
     /**
+     * a face-down restaurant taken into a hand
+     *
      * @generated from field: mercado.v1.RestaurantTaken restaurant_taken = 3;
      */
     value: RestaurantTaken;
     case: "restaurantTaken";
   } | {
     /**
+     * coins earned
+     *
      * @generated from field: mercado.v1.Income income = 4;
      */
     value: Income;
     case: "income";
   } | {
     /**
+     * the stand offer swapped for tiles from the bag
+     *
      * @generated from field: mercado.v1.OfferRefreshed offer_refreshed = 5;
      */
     value: OfferRefreshed;
     case: "offerRefreshed";
   } | {
     /**
+     * a tile taken from the offer
+     *
      * @generated from field: mercado.v1.OfferTaken offer_taken = 6;
      */
     value: OfferTaken;
     case: "offerTaken";
   } | {
     /**
+     * the offer refilled from the bag
+     *
      * @generated from field: mercado.v1.OfferRefilled offer_refilled = 7;
      */
     value: OfferRefilled;
     case: "offerRefilled";
   } | {
     /**
+     * a customer tile put on an entrance
+     *
      * @generated from field: mercado.v1.CustomerBrought customer_brought = 8;
      */
     value: CustomerBrought;
     case: "customerBrought";
   } | {
     /**
+     * a customer display refilled from its deck
+     *
      * @generated from field: mercado.v1.DisplayRefilled display_refilled = 9;
      */
     value: DisplayRefilled;
     case: "displayRefilled";
   } | {
     /**
+     * a restaurant opened face up
+     *
      * @generated from field: mercado.v1.RestaurantOpened restaurant_opened = 10;
      */
     value: RestaurantOpened;
     case: "restaurantOpened";
   } | {
     /**
+     * a coin taken
+     *
      * @generated from field: mercado.v1.CoinTaken coin_taken = 11;
      */
     value: CoinTaken;
     case: "coinTaken";
   } | {
     /**
+     * the end triggered: the final round
+     *
      * @generated from field: mercado.v1.EndTriggered end_triggered = 12;
      */
     value: EndTriggered;
     case: "endTriggered";
   } | {
     /**
+     * the game is over
+     *
      * @generated from field: mercado.v1.GameEnded game_ended = 13;
      */
     value: GameEnded;
@@ -781,20 +870,28 @@ export const MercadoEventSchema: GenMessage<MercadoEvent> = /*@__PURE__*/
   messageDesc(file_mercado_v1_mercado, 22);
 
 /**
+ * A player swapped its hand of three identical tiles for three from the bag.
+ *
  * @generated from message mercado.v1.HandRedrawn
  */
 export type HandRedrawn = Message<"mercado.v1.HandRedrawn"> & {
   /**
+   * the player's seat
+   *
    * @generated from field: uint32 player = 1;
    */
   player: number;
 
   /**
+   * the tiles put back into the bag
+   *
    * @generated from field: repeated mercado.v1.Good returned = 2;
    */
   returned: Good[];
 
   /**
+   * the tiles drawn
+   *
    * @generated from field: repeated mercado.v1.Good drawn = 3;
    */
   drawn: Good[];
@@ -808,25 +905,35 @@ export const HandRedrawnSchema: GenMessage<HandRedrawn> = /*@__PURE__*/
   messageDesc(file_mercado_v1_mercado, 23);
 
 /**
+ * A player opened a stand.
+ *
  * @generated from message mercado.v1.StandOpened
  */
 export type StandOpened = Message<"mercado.v1.StandOpened"> & {
   /**
+   * the player's seat
+   *
    * @generated from field: uint32 player = 1;
    */
   player: number;
 
   /**
+   * what the stand sells
+   *
    * @generated from field: mercado.v1.Good good = 2;
    */
   good: Good;
 
   /**
+   * where
+   *
    * @generated from field: mercado.v1.Square square = 3;
    */
   square?: Square | undefined;
 
   /**
+   * the coins it cost
+   *
    * @generated from field: uint32 cost = 4;
    */
   cost: number;
@@ -846,16 +953,22 @@ export const StandOpenedSchema: GenMessage<StandOpened> = /*@__PURE__*/
  */
 export type RestaurantTaken = Message<"mercado.v1.RestaurantTaken"> & {
   /**
+   * the player's seat
+   *
    * @generated from field: uint32 player = 1;
    */
   player: number;
 
   /**
+   * where it lay
+   *
    * @generated from field: mercado.v1.Square square = 2;
    */
   square?: Square | undefined;
 
   /**
+   * the restaurant, now known
+   *
    * @generated from field: mercado.v1.Restaurant restaurant = 3;
    */
   restaurant: Restaurant;
@@ -875,11 +988,15 @@ export const RestaurantTakenSchema: GenMessage<RestaurantTaken> = /*@__PURE__*/
  */
 export type Income = Message<"mercado.v1.Income"> & {
   /**
+   * the player's seat
+   *
    * @generated from field: uint32 player = 1;
    */
   player: number;
 
   /**
+   * the coins, when the viewer may see them
+   *
    * @generated from field: optional uint32 amount = 2;
    */
   amount?: number | undefined;
@@ -893,15 +1010,21 @@ export const IncomeSchema: GenMessage<Income> = /*@__PURE__*/
   messageDesc(file_mercado_v1_mercado, 26);
 
 /**
+ * The stand offer of three identical tiles was swapped for three from the bag.
+ *
  * @generated from message mercado.v1.OfferRefreshed
  */
 export type OfferRefreshed = Message<"mercado.v1.OfferRefreshed"> & {
   /**
+   * the tiles put back into the bag
+   *
    * @generated from field: repeated mercado.v1.Good returned = 1;
    */
   returned: Good[];
 
   /**
+   * the tiles drawn
+   *
    * @generated from field: repeated mercado.v1.Good drawn = 2;
    */
   drawn: Good[];
@@ -915,15 +1038,21 @@ export const OfferRefreshedSchema: GenMessage<OfferRefreshed> = /*@__PURE__*/
   messageDesc(file_mercado_v1_mercado, 27);
 
 /**
+ * A player took a tile from the stand offer into its hand.
+ *
  * @generated from message mercado.v1.OfferTaken
  */
 export type OfferTaken = Message<"mercado.v1.OfferTaken"> & {
   /**
+   * the player's seat
+   *
    * @generated from field: uint32 player = 1;
    */
   player: number;
 
   /**
+   * the tile
+   *
    * @generated from field: mercado.v1.Good good = 2;
    */
   good: Good;
@@ -937,10 +1066,14 @@ export const OfferTakenSchema: GenMessage<OfferTaken> = /*@__PURE__*/
   messageDesc(file_mercado_v1_mercado, 28);
 
 /**
+ * A tile from the bag refilled the stand offer.
+ *
  * @generated from message mercado.v1.OfferRefilled
  */
 export type OfferRefilled = Message<"mercado.v1.OfferRefilled"> & {
   /**
+   * the tile
+   *
    * @generated from field: mercado.v1.Good good = 1;
    */
   good: Good;
@@ -954,20 +1087,28 @@ export const OfferRefilledSchema: GenMessage<OfferRefilled> = /*@__PURE__*/
   messageDesc(file_mercado_v1_mercado, 29);
 
 /**
+ * A player put a customer tile from the display on an entrance.
+ *
  * @generated from message mercado.v1.CustomerBrought
  */
 export type CustomerBrought = Message<"mercado.v1.CustomerBrought"> & {
   /**
+   * the player's seat
+   *
    * @generated from field: uint32 player = 1;
    */
   player: number;
 
   /**
+   * the tile
+   *
    * @generated from field: mercado.v1.CustomerTile tile = 2;
    */
   tile?: CustomerTile | undefined;
 
   /**
+   * where
+   *
    * @generated from field: mercado.v1.Entrance entrance = 3;
    */
   entrance?: Entrance | undefined;
@@ -981,10 +1122,14 @@ export const CustomerBroughtSchema: GenMessage<CustomerBrought> = /*@__PURE__*/
   messageDesc(file_mercado_v1_mercado, 30);
 
 /**
+ * A tile from its level's deck refilled a customer display.
+ *
  * @generated from message mercado.v1.DisplayRefilled
  */
 export type DisplayRefilled = Message<"mercado.v1.DisplayRefilled"> & {
   /**
+   * the tile
+   *
    * @generated from field: mercado.v1.CustomerTile tile = 1;
    */
   tile?: CustomerTile | undefined;
@@ -998,20 +1143,28 @@ export const DisplayRefilledSchema: GenMessage<DisplayRefilled> = /*@__PURE__*/
   messageDesc(file_mercado_v1_mercado, 31);
 
 /**
+ * A player opened a restaurant from its hand face up.
+ *
  * @generated from message mercado.v1.RestaurantOpened
  */
 export type RestaurantOpened = Message<"mercado.v1.RestaurantOpened"> & {
   /**
+   * the player's seat
+   *
    * @generated from field: uint32 player = 1;
    */
   player: number;
 
   /**
+   * the restaurant
+   *
    * @generated from field: mercado.v1.Restaurant restaurant = 2;
    */
   restaurant: Restaurant;
 
   /**
+   * where
+   *
    * @generated from field: mercado.v1.Square square = 3;
    */
   square?: Square | undefined;
@@ -1025,10 +1178,14 @@ export const RestaurantOpenedSchema: GenMessage<RestaurantOpened> = /*@__PURE__*
   messageDesc(file_mercado_v1_mercado, 32);
 
 /**
+ * A player took a coin.
+ *
  * @generated from message mercado.v1.CoinTaken
  */
 export type CoinTaken = Message<"mercado.v1.CoinTaken"> & {
   /**
+   * the player's seat
+   *
    * @generated from field: uint32 player = 1;
    */
   player: number;
@@ -1048,11 +1205,15 @@ export const CoinTakenSchema: GenMessage<CoinTaken> = /*@__PURE__*/
  */
 export type EndTriggered = Message<"mercado.v1.EndTriggered"> & {
   /**
+   * what triggered it
+   *
    * @generated from field: mercado.v1.EndTriggered.Reason reason = 1;
    */
   reason: EndTriggered_Reason;
 
   /**
+   * the turns left in all
+   *
    * @generated from field: uint32 final_turns = 2;
    */
   finalTurns: number;
@@ -1096,15 +1257,21 @@ export const EndTriggered_ReasonSchema: GenEnum<EndTriggered_Reason> = /*@__PURE
   enumDesc(file_mercado_v1_mercado, 34, 0);
 
 /**
+ * The game is over.
+ *
  * @generated from message mercado.v1.GameEnded
  */
 export type GameEnded = Message<"mercado.v1.GameEnded"> & {
   /**
+   * what ended it
+   *
    * @generated from field: mercado.v1.GameEnded.Reason reason = 1;
    */
   reason: GameEnded_Reason;
 
   /**
+   * the final scores and ranks
+   *
    * @generated from field: mercado.v1.MercadoResult result = 2;
    */
   result?: MercadoResult | undefined;
