@@ -38,7 +38,7 @@ from server.store.records import bot_player_id
 
 from .agents import Agents
 from .cache import MatchCache
-from .clocks import EARLY_MS, Timekeeper, charged, now_ms, starting_reserve_ms
+from .clocks import EARLY_MS, RETRY_SECONDS, Timekeeper, charged, now_ms, starting_reserve_ms
 from .errors import (
     InvalidRequest,
     NoSeatLeft,
@@ -269,17 +269,27 @@ class MatchService:
             self._changed_elsewhere(match.match_id)
 
     async def _catch_up_soon(self, match_id: str) -> None:
-        match = self.cache.peek(match_id)
-        if match is None:
-            self.behind.discard(match_id)
-            return
-        try:
-            async with match.lock:
-                self.behind.discard(match_id)  # news from now on needs another read
-                await self._catch_up(match)
-        except Exception:
-            # The store is unavailable: the reconnection that follows reads every match again.
-            log.warning("reading a match another server changed failed", extra={"match_id": match_id})
+        """Read the match again, until that succeeds; then its clocks run from what was read (a timer
+        that waits to retry a timeout the store refused is set again)."""
+        delay, most = RETRY_SECONDS
+        while (match := self.cache.peek(match_id)) is not None:
+            try:
+                async with match.lock:
+                    self.behind.discard(match_id)  # news from now on needs another read
+                    await self._catch_up(match)
+                    self.clocks.rearm(match)
+                return
+            except Exception as error:
+                if match_id in self.behind:
+                    return  # news came meanwhile: the read it asked for runs now
+                self.behind.add(match_id)
+                log.warning(
+                    "reading a match another server changed failed; trying again",
+                    extra={"match_id": match_id, "error": str(error)},
+                )
+            await asyncio.sleep(delay)
+            delay = min(most, 2 * delay)
+        self.behind.discard(match_id)
 
     async def _catch_up(self, match: Match) -> None:
         """Bring the match up to what the store holds (under its lock), and publish what changed."""
@@ -681,7 +691,7 @@ class MatchService:
             late += [seat for seat in match.to_move() if self.clocks.bot_is_late(match, seat, now + EARLY_MS)]
             agents_waited = self.clocks.agents_waited(match, now + EARLY_MS)
             if not late and not agents_waited:
-                self.clocks.arm(match)  # woken early: wait for the next deadline
+                self.clocks.rearm(match)  # woken early: wait for the next deadline
                 return
             clock = match.record.clock
             for seat in sorted(set(late)):
