@@ -671,10 +671,13 @@ class MatchService:
         log.info("seat reclaimed", extra={"match_id": match_id, "seat": seat})
         return match, seat
 
-    async def _hand_over(self, match: Match, seat: int, played_by: str) -> None:
-        """The AI plays ``seat`` from now (under the match's lock)."""
+    async def _hand_over(
+        self, match: Match, seat: int, played_by: str, decided_at: int | None = None
+    ) -> None:
+        """The AI plays ``seat`` from now (under the match's lock); if a clock decided it at version
+        ``decided_at``, only while the store holds no later action (Conflict)."""
         given = replace(match.record.seats[seat], played_by=played_by, reserve_ms=0)
-        await _uncancelled(self.store.update_seats(match.match_id, [given]))
+        await _uncancelled(self.store.update_seats(match.match_id, [given], decided_at))
         match.record.seats[seat] = given
         self._release_agent(match.match_id, seat)
         if seat in match.to_move():
@@ -694,14 +697,20 @@ class MatchService:
                 self.clocks.rearm(match)  # woken early: wait for the next deadline
                 return
             clock = match.record.clock
-            for seat in sorted(set(late)):
-                is_bot = match.record.seats[seat].bot_level is not None
-                await self._hand_over(match, seat, AI if is_bot or clock is None else clock.on_timeout)
-                log.info("seat timed out", extra={"match_id": match.match_id, "seat": seat})
-            if agents_waited:
-                for seat in match.agent_seats():
-                    await self._hand_over(match, seat, AI)
-                    log.info("agent let go", extra={"match_id": match.match_id, "seat": seat})
+            try:
+                for seat in sorted(set(late)):
+                    is_bot = match.record.seats[seat].bot_level is not None
+                    played_by = AI if is_bot or clock is None else clock.on_timeout
+                    await self._hand_over(match, seat, played_by, version)
+                    log.info("seat timed out", extra={"match_id": match.match_id, "seat": seat})
+                if agents_waited:
+                    for seat in match.agent_seats():
+                        await self._hand_over(match, seat, AI, version)
+                        log.info("agent let go", extra={"match_id": match.match_id, "seat": seat})
+            except Conflict:
+                # The match moved on through another server after this read it: the clock decided on
+                # a turn that is over, and the store refused its decision.
+                await self._catch_up(match)
             self._changed(match)
 
     async def _stand_in_moves(self, match: Match, version: int, seat: int, action: Any) -> None:

@@ -81,8 +81,9 @@ class Store(Protocol):
         """Open a taken seat of a waiting match again."""
         ...
 
-    async def update_seats(self, match_id: str, seats: list[SeatRecord]) -> None:
-        """Who plays these taken seats, and their reserves."""
+    async def update_seats(self, match_id: str, seats: list[SeatRecord], version: int | None = None) -> None:
+        """Who plays these taken seats, and their reserves. With ``version`` (the version a clock decided
+        it at), only while the match has no later action: Conflict once it has moved on."""
         ...
 
     def append_action(

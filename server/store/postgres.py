@@ -234,10 +234,18 @@ class PostgresStore:
 
         await self._write(write)
 
-    async def update_seats(self, match_id: str, seats: list[SeatRecord]) -> None:
+    async def update_seats(self, match_id: str, seats: list[SeatRecord], version: int | None = None) -> None:
         async def write(db: Db) -> None:
+            if version is not None:
+                # An action being stored holds a key share of the match's row: this waits for it to
+                # commit, and one stored from now on waits for this. The next statement, which reads
+                # anew, then sees every action committed before.
+                await db.execute("SELECT 1 FROM matches WHERE match_id = $1 FOR UPDATE", match_id)
             updated = await db.fetchval(
-                _SEAT_UPDATES + " SELECT count(*) FROM updated", match_id, *_columns(seats)
+                _SEAT_UPDATES + " SELECT count(*) FROM updated",
+                match_id,
+                *_columns(seats),
+                version,
             )
             if updated != len(seats):
                 raise _RowMissing
@@ -262,11 +270,12 @@ class PostgresStore:
             updated = await db.fetchval(
                 _SEAT_UPDATES
                 + ", action AS (INSERT INTO actions (match_id, version, seat, action, request_id)"
-                " VALUES ($1, $6, $7, $8, $9)),"
-                " status AS (UPDATE matches SET status = $10 WHERE match_id = $1 AND $11)"
-                " SELECT (SELECT count(*) FROM updated), pg_notify($12, $13)",
+                " VALUES ($1, $7, $8, $9, $10)),"
+                " status AS (UPDATE matches SET status = $11 WHERE match_id = $1 AND $12)"
+                " SELECT (SELECT count(*) FROM updated), pg_notify($13, $14)",
                 match_id,
                 *_columns(changed),
+                None,  # the seats change with the action, at the version it takes
                 version,
                 seat,
                 action,
@@ -740,11 +749,14 @@ _MATCH_SELECT = (
     + f", ARRAY(SELECT ROW({SEAT_COLUMNS}) FROM seats s WHERE s.match_id = m.match_id ORDER BY seat)"
 )
 _VERSION = "coalesce((SELECT max(version) FROM actions a WHERE a.match_id = m.match_id), 0)"
-# A statement's first part: set who plays these seats and their reserves, from arrays $2 to $5.
+# A statement's first part: set who plays these seats and their reserves, from arrays $2 to $5, unless
+# the match has an action after version $6 (none: whatever its version).
 _SEAT_UPDATES = (
     "WITH updated AS (UPDATE seats s SET played_by = u.played_by, reserve_ms = u.reserve_ms,"
     " ai_turns = u.ai_turns FROM unnest($2::int[], $3::text[], $4::bigint[], $5::int[])"
-    " AS u(seat, played_by, reserve_ms, ai_turns) WHERE s.match_id = $1 AND s.seat = u.seat RETURNING 1)"
+    " AS u(seat, played_by, reserve_ms, ai_turns) WHERE s.match_id = $1 AND s.seat = u.seat"
+    " AND ($6::int IS NULL OR NOT EXISTS (SELECT 1 FROM actions a WHERE a.match_id = $1 AND a.version > $6))"
+    " RETURNING 1)"
 )
 
 

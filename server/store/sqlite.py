@@ -230,9 +230,10 @@ class SqliteStore:
             ]
         )
 
-    async def update_seats(self, match_id: str, seats: list[SeatRecord]) -> None:
-        """Who plays these taken seats and their reserves (a timeout, a player who left or came back)."""
-        await self._write(_seat_updates(match_id, seats))
+    async def update_seats(self, match_id: str, seats: list[SeatRecord], version: int | None = None) -> None:
+        """Who plays these taken seats and their reserves (a timeout, a player who left or came back);
+        with ``version``, only while the match has no action after it."""
+        await self._write(_seat_updates(match_id, seats, version))
 
     def append_action(
         self,
@@ -739,11 +740,13 @@ def _marks(count: int) -> str:
     return ", ".join("?" * count)
 
 
-def _seat_updates(match_id: str, seats: list[SeatRecord]) -> list[Op]:
+def _seat_updates(match_id: str, seats: list[SeatRecord], version: int | None = None) -> list[Op]:
+    """Who plays ``seats`` and their reserves: unless the match has an action after ``version``, if given."""
     return [
         Op(
-            "UPDATE seats SET played_by = ?, reserve_ms = ?, ai_turns = ? WHERE match_id = ? AND seat = ?",
-            (seat.played_by, seat.reserve_ms, seat.ai_turns, match_id, seat.seat),
+            "UPDATE seats SET played_by = ?, reserve_ms = ?, ai_turns = ? WHERE match_id = ? AND seat = ?"
+            " AND (? IS NULL OR NOT EXISTS (SELECT 1 FROM actions WHERE match_id = ? AND version > ?))",
+            (seat.played_by, seat.reserve_ms, seat.ai_turns, match_id, seat.seat, version, match_id, version),
             one_row=True,
         )
         for seat in seats

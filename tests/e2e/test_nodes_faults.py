@@ -11,11 +11,16 @@ them again.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
+import uuid
+from collections.abc import AsyncIterator
 
+import asyncpg
 import pytest
 from mercado.v1 import match_pb2 as api
-from nodes import ClientOf, Nodes, eventually, timely
+from mercado_client import Seat
+from nodes import CALL_SECONDS, ClientOf, Nodes, eventually, timely
 
 from server.bench.postgres import PostgresServer
 
@@ -24,6 +29,7 @@ pytestmark = pytest.mark.postgres
 OUTAGE_SECONDS = 8.0  # the database is away this long, across a turn's deadline
 TURN_SECONDS = 4
 HANDED_OVER_SECONDS = 20.0  # once the database is back (the target is a few seconds)
+SLOW_TURN_SECONDS = 5  # a turn whose timeout is written late
 
 
 async def test_a_turn_that_runs_out_while_the_database_is_away_is_handed_to_the_ai_once_it_is_back(
@@ -54,3 +60,75 @@ async def test_a_turn_that_runs_out_while_the_database_is_away_is_handed_to_the_
         return (await seats[1 - mover].view()).version > state.version
 
     await eventually(moved, "the AI to play the seat's turn")
+
+
+async def lock_waiters(dsn: str) -> int:
+    """How many connections to the database wait for a lock another holds."""
+    db = await asyncpg.connect(dsn, timeout=CALL_SECONDS)
+    try:
+        waiting: int = await db.fetchval(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+            " AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()"
+        )
+    finally:
+        await db.close()
+    return waiting
+
+
+@contextlib.asynccontextmanager
+async def seat_held(dsn: str, match_id: str, seat: int) -> AsyncIterator[None]:
+    """Writes of the seat, and of the match's own row, wait until the block ends (as behind a slow
+    write or a paused server); an action is stored meanwhile (its key share of the match's row is
+    not held back)."""
+    db = await asyncpg.connect(dsn, timeout=CALL_SECONDS)
+    try:
+        async with db.transaction():
+            await db.execute(
+                "SELECT 1 FROM seats WHERE match_id = $1 AND seat = $2 FOR UPDATE", match_id, seat
+            )
+            await db.execute("SELECT 1 FROM matches WHERE match_id = $1 FOR NO KEY UPDATE", match_id)
+            yield
+    finally:
+        await db.close()
+
+
+async def stored_seat(dsn: str, match_id: str, seat: int) -> str:
+    """Who plays the seat, as the database holds it."""
+    db = await asyncpg.connect(dsn, timeout=CALL_SECONDS)
+    try:
+        played_by: str = await db.fetchval(
+            "SELECT played_by FROM seats WHERE match_id = $1 AND seat = $2", match_id, seat
+        )
+    finally:
+        await db.close()
+    return played_by
+
+
+async def test_a_timeout_decided_before_the_seat_moved_through_another_node_is_not_written_after(
+    nodes: Nodes, client_of: ClientOf, postgres_dsn: str
+) -> None:
+    one, two = nodes(2)
+    clock = api.TimeControl(turn_seconds=SLOW_TURN_SECONDS, reserve_seconds=0, on_timeout=api.ON_TIMEOUT_AI)
+    match_id = await timely(client_of(one).create_match(players=2, seed=403, clock=clock))
+    seats = [await timely(client_of(one).join(match_id, name)) for name in ("ana", "bo")]
+    mover = (await timely(seats[0].view())).to_move
+    async with seat_held(postgres_dsn, match_id, mover):
+        # Node one's clock runs out; its hand-over to the AI waits for the database.
+        async def node_one_writes() -> bool:
+            return await lock_waiters(postgres_dsn) > 0
+
+        await eventually(node_one_writes, "node one to write the timeout", SLOW_TURN_SECONDS + 15.0)
+        # Meanwhile the seat moves through node two (which counts the turn from when it reads the match).
+        through_two = Seat(client_of(two), match_id, mover, seats[mover].token)
+        state = await timely(through_two.view())
+        assert state.version == 0 and not state.match.seats[mover].played_by_ai
+        moved = await timely(through_two.submit(state.legal_actions[0], 0, uuid.uuid4().hex))
+        assert moved.version == 1
+
+    # Node one's decision, made at version 0, is refused: the seat stays its owner's.
+    async def node_one_caught_up() -> bool:
+        return await lock_waiters(postgres_dsn) == 0 and (await seats[mover].view()).version >= 1
+
+    await eventually(node_one_caught_up, "node one to hear of the move")
+    assert await stored_seat(postgres_dsn, match_id, mover) == "owner"
+    assert not (await timely(seats[mover].view())).match.seats[mover].played_by_ai

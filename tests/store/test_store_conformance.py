@@ -406,6 +406,17 @@ async def test_seats_are_updated_with_who_plays_them_and_their_reserves(store: S
     assert store.failure is None
 
 
+async def test_a_seat_change_decided_at_a_version_is_refused_once_the_match_moved_on(store: Store) -> None:
+    await store.create_match(taken("m", clock=TimeControl()))
+    first, second = taken("m").seats
+    await store.update_seats("m", [replace(first, played_by=AI)], version=0)
+    await store.append_action("m", 1, 0, COIN_TEXT, "r1", False)
+    with pytest.raises(Conflict):
+        await store.update_seats("m", [replace(second, played_by=AI)], version=0)
+    await store.update_seats("m", [replace(second, played_by=FORFEITED)], version=1)
+    assert await seats_of(store, "m") == [replace(first, played_by=AI), replace(second, played_by=FORFEITED)]
+
+
 async def test_matches_to_expire_and_to_watch_are_found(store: Store) -> None:
     await store.create_match(record("old", created_ms=1000))
     await store.create_match(record("bots", created_ms=3000, bots=1))
