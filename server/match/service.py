@@ -797,30 +797,20 @@ class MatchService:
             async with match.lock:
                 if expected_version > match.version:
                     await self._read_again(match)  # the caller saw another server move it on
-                earlier = _repeated(match, seat, request_id, action)
-                if earlier is not None:
-                    return match, seat, earlier
-                status = match.status
-                if status != PLAYING:
-                    raise NotAllowedNow(f"the match is {status}")
-                if not _current_for(match, expected_version):
-                    raise StaleVersion(f"the match is at version {match.version}, not {expected_version}")
-                if seat not in match.to_move():
-                    raise NotAllowedNow(_not_to_move(match, seat))
-                record = match.record.seats[seat]
-                if record.played_by != OWNER:  # only a person's seat that timed out may be taken back
-                    reclaimable = record.played_by == AI and record.bot_level is None
-                    back = "; ReclaimSeat takes it back" if reclaimable else " for the rest of the match"
-                    raise NotAllowedNow(f"the AI plays this seat ({record.played_by}){back}")
-                try:
-                    update = await self._apply(match, seat, action, request_id)
-                except StaleVersion:
-                    # Another server stored an action first: this very request, retried there?
+                while True:
                     earlier = _repeated(match, seat, request_id, action)
-                    if earlier is None:
-                        raise
-                    update = earlier
-        return match, seat, update
+                    if earlier is not None:
+                        return match, seat, earlier
+                    _check_may_act(match, seat, expected_version)
+                    version = match.version
+                    try:
+                        return match, seat, await self._apply(match, seat, action, request_id)
+                    except StaleVersion:
+                        # Another server stored an action first, read now: this very request retried
+                        # there, or another seat's choice in this sealed step, after which this one
+                        # may still be current. Checked again, as often as the match moves on.
+                        if match.version == version:
+                            raise
 
     async def _apply(
         self, match: Match, seat: int, action: Any, request_id: str, stand_in: bool = False
@@ -965,6 +955,22 @@ def _player_seat(match: Match, player_id: str) -> int | None:
     seats = [seat.seat for seat in match.record.seats if seat.player_id == player_id]
     moving = [seat for seat in seats if seat in match.to_move()]
     return next(iter(moving + seats), None)
+
+
+def _check_may_act(match: Match, seat: int, expected_version: int) -> None:
+    """Refuse an action of ``seat`` seen at ``expected_version`` that the match does not take now."""
+    status = match.status
+    if status != PLAYING:
+        raise NotAllowedNow(f"the match is {status}")
+    if not _current_for(match, expected_version):
+        raise StaleVersion(f"the match is at version {match.version}, not {expected_version}")
+    if seat not in match.to_move():
+        raise NotAllowedNow(_not_to_move(match, seat))
+    record = match.record.seats[seat]
+    if record.played_by != OWNER:  # only a person's seat that timed out may be taken back
+        reclaimable = record.played_by == AI and record.bot_level is None
+        back = "; ReclaimSeat takes it back" if reclaimable else " for the rest of the match"
+        raise NotAllowedNow(f"the AI plays this seat ({record.played_by}){back}")
 
 
 def _current_for(match: Match, expected_version: int) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -30,6 +31,7 @@ OUTAGE_SECONDS = 8.0  # the database is away this long, across a turn's deadline
 TURN_SECONDS = 4
 HANDED_OVER_SECONDS = 20.0  # once the database is back (the target is a few seconds)
 SLOW_TURN_SECONDS = 5  # a turn whose timeout is written late
+SEALED_STEPS = 20  # steps of sealed bids sent at once through two nodes
 
 
 async def test_a_turn_that_runs_out_while_the_database_is_away_is_handed_to_the_ai_once_it_is_back(
@@ -132,3 +134,35 @@ async def test_a_timeout_decided_before_the_seat_moved_through_another_node_is_n
     await eventually(node_one_caught_up, "node one to hear of the move")
     assert await stored_seat(postgres_dsn, match_id, mover) == "owner"
     assert not (await timely(seats[mover].view())).match.seats[mover].played_by_ai
+
+
+async def test_sealed_bids_sent_at_once_through_two_nodes_are_accepted(
+    nodes: Nodes, client_of: ClientOf
+) -> None:
+    one, two = nodes(2)
+    match_id = await timely(client_of(one).create_match(players=2, seed=404, game="leilao"))
+    tokens = [(await timely(client_of(one).join(match_id, name))).token for name in ("ana", "bo")]
+    through = [Seat(client_of(node), match_id, n, tokens[n]) for n, node in enumerate((one, two))]
+    version = 0
+
+    async def both_at(version: int) -> bool:
+        return [(await seat.view()).version for seat in through] == [version, version]
+
+    for _ in range(SEALED_STEPS):
+        await eventually(functools.partial(both_at, version), f"both nodes to show version {version}")
+        views = [await timely(seat.view()) for seat in through]
+        if views[0].match.status == api.MATCH_STATUS_FINISHED:
+            break
+        bidders = [n for n, view in enumerate(views) if view.legal_actions]
+        # Each seat to move sends its choice at once, through its own node, against the same version.
+        results = await timely(
+            asyncio.gather(
+                *(through[n].submit(views[n].legal_actions[0], version, uuid.uuid4().hex) for n in bidders),
+                return_exceptions=True,
+            )
+        )
+        refused = [result for result in results if not isinstance(result, api.SubmitActionResponse)]
+        assert not refused, f"at version {version}: {refused}"
+        assert sorted(result.version for result in results) == [version + 1 + n for n in range(len(bidders))]
+        version += len(bidders)
+    assert version >= SEALED_STEPS
