@@ -173,6 +173,7 @@ class MatchService:
         self.closing = False
         self.on_finished: Callable[[Match], None] | None = None  # told of every match that finishes
         self.behind: set[str] = set()  # cached matches another server changed, to read again
+        self.heard_while_loading: set[str] = set()  # ...and matches it changed as they were loaded
         self.catching_up: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
@@ -186,8 +187,9 @@ class MatchService:
         self.open_bot_seats = Counter(await self.store.open_bot_seats())
         # Matches whose clocks run or whose AI seats must move are in memory from the start (loading
         # arms them; the turn in progress when the server stopped starts again: its downtime is nobody's).
-        await self._watch_playing()
+        # Listening first: what other servers change as they load is heard, and read again.
         await self.store.follow(self._changed_elsewhere, self._missed_changes)
+        await self._watch_playing()
         self.sweeper = asyncio.get_running_loop().create_task(self._sweep())
 
     async def close(self) -> None:
@@ -240,6 +242,10 @@ class MatchService:
         del self.loading[match_id]
         if not loading.cancelled():
             loading.exception()  # retrieved here too: every caller may have gone away
+        if match_id in self.heard_while_loading:
+            # Another server changed it as it loaded: what was read may be from before the change.
+            self.heard_while_loading.discard(match_id)
+            self._changed_elsewhere(match_id)
 
     async def _load(self, match_id: str) -> Match:
         stored = await self.store.load_match(match_id)
@@ -255,7 +261,11 @@ class MatchService:
     # --- other servers' changes (a shared store) -----------------------------
 
     def _changed_elsewhere(self, match_id: str) -> None:
-        """Another server changed the match: read it again if it is in memory (once per batch of news)."""
+        """Another server changed the match: read it again if it is in memory (once per batch of news),
+        or once it is, if it is being loaded."""
+        if match_id in self.loading:
+            self.heard_while_loading.add(match_id)
+            return
         if match_id in self.behind or self.cache.peek(match_id) is None:
             return
         self.behind.add(match_id)
@@ -264,9 +274,10 @@ class MatchService:
         task.add_done_callback(self.catching_up.discard)
 
     def _missed_changes(self) -> None:
-        """News of other servers' changes may have been lost: read every match in memory again."""
-        for match in self.cache.matches():
-            self._changed_elsewhere(match.match_id)
+        """News of other servers' changes may have been lost: read every match in memory (or being
+        loaded) again."""
+        for match_id in [*(match.match_id for match in self.cache.matches()), *self.loading]:
+            self._changed_elsewhere(match_id)
 
     async def _catch_up_soon(self, match_id: str) -> None:
         """Read the match again, until that succeeds; then its clocks run from what was read (a timer

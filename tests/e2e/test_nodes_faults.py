@@ -21,7 +21,7 @@ import asyncpg
 import pytest
 from mercado.v1 import match_pb2 as api
 from mercado_client import Seat
-from nodes import CALL_SECONDS, ClientOf, Nodes, eventually, timely
+from nodes import CALL_SECONDS, ClientOf, Nodes, eventually, stored_actions, timely
 
 from server.bench.postgres import PostgresServer
 
@@ -32,6 +32,7 @@ TURN_SECONDS = 4
 HANDED_OVER_SECONDS = 20.0  # once the database is back (the target is a few seconds)
 SLOW_TURN_SECONDS = 5  # a turn whose timeout is written late
 SEALED_STEPS = 20  # steps of sealed bids sent at once through two nodes
+MATCHES_IN_PLAY = 60  # as a node restarts
 
 
 async def test_a_turn_that_runs_out_while_the_database_is_away_is_handed_to_the_ai_once_it_is_back(
@@ -166,3 +167,40 @@ async def test_sealed_bids_sent_at_once_through_two_nodes_are_accepted(
         assert sorted(result.version for result in results) == [version + 1 + n for n in range(len(bidders))]
         version += len(bidders)
     assert version >= SEALED_STEPS
+
+
+async def test_a_node_that_starts_while_another_plays_serves_every_match_as_it_stands(
+    nodes: Nodes, client_of: ClientOf, postgres_dsn: str
+) -> None:
+    one, two = nodes(2)
+    client = client_of(one)
+    matches: list[list[Seat]] = []
+    for number in range(MATCHES_IN_PLAY):
+        match_id = await timely(client.create_match(players=2, seed=405 + number))
+        matches.append([await timely(client.join(match_id, name)) for name in ("ana", "bo")])
+    await asyncio.to_thread(two.kill)
+    starting = asyncio.ensure_future(asyncio.to_thread(two.start))
+
+    async def play(seats: list[Seat], pause: float) -> None:
+        """Move through node one, every ``pause`` seconds, until node two listens."""
+        while not starting.done():
+            state = await timely(seats[(await timely(seats[0].view())).to_move].view())
+            if not state.legal_actions:
+                return  # over
+            await timely(seats[state.to_move].submit(state.legal_actions[0], state.version, uuid.uuid4().hex))
+            await asyncio.sleep(pause)
+
+    pauses = [0.5 + number / MATCHES_IN_PLAY for number in range(MATCHES_IN_PLAY)]
+    await timely(asyncio.gather(starting, *(map(play, matches, pauses))), 60.0)
+
+    # Node two shows every match at the version the database holds (many moved as it started).
+    through_two = client_of(two)
+    stored = {
+        seats[0].match_id: len(await stored_actions(postgres_dsn, seats[0].match_id)) for seats in matches
+    }
+
+    async def every_match_current() -> bool:
+        shown = {match_id: (await through_two.view(match_id)).version for match_id in stored}
+        return shown == stored
+
+    await eventually(every_match_current, "node two to show every match as the database holds it")
