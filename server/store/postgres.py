@@ -9,9 +9,12 @@ one match store exactly one action and the other hears Conflict.
 Each write that changes a match tells every server of it with ``NOTIFY``
 (payload: the writing server, the match id and the version), inside its
 transaction, so a notification is sent exactly when the change commits. A
-server listens on a connection of its own (``follow``); when that connection
-is lost it reconnects and tells its owner that notifications may have been
-missed, who then reads again every match it holds.
+server listens on a connection of its own (``follow``), and sends itself a
+heartbeat through it every second: a connection that is lost, or that has not
+carried a heartbeat for a few seconds (its database process stopped, say), is
+made again, and its owner told that notifications may have been missed, who
+then reads again every match it holds. Until a heartbeat is heard again the
+store reports itself unhealthy: the server cannot vouch that it hears the others.
 
 A lost connection, a database that restarts or refuses connections: calls
 fail with StoreUnavailable (nothing is acknowledged), the store reports itself
@@ -76,6 +79,9 @@ STATEMENT_SECONDS = 10.0  # and this long for one statement
 CONNECT_SECONDS = 5.0
 PROBE_SECONDS = 1.0  # how often an unhealthy store tries a write
 RECONNECT_SECONDS = 1.0  # how often a lost listening connection is tried again
+HEARTBEAT_SECONDS = 1.0  # how often a server notifies itself through its listening connection
+SILENT_SECONDS = 5.0  # a listening connection that carried no heartbeat this long is made again
+LISTENER_NAME = "mercado-listener"  # the listening connection's application_name (pg_stat_activity)
 # What a driver raises when the database cannot be reached, answers no more, or refuses for now.
 UNREACHABLE: tuple[type[BaseException], ...] = (
     OSError,
@@ -139,7 +145,9 @@ class PostgresStore:
         self.node = uuid.uuid4().hex[:12]  # this server, in the notifications it sends
         self.on_health = on_health
         self.on_commit: Callable[[float], None] | None = None  # told each write's seconds
-        self._failure: str | None = None
+        self._failure: str | None = None  # why writes fail
+        self._deaf: str | None = None  # why the other servers' news may go unheard
+        self.heard_at = 0.0  # when the listening connection last carried a heartbeat (monotonic)
         self.prober: asyncio.Task[None] | None = None
         self.listener: asyncio.Task[None] | None = None
 
@@ -170,7 +178,7 @@ class PostgresStore:
 
     @property
     def failure(self) -> str | None:
-        return self._failure
+        return self._failure or self._deaf
 
     # --- writes --------------------------------------------------------------
 
@@ -663,13 +671,26 @@ class PostgresStore:
     def _set_failure(self, reason: str | None) -> None:
         if reason == self._failure:
             return
+        before = self.failure
         self._failure = reason
         if reason is None:
             log.warning("storage works again")
         elif self.prober is None:
             self.prober = asyncio.get_running_loop().create_task(self._probe())
-        if self.on_health:
-            self.on_health(reason)
+        self._report(before)
+
+    def _set_deaf(self, reason: str | None) -> None:
+        if reason == self._deaf:
+            return
+        before = self.failure
+        self._deaf = reason
+        if reason is None:
+            log.warning("hearing other servers again")
+        self._report(before)
+
+    def _report(self, before: str | None) -> None:
+        if self.failure != before and self.on_health:
+            self.on_health(self.failure)
 
     async def _probe(self) -> None:
         """While the store fails, try a small write every PROBE_SECONDS: healthy again once one succeeds."""
@@ -706,32 +727,63 @@ class PostgresStore:
             if node != self.node:
                 changed(rest.rpartition(" ")[0])  # the match id, without the version
 
+        def beat(*_: object) -> None:
+            self.heard_at = time.monotonic()
+            self._set_deaf(None)
+
         while True:
             lost = asyncio.Event()
             try:
-                db = await asyncpg.connect(self.dsn, timeout=CONNECT_SECONDS)
+                db = await asyncpg.connect(
+                    self.dsn,
+                    timeout=CONNECT_SECONDS,
+                    command_timeout=SILENT_SECONDS,
+                    server_settings={"application_name": LISTENER_NAME},
+                )
             except (*UNREACHABLE, asyncpg.PostgresError) as error:
                 # The server starts anyway: its calls say whether the database is unavailable.
                 listening.set()
                 log.warning("cannot listen to other servers yet", extra={"error": str(error)})
+                self._set_deaf("cannot hear the other servers: the database cannot be reached")
                 await asyncio.sleep(RECONNECT_SECONDS)
                 continue
             try:
                 db.add_termination_listener(functools.partial(_set, lost))
                 await db.add_listener(CHANNEL, heard)
+                await db.add_listener(self._beats, beat)
                 # Once follow has returned (listening, or not reached at first), changes may have
                 # gone by unheard until now.
                 if listening.is_set():
                     log.warning("listening to other servers again")
                     missed()
                 listening.set()
-                await lost.wait()
+                await self._keep_hearing(db, lost)
                 log.warning("lost the connection that listens to other servers; reconnecting")
-            except (*UNREACHABLE, asyncpg.PostgresError):
-                pass
+            except (*UNREACHABLE, asyncpg.PostgresError) as error:
+                log.warning(
+                    "the connection that listens to other servers failed or fell silent; reconnecting",
+                    extra={"error": str(error) or type(error).__name__},
+                )
             finally:
                 db.terminate()
+            self._set_deaf("cannot hear the other servers: listening again")
             await asyncio.sleep(RECONNECT_SECONDS)
+
+    async def _keep_hearing(self, db: Db, lost: asyncio.Event) -> None:
+        """Send a heartbeat through the listening connection every HEARTBEAT_SECONDS until it is lost;
+        TimeoutError once none has come back for SILENT_SECONDS (its statements time out as soon)."""
+        self.heard_at = time.monotonic()
+        while not lost.is_set():
+            await db.execute("SELECT pg_notify($1, '')", self._beats)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(lost.wait(), HEARTBEAT_SECONDS)
+            if time.monotonic() - self.heard_at > SILENT_SECONDS:
+                raise TimeoutError("no heartbeat came back")
+
+    @property
+    def _beats(self) -> str:
+        """The channel of this server's heartbeats, which it alone listens to."""
+        return f"{CHANNEL}_{self.node}"
 
     # --- closing -------------------------------------------------------------
 

@@ -29,6 +29,7 @@ from server_process import ServerProcess
 
 from server.games.mercado import player_view
 from server.rpc.wires.mercado import view_message
+from server.store.postgres import LISTENER_NAME
 
 T = TypeVar("T")
 CALL_SECONDS = 10.0  # any one call, or the wait for a stream's next message
@@ -266,3 +267,31 @@ async def stored_actions(dsn: str, match_id: str) -> list[tuple[int, str]]:
     finally:
         await db.close()
     return [(row["version"], row["request_id"]) for row in rows]
+
+
+async def listening_backends(dsn: str) -> list[int]:
+    """The database's processes that serve the nodes' connections listening for each other's news."""
+    db = await asyncpg.connect(dsn, timeout=CALL_SECONDS)
+    try:
+        rows = await db.fetch(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1",
+            LISTENER_NAME,
+        )
+    finally:
+        await db.close()
+    return [row["pid"] for row in rows]
+
+
+async def cut_news(dsn: str) -> int:
+    """Close every node's connection that listens for the others' news (each reconnects in a moment,
+    and meanwhile hears nothing); how many there were."""
+    db = await asyncpg.connect(dsn, timeout=CALL_SECONDS)
+    try:
+        cut: int = await db.fetchval(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND application_name = $1",
+            LISTENER_NAME,
+        )
+    finally:
+        await db.close()
+    return cut

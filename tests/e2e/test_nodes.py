@@ -23,7 +23,6 @@ import time
 import uuid
 from pathlib import Path
 
-import asyncpg
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2
@@ -38,6 +37,7 @@ from nodes import (
     ClientOf,
     Nodes,
     assert_played,
+    cut_news,
     eventually,
     log_records,
     logged,
@@ -447,20 +447,6 @@ async def test_a_stream_hears_of_seats_taken_through_another_node(nodes: Nodes, 
     finally:
         following.cancel()
         await asyncio.gather(following, return_exceptions=True)
-
-
-async def cut_news(dsn: str) -> int:
-    """Close every node's connection that listens for the others' news (each reconnects in a moment,
-    and meanwhile hears nothing); how many there were."""
-    db = await asyncpg.connect(dsn, timeout=CALL_SECONDS)
-    try:
-        cut: int = await db.fetchval(
-            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
-            " WHERE datname = current_database() AND query LIKE 'LISTEN %' AND pid <> pg_backend_pid()"
-        )
-    finally:
-        await db.close()
-    return cut
 
 
 async def test_a_node_that_missed_news_reads_the_match_again(

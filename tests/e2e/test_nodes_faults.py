@@ -13,15 +13,31 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import os
+import signal
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 
 import asyncpg
+import grpc
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 from mercado.v1 import match_pb2 as api
 from mercado_client import Seat
-from nodes import CALL_SECONDS, ClientOf, Nodes, eventually, stored_actions, timely
+from nodes import (
+    CALL_SECONDS,
+    Caller,
+    ClientOf,
+    Nodes,
+    eventually,
+    listening_backends,
+    playing,
+    stored_actions,
+    timely,
+    until,
+)
+from server_process import ServerProcess
 
 from server.bench.postgres import PostgresServer
 
@@ -33,6 +49,9 @@ HANDED_OVER_SECONDS = 20.0  # once the database is back (the target is a few sec
 SLOW_TURN_SECONDS = 5  # a turn whose timeout is written late
 SEALED_STEPS = 20  # steps of sealed bids sent at once through two nodes
 MATCHES_IN_PLAY = 60  # as a node restarts
+SILENCE_SECONDS = 20.0  # for a node whose listener is silent to read again on its own
+SERVING = health_pb2.HealthCheckResponse.SERVING
+NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 
 
 async def test_a_turn_that_runs_out_while_the_database_is_away_is_handed_to_the_ai_once_it_is_back(
@@ -204,3 +223,63 @@ async def test_a_node_that_starts_while_another_plays_serves_every_match_as_it_s
         return shown == stored
 
     await eventually(every_match_current, "node two to show every match as the database holds it")
+
+
+@contextlib.contextmanager
+def paused(pids: list[int]) -> Iterator[None]:
+    """The processes stopped (SIGSTOP) until the block ends: their connections stay open, and silent."""
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        for pid in pids:
+            os.kill(pid, signal.SIGCONT)
+
+
+@contextlib.asynccontextmanager
+async def health_of(node: ServerProcess) -> AsyncIterator[list[int]]:
+    """The node's health (its Watch stream), each status as it is reported, while the block runs."""
+    statuses: list[int] = []
+
+    async def watch(channel: grpc.aio.Channel) -> None:
+        request = health_pb2.HealthCheckRequest(service="")
+        async for response in health_pb2_grpc.HealthStub(channel).Watch(request):
+            statuses.append(response.status)
+
+    async with grpc.aio.insecure_channel(node.target) as channel:
+        watching = asyncio.ensure_future(watch(channel))
+        try:
+            await until(lambda: bool(statuses), "the health stream to open", watching)
+            yield statuses
+        finally:
+            watching.cancel()
+            await asyncio.gather(watching, return_exceptions=True)
+
+
+async def test_a_node_whose_listener_falls_silent_reads_again_and_is_not_serving_until_it_hears(
+    nodes: Nodes, client_of: ClientOf, postgres_dsn: str
+) -> None:
+    one, two = nodes(2)
+    match_id = await timely(client_of(one).create_match(players=2, seed=406))
+    seats = [await timely(client_of(one).join(match_id, name)) for name in ("ana", "bo")]
+    watcher = Caller(client_of(two), match_id)  # holds the match in node two's memory
+    async with playing([watcher]) as watching, health_of(two) as statuses:
+        await until(lambda: bool(watcher.updates), "node two's stream to open", watching)
+        assert statuses == [SERVING]
+        listeners = await listening_backends(postgres_dsn)
+        assert len(listeners) == 2
+        # The listening connections' processes stop: open, but silent.
+        with paused(listeners):
+            for version in range(3):
+                state = await timely(seats[(await timely(seats[0].view())).to_move].view())
+                moved = await timely(
+                    seats[state.to_move].submit(state.legal_actions[0], version, uuid.uuid4().hex)
+                )
+                assert moved.version == version + 1
+            await until(
+                lambda: watcher.versions == [1, 2, 3], "node two to read again", watching, SILENCE_SECONDS
+            )
+        # Meanwhile it said it was not serving, until it heard the others again.
+        await until(lambda: statuses[-1:] == [SERVING], "node two to serve again", watching)
+    assert NOT_SERVING in statuses
