@@ -308,6 +308,7 @@ class MatchService:
         if stored is None:
             return
         record, actions = stored
+        match.record.changes = record.changes
         waited = match.status == WAITING
         for seat, action, request_id in actions:
             after = match.rules.clone(match.state)
@@ -328,17 +329,39 @@ class MatchService:
             self._ended(match)
         self.clocks.arm(match)
 
-    async def _read_again(self, match: Match) -> None:
-        """With a shared store, bring the match up to what the store holds (under its lock): before an
-        answer that a change made through another server, not yet heard of here, would alter."""
-        if self.store.shared:
-            await self._catch_up(match)
+    async def _read_again(self, match: Match) -> bool:
+        """With a shared store, bring the match up to what the store holds if it holds more (under its
+        lock): before an answer that a change acknowledged through another server, not yet heard of
+        here, would alter. Whether it did; one lookup when nothing is new."""
+        if not self.store.shared:
+            return False
+        stamp = await self.store.stamp(match.match_id)
+        if stamp is None or not _behind(match, stamp):
+            return False
+        await self._catch_up(match)
+        return True
 
     async def _lock_and_read_again(self, match: Match) -> None:
-        """``_read_again`` for a caller not holding the match's lock (taken only with a shared store)."""
-        if self.store.shared:
+        """``_read_again`` for a caller not holding the match's lock, which is taken only if the match
+        is behind: reads of a current match go on side by side."""
+        if not self.store.shared:
+            return
+        stamp = await self.store.stamp(match.match_id)
+        if stamp is not None and _behind(match, stamp):
             async with match.lock:
-                await self._catch_up(match)
+                if _behind(match, stamp):  # unless another caller read it meanwhile
+                    await self._catch_up(match)
+
+    async def _store_change(self, match: Match, write: Awaitable[None]) -> None:
+        """Store a change of the match's seats or status that no action makes, to the end even if the
+        caller goes away meanwhile, and count it as the store does (``MatchRecord.changes``): the count
+        held here falls short of the store's only when the match changed since in a way this server
+        has not recorded. So a caller that went away (its cancellation passed on, what follows the
+        write not done) leaves it uncounted, and the match is read again before the next answer."""
+        _, cancelled = await _to_the_end(write)
+        if cancelled:
+            raise asyncio.CancelledError
+        match.record.changes += 1
 
     @contextlib.asynccontextmanager
     async def _using(self, match_id: str) -> AsyncIterator[Match]:
@@ -465,6 +488,7 @@ class MatchService:
         self._check_player(player_id)
         name = check_name(display_name)
         async with self._using(match_id) as match, match.lock:
+            await self._read_again(match)  # seats may have been taken or given up through another server
             if match.status == CANCELLED:
                 raise NotAllowedNow(f"match {match_id} was cancelled")
             seats = match.record.seats
@@ -554,7 +578,9 @@ class MatchService:
         starts = all(s.taken for s in match.record.seats if s.seat != seat.seat)
         try:
             # Once written, recorded: a caller going away meanwhile must not leave memory behind the store.
-            await _uncancelled(self.store.save_seat(match.match_id, taken, PLAYING if starts else WAITING))
+            await self._store_change(
+                match, self.store.save_seat(match.match_id, taken, PLAYING if starts else WAITING)
+            )
         except Conflict:
             await self._catch_up(match)  # another server took it
             raise SeatTaken("the seat asked for is already taken") from None
@@ -576,7 +602,9 @@ class MatchService:
                 await self._catch_up(match)
             token = secrets.token_urlsafe(32)
             try:
-                await _uncancelled(self.store.reissue_token(match_id, seat, player_id, hash_token(token)))
+                await self._store_change(
+                    match, self.store.reissue_token(match_id, seat, player_id, hash_token(token))
+                )
             except Conflict:
                 raise NotFound(f"seat {seat} of match {match_id} is not yours") from None
             match.record.seats[seat] = replace(match.record.seats[seat], token_hash=hash_token(token))
@@ -588,6 +616,7 @@ class MatchService:
         """The match and the caller's seat in it, None for a spectator (no token, or a player who holds
         no seat in it)."""
         async with self._using(match_id) as match:
+            await self._lock_and_read_again(match)  # it shows what any server acknowledged before
             return match, await self._viewer(match, token, player_id)
 
     async def _viewer(self, match: Match, token: str | None, player_id: str | None) -> int | None:
@@ -639,7 +668,7 @@ class MatchService:
                 record = match.record.seats[seat]
                 status = match.status
                 if status == WAITING:
-                    await _uncancelled(self.store.release_seat(match_id, seat))
+                    await self._store_change(match, self.store.release_seat(match_id, seat))
                     reserve = starting_reserve_ms(match.record.clock)
                     match.record.seats[seat] = SeatRecord(seat, record.bot_level, reserve_ms=reserve)
                     if record.bot_level:
@@ -673,7 +702,7 @@ class MatchService:
                         + (f" (it is {record.played_by})" if record.played_by != OWNER else "")
                     )
                 back = replace(record, played_by=OWNER)
-                await _uncancelled(self.store.update_seats(match_id, [back]))
+                await self._store_change(match, self.store.update_seats(match_id, [back]))
                 match.record.seats[seat] = back
                 if seat in match.to_move():
                     match.turn_started_ms = now_ms()  # its own turn again, from now
@@ -688,7 +717,7 @@ class MatchService:
         """The AI plays ``seat`` from now (under the match's lock); if a clock decided it at version
         ``decided_at``, only while the store holds no later action (Conflict)."""
         given = replace(match.record.seats[seat], played_by=played_by, reserve_ms=0)
-        await _uncancelled(self.store.update_seats(match.match_id, [given], decided_at))
+        await self._store_change(match, self.store.update_seats(match.match_id, [given], decided_at))
         match.record.seats[seat] = given
         self._release_agent(match.match_id, seat)
         if seat in match.to_move():
@@ -767,7 +796,7 @@ class MatchService:
         async with self._using(match_id) as match, match.lock:
             if match.status != WAITING:
                 return
-            await _uncancelled(self.store.cancel(match_id))
+            await self._store_change(match, self.store.cancel(match_id))
             self._no_longer_waits(match)
             self._ended(match)
             match.record.cancelled = True
@@ -808,11 +837,20 @@ class MatchService:
             async with match.lock:
                 if expected_version > match.version:
                     await self._read_again(match)  # the caller saw another server move it on
+                read = False
                 while True:
                     earlier = _repeated(match, seat, request_id, action)
                     if earlier is not None:
                         return match, seat, earlier
-                    _check_may_act(match, seat, expected_version)
+                    try:
+                        _check_may_act(match, seat, expected_version)
+                    except (NotAllowedNow, StaleVersion):
+                        # Refused by the match as held here: unless another server changed it since
+                        # (a seat taken back, the match started), which this answer must show.
+                        if read or not await self._read_again(match):
+                            raise
+                        read = True
+                        continue
                     version = match.version
                     try:
                         return match, seat, await self._apply(match, seat, action, request_id)
@@ -905,9 +943,8 @@ class MatchService:
         """A stream of the match for the caller's seat (None: a spectator); the match stays in memory
         while the block runs."""
         async with self._using(match_id) as match:
+            await self._lock_and_read_again(match)  # it starts from what any server acknowledged before
             seat = await self._viewer(match, token, player_id)
-            if after_version > match.version:
-                await self._lock_and_read_again(match)  # the caller saw another server move it on
             if after_version > match.version:
                 raise InvalidRequest(
                     f"after_version {after_version} is ahead of the match (version {match.version})"
@@ -982,6 +1019,12 @@ def _check_may_act(match: Match, seat: int, expected_version: int) -> None:
         reclaimable = record.played_by == AI and record.bot_level is None
         back = "; ReclaimSeat takes it back" if reclaimable else " for the rest of the match"
         raise NotAllowedNow(f"the AI plays this seat ({record.played_by}){back}")
+
+
+def _behind(match: Match, stamp: tuple[int, int]) -> bool:
+    """Whether the store's ``stamp`` of the match (``Store.stamp``) shows what ``match`` lacks."""
+    version, changes = stamp
+    return version > match.version or changes > match.record.changes
 
 
 def _current_for(match: Match, expected_version: int) -> bool:

@@ -112,6 +112,12 @@ class Store(Protocol):
         """The match as stored now, with its actions after version ``after``."""
         ...
 
+    async def stamp(self, match_id: str) -> tuple[int, int] | None:
+        """The match's version and how often its seats or status changed without an action, as stored
+        now (None if there is no such match): whether a match held in memory is current, in one lookup
+        of its key in each table."""
+        ...
+
     async def list_matches(
         self,
         status: str | None,

@@ -13,7 +13,8 @@ from .records import CANCELLED, MatchRecord, PlayerRecord, QueuedRecord, SeatRec
 
 # The columns a match is read from, in the order match_record takes them; its version is computed.
 MATCH_COLUMNS = (
-    "match_id, game, options, seed, created_ms, salt, seed_chosen, clock, status, hot_seat, unrated, rating"
+    "match_id, game, options, seed, created_ms, salt, seed_chosen, clock, status, hot_seat, unrated, rating,"
+    " changes"
 )
 SEAT_COLUMNS = "seat, bot_level, display_name, token_hash, played_by, reserve_ms, player_id, ai_turns"
 QUEUED_COLUMNS = "player_id, display_name, rating, players, allow_ai, since_ms, match_id, seat, game"
@@ -73,7 +74,8 @@ def seat_values(seat: SeatRecord) -> tuple[Any, ...]:
 
 def match_record(row: Sequence[Any], seats: list[SeatRecord]) -> tuple[MatchRecord, str | None]:
     """A match from a row of MATCH_COLUMNS and its seats, with its stored status."""
-    match_id, game, options, seed, created_ms, salt, chosen, clock, status, hot_seat, unrated, rating = row
+    match_id, game, options, seed, created_ms, salt, chosen, clock, status, hot_seat, unrated, *rest = row
+    rating, changes = rest
     record = MatchRecord(
         match_id,
         game_named(game).options(json.loads(options)),
@@ -88,6 +90,7 @@ def match_record(row: Sequence[Any], seats: list[SeatRecord]) -> tuple[MatchReco
         bool(hot_seat),
         bool(unrated),
         rating,
+        changes,
     )
     return record, status
 

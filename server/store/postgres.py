@@ -375,8 +375,15 @@ class PostgresStore:
         return f"{self.node} {match_id} {'' if version is None else version}"
 
     async def _notify(self, db: Db, match_id: str) -> None:
-        """Tell every server, once this transaction commits, that ``match_id`` changed."""
-        await db.execute("SELECT pg_notify($1, $2)", CHANNEL, self._news(match_id))
+        """Count a change of ``match_id``'s seats or status, and tell every server of it once this
+        transaction commits."""
+        await db.execute(
+            "WITH counted AS (UPDATE matches SET changes = changes + 1 WHERE match_id = $2)"
+            " SELECT pg_notify($1, $3)",
+            CHANNEL,
+            match_id,
+            self._news(match_id),
+        )
 
     # --- reads ---------------------------------------------------------------
 
@@ -401,6 +408,13 @@ class PostgresStore:
             record, _, _ = _listing(row)
             game = record.game
             return record, [(seat, action_of(game, text), request_id) for seat, text, request_id in row[-1]]
+
+        return await self._read(query)
+
+    async def stamp(self, match_id: str) -> tuple[int, int] | None:
+        async def query(db: Db) -> tuple[int, int] | None:
+            row = await db.fetchrow(_STAMP, match_id)
+            return None if row is None else (row[0], row[1])
 
         return await self._read(query)
 
@@ -801,6 +815,7 @@ _MATCH_SELECT = (
     + f", ARRAY(SELECT ROW({SEAT_COLUMNS}) FROM seats s WHERE s.match_id = m.match_id ORDER BY seat)"
 )
 _VERSION = "coalesce((SELECT max(version) FROM actions a WHERE a.match_id = m.match_id), 0)"
+_STAMP = f"SELECT {_VERSION}, changes FROM matches m WHERE match_id = $1"  # two lookups of one key each
 # A statement's first part: set who plays these seats and their reserves, from arrays $2 to $5, unless
 # the match has an action after version $6 (none: whatever its version).
 _SEAT_UPDATES = (

@@ -120,6 +120,13 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE queue ADD COLUMN game TEXT NOT NULL DEFAULT 'mercado';
     """,
+    # 4: how often a match's seats or status changed without an action: with its version, what a
+    # server compares to tell whether the match it holds is current (read-your-writes across servers).
+    # A server of an older version still running leaves it as it is: the others may read its matches
+    # again less often than they should until it is restarted with this one.
+    """
+    ALTER TABLE matches ADD COLUMN changes BIGINT NOT NULL DEFAULT 0;
+    """,
 ]
 
 

@@ -90,6 +90,9 @@ class MatchRecord:
     hot_seat: bool = False  # one player may hold several seats
     unrated: bool = False  # created as never rated
     rating: str | None = None  # once finished: RATED or UNRATED; None until decided
+    # How often its seats or status changed without an action, as stored: with its version, what a
+    # server compares to tell whether the match it holds is current.
+    changes: int = 0
 
 
 @dataclass

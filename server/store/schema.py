@@ -130,6 +130,10 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE queue ADD COLUMN game TEXT NOT NULL DEFAULT 'mercado';
     """,
+    # 8: how often a match's seats or status changed without an action.
+    """
+    ALTER TABLE matches ADD COLUMN changes INTEGER NOT NULL DEFAULT 0;
+    """,
 ]
 
 

@@ -214,6 +214,7 @@ class SqliteStore:
                     one_row=True,
                 ),
                 Op("UPDATE matches SET status = ? WHERE match_id = ?", (status, match_id), one_row=True),
+                _counted(match_id),
             ]
         )
 
@@ -226,14 +227,15 @@ class SqliteStore:
                     " player_id = NULL WHERE match_id = ? AND seat = ? AND token_hash IS NOT NULL",
                     (OWNER, match_id, seat),
                     one_row=True,
-                )
+                ),
+                _counted(match_id),
             ]
         )
 
     async def update_seats(self, match_id: str, seats: list[SeatRecord], version: int | None = None) -> None:
         """Who plays these taken seats and their reserves (a timeout, a player who left or came back);
         with ``version``, only while the match has no action after it."""
-        await self._write(_seat_updates(match_id, seats, version))
+        await self._write([*_seat_updates(match_id, seats, version), _counted(match_id)])
 
     def append_action(
         self,
@@ -257,7 +259,9 @@ class SqliteStore:
         return self._scheduled(ops)  # a future, not a coroutine: the server awaits it in no task of its own
 
     async def set_status(self, match_id: str, status: str) -> None:
-        await self._write([Op("UPDATE matches SET status = ? WHERE match_id = ?", (status, match_id))])
+        await self._write(
+            [Op("UPDATE matches SET status = ? WHERE match_id = ?", (status, match_id)), _counted(match_id)]
+        )
 
     async def cancel(self, match_id: str) -> None:
         """Cancel a waiting match: its open seats are closed with it."""
@@ -272,6 +276,7 @@ class SqliteStore:
                     "UPDATE seats SET played_by = ? WHERE match_id = ? AND token_hash IS NULL",
                     (CLOSED, match_id),
                 ),
+                _counted(match_id),
             ]
         )
 
@@ -339,7 +344,9 @@ class SqliteStore:
 
     async def reissue_token(self, match_id: str, seat: int, player_id: str, token_hash: str) -> None:
         sql = "UPDATE seats SET token_hash = ? WHERE match_id = ? AND seat = ? AND player_id = ?"
-        await self._write([Op(sql, (token_hash, match_id, seat, player_id), one_row=True)])
+        await self._write(
+            [Op(sql, (token_hash, match_id, seat, player_id), one_row=True), _counted(match_id)]
+        )
 
     async def _write(self, ops: list[Op]) -> None:
         await self._scheduled(ops)
@@ -510,6 +517,17 @@ class SqliteStore:
             record = records[0][0]
             game = record.game
             return record, [(seat, action_of(game, text), request_id) for seat, text, request_id in rows]
+
+        return await self._read(query)
+
+    async def stamp(self, match_id: str) -> tuple[int, int] | None:
+        def query(db: sqlite3.Connection) -> tuple[int, int] | None:
+            row = db.execute(
+                "SELECT coalesce((SELECT max(version) FROM actions WHERE match_id = ?), 0), changes"
+                " FROM matches WHERE match_id = ?",
+                (match_id, match_id),
+            ).fetchone()
+            return None if row is None else (row[0], row[1])
 
         return await self._read(query)
 
@@ -738,6 +756,11 @@ def _records(
 def _marks(count: int) -> str:
     """A statement's ``count`` parameters."""
     return ", ".join("?" * count)
+
+
+def _counted(match_id: str) -> Op:
+    """A change of the match's seats or status without an action, counted."""
+    return Op("UPDATE matches SET changes = changes + 1 WHERE match_id = ?", (match_id,))
 
 
 def _seat_updates(match_id: str, seats: list[SeatRecord], version: int | None = None) -> list[Op]:

@@ -283,3 +283,29 @@ async def test_a_node_whose_listener_falls_silent_reads_again_and_is_not_serving
         # Meanwhile it said it was not serving, until it heard the others again.
         await until(lambda: statuses[-1:] == [SERVING], "node two to serve again", watching)
     assert NOT_SERVING in statuses
+
+
+async def test_a_read_through_any_node_shows_every_write_acknowledged_before_it(
+    nodes: Nodes, client_of: ClientOf, postgres_dsn: str
+) -> None:
+    one, two = nodes(2)
+    through_one, through_two = client_of(one), client_of(two)
+    match_id = await timely(through_one.create_match(players=2, seed=407))
+    assert (await timely(through_two.view(match_id))).match.status == api.MATCH_STATUS_WAITING
+    # Node two hears nothing from now on (until it finds its listener silent): what it answers, it
+    # answers from the database.
+    with paused(await listening_backends(postgres_dsn)):
+        seats = [await timely(through_one.join(match_id, name)) for name in ("ana", "bo")]
+        seen = await timely(through_two.view(match_id))
+        assert seen.match.status == api.MATCH_STATUS_PLAYING
+        assert [seat.display_name for seat in seen.match.seats] == ["ana", "bo"]
+        for version in range(1, 4):
+            state = await timely(seats[seen.to_move].view())
+            await timely(seats[state.to_move].submit(state.legal_actions[0], state.version, uuid.uuid4().hex))
+            # The player's own view, its stream and a spectator's view, each through node two.
+            mine = Seat(through_two, match_id, state.to_move, seats[state.to_move].token)
+            assert (await timely(mine.view())).version == version
+            async with contextlib.aclosing(through_two.follow(match_id)) as updates:
+                assert (await timely(anext(updates))).version == version
+            seen = await timely(through_two.view(match_id))
+            assert seen.version == version

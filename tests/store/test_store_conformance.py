@@ -417,6 +417,34 @@ async def test_a_seat_change_decided_at_a_version_is_refused_once_the_match_move
     assert await seats_of(store, "m") == [replace(first, played_by=AI), replace(second, played_by=FORFEITED)]
 
 
+async def test_a_matchs_stamp_counts_its_actions_and_its_other_changes(
+    database: Database, store: Store
+) -> None:
+    await store.create_match(record("m", players=3))
+    await store.create_match(record("c"))
+    assert await store.stamp("m") == (0, 0)
+    assert await store.stamp("unknown") is None
+    await store.save_seat("m", SeatRecord(0, None, "ana", "h0"), WAITING)
+    await store.save_seat("m", SeatRecord(1, None, "bea", "h1"), WAITING)
+    await store.release_seat("m", 1)
+    for seat in (1, 2):
+        await store.save_seat("m", SeatRecord(seat, None, f"p{seat}", f"h{seat}"), PLAYING)
+    assert await store.stamp("m") == (0, 5)
+    await store.append_action("m", 1, 0, COIN_TEXT, "r1", False)
+    await store.append_action(
+        "m", 2, 1, COIN_TEXT, "r2", False, [SeatRecord(1, None, "p1", "h1", reserve_ms=5)]
+    )
+    assert await store.stamp("m") == (2, 5)  # an action moves the version alone
+    await store.update_seats("m", [SeatRecord(2, None, "p2", "h2", played_by=AI)])
+    await store.set_status("m", PLAYING)
+    await store.cancel("c")
+    assert await store.stamp("m") == (2, 7) and await store.stamp("c") == (0, 1)
+    # A match loads with its count of changes.
+    store = await database.reopen(store)
+    loaded = await store.load_match("m")
+    assert loaded is not None and loaded[0].changes == 7
+
+
 async def test_matches_to_expire_and_to_watch_are_found(store: Store) -> None:
     await store.create_match(record("old", created_ms=1000))
     await store.create_match(record("bots", created_ms=3000, bots=1))
