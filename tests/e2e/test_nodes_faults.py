@@ -15,16 +15,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import os
-import signal
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import asyncpg
-import grpc
 import pytest
-from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1 import health_pb2
 from mercado.v1 import match_pb2 as api
 from mercado_client import Seat
 from nodes import (
@@ -33,13 +30,14 @@ from nodes import (
     ClientOf,
     Nodes,
     eventually,
+    health_of,
     listening_backends,
+    paused,
     playing,
     stored_actions,
     timely,
     until,
 )
-from server_process import ServerProcess
 
 from server.bench.postgres import PostgresServer
 
@@ -225,38 +223,6 @@ async def test_a_node_that_starts_while_another_plays_serves_every_match_as_it_s
         return shown == stored
 
     await eventually(every_match_current, "node two to show every match as the database holds it")
-
-
-@contextlib.contextmanager
-def paused(pids: list[int]) -> Iterator[None]:
-    """The processes stopped (SIGSTOP) until the block ends: their connections stay open, and silent."""
-    for pid in pids:
-        os.kill(pid, signal.SIGSTOP)
-    try:
-        yield
-    finally:
-        for pid in pids:
-            os.kill(pid, signal.SIGCONT)
-
-
-@contextlib.asynccontextmanager
-async def health_of(node: ServerProcess) -> AsyncIterator[list[int]]:
-    """The node's health (its Watch stream), each status as it is reported, while the block runs."""
-    statuses: list[int] = []
-
-    async def watch(channel: grpc.aio.Channel) -> None:
-        request = health_pb2.HealthCheckRequest(service="")
-        async for response in health_pb2_grpc.HealthStub(channel).Watch(request):
-            statuses.append(response.status)
-
-    async with grpc.aio.insecure_channel(node.target) as channel:
-        watching = asyncio.ensure_future(watch(channel))
-        try:
-            await until(lambda: bool(statuses), "the health stream to open", watching)
-            yield statuses
-        finally:
-            watching.cancel()
-            await asyncio.gather(watching, return_exceptions=True)
 
 
 async def test_a_node_whose_listener_falls_silent_reads_again_and_is_not_serving_until_it_hears(
