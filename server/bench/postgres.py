@@ -119,6 +119,11 @@ class PostgresServer:
         """The DSN of the ``postgres`` database: ``postgresql://postgres@127.0.0.1:PORT/postgres``."""
         return self.database_dsn("postgres")
 
+    @property
+    def postmaster_pid(self) -> int:
+        """The pid of the running server's postmaster: every other process of the cluster is its child."""
+        return int((self.data_dir / "postmaster.pid").read_text().split("\n", 1)[0])
+
     def database_dsn(self, name: str) -> str:
         """The DSN of the database ``name`` on this server."""
         if not self.port:

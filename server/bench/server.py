@@ -65,7 +65,6 @@ if TYPE_CHECKING:
     from mercado.v1 import match_pb2 as api
     from mercado.v1 import match_pb2_grpc as api_grpc
 
-    from .postgres import PostgresServer
 
 CONNECT_SECONDS = 30.0  # for a load generator's channel to connect
 SETUP_SECONDS = 120.0  # for every load generator to set up its first matches
@@ -417,11 +416,6 @@ def _checkpoint(dsn: str) -> None:
 
 def _postgres_version(dsn: str) -> str:
     return str(_ask(dsn, "SHOW server_version"))
-
-
-def _postmaster_pid(cluster: PostgresServer) -> int:
-    """The pid of the cluster's postmaster: every other process of the cluster is its child."""
-    return int((cluster.data_dir / "postmaster.pid").read_text().split("\n", 1)[0])
 
 
 # The harness is one client (one address) with one channel per load process and node, and its
@@ -833,7 +827,7 @@ def run_postgres(load: Load, nodes: int, profile: Path | None = None, bare: bool
                 dsn = cluster.create_database(f"bench_{number}")
                 _checkpoint(dsn)
                 measured = _run_servers(
-                    load, [dsn] * count, directory, config_profile, False, bare, _postmaster_pid(cluster)
+                    load, [dsn] * count, directory, config_profile, False, bare, cluster.postmaster_pid
                 )
                 persisted = _count_actions_postgres(dsn)
                 figures = _database_figures(load, measured)

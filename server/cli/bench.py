@@ -239,6 +239,23 @@ def scale(sizes: tuple[int, ...], calls: int, touch: int) -> None:
 
 
 @bench.command()
+@click.option(
+    "--calls", type=click.IntRange(min=1), default=1000, show_default=True, help="GetViews per figure."
+)
+def views(calls: int) -> None:
+    """GetView of a match in memory through a server on SQLite, and through one of two on PostgreSQL
+    (which checks first that no other server moved the match on: read-your-writes), with the match
+    current and right after each move through the other."""
+    from server.bench.views import run
+
+    try:
+        report = run(calls)
+    except RuntimeError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(json.dumps(report, indent=2))
+
+
+@bench.command()
 @click.option("--level", type=click.Choice(BOT_LEVELS), default="easy", show_default=True)
 @click.option("--matches", type=click.IntRange(min=1), default=8, show_default=True, help="Matches at once.")
 @click.option("--duration", type=click.FloatRange(min=1), default=30.0, show_default=True, help="Seconds.")

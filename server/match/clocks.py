@@ -25,6 +25,7 @@ from dataclasses import replace
 from typing import Any
 
 from ai.workers import search_pool
+from server.store import StoreUnavailable
 
 from .fair_pool import FairPool
 from .match import Match
@@ -32,6 +33,9 @@ from .records import DEFAULT_FALLBACK_LEVEL, OWNER, PLAYING, SeatRecord, TimeCon
 
 log = logging.getLogger("mercado.clock")
 EARLY_MS = 50  # a timer may wake this much before a deadline by the wall clock: it counts as reached
+# A timeout or a stand-in's move that could not be carried out (the store failed) is tried again after
+# the first delay, doubled at each failure in a row up to the last.
+RETRY_SECONDS = (0.5, 4.0)
 
 
 def now_ms() -> int:
@@ -84,16 +88,30 @@ class Timekeeper:
         self.disarm(match)
         if match.status != PLAYING:
             return
-        loop = asyncio.get_running_loop()
         played_by_ai = match.ai_to_move()
         if played_by_ai:
-            match.stand_in = loop.create_task(self._stand_in(match, match.version, played_by_ai[0]))
+            stand_in = self._stand_in(match, match.version, played_by_ai[0])
+            match.stand_in = asyncio.get_running_loop().create_task(stand_in)
+        self._set_timer(match)
+
+    def rearm(self, match: Match) -> None:
+        """``arm``, but a stand-in already choosing a move goes on (only the timer is set again): after
+        the match was read again, or a retry found nothing due yet."""
+        if match.stand_in is None:
+            self.arm(match)
+            return
+        if match.timer is not None:
+            match.timer.cancel()
+            match.timer = None
+        self._set_timer(match)
+
+    def _set_timer(self, match: Match) -> None:
         bots = [self.bot_deadline_ms(match, seat) for seat in match.to_move()]
         deadlines = [*match.deadlines_ms().values(), *bots, self.agents_deadline_ms(match)]
         due = [deadline for deadline in deadlines if deadline is not None]
         if due:
             delay = max(0.0, (min(due) - now_ms()) / 1000)
-            match.timer = loop.call_later(delay, self._expire, match, match.version)
+            match.timer = asyncio.get_running_loop().call_later(delay, self._expire, match, match.version)
 
     def bot_deadline_ms(self, match: Match, seat: int) -> int | None:
         """When the stand-in takes over ``seat``, to move, if it is a bot seat whose agent has not moved."""
@@ -130,9 +148,31 @@ class Timekeeper:
 
     def _expire(self, match: Match, version: int) -> None:
         match.timer = None
-        task = asyncio.get_running_loop().create_task(self.timed_out(match, version))
+        task = asyncio.get_running_loop().create_task(self._time_out(match, version))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
+
+    async def _time_out(self, match: Match, version: int) -> None:
+        """Carry out what the clock of ``version`` decides; if that cannot be done now, try again later."""
+        try:
+            await self.timed_out(match, version)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            _log_failure("a timeout could not be carried out; trying again", match, error)
+            self._retry(match, version)
+        else:
+            match.clock_failures = 0
+
+    def _retry(self, match: Match, version: int) -> None:
+        """Look at the clock of ``version`` again after a delay that grows with each failure in a row:
+        the timeout (or stand-in) that failed is carried out once the store is back, or found moot."""
+        first, most = RETRY_SECONDS
+        delay = min(most, first * 2**match.clock_failures)
+        match.clock_failures += 1
+        if match.timer is not None:
+            match.timer.cancel()
+        match.timer = asyncio.get_running_loop().call_later(delay, self._expire, match, version)
 
     async def _stand_in(self, match: Match, version: int, seat: int) -> None:
         """Choose and play the move of ``seat``, which the AI plays (at ``version``)."""
@@ -142,8 +182,11 @@ class Timekeeper:
             await self.play(match, version, seat, action)
         except asyncio.CancelledError:
             raise
-        except Exception:
-            log.exception("the stand-in could not move", extra={"match_id": match.match_id})
+        except Exception as error:
+            _log_failure("the stand-in could not move; trying again", match, error)
+            self._retry(match, version)
+        else:
+            match.clock_failures = 0
         finally:
             if match.stand_in is asyncio.current_task():
                 match.stand_in = None
@@ -170,6 +213,14 @@ class Timekeeper:
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
         self.pool.close()
+
+
+def _log_failure(message: str, match: Match, error: Exception) -> None:
+    """A store's failure in one line (it says so itself); anything else with its traceback."""
+    if isinstance(error, StoreUnavailable):
+        log.warning(message, extra={"match_id": match.match_id, "error": error.reason})
+    else:
+        log.error(message, exc_info=error, extra={"match_id": match.match_id})
 
 
 def stand_in_level(match: Match, seat: int) -> str:

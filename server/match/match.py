@@ -49,6 +49,7 @@ class Match:
     turn_started_ms: int = 0  # when the current turn's clock started (Unix ms)
     timer: asyncio.TimerHandle | None = None  # the current turn's timeout
     stand_in: asyncio.Task[None] | None = None  # the AI choosing a move for the seat it plays
+    clock_failures: int = 0  # timeouts or stand-in moves in a row that failed: the next waits longer
     # Whose share of the stand-in's time the match uses: its creator's network (or the creator, from
     # a trusted network); "" when not known (created by the server, or loaded from the store).
     creator: str = ""

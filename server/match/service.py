@@ -15,6 +15,7 @@ match ever played.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import functools
 import hashlib
@@ -38,7 +39,7 @@ from server.store.records import bot_name, bot_player_id
 
 from .agents import Agents
 from .cache import MatchCache
-from .clocks import EARLY_MS, Timekeeper, charged, now_ms, starting_reserve_ms
+from .clocks import EARLY_MS, RETRY_SECONDS, Timekeeper, charged, now_ms, starting_reserve_ms
 from .errors import (
     InvalidRequest,
     NoSeatLeft,
@@ -71,6 +72,7 @@ from .records import (
 )
 
 T = TypeVar("T")
+SEAT_KEY = "seat-tokens"  # the store's secret that the seat tokens of joins with a request id are made with
 CLAIM_ATTEMPTS = 3  # a found bot seat can be gone when its match is loaded (another server took it)
 WAITING_RETRY_SECONDS = 60  # the retry-after of a refusal for too many waiting matches
 log = logging.getLogger("mercado.match")
@@ -173,6 +175,8 @@ class MatchService:
         self.closing = False
         self.on_finished: Callable[[Match], None] | None = None  # told of every match that finishes
         self.behind: set[str] = set()  # cached matches another server changed, to read again
+        self.heard_while_loading: set[str] = set()  # ...and matches it changed as they were loaded
+        self.seat_key: bytes | None = None  # what the tokens of joins with a request id are made with
         self.catching_up: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
@@ -186,8 +190,9 @@ class MatchService:
         self.open_bot_seats = Counter(await self.store.open_bot_seats())
         # Matches whose clocks run or whose AI seats must move are in memory from the start (loading
         # arms them; the turn in progress when the server stopped starts again: its downtime is nobody's).
-        await self._watch_playing()
+        # Listening first: what other servers change as they load is heard, and read again.
         await self.store.follow(self._changed_elsewhere, self._missed_changes)
+        await self._watch_playing()
         self.sweeper = asyncio.get_running_loop().create_task(self._sweep())
 
     async def close(self) -> None:
@@ -240,6 +245,10 @@ class MatchService:
         del self.loading[match_id]
         if not loading.cancelled():
             loading.exception()  # retrieved here too: every caller may have gone away
+        if match_id in self.heard_while_loading:
+            # Another server changed it as it loaded: what was read may be from before the change.
+            self.heard_while_loading.discard(match_id)
+            self._changed_elsewhere(match_id)
 
     async def _load(self, match_id: str) -> Match:
         stored = await self.store.load_match(match_id)
@@ -255,7 +264,11 @@ class MatchService:
     # --- other servers' changes (a shared store) -----------------------------
 
     def _changed_elsewhere(self, match_id: str) -> None:
-        """Another server changed the match: read it again if it is in memory (once per batch of news)."""
+        """Another server changed the match: read it again if it is in memory (once per batch of news),
+        or once it is, if it is being loaded."""
+        if match_id in self.loading:
+            self.heard_while_loading.add(match_id)
+            return
         if match_id in self.behind or self.cache.peek(match_id) is None:
             return
         self.behind.add(match_id)
@@ -264,22 +277,33 @@ class MatchService:
         task.add_done_callback(self.catching_up.discard)
 
     def _missed_changes(self) -> None:
-        """News of other servers' changes may have been lost: read every match in memory again."""
-        for match in self.cache.matches():
-            self._changed_elsewhere(match.match_id)
+        """News of other servers' changes may have been lost: read every match in memory (or being
+        loaded) again."""
+        for match_id in [*(match.match_id for match in self.cache.matches()), *self.loading]:
+            self._changed_elsewhere(match_id)
 
     async def _catch_up_soon(self, match_id: str) -> None:
-        match = self.cache.peek(match_id)
-        if match is None:
-            self.behind.discard(match_id)
-            return
-        try:
-            async with match.lock:
-                self.behind.discard(match_id)  # news from now on needs another read
-                await self._catch_up(match)
-        except Exception:
-            # The store is unavailable: the reconnection that follows reads every match again.
-            log.warning("reading a match another server changed failed", extra={"match_id": match_id})
+        """Read the match again, until that succeeds; then its clocks run from what was read (a timer
+        that waits to retry a timeout the store refused is set again)."""
+        delay, most = RETRY_SECONDS
+        while (match := self.cache.peek(match_id)) is not None:
+            try:
+                async with match.lock:
+                    self.behind.discard(match_id)  # news from now on needs another read
+                    await self._catch_up(match)
+                    self.clocks.rearm(match)
+                return
+            except Exception as error:
+                if match_id in self.behind:
+                    return  # news came meanwhile: the read it asked for runs now
+                self.behind.add(match_id)
+                log.warning(
+                    "reading a match another server changed failed; trying again",
+                    extra={"match_id": match_id, "error": str(error)},
+                )
+            await asyncio.sleep(delay)
+            delay = min(most, 2 * delay)
+        self.behind.discard(match_id)
 
     async def _catch_up(self, match: Match) -> None:
         """Bring the match up to what the store holds (under its lock), and publish what changed."""
@@ -287,6 +311,7 @@ class MatchService:
         if stored is None:
             return
         record, actions = stored
+        match.record.changes = record.changes
         waited = match.status == WAITING
         for seat, action, request_id in actions:
             after = match.rules.clone(match.state)
@@ -307,17 +332,39 @@ class MatchService:
             self._ended(match)
         self.clocks.arm(match)
 
-    async def _read_again(self, match: Match) -> None:
-        """With a shared store, bring the match up to what the store holds (under its lock): before an
-        answer that a change made through another server, not yet heard of here, would alter."""
-        if self.store.shared:
-            await self._catch_up(match)
+    async def _read_again(self, match: Match) -> bool:
+        """With a shared store, bring the match up to what the store holds if it holds more (under its
+        lock): before an answer that a change acknowledged through another server, not yet heard of
+        here, would alter. Whether it did; one lookup when nothing is new."""
+        if not self.store.shared:
+            return False
+        stamp = await self.store.stamp(match.match_id)
+        if stamp is None or not _behind(match, stamp):
+            return False
+        await self._catch_up(match)
+        return True
 
     async def _lock_and_read_again(self, match: Match) -> None:
-        """``_read_again`` for a caller not holding the match's lock (taken only with a shared store)."""
-        if self.store.shared:
+        """``_read_again`` for a caller not holding the match's lock, which is taken only if the match
+        is behind: reads of a current match go on side by side."""
+        if not self.store.shared:
+            return
+        stamp = await self.store.stamp(match.match_id)
+        if stamp is not None and _behind(match, stamp):
             async with match.lock:
-                await self._catch_up(match)
+                if _behind(match, stamp):  # unless another caller read it meanwhile
+                    await self._catch_up(match)
+
+    async def _store_change(self, match: Match, write: Awaitable[None]) -> None:
+        """Store a change of the match's seats or status that no action makes, to the end even if the
+        caller goes away meanwhile, and count it as the store does (``MatchRecord.changes``): the count
+        held here falls short of the store's only when the match changed since in a way this server
+        has not recorded. So a caller that went away (its cancellation passed on, what follows the
+        write not done) leaves it uncounted, and the match is read again before the next answer."""
+        _, cancelled = await _to_the_end(write)
+        if cancelled:
+            raise asyncio.CancelledError
+        match.record.changes += 1
 
     @contextlib.asynccontextmanager
     async def _using(self, match_id: str) -> AsyncIterator[Match]:
@@ -438,12 +485,25 @@ class MatchService:
     # --- seats ---------------------------------------------------------------
 
     async def join(
-        self, match_id: str, display_name: str, seat: int | None = None, player_id: str | None = None
+        self,
+        match_id: str,
+        display_name: str,
+        seat: int | None = None,
+        player_id: str | None = None,
+        request_id: str = "",
     ) -> Seated:
-        """Take an open seat (the first one when ``seat`` is None), for ``player_id`` if given."""
+        """Take an open seat (the first one when ``seat`` is None), for ``player_id`` if given. With a
+        ``request_id``, a retry (through any server) returns the seat the first call took, and its token."""
         self._check_player(player_id)
         name = check_name(display_name)
+        if request_id:
+            check_request_id(request_id)
         async with self._using(match_id) as match, match.lock:
+            await self._read_again(match)  # seats may have been taken or given up through another server
+            if request_id:
+                earlier = await self._joined(match, request_id, seat, name, player_id)
+                if earlier is not None:
+                    return earlier
             if match.status == CANCELLED:
                 raise NotAllowedNow(f"match {match_id} was cancelled")
             seats = match.record.seats
@@ -463,7 +523,28 @@ class MatchService:
                     raise PermissionDenied("the seat asked for is reserved for a bot")
                 if chosen.taken:
                     raise SeatTaken("the seat asked for is already taken")
-            return await self._take(match, chosen, name, player_id)
+            return await self._take(match, chosen, name, player_id, request_id)
+
+    async def _joined(
+        self, match: Match, request_id: str, seat: int | None, name: str, player_id: str | None
+    ) -> Seated | None:
+        """The seat a join with ``request_id`` took, if it holds one, as that join returned it; a
+        join unlike the first with the same id is refused."""
+        request_hash = hash_token(request_id)
+        taken = next((s for s in match.record.seats if s.request_hash == request_hash), None)
+        if taken is None:
+            return None
+        if seat not in (None, taken.seat) or (taken.display_name, taken.player_id) != (name, player_id):
+            raise InvalidRequest("request_id was already used for a different join")
+        return Seated(match, taken.seat, await self._seat_token(match.match_id, request_id))
+
+    async def _seat_token(self, match_id: str, request_id: str) -> str:
+        """The token of the seat a join with ``request_id`` takes: the same whenever it is retried,
+        through any server (the key is the store's), and nobody's to work out without the request id."""
+        if self.seat_key is None:
+            self.seat_key = await self.store.secret(SEAT_KEY)
+        digest = hmac.new(self.seat_key, f"{match_id}:{request_id}".encode(), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()  # as secrets.token_urlsafe(32)
 
     async def claim_bot_seat(
         self, levels: list[str], agent_name: str, agent_key: str | None, agent_id: str = ""
@@ -526,19 +607,34 @@ class MatchService:
         if expected is None or agent_key is None or not hmac.compare_digest(agent_key, expected):
             raise PermissionDenied("claiming a bot seat takes this server's agent key as the bearer token")
 
-    async def _take(self, match: Match, seat: SeatRecord, name: str, player_id: str | None) -> Seated:
-        """Take ``seat`` (under the match's lock): persist, then record and publish it."""
-        token = secrets.token_urlsafe(32)
+    async def _take(
+        self, match: Match, seat: SeatRecord, name: str, player_id: str | None, request_id: str = ""
+    ) -> Seated:
+        """Take ``seat`` (under the match's lock) for a join with ``request_id`` if given: persist,
+        then record and publish it."""
+        token = (
+            await self._seat_token(match.match_id, request_id) if request_id else secrets.token_urlsafe(32)
+        )
         taken = replace(
-            seat, display_name=name, token_hash=hash_token(token), played_by=OWNER, player_id=player_id
+            seat,
+            display_name=name,
+            token_hash=hash_token(token),
+            played_by=OWNER,
+            player_id=player_id,
+            request_hash=hash_token(request_id) if request_id else None,
         )
         starts = all(s.taken for s in match.record.seats if s.seat != seat.seat)
         try:
             # Once written, recorded: a caller going away meanwhile must not leave memory behind the store.
-            await _uncancelled(self.store.save_seat(match.match_id, taken, PLAYING if starts else WAITING))
+            await self._store_change(
+                match, self.store.save_seat(match.match_id, taken, PLAYING if starts else WAITING)
+            )
         except Conflict:
-            await self._catch_up(match)  # another server took it
-            raise SeatTaken("the seat asked for is already taken") from None
+            await self._catch_up(match)  # another server took it: this very join, retried there?
+            earlier = await self._joined(match, request_id, None, name, player_id) if request_id else None
+            if earlier is None:
+                raise SeatTaken("the seat asked for is already taken") from None
+            return earlier
         if starts:
             self._no_longer_waits(match)
         elif seat.bot_level:
@@ -557,7 +653,9 @@ class MatchService:
                 await self._catch_up(match)
             token = secrets.token_urlsafe(32)
             try:
-                await _uncancelled(self.store.reissue_token(match_id, seat, player_id, hash_token(token)))
+                await self._store_change(
+                    match, self.store.reissue_token(match_id, seat, player_id, hash_token(token))
+                )
             except Conflict:
                 raise NotFound(f"seat {seat} of match {match_id} is not yours") from None
             match.record.seats[seat] = replace(match.record.seats[seat], token_hash=hash_token(token))
@@ -569,6 +667,7 @@ class MatchService:
         """The match and the caller's seat in it, None for a spectator (no token, or a player who holds
         no seat in it)."""
         async with self._using(match_id) as match:
+            await self._lock_and_read_again(match)  # it shows what any server acknowledged before
             return match, await self._viewer(match, token, player_id)
 
     async def _viewer(self, match: Match, token: str | None, player_id: str | None) -> int | None:
@@ -620,7 +719,7 @@ class MatchService:
                 record = match.record.seats[seat]
                 status = match.status
                 if status == WAITING:
-                    await _uncancelled(self.store.release_seat(match_id, seat))
+                    await self._store_change(match, self.store.release_seat(match_id, seat))
                     reserve = starting_reserve_ms(match.record.clock)
                     match.record.seats[seat] = SeatRecord(seat, record.bot_level, reserve_ms=reserve)
                     if record.bot_level:
@@ -654,7 +753,7 @@ class MatchService:
                         + (f" (it is {record.played_by})" if record.played_by != OWNER else "")
                     )
                 back = replace(record, played_by=OWNER)
-                await _uncancelled(self.store.update_seats(match_id, [back]))
+                await self._store_change(match, self.store.update_seats(match_id, [back]))
                 match.record.seats[seat] = back
                 if seat in match.to_move():
                     match.turn_started_ms = now_ms()  # its own turn again, from now
@@ -663,10 +762,13 @@ class MatchService:
         log.info("seat reclaimed", extra={"match_id": match_id, "seat": seat})
         return match, seat
 
-    async def _hand_over(self, match: Match, seat: int, played_by: str) -> None:
-        """The AI plays ``seat`` from now (under the match's lock)."""
+    async def _hand_over(
+        self, match: Match, seat: int, played_by: str, decided_at: int | None = None
+    ) -> None:
+        """The AI plays ``seat`` from now (under the match's lock); if a clock decided it at version
+        ``decided_at``, only while the store holds no later action (Conflict)."""
         given = replace(match.record.seats[seat], played_by=played_by, reserve_ms=0)
-        await _uncancelled(self.store.update_seats(match.match_id, [given]))
+        await self._store_change(match, self.store.update_seats(match.match_id, [given], decided_at))
         match.record.seats[seat] = given
         self._release_agent(match.match_id, seat)
         if seat in match.to_move():
@@ -683,17 +785,23 @@ class MatchService:
             late += [seat for seat in match.to_move() if self.clocks.bot_is_late(match, seat, now + EARLY_MS)]
             agents_waited = self.clocks.agents_waited(match, now + EARLY_MS)
             if not late and not agents_waited:
-                self.clocks.arm(match)  # woken early: wait for the next deadline
+                self.clocks.rearm(match)  # woken early: wait for the next deadline
                 return
             clock = match.record.clock
-            for seat in sorted(set(late)):
-                is_bot = match.record.seats[seat].bot_level is not None
-                await self._hand_over(match, seat, AI if is_bot or clock is None else clock.on_timeout)
-                log.info("seat timed out", extra={"match_id": match.match_id, "seat": seat})
-            if agents_waited:
-                for seat in match.agent_seats():
-                    await self._hand_over(match, seat, AI)
-                    log.info("agent let go", extra={"match_id": match.match_id, "seat": seat})
+            try:
+                for seat in sorted(set(late)):
+                    is_bot = match.record.seats[seat].bot_level is not None
+                    played_by = AI if is_bot or clock is None else clock.on_timeout
+                    await self._hand_over(match, seat, played_by, version)
+                    log.info("seat timed out", extra={"match_id": match.match_id, "seat": seat})
+                if agents_waited:
+                    for seat in match.agent_seats():
+                        await self._hand_over(match, seat, AI, version)
+                        log.info("agent let go", extra={"match_id": match.match_id, "seat": seat})
+            except Conflict:
+                # The match moved on through another server after this read it: the clock decided on
+                # a turn that is over, and the store refused its decision.
+                await self._catch_up(match)
             self._changed(match)
 
     async def _stand_in_moves(self, match: Match, version: int, seat: int, action: Any) -> None:
@@ -739,7 +847,7 @@ class MatchService:
         async with self._using(match_id) as match, match.lock:
             if match.status != WAITING:
                 return
-            await _uncancelled(self.store.cancel(match_id))
+            await self._store_change(match, self.store.cancel(match_id))
             self._no_longer_waits(match)
             self._ended(match)
             match.record.cancelled = True
@@ -780,30 +888,29 @@ class MatchService:
             async with match.lock:
                 if expected_version > match.version:
                     await self._read_again(match)  # the caller saw another server move it on
-                earlier = _repeated(match, seat, request_id, action)
-                if earlier is not None:
-                    return match, seat, earlier
-                status = match.status
-                if status != PLAYING:
-                    raise NotAllowedNow(f"the match is {status}")
-                if not _current_for(match, expected_version):
-                    raise StaleVersion(f"the match is at version {match.version}, not {expected_version}")
-                if seat not in match.to_move():
-                    raise NotAllowedNow(_not_to_move(match, seat))
-                record = match.record.seats[seat]
-                if record.played_by != OWNER:  # only a person's seat that timed out may be taken back
-                    reclaimable = record.played_by == AI and record.bot_level is None
-                    back = "; ReclaimSeat takes it back" if reclaimable else " for the rest of the match"
-                    raise NotAllowedNow(f"the AI plays this seat ({record.played_by}){back}")
-                try:
-                    update = await self._apply(match, seat, action, request_id)
-                except StaleVersion:
-                    # Another server stored an action first: this very request, retried there?
+                read = False
+                while True:
                     earlier = _repeated(match, seat, request_id, action)
-                    if earlier is None:
-                        raise
-                    update = earlier
-        return match, seat, update
+                    if earlier is not None:
+                        return match, seat, earlier
+                    try:
+                        _check_may_act(match, seat, expected_version)
+                    except (NotAllowedNow, StaleVersion):
+                        # Refused by the match as held here: unless another server changed it since
+                        # (a seat taken back, the match started), which this answer must show.
+                        if read or not await self._read_again(match):
+                            raise
+                        read = True
+                        continue
+                    version = match.version
+                    try:
+                        return match, seat, await self._apply(match, seat, action, request_id)
+                    except StaleVersion:
+                        # Another server stored an action first, read now: this very request retried
+                        # there, or another seat's choice in this sealed step, after which this one
+                        # may still be current. Checked again, as often as the match moves on.
+                        if match.version == version:
+                            raise
 
     async def _apply(
         self, match: Match, seat: int, action: Any, request_id: str, stand_in: bool = False
@@ -887,9 +994,8 @@ class MatchService:
         """A stream of the match for the caller's seat (None: a spectator); the match stays in memory
         while the block runs."""
         async with self._using(match_id) as match:
+            await self._lock_and_read_again(match)  # it starts from what any server acknowledged before
             seat = await self._viewer(match, token, player_id)
-            if after_version > match.version:
-                await self._lock_and_read_again(match)  # the caller saw another server move it on
             if after_version > match.version:
                 raise InvalidRequest(
                     f"after_version {after_version} is ahead of the match (version {match.version})"
@@ -948,6 +1054,28 @@ def _player_seat(match: Match, player_id: str) -> int | None:
     seats = [seat.seat for seat in match.record.seats if seat.player_id == player_id]
     moving = [seat for seat in seats if seat in match.to_move()]
     return next(iter(moving + seats), None)
+
+
+def _check_may_act(match: Match, seat: int, expected_version: int) -> None:
+    """Refuse an action of ``seat`` seen at ``expected_version`` that the match does not take now."""
+    status = match.status
+    if status != PLAYING:
+        raise NotAllowedNow(f"the match is {status}")
+    if not _current_for(match, expected_version):
+        raise StaleVersion(f"the match is at version {match.version}, not {expected_version}")
+    if seat not in match.to_move():
+        raise NotAllowedNow(_not_to_move(match, seat))
+    record = match.record.seats[seat]
+    if record.played_by != OWNER:  # only a person's seat that timed out may be taken back
+        reclaimable = record.played_by == AI and record.bot_level is None
+        back = "; ReclaimSeat takes it back" if reclaimable else " for the rest of the match"
+        raise NotAllowedNow(f"the AI plays this seat ({record.played_by}){back}")
+
+
+def _behind(match: Match, stamp: tuple[int, int]) -> bool:
+    """Whether the store's ``stamp`` of the match (``Store.stamp``) shows what ``match`` lacks."""
+    version, changes = stamp
+    return version > match.version or changes > match.record.changes
 
 
 def _current_for(match: Match, expected_version: int) -> bool:

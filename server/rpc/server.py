@@ -270,7 +270,10 @@ def _gauges(
             ),
             "mercado_matches_waiting": ("Matches waiting for players", service.waiting),
             "mercado_streams_open": ("Open event streams", servicer.streams.open),
-            "mercado_store_healthy": ("1 while the store can make writes durable", store.failure is None),
+            "mercado_store_healthy": (
+                "1 while the store can make writes durable (and hears the other servers, on PostgreSQL)",
+                store.failure is None,
+            ),
         }
 
     return read

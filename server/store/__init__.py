@@ -81,8 +81,9 @@ class Store(Protocol):
         """Open a taken seat of a waiting match again."""
         ...
 
-    async def update_seats(self, match_id: str, seats: list[SeatRecord]) -> None:
-        """Who plays these taken seats, and their reserves."""
+    async def update_seats(self, match_id: str, seats: list[SeatRecord], version: int | None = None) -> None:
+        """Who plays these taken seats, and their reserves. With ``version`` (the version a clock decided
+        it at), only while the match has no later action: Conflict once it has moved on."""
         ...
 
     def append_action(
@@ -109,6 +110,12 @@ class Store(Protocol):
         self, match_id: str, after: int = 0
     ) -> tuple[MatchRecord, list[StoredAction]] | None:
         """The match as stored now, with its actions after version ``after``."""
+        ...
+
+    async def stamp(self, match_id: str) -> tuple[int, int] | None:
+        """The match's version and how often its seats or status changed without an action, as stored
+        now (None if there is no such match): whether a match held in memory is current, in one lookup
+        of its key in each table."""
         ...
 
     async def list_matches(

@@ -13,9 +13,12 @@ from .records import CANCELLED, MatchRecord, PlayerRecord, QueuedRecord, SeatRec
 
 # The columns a match is read from, in the order match_record takes them; its version is computed.
 MATCH_COLUMNS = (
-    "match_id, game, options, seed, created_ms, salt, seed_chosen, clock, status, hot_seat, unrated, rating"
+    "match_id, game, options, seed, created_ms, salt, seed_chosen, clock, status, hot_seat, unrated, rating,"
+    " changes"
 )
-SEAT_COLUMNS = "seat, bot_level, display_name, token_hash, played_by, reserve_ms, player_id, ai_turns"
+SEAT_COLUMNS = (
+    "seat, bot_level, display_name, token_hash, played_by, reserve_ms, player_id, ai_turns, request_hash"
+)
 QUEUED_COLUMNS = "player_id, display_name, rating, players, allow_ai, since_ms, match_id, seat, game"
 # A player with its rating in one game (players p, ratings r), in player_record's order.
 PLAYER_COLUMNS = "p.player_id, p.kind, p.display_name, p.created_ms, r.mu, r.sigma, r.rated_matches, r.wins"
@@ -68,12 +71,14 @@ def seat_values(seat: SeatRecord) -> tuple[Any, ...]:
         seat.reserve_ms,
         seat.player_id,
         seat.ai_turns,
+        seat.request_hash,
     )
 
 
 def match_record(row: Sequence[Any], seats: list[SeatRecord]) -> tuple[MatchRecord, str | None]:
     """A match from a row of MATCH_COLUMNS and its seats, with its stored status."""
-    match_id, game, options, seed, created_ms, salt, chosen, clock, status, hot_seat, unrated, rating = row
+    match_id, game, options, seed, created_ms, salt, chosen, clock, status, hot_seat, unrated, *rest = row
+    rating, changes = rest
     record = MatchRecord(
         match_id,
         game_named(game).options(json.loads(options)),
@@ -88,6 +93,7 @@ def match_record(row: Sequence[Any], seats: list[SeatRecord]) -> tuple[MatchReco
         bool(hot_seat),
         bool(unrated),
         rating,
+        changes,
     )
     return record, status
 

@@ -9,9 +9,12 @@ one match store exactly one action and the other hears Conflict.
 Each write that changes a match tells every server of it with ``NOTIFY``
 (payload: the writing server, the match id and the version), inside its
 transaction, so a notification is sent exactly when the change commits. A
-server listens on a connection of its own (``follow``); when that connection
-is lost it reconnects and tells its owner that notifications may have been
-missed, who then reads again every match it holds.
+server listens on a connection of its own (``follow``), and sends itself a
+heartbeat through it every second: a connection that is lost, or that has not
+carried a heartbeat for a few seconds (its database process stopped, say), is
+made again, and its owner told that notifications may have been missed, who
+then reads again every match it holds. Until a heartbeat is heard again the
+store reports itself unhealthy: the server cannot vouch that it hears the others.
 
 A lost connection, a database that restarts or refuses connections: calls
 fail with StoreUnavailable (nothing is acknowledged), the store reports itself
@@ -76,6 +79,9 @@ STATEMENT_SECONDS = 10.0  # and this long for one statement
 CONNECT_SECONDS = 5.0
 PROBE_SECONDS = 1.0  # how often an unhealthy store tries a write
 RECONNECT_SECONDS = 1.0  # how often a lost listening connection is tried again
+HEARTBEAT_SECONDS = 1.0  # how often a server notifies itself through its listening connection
+SILENT_SECONDS = 5.0  # a listening connection that carried no heartbeat this long is made again
+LISTENER_NAME = "mercado-listener"  # the listening connection's application_name (pg_stat_activity)
 # What a driver raises when the database cannot be reached, answers no more, or refuses for now.
 UNREACHABLE: tuple[type[BaseException], ...] = (
     OSError,
@@ -139,7 +145,9 @@ class PostgresStore:
         self.node = uuid.uuid4().hex[:12]  # this server, in the notifications it sends
         self.on_health = on_health
         self.on_commit: Callable[[float], None] | None = None  # told each write's seconds
-        self._failure: str | None = None
+        self._failure: str | None = None  # why writes fail
+        self._deaf: str | None = None  # why the other servers' news may go unheard
+        self.heard_at = 0.0  # when the listening connection last carried a heartbeat (monotonic)
         self.prober: asyncio.Task[None] | None = None
         self.listener: asyncio.Task[None] | None = None
 
@@ -170,7 +178,7 @@ class PostgresStore:
 
     @property
     def failure(self) -> str | None:
-        return self._failure
+        return self._failure or self._deaf
 
     # --- writes --------------------------------------------------------------
 
@@ -194,7 +202,7 @@ class PostgresStore:
                 match.unrated,
             )
             await db.executemany(
-                f"INSERT INTO seats (match_id, {SEAT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                f"INSERT INTO seats (match_id, {SEAT_COLUMNS}) VALUES ({_marks(10)})",
                 [(match.match_id, *seat_values(s)) for s in match.seats],
             )
 
@@ -205,13 +213,14 @@ class PostgresStore:
             await _one_row(
                 db,
                 "UPDATE seats SET display_name = $1, token_hash = $2, played_by = $3, reserve_ms = $4,"
-                " player_id = $5 WHERE match_id = $6 AND seat = $7 AND token_hash IS NULL"
+                " player_id = $5, request_hash = $6 WHERE match_id = $7 AND seat = $8 AND token_hash IS NULL"
                 " AND played_by = 'owner'",
                 seat.display_name,
                 seat.token_hash,
                 seat.played_by,
                 seat.reserve_ms,
                 seat.player_id,
+                seat.request_hash,
                 match_id,
                 seat.seat,
             )
@@ -225,7 +234,8 @@ class PostgresStore:
             await _one_row(
                 db,
                 "UPDATE seats SET display_name = '', token_hash = NULL, played_by = $1, reserve_ms = 0,"
-                " player_id = NULL WHERE match_id = $2 AND seat = $3 AND token_hash IS NOT NULL",
+                " player_id = NULL, request_hash = NULL WHERE match_id = $2 AND seat = $3"
+                " AND token_hash IS NOT NULL",
                 OWNER,
                 match_id,
                 seat,
@@ -234,10 +244,18 @@ class PostgresStore:
 
         await self._write(write)
 
-    async def update_seats(self, match_id: str, seats: list[SeatRecord]) -> None:
+    async def update_seats(self, match_id: str, seats: list[SeatRecord], version: int | None = None) -> None:
         async def write(db: Db) -> None:
+            if version is not None:
+                # An action being stored holds a key share of the match's row: this waits for it to
+                # commit, and one stored from now on waits for this. The next statement, which reads
+                # anew, then sees every action committed before.
+                await db.execute("SELECT 1 FROM matches WHERE match_id = $1 FOR UPDATE", match_id)
             updated = await db.fetchval(
-                _SEAT_UPDATES + " SELECT count(*) FROM updated", match_id, *_columns(seats)
+                _SEAT_UPDATES + " SELECT count(*) FROM updated",
+                match_id,
+                *_columns(seats),
+                version,
             )
             if updated != len(seats):
                 raise _RowMissing
@@ -262,11 +280,12 @@ class PostgresStore:
             updated = await db.fetchval(
                 _SEAT_UPDATES
                 + ", action AS (INSERT INTO actions (match_id, version, seat, action, request_id)"
-                " VALUES ($1, $6, $7, $8, $9)),"
-                " status AS (UPDATE matches SET status = $10 WHERE match_id = $1 AND $11)"
-                " SELECT (SELECT count(*) FROM updated), pg_notify($12, $13)",
+                " VALUES ($1, $7, $8, $9, $10)),"
+                " status AS (UPDATE matches SET status = $11 WHERE match_id = $1 AND $12)"
+                " SELECT (SELECT count(*) FROM updated), pg_notify($13, $14)",
                 match_id,
                 *_columns(changed),
+                None,  # the seats change with the action, at the version it takes
                 version,
                 seat,
                 action,
@@ -358,8 +377,15 @@ class PostgresStore:
         return f"{self.node} {match_id} {'' if version is None else version}"
 
     async def _notify(self, db: Db, match_id: str) -> None:
-        """Tell every server, once this transaction commits, that ``match_id`` changed."""
-        await db.execute("SELECT pg_notify($1, $2)", CHANNEL, self._news(match_id))
+        """Count a change of ``match_id``'s seats or status, and tell every server of it once this
+        transaction commits."""
+        await db.execute(
+            "WITH counted AS (UPDATE matches SET changes = changes + 1 WHERE match_id = $2)"
+            " SELECT pg_notify($1, $3)",
+            CHANNEL,
+            match_id,
+            self._news(match_id),
+        )
 
     # --- reads ---------------------------------------------------------------
 
@@ -384,6 +410,13 @@ class PostgresStore:
             record, _, _ = _listing(row)
             game = record.game
             return record, [(seat, action_of(game, text), request_id) for seat, text, request_id in row[-1]]
+
+        return await self._read(query)
+
+    async def stamp(self, match_id: str) -> tuple[int, int] | None:
+        async def query(db: Db) -> tuple[int, int] | None:
+            row = await db.fetchrow(_STAMP, match_id)
+            return None if row is None else (row[0], row[1])
 
         return await self._read(query)
 
@@ -673,13 +706,26 @@ class PostgresStore:
     def _set_failure(self, reason: str | None) -> None:
         if reason == self._failure:
             return
+        before = self.failure
         self._failure = reason
         if reason is None:
             log.warning("storage works again")
         elif self.prober is None:
             self.prober = asyncio.get_running_loop().create_task(self._probe())
-        if self.on_health:
-            self.on_health(reason)
+        self._report(before)
+
+    def _set_deaf(self, reason: str | None) -> None:
+        if reason == self._deaf:
+            return
+        before = self.failure
+        self._deaf = reason
+        if reason is None:
+            log.warning("hearing other servers again")
+        self._report(before)
+
+    def _report(self, before: str | None) -> None:
+        if self.failure != before and self.on_health:
+            self.on_health(self.failure)
 
     async def _probe(self) -> None:
         """While the store fails, try a small write every PROBE_SECONDS: healthy again once one succeeds."""
@@ -716,32 +762,63 @@ class PostgresStore:
             if node != self.node:
                 changed(rest.rpartition(" ")[0])  # the match id, without the version
 
+        def beat(*_: object) -> None:
+            self.heard_at = time.monotonic()
+            self._set_deaf(None)
+
         while True:
             lost = asyncio.Event()
             try:
-                db = await asyncpg.connect(self.dsn, timeout=CONNECT_SECONDS)
+                db = await asyncpg.connect(
+                    self.dsn,
+                    timeout=CONNECT_SECONDS,
+                    command_timeout=SILENT_SECONDS,
+                    server_settings={"application_name": LISTENER_NAME},
+                )
             except (*UNREACHABLE, asyncpg.PostgresError) as error:
                 # The server starts anyway: its calls say whether the database is unavailable.
                 listening.set()
                 log.warning("cannot listen to other servers yet", extra={"error": str(error)})
+                self._set_deaf("cannot hear the other servers: the database cannot be reached")
                 await asyncio.sleep(RECONNECT_SECONDS)
                 continue
             try:
                 db.add_termination_listener(functools.partial(_set, lost))
                 await db.add_listener(CHANNEL, heard)
+                await db.add_listener(self._beats, beat)
                 # Once follow has returned (listening, or not reached at first), changes may have
                 # gone by unheard until now.
                 if listening.is_set():
                     log.warning("listening to other servers again")
                     missed()
                 listening.set()
-                await lost.wait()
+                await self._keep_hearing(db, lost)
                 log.warning("lost the connection that listens to other servers; reconnecting")
-            except (*UNREACHABLE, asyncpg.PostgresError):
-                pass
+            except (*UNREACHABLE, asyncpg.PostgresError) as error:
+                log.warning(
+                    "the connection that listens to other servers failed or fell silent; reconnecting",
+                    extra={"error": str(error) or type(error).__name__},
+                )
             finally:
                 db.terminate()
+            self._set_deaf("cannot hear the other servers: listening again")
             await asyncio.sleep(RECONNECT_SECONDS)
+
+    async def _keep_hearing(self, db: Db, lost: asyncio.Event) -> None:
+        """Send a heartbeat through the listening connection every HEARTBEAT_SECONDS until it is lost;
+        TimeoutError once none has come back for SILENT_SECONDS (its statements time out as soon)."""
+        self.heard_at = time.monotonic()
+        while not lost.is_set():
+            await db.execute("SELECT pg_notify($1, '')", self._beats)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(lost.wait(), HEARTBEAT_SECONDS)
+            if time.monotonic() - self.heard_at > SILENT_SECONDS:
+                raise TimeoutError("no heartbeat came back")
+
+    @property
+    def _beats(self) -> str:
+        """The channel of this server's heartbeats, which it alone listens to."""
+        return f"{CHANNEL}_{self.node}"
 
     # --- closing -------------------------------------------------------------
 
@@ -759,11 +836,15 @@ _MATCH_SELECT = (
     + f", ARRAY(SELECT ROW({SEAT_COLUMNS}) FROM seats s WHERE s.match_id = m.match_id ORDER BY seat)"
 )
 _VERSION = "coalesce((SELECT max(version) FROM actions a WHERE a.match_id = m.match_id), 0)"
-# A statement's first part: set who plays these seats and their reserves, from arrays $2 to $5.
+_STAMP = f"SELECT {_VERSION}, changes FROM matches m WHERE match_id = $1"  # two lookups of one key each
+# A statement's first part: set who plays these seats and their reserves, from arrays $2 to $5, unless
+# the match has an action after version $6 (none: whatever its version).
 _SEAT_UPDATES = (
     "WITH updated AS (UPDATE seats s SET played_by = u.played_by, reserve_ms = u.reserve_ms,"
     " ai_turns = u.ai_turns FROM unnest($2::int[], $3::text[], $4::bigint[], $5::int[])"
-    " AS u(seat, played_by, reserve_ms, ai_turns) WHERE s.match_id = $1 AND s.seat = u.seat RETURNING 1)"
+    " AS u(seat, played_by, reserve_ms, ai_turns) WHERE s.match_id = $1 AND s.seat = u.seat"
+    " AND ($6::int IS NULL OR NOT EXISTS (SELECT 1 FROM actions a WHERE a.match_id = $1 AND a.version > $6))"
+    " RETURNING 1)"
 )
 
 

@@ -125,6 +125,19 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE players ADD COLUMN token_generation INTEGER NOT NULL DEFAULT 0;
     """,
+    # 5: how often a match's seats or status changed without an action: with its version, what a
+    # server compares to tell whether the match it holds is current (read-your-writes across servers).
+    # A server of an older version still running leaves it as it is: the others may read its matches
+    # again less often than they should until it is restarted with this one.
+    """
+    ALTER TABLE matches ADD COLUMN changes BIGINT NOT NULL DEFAULT 0;
+    """,
+    # 6: the request id (its hash) of the join that took a seat: a retry, through any server, returns
+    # that seat. A server of an older version still running takes seats without one.
+    """
+    ALTER TABLE seats ADD COLUMN request_hash TEXT;
+    CREATE UNIQUE INDEX seats_by_request ON seats(match_id, request_hash) WHERE request_hash IS NOT NULL;
+    """,
 ]
 
 

@@ -70,6 +70,7 @@ class SeatRecord:
     reserve_ms: int = 0  # with a clock: the reserve left
     player_id: str | None = None  # the player it is bound to; None: open, or anonymous play
     ai_turns: int = 0  # turns the AI played for it after its time ran out
+    request_hash: str | None = None  # the hash of the request id of the join that took it, if any
 
     @property
     def taken(self) -> bool:
@@ -95,6 +96,9 @@ class MatchRecord:
     hot_seat: bool = False  # one player may hold several seats
     unrated: bool = False  # created as never rated
     rating: str | None = None  # once finished: RATED or UNRATED; None until decided
+    # How often its seats or status changed without an action, as stored: with its version, what a
+    # server compares to tell whether the match it holds is current.
+    changes: int = 0
 
 
 @dataclass

@@ -135,6 +135,15 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE players ADD COLUMN token_generation INTEGER NOT NULL DEFAULT 0;
     """,
+    # 9: how often a match's seats or status changed without an action.
+    """
+    ALTER TABLE matches ADD COLUMN changes INTEGER NOT NULL DEFAULT 0;
+    """,
+    # 10: the request id (its hash) of the join that took a seat: a retry returns that seat.
+    """
+    ALTER TABLE seats ADD COLUMN request_hash TEXT;
+    CREATE UNIQUE INDEX seats_by_request ON seats(match_id, request_hash) WHERE request_hash IS NOT NULL;
+    """,
 ]
 
 

@@ -187,7 +187,7 @@ class SqliteStore:
         ]
         ops += [
             Op(
-                f"INSERT INTO seats (match_id, {SEAT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO seats (match_id, {SEAT_COLUMNS}) VALUES ({_marks(10)})",
                 (match.match_id, *seat_values(s)),
             )
             for s in match.seats
@@ -200,7 +200,7 @@ class SqliteStore:
             [
                 Op(
                     "UPDATE seats SET display_name = ?, token_hash = ?, played_by = ?, reserve_ms = ?,"
-                    " player_id = ?"
+                    " player_id = ?, request_hash = ?"
                     " WHERE match_id = ? AND seat = ? AND token_hash IS NULL AND played_by = 'owner'",
                     (
                         seat.display_name,
@@ -208,12 +208,14 @@ class SqliteStore:
                         seat.played_by,
                         seat.reserve_ms,
                         seat.player_id,
+                        seat.request_hash,
                         match_id,
                         seat.seat,
                     ),
                     one_row=True,
                 ),
                 Op("UPDATE matches SET status = ? WHERE match_id = ?", (status, match_id), one_row=True),
+                _counted(match_id),
             ]
         )
 
@@ -223,16 +225,19 @@ class SqliteStore:
             [
                 Op(
                     "UPDATE seats SET display_name = '', token_hash = NULL, played_by = ?, reserve_ms = 0,"
-                    " player_id = NULL WHERE match_id = ? AND seat = ? AND token_hash IS NOT NULL",
+                    " player_id = NULL, request_hash = NULL"
+                    " WHERE match_id = ? AND seat = ? AND token_hash IS NOT NULL",
                     (OWNER, match_id, seat),
                     one_row=True,
-                )
+                ),
+                _counted(match_id),
             ]
         )
 
-    async def update_seats(self, match_id: str, seats: list[SeatRecord]) -> None:
-        """Who plays these taken seats and their reserves (a timeout, a player who left or came back)."""
-        await self._write(_seat_updates(match_id, seats))
+    async def update_seats(self, match_id: str, seats: list[SeatRecord], version: int | None = None) -> None:
+        """Who plays these taken seats and their reserves (a timeout, a player who left or came back);
+        with ``version``, only while the match has no action after it."""
+        await self._write([*_seat_updates(match_id, seats, version), _counted(match_id)])
 
     def append_action(
         self,
@@ -256,7 +261,9 @@ class SqliteStore:
         return self._scheduled(ops)  # a future, not a coroutine: the server awaits it in no task of its own
 
     async def set_status(self, match_id: str, status: str) -> None:
-        await self._write([Op("UPDATE matches SET status = ? WHERE match_id = ?", (status, match_id))])
+        await self._write(
+            [Op("UPDATE matches SET status = ? WHERE match_id = ?", (status, match_id)), _counted(match_id)]
+        )
 
     async def cancel(self, match_id: str) -> None:
         """Cancel a waiting match: its open seats are closed with it."""
@@ -271,6 +278,7 @@ class SqliteStore:
                     "UPDATE seats SET played_by = ? WHERE match_id = ? AND token_hash IS NULL",
                     (CLOSED, match_id),
                 ),
+                _counted(match_id),
             ]
         )
 
@@ -351,7 +359,9 @@ class SqliteStore:
 
     async def reissue_token(self, match_id: str, seat: int, player_id: str, token_hash: str) -> None:
         sql = "UPDATE seats SET token_hash = ? WHERE match_id = ? AND seat = ? AND player_id = ?"
-        await self._write([Op(sql, (token_hash, match_id, seat, player_id), one_row=True)])
+        await self._write(
+            [Op(sql, (token_hash, match_id, seat, player_id), one_row=True), _counted(match_id)]
+        )
 
     async def _write(self, ops: list[Op]) -> None:
         await self._scheduled(ops)
@@ -522,6 +532,17 @@ class SqliteStore:
             record = records[0][0]
             game = record.game
             return record, [(seat, action_of(game, text), request_id) for seat, text, request_id in rows]
+
+        return await self._read(query)
+
+    async def stamp(self, match_id: str) -> tuple[int, int] | None:
+        def query(db: sqlite3.Connection) -> tuple[int, int] | None:
+            row = db.execute(
+                "SELECT coalesce((SELECT max(version) FROM actions WHERE match_id = ?), 0), changes"
+                " FROM matches WHERE match_id = ?",
+                (match_id, match_id),
+            ).fetchone()
+            return None if row is None else (row[0], row[1])
 
         return await self._read(query)
 
@@ -752,11 +773,18 @@ def _marks(count: int) -> str:
     return ", ".join("?" * count)
 
 
-def _seat_updates(match_id: str, seats: list[SeatRecord]) -> list[Op]:
+def _counted(match_id: str) -> Op:
+    """A change of the match's seats or status without an action, counted."""
+    return Op("UPDATE matches SET changes = changes + 1 WHERE match_id = ?", (match_id,))
+
+
+def _seat_updates(match_id: str, seats: list[SeatRecord], version: int | None = None) -> list[Op]:
+    """Who plays ``seats`` and their reserves: unless the match has an action after ``version``, if given."""
     return [
         Op(
-            "UPDATE seats SET played_by = ?, reserve_ms = ?, ai_turns = ? WHERE match_id = ? AND seat = ?",
-            (seat.played_by, seat.reserve_ms, seat.ai_turns, match_id, seat.seat),
+            "UPDATE seats SET played_by = ?, reserve_ms = ?, ai_turns = ? WHERE match_id = ? AND seat = ?"
+            " AND (? IS NULL OR NOT EXISTS (SELECT 1 FROM actions WHERE match_id = ? AND version > ?))",
+            (seat.played_by, seat.reserve_ms, seat.ai_turns, match_id, seat.seat, version, match_id, version),
             one_row=True,
         )
         for seat in seats

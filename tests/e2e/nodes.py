@@ -11,7 +11,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import random
+import signal
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
@@ -21,6 +23,7 @@ from typing import Any, TypeVar
 import asyncpg
 import grpc
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 from matchplay import replay_history
 from mercado.v1 import match_pb2 as api
 from mercado.v1 import match_pb2_grpc as api_grpc
@@ -29,6 +32,7 @@ from server_process import ServerProcess
 
 from server.games.mercado import player_view
 from server.rpc.wires.mercado import view_message
+from server.store.postgres import LISTENER_NAME
 
 T = TypeVar("T")
 CALL_SECONDS = 10.0  # any one call, or the wait for a stream's next message
@@ -266,3 +270,63 @@ async def stored_actions(dsn: str, match_id: str) -> list[tuple[int, str]]:
     finally:
         await db.close()
     return [(row["version"], row["request_id"]) for row in rows]
+
+
+async def listening_backends(dsn: str) -> list[int]:
+    """The database's processes that serve the nodes' connections listening for each other's news."""
+    db = await asyncpg.connect(dsn, timeout=CALL_SECONDS)
+    try:
+        rows = await db.fetch(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1",
+            LISTENER_NAME,
+        )
+    finally:
+        await db.close()
+    return [row["pid"] for row in rows]
+
+
+async def cut_news(dsn: str) -> int:
+    """Close every node's connection that listens for the others' news (each reconnects in a moment,
+    and meanwhile hears nothing); how many there were."""
+    db = await asyncpg.connect(dsn, timeout=CALL_SECONDS)
+    try:
+        cut: int = await db.fetchval(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND application_name = $1",
+            LISTENER_NAME,
+        )
+    finally:
+        await db.close()
+    return cut
+
+
+@contextlib.contextmanager
+def paused(pids: list[int]) -> Iterator[None]:
+    """The processes stopped (SIGSTOP) until the block ends: their connections stay open, and silent."""
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        for pid in pids:
+            os.kill(pid, signal.SIGCONT)
+
+
+@contextlib.asynccontextmanager
+async def health_of(node: ServerProcess) -> AsyncIterator[list[int]]:
+    """The node's health (its Watch stream), each status as it is reported, while the block runs."""
+    statuses: list[int] = []
+
+    async def watch(channel: grpc.aio.Channel) -> None:
+        request = health_pb2.HealthCheckRequest(service="")
+        async for response in health_pb2_grpc.HealthStub(channel).Watch(request):
+            statuses.append(response.status)
+
+    async with grpc.aio.insecure_channel(node.target) as channel:
+        watching = asyncio.ensure_future(watch(channel))
+        try:
+            await until(lambda: bool(statuses), "the health stream to open", watching)
+            yield statuses
+        finally:
+            watching.cancel()
+            await asyncio.gather(watching, return_exceptions=True)

@@ -7,10 +7,13 @@ What every store does alike is in test_store_conformance.py."""
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import signal
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
+from typing import Any
 
 import asyncpg
 import pytest
@@ -18,7 +21,7 @@ from test_store_conformance import COIN, COIN_TEXT, OFFER_TEXT, Database, record
 
 from server.bench.postgres import PostgresServer
 from server.store import AgentRecord, Conflict, StoreUnavailable
-from server.store.postgres import PostgresStore
+from server.store.postgres import LISTENER_NAME, PostgresStore
 from server.store.postgres_schema import MIGRATIONS
 from server.store.records import (
     AI,
@@ -303,19 +306,50 @@ async def test_a_lost_listening_connection_is_made_again_and_says_so(
     heard = await Follower().follow(b)
     admin = await asyncpg.connect(postgres_dsn)
     try:
-        listening = (
-            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'"
-        )
-        (pid,) = [row[0] for row in await admin.fetch(listening)]
+        (pid,) = await listeners(admin)
         assert await admin.fetchval("SELECT pg_terminate_backend($1)", pid)
         await until("b to listen again", lambda: heard.missed == 1)
-        assert [row[0] for row in await admin.fetch(listening)] not in ([], [pid])
+        assert await listeners(admin) not in ([], [pid])
     finally:
         await admin.close()
     await a.create_match(record("m"))
     await a.append_action("m", 1, 0, COIN_TEXT, "r1", False)
     await until("b to hear a's change", lambda: heard.changed == ["m"])
-    assert b.failure is None
+    await until("b to hear its heartbeat again", lambda: b.failure is None)
+
+
+async def test_a_silent_listening_connection_is_made_again_and_the_store_unhealthy_until_it_hears(
+    database: Database, postgres_dsn: str, quick: None
+) -> None:
+    a, b = await servers(database, 2)
+    reports: list[str | None] = []
+    b.on_health = reports.append
+    heard = await Follower().follow(b)
+    await a.create_match(record("m"))
+    admin = await asyncpg.connect(postgres_dsn)
+    try:
+        (pid,) = await listeners(admin)
+        os.kill(pid, signal.SIGSTOP)  # its connection stays open, and carries nothing
+        try:
+            await until("b to find its listener silent", lambda: b.failure is not None)
+            await until("b to listen again", lambda: heard.missed == 1)
+            await until("b to hear its heartbeat again", lambda: b.failure is None)
+        finally:
+            os.kill(pid, signal.SIGCONT)
+    finally:
+        await admin.close()
+    assert reports == [reports[0], None] and "hear" in (reports[0] or "")
+    await a.append_action("m", 1, 0, COIN_TEXT, "r1", False)
+    await until("b to hear a's change", lambda: heard.changed == ["m"])
+
+
+async def listeners(admin: Any) -> list[int]:
+    """The database's processes serving the stores' listening connections (admin: a connection)."""
+    rows = await admin.fetch(
+        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1",
+        LISTENER_NAME,
+    )
+    return [row[0] for row in rows]
 
 
 # --- a database that stops -------------------------------------------------------

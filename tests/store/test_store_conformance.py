@@ -380,6 +380,23 @@ async def test_a_released_seat_is_open_again(store: Store) -> None:
     assert (await seats_of(store, "m"))[0] == SeatRecord(0, None, "bea", "h1")
 
 
+async def test_a_join_request_takes_one_seat_of_a_match_until_it_is_released(
+    database: Database, store: Store
+) -> None:
+    await store.create_match(record("m", players=3))
+    await store.create_match(record("n"))
+    joined = SeatRecord(0, None, "ana", "h0", request_hash="r")
+    await store.save_seat("m", joined, WAITING)
+    with pytest.raises(Conflict):  # one seat per request in a match...
+        await store.save_seat("m", SeatRecord(1, None, "ana", "h1", request_hash="r"), WAITING)
+    await store.save_seat("n", replace(joined, token_hash="h2"), WAITING)  # ...whatever other matches hold
+    store = await database.reopen(store)
+    assert (await seats_of(store, "m"))[0] == joined
+    await store.release_seat("m", 0)
+    assert (await seats_of(store, "m"))[0] == SeatRecord(0)
+    await store.save_seat("m", SeatRecord(1, None, "ana", "h1", request_hash="r"), WAITING)
+
+
 async def test_seats_are_updated_with_who_plays_them_and_their_reserves(store: Store) -> None:
     await store.create_match(taken("m", clock=TimeControl()))
     first, second = taken("m").seats
@@ -404,6 +421,45 @@ async def test_seats_are_updated_with_who_plays_them_and_their_reserves(store: S
         await store.update_seats("unknown", [first])
     assert (await seats_of(store, "m"))[1] == replace(second, reserve_ms=42_000)
     assert store.failure is None
+
+
+async def test_a_seat_change_decided_at_a_version_is_refused_once_the_match_moved_on(store: Store) -> None:
+    await store.create_match(taken("m", clock=TimeControl()))
+    first, second = taken("m").seats
+    await store.update_seats("m", [replace(first, played_by=AI)], version=0)
+    await store.append_action("m", 1, 0, COIN_TEXT, "r1", False)
+    with pytest.raises(Conflict):
+        await store.update_seats("m", [replace(second, played_by=AI)], version=0)
+    await store.update_seats("m", [replace(second, played_by=FORFEITED)], version=1)
+    assert await seats_of(store, "m") == [replace(first, played_by=AI), replace(second, played_by=FORFEITED)]
+
+
+async def test_a_matchs_stamp_counts_its_actions_and_its_other_changes(
+    database: Database, store: Store
+) -> None:
+    await store.create_match(record("m", players=3))
+    await store.create_match(record("c"))
+    assert await store.stamp("m") == (0, 0)
+    assert await store.stamp("unknown") is None
+    await store.save_seat("m", SeatRecord(0, None, "ana", "h0"), WAITING)
+    await store.save_seat("m", SeatRecord(1, None, "bea", "h1"), WAITING)
+    await store.release_seat("m", 1)
+    for seat in (1, 2):
+        await store.save_seat("m", SeatRecord(seat, None, f"p{seat}", f"h{seat}"), PLAYING)
+    assert await store.stamp("m") == (0, 5)
+    await store.append_action("m", 1, 0, COIN_TEXT, "r1", False)
+    await store.append_action(
+        "m", 2, 1, COIN_TEXT, "r2", False, [SeatRecord(1, None, "p1", "h1", reserve_ms=5)]
+    )
+    assert await store.stamp("m") == (2, 5)  # an action moves the version alone
+    await store.update_seats("m", [SeatRecord(2, None, "p2", "h2", played_by=AI)])
+    await store.set_status("m", PLAYING)
+    await store.cancel("c")
+    assert await store.stamp("m") == (2, 7) and await store.stamp("c") == (0, 1)
+    # A match loads with its count of changes.
+    store = await database.reopen(store)
+    loaded = await store.load_match("m")
+    assert loaded is not None and loaded[0].changes == 7
 
 
 async def test_matches_to_expire_and_to_watch_are_found(store: Store) -> None:
