@@ -24,9 +24,8 @@ import pyspiel
 from ai.mcts import margins
 from server.games.registry import AnyGame
 
-from .game import rank_rewards
+from .game import REWARDS, rank_rewards
 
-REWARDS = ("ranks", "margin")
 Layout = list[tuple[str, tuple[int, ...]]]
 Pieces = dict[str, "np.ndarray[Any, np.dtype[np.float32]]"]
 
