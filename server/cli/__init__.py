@@ -11,6 +11,7 @@ os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
 
 from .ai import ai_command, arena
 from .bench import bench
+from .openspiel import openspiel
 from .play import play
 from .rules import rules
 from .serve import serve
@@ -29,4 +30,5 @@ main.add_command(serve)
 main.add_command(play)
 main.add_command(ai_command)
 main.add_command(arena)
+main.add_command(openspiel)
 main.add_command(verify)

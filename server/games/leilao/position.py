@@ -3,7 +3,8 @@
 ``from_json`` validates and raises ``InvalidPosition`` naming the first problem.
 A position need not hold all 80 market cards (a fixture may have a short deck),
 but every market card appears at most once, every seat's hand + sealed choice +
-played pile is exactly its 20 bid cards, and the phase agrees with the rest.
+played pile is exactly its 20 bid cards (1..hand in a research variant, whose
+``options`` hold ``hand``), and the phase agrees with the rest.
 
 The format (names as in RULES.md; market cards as ``colour-number``, bid cards as numbers)::
 
@@ -41,7 +42,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from .components import BID_CARDS, CARD_INDEX, CARD_NAMES, EXTRA_BID_FEE
+from .components import CARD_INDEX, CARD_NAMES, EXTRA_BID_FEE
 from .errors import InvalidOptions, InvalidPosition
 from .rules import current_group_index, game_ends, pending, pick_sequence, slot_json
 from .scoring import fees, outcome
@@ -177,8 +178,8 @@ class _Cards:
         return cards
 
 
-def _bid_card(value: Any, field: str) -> int:
-    return _int(value, field, BID_CARDS[0], BID_CARDS[-1])
+def _bid_card(value: Any, field: str, options: Options) -> int:
+    return _int(value, field, 1, options.hand)
 
 
 def from_json(data: Any) -> LeilaoState:
@@ -194,7 +195,7 @@ def from_json(data: Any) -> LeilaoState:
     if data.get("format", FORMAT) != FORMAT:
         raise InvalidPosition(f"format must be {FORMAT!r}")
     try:
-        options = Options.from_json(data["options"])
+        options = Options.from_json(data["options"], research=True)
     except InvalidOptions as error:
         raise InvalidPosition(f"options: {error.reason}") from None
     n = options.players
@@ -217,7 +218,7 @@ def from_json(data: Any) -> LeilaoState:
     sealed = _list(data.get("sealed", [None] * n), "sealed", n)
     for p in range(n):
         field = f"hands[{p}]"
-        hand = [_bid_card(c, f"{field}[{i}]") for i, c in enumerate(_list(hands[p], field))]
+        hand = [_bid_card(c, f"{field}[{i}]", options) for i, c in enumerate(_list(hands[p], field))]
         if hand != sorted(set(hand)):
             raise InvalidPosition(f"{field} must be increasing, without repeats")
         state.hands[p] = hand
@@ -227,7 +228,7 @@ def from_json(data: Any) -> LeilaoState:
             entry = _object(
                 entry, field, {"card", "role", "void", "round"}, {"card", "role", "void", "round"}
             )
-            card = _bid_card(entry["card"], f"{field}.card")
+            card = _bid_card(entry["card"], f"{field}.card", options)
             if entry["role"] not in ROLES:
                 raise InvalidPosition(f"{field}.role must be one of {', '.join(ROLES)}")
             if not isinstance(entry["void"], bool):
@@ -235,14 +236,16 @@ def from_json(data: Any) -> LeilaoState:
             played_round = _int(entry["round"], f"{field}.round", 1, state.round)
             pile.append(Played(card, entry["role"], entry["void"], played_round))
         state.played[p] = pile
-        state.sealed[p] = _read_sealed(sealed[p], f"sealed[{p}]", phase)
+        state.sealed[p] = _read_sealed(sealed[p], f"sealed[{p}]", phase, options)
         owned = Counter(hand + [x.card for x in pile])
         if state.sealed[p] is not None:
             s = state.sealed[p]
             assert s is not None
             owned.update([s.card] if s.extra is None else [s.card, s.extra])
-        if sorted(owned.elements()) != list(BID_CARDS):
-            raise InvalidPosition(f"seat {p}: hand, sealed choice and played pile must hold 1-20 once each")
+        if sorted(owned.elements()) != list(options.bid_cards):
+            raise InvalidPosition(
+                f"seat {p}: hand, sealed choice and played pile must hold 1-{options.hand} once each"
+            )
 
     if data.get("ranking") is not None:
         state.ranking = _read_ranking(state, data["ranking"])
@@ -263,21 +266,21 @@ def from_json(data: Any) -> LeilaoState:
     return state
 
 
-def _read_sealed(value: Any, field: str, phase: str) -> Sealed | None:
+def _read_sealed(value: Any, field: str, phase: str, options: Options) -> Sealed | None:
     if value is None:
         return None
     if phase == BID:
         entry = _object(value, field, {"card", "extra"}, {"card"})
-        card = _bid_card(entry["card"], f"{field}.card")
+        card = _bid_card(entry["card"], f"{field}.card", options)
         extra = entry.get("extra")
         if extra is not None:
-            extra = _bid_card(extra, f"{field}.extra")
+            extra = _bid_card(extra, f"{field}.extra", options)
             if extra == card:
                 raise InvalidPosition(f"{field}.extra must differ from its card")
         return Sealed(card, extra)
     if phase == TIEBREAK:
         entry = _object(value, field, {"card"}, {"card"})
-        return Sealed(_bid_card(entry["card"], f"{field}.card"), None)
+        return Sealed(_bid_card(entry["card"], f"{field}.card", options), None)
     raise InvalidPosition(f"{field} must be null in the {phase} phase")
 
 
@@ -285,7 +288,7 @@ def _read_ranking(state: LeilaoState, value: Any) -> list[list[Slot]]:
     if state.phase not in (TIEBREAK, PICK):
         raise InvalidPosition(f"ranking must be null in the {state.phase} phase")
     ranking: list[list[Slot]] = []
-    previous = BID_CARDS[-1] + 1
+    previous = state.options.hand + 1
     for g, group_value in enumerate(_list(value, "ranking")):
         group: list[Slot] = []
         for i, slot_value in enumerate(_list(group_value, f"ranking[{g}]")):
@@ -294,7 +297,7 @@ def _read_ranking(state: LeilaoState, value: Any) -> list[list[Slot]]:
             seat = _int(entry["seat"], f"{field}.seat", 0, state.players - 1)
             if entry["role"] not in (MAIN, EXTRA):
                 raise InvalidPosition(f"{field}.role must be main or extra")
-            card = _bid_card(entry["card"], f"{field}.card")
+            card = _bid_card(entry["card"], f"{field}.card", state.options)
             if card > previous:
                 raise InvalidPosition(f"{field}: the ranking must go from the highest card down")
             previous = card

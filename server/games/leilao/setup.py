@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from server.games.rng import MASK64, below, shuffle
 
 from .actions import LeilaoAction
-from .components import BID_CARDS, N_MARKET_CARDS
+from .components import N_MARKET_CARDS
 from .rules import Event, apply, deal
 from .state import LeilaoState, Options
 
@@ -19,7 +19,7 @@ def start_game(
     state = LeilaoState(options)
     state.deck = list(deck)
     state.start_player = start_player
-    state.hands = [list(BID_CARDS) for _ in range(options.players)]
+    state.hands = [list(options.bid_cards) for _ in range(options.players)]
     deal(state, events)
     return state
 

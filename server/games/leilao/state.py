@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
-from .components import MAX_PLAYERS, MIN_PLAYERS, STALLS_PER_PLAYER
+from .components import HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, STALLS_PER_PLAYER
 from .errors import InvalidOptions
 
 # phase
@@ -31,47 +31,63 @@ OPTION_VALUES: dict[str, tuple[Any, ...]] = {
     "set_bonus": ("per_set", "once"),
     "leftover_stalls": ("cycle", "discard"),
 }
+# Research variants (RULES.md, "Research variants"): positions and views may hold them, but a match
+# may not (``from_json`` refuses them unless asked for a research variant).
+RESEARCH_OPTION_VALUES: dict[str, tuple[Any, ...]] = {
+    "hand": tuple(range(1, HAND_SIZE + 1)),
+}
 
 
 @dataclass(frozen=True)
 class Options:
-    """The match options of RULES.md ("Options")."""
+    """The match options of RULES.md ("Options"), and its research variants ("Research variants")."""
 
     players: int = 2
     card_penalty: CardPenalty = "face"
     set_bonus: SetBonus = "per_set"
     leftover_stalls: LeftoverStalls = "cycle"
+    hand: int = HAND_SIZE  # research: each hand holds the bid cards 1..hand
 
     def __post_init__(self) -> None:
-        for name, allowed in OPTION_VALUES.items():
+        for name, allowed in {**OPTION_VALUES, **RESEARCH_OPTION_VALUES}.items():
             value = getattr(self, name)
             if type(value) is not type(allowed[0]) or value not in allowed:
                 shown = ", ".join(repr(v) if isinstance(v, str) else str(v) for v in allowed)
                 raise InvalidOptions(f"option {name} must be one of {shown}")
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Options:
-        """Options from JSON; ``players`` is required, the rest default."""
+    def from_json(cls, data: Mapping[str, Any], research: bool = False) -> Options:
+        """Options from JSON; ``players`` is required, the rest default. A research variant's
+        options are refused unless ``research`` (a position or a view may hold them, a match not)."""
         if not isinstance(data, Mapping):
             raise InvalidOptions("options must be an object")
         for key in data:
-            if key not in OPTION_VALUES:
+            if key not in OPTION_VALUES and not (research and key in RESEARCH_OPTION_VALUES):
                 raise InvalidOptions(f"unknown option {key!r}")
         if "players" not in data:
             raise InvalidOptions("option players is required")
         return cls(**dict(data))
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        """The options as JSON; a research option only where it differs from the rules."""
+        data: dict[str, Any] = {
             "players": self.players,
             "card_penalty": self.card_penalty,
             "set_bonus": self.set_bonus,
             "leftover_stalls": self.leftover_stalls,
         }
+        if self.hand != HAND_SIZE:
+            data["hand"] = self.hand
+        return data
 
     @property
     def display_size(self) -> int:
         return STALLS_PER_PLAYER * self.players
+
+    @property
+    def bid_cards(self) -> tuple[int, ...]:
+        """The numbers of a hand at the start."""
+        return tuple(range(1, self.hand + 1))
 
 
 class Slot(NamedTuple):
