@@ -288,7 +288,7 @@ async def test_an_action_is_applied_once_and_recorded(service: MatchService) -> 
     assert update.version == match.version == 1
     assert update.record is not None
     assert (update.record.seat, update.record.action, update.record.request_id) == (seat, action, "first")
-    assert update.record.events == apply(expected, action)
+    assert update.events == apply(expected, action)
     assert match.state == expected
     assert update.state == expected
     assert match.actions == [update.record]

@@ -62,7 +62,7 @@ class JsonWire:
         cached: list[bytes] | None = update.rendered.get(key)
         if cached is None:
             cached = update.rendered[key] = []
-            for event in self.rules.events_for(update.state, update.record.events, seat):
+            for event in self.rules.events_for(update.state, update.events, seat):
                 message = api.Event()
                 getattr(message, self.name).event.update(event)
                 cached.append(message.SerializeToString())
