@@ -899,12 +899,14 @@ class MatchService:
         then live ones until the end."""
         inbox = Inbox()
         # No await between reading the backlog and registering: nothing can slip in between.
-        backlog: Iterable[Update] = [match.snapshot(), *match.updates(match.actions[after_version:])]
+        backlog = [match.snapshot(), *match.updates(match.actions[after_version:])]
         ended = match.status in (FINISHED, CANCELLED)
         match.watchers.add(inbox)
         try:
-            for update in backlog:
-                yield update
+            # Each sent is let go of: the stream lives as long as its player, its backlog need not.
+            backlog.reverse()
+            while backlog:
+                yield backlog.pop()
             if ended:
                 return
             while (live := await inbox.get()) is not None:

@@ -10,7 +10,7 @@ A player is a connection (an open file) holding an event stream, with its share 
   connections and ``FILES_KEPT`` of the server's own.
 
 gRPC closes a connection beyond its cap as soon as it is accepted and logs nothing: the caller sees
-UNAVAILABLE ("error reading server preface"). ``watch_connections`` counts the process's sockets every
+UNAVAILABLE ("error reading server preface"). ``ConnectionWatch`` counts the process's open files every
 few seconds and says in the log when they near that cap or the open-file limit.
 """
 
@@ -29,7 +29,7 @@ FILES_KEPT = 256  # open files beside the connections: the database, its journal
 FEWEST = 100  # connections and streams a node allows at least, whatever the machine
 UNKNOWN_MEMORY_PLAYERS = 10_000  # the caps where the machine's memory cannot be read
 CGROUP_MEMORY = Path("/sys/fs/cgroup/memory.max")
-WATCH_SECONDS = 5.0  # between two counts of the sockets
+WATCH_SECONDS = 5.0  # between two counts of the open files
 NEAR = 0.9  # of a cap: what the log warns about
 REPEAT_SECONDS = 60.0  # between two warnings while it lasts
 
@@ -67,24 +67,18 @@ def default_connections(open_files: int, web_connections: int, workers: int = 1)
     return max(FEWEST, min(players_in_memory(workers), open_files - web_connections - FILES_KEPT))
 
 
-def sockets_open() -> int | None:
-    """The process's open sockets (Linux), or None where they cannot be counted."""
+def files_open() -> int | None:
+    """The process's open files (Linux), or None where they cannot be counted."""
     try:
-        descriptors = os.listdir("/proc/self/fd")
+        return len(os.listdir("/proc/self/fd"))
     except OSError:
         return None
-    count = 0
-    for descriptor in descriptors:
-        try:
-            count += os.readlink(f"/proc/self/fd/{descriptor}").startswith("socket:")
-        except OSError:
-            continue  # closed meanwhile
-    return count
 
 
 class ConnectionWatch:
-    """Counts the connections the process holds (its sockets, less those it held on listening: the
-    ports and the database's), and warns while they near the gRPC port's cap or the open-file limit."""
+    """Counts the connections the process holds (its open files, less those it held on listening: the
+    ports, the database's, the event loop's own), and warns while they near the gRPC port's cap or the
+    open-file limit."""
 
     def __init__(self, grpc_cap: int, open_files: int) -> None:
         self.grpc_cap = grpc_cap
@@ -95,17 +89,16 @@ class ConnectionWatch:
 
     async def run(self) -> None:
         """Count every few seconds, from a server that listens and holds no connection yet."""
-        held = await asyncio.to_thread(sockets_open)
-        self.held_at_start = held or 0
+        self.held_at_start = files_open() or 0
         while True:
             await asyncio.sleep(WATCH_SECONDS)
-            sockets = await asyncio.to_thread(sockets_open)
-            if sockets is None:
+            files = await asyncio.to_thread(files_open)
+            if files is None:
                 return  # not Linux: nothing to count
-            self.seen(sockets)
+            self.seen(files)
 
-    def seen(self, sockets: int) -> None:
-        self.connections = max(0, sockets - self.held_at_start)
+    def seen(self, files: int) -> None:
+        self.connections = max(0, files - self.held_at_start)
         now = time.monotonic()
         if now - self.warned < REPEAT_SECONDS:
             return
@@ -116,9 +109,9 @@ class ConnectionWatch:
                 " at once and their callers see UNAVAILABLE",
                 extra={"connections": self.connections, "cap": self.grpc_cap},
             )
-        elif sockets >= NEAR * self.open_files:
+        elif files >= NEAR * self.open_files:
             self.warned = now
             log.warning(
                 "open files near the limit: beyond it, new connections fail (raise the limit: ulimit -n)",
-                extra={"sockets": sockets, "open_files": self.open_files},
+                extra={"files": files, "open_files": self.open_files},
             )

@@ -473,6 +473,7 @@ class MatchServicer(api_grpc.MatchServiceServicer):
                     if self.metrics:
                         self.metrics.call("StreamEvents", "OPENED", time.perf_counter() - started)
                     yield first
+                    del first  # the stream lives as long as its player, its first message need not
                     async for update in updates:
                         yield render.update_bytes(stream.match, update, stream.seat)
             finally:
