@@ -205,7 +205,9 @@ async def serve(config: ServerConfig) -> None:
         store = SqliteStore(config.db, on_health=store_health)
     service = MatchService(store, config.limits, config.policy)
     await service.start()
-    players = Players(store, Authenticator(await store.secret(GUEST_SECRET), config.frontend), service)
+    # As many verified credentials remembered as the node holds streams: a player's calls verify once.
+    authenticator = Authenticator(await store.secret(GUEST_SECRET), config.frontend, config.fair_use.streams)
+    players = Players(store, authenticator, service)
     await players.start(config.bot_ratings)
     matchmaker = Matchmaker(service, players.bot_ratings, config.matchmaking_ai_wait)
     servicer = MatchServicer(service, config.fair_use, players=players, matchmaker=matchmaker)
