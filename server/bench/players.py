@@ -84,6 +84,7 @@ class Players:
     games: tuple[str, ...] = ("mercado",)
     seed: int = 1
     per_connection: int = 1  # players sharing a connection (of different tables)
+    credential: str = "seat"  # what a seat's calls carry: its seat token, or its player's (the page's way)
 
     @property
     def connections(self) -> int:
@@ -211,7 +212,8 @@ def _load_command(load: Players, deployment: Deployment, port: int) -> tuple[lis
     }
     if deployment.peer is not None:
         return ["node", "players.js", json.dumps(shared)], PEER
-    flags = [f"-{name}={value}" for name, value in {**shared, "games": ",".join(load.games)}.items()]
+    ours = {**shared, "games": ",".join(load.games), "credential": load.credential}
+    flags = [f"-{name}={value}" for name, value in ours.items()]
     return [str(load_program()), *flags], None
 
 
@@ -385,6 +387,7 @@ def _report(
         "table_sizes": list(load.sizes),
         "games": ["market"] if deployment.peer else list(load.games),
         "pace_seconds": load.pace,
+        "credential": "player" if deployment.peer else load.credential,
         "players_following": figures["players_following"],
         "players_between_matches": figures["players_between_matches"],
         "players_failing": figures["players_failing"],

@@ -279,6 +279,14 @@ def _players_db(ctx: click.Context, param: click.Parameter, value: str) -> str:
     "player (its open-file limit).",
 )
 @click.option(
+    "--credential",
+    type=click.Choice(["seat", "player"]),
+    default="seat",
+    show_default=True,
+    help="What a seat's calls carry: its seat token (the client libraries' Seat) or its player's token "
+    "(the browser page's way).",
+)
+@click.option(
     "--db",
     default="sqlite",
     show_default=True,
@@ -344,6 +352,7 @@ def players(
     games: tuple[str, ...],
     seed: int,
     per_connection: int,
+    credential: str,
     db: str,
     workers: int,
     peer: str | None,
@@ -362,12 +371,15 @@ def players(
 
     if workers > 1 and db == "sqlite":
         raise click.UsageError("--workers above 1 needs PostgreSQL: --db postgres or a postgresql:// address")
-    if peer and (db != "sqlite" or workers > 1 or restart or games or per_connection > 1):
+    ours_alone = [db != "sqlite", workers > 1, restart, bool(games), per_connection > 1, credential != "seat"]
+    if peer and any(ours_alone):
         raise click.UsageError(
-            "--peer runs boardgame.io in memory, a socket a player: no --db, --workers, --restart, --game"
-            " or --per-connection"
+            "--peer runs boardgame.io in memory, a socket a player: no --db, --workers, --restart, --game,"
+            " --per-connection or --credential"
         )
-    load = Players(players, pace, duration, warmup, ramp, sizes, games or ("mercado",), seed, per_connection)
+    load = Players(
+        players, pace, duration, warmup, ramp, sizes, games or ("mercado",), seed, per_connection, credential
+    )
     deployment = Deployment(db, workers, peer, restart)
     try:
         bounds = Bounds(knee_submit_p99, knee_propagation_p99)

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from server.bench.postgres import available
 from server.cli import main
 
 FIGURES = {
@@ -74,10 +75,11 @@ def test_bench_players_reports_every_figure() -> None:
     assert report["server_rss_mib"] > report["server_rss_mib_at_start"] > 0
 
 
-def test_bench_players_mixes_table_sizes_games_and_shared_connections() -> None:
+def test_bench_players_mixes_table_sizes_games_shared_connections_and_player_tokens() -> None:
     options = ["--sizes", "2,3,4", "--game", "leilao", "--game", "oregano", "--per-connection", "2"]
-    report = bench_players(*options)
+    report = bench_players(*options, "--credential", "player")
     served_every_player(report)
+    assert report["credential"] == "player"
     assert report["connections"] == 10
     assert report["table_sizes"] == [2, 3, 4] and report["games"] == ["leilao", "oregano"]
     assert report["tables"] == 7  # 2 + 3 + 4 + 2 + 3 + 4 + 2
@@ -94,6 +96,17 @@ def test_bench_players_restarts_the_server_and_every_player_comes_back() -> None
     assert restart["recovered_after_seconds"] is not None
     assert restart["stream_open_latency_ms"]["count"] >= 20
     assert restart["submit_latency_ms"]["count"] > 0
+
+
+@pytest.mark.postgres
+def test_bench_players_on_two_workers_sharing_postgresql() -> None:
+    reason = available()
+    if reason is not None:
+        pytest.skip(f"PostgreSQL is not available: {reason}")
+    report = bench_players("--db", "postgres", "--workers", "2")
+    served_every_player(report)
+    assert (report["database"], report["workers"]) == ("postgresql", 2)
+    assert report["database_cpu_cores_used"] > 0
 
 
 def knee(*options: str) -> dict[str, Any]:

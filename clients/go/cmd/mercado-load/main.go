@@ -61,6 +61,8 @@ type config struct {
 	shared     int    // players per connection
 	readyAfter time.Duration
 	cpuProfile string
+	// A seat's calls carry its player's token rather than its seat token.
+	playerCredential bool
 }
 
 func main() {
@@ -84,12 +86,16 @@ func parse(args []string) (config, error) {
 	first := flags.String("first-address", "127.1.0.0", "the source address of the first connection")
 	shared := flags.Int("per-connection", 1, "players sharing each connection (and its address): players of different tables")
 	readyAfter := flags.Duration("ready-timeout", 10*time.Minute, "how long every player may take to follow its first match")
+	credential := flags.String("credential", "seat", "what a seat's calls carry: its seat token (as a Seat of the client library), or its player's token (as the browser page)")
 	cpuProfile := flags.String("cpuprofile", "", "write the load generator's own CPU profile (pprof) to this file")
 	if err := flags.Parse(args); err != nil {
 		return config{}, err
 	}
 	c := config{server: *server, players: *players, pace: *pace, ramp: *ramp, seed: *seed, readyAfter: *readyAfter,
-		shared: *shared, cpuProfile: *cpuProfile}
+		shared: *shared, cpuProfile: *cpuProfile, playerCredential: *credential == "player"}
+	if *credential != "seat" && *credential != "player" {
+		return config{}, fmt.Errorf("-credential: %q is not seat or player", *credential)
+	}
 	for _, text := range strings.Split(*sizes, ",") {
 		size, err := strconv.Atoi(strings.TrimSpace(text))
 		if err != nil || size < 2 || size > 4 {

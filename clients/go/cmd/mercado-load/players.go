@@ -185,6 +185,9 @@ func (t *table) play(ctx context.Context) bool {
 			t.load.failed(ctx, p, "JoinMatch", err)
 			return false // the match waits for its seats until it expires
 		}
+		if t.load.config.playerCredential {
+			seat = p.client.Seat(seat.MatchID, seat.Number, p.token)
+		}
 		seats[i] = seat
 	}
 	t.mu.Lock()
