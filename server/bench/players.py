@@ -83,12 +83,19 @@ class Players:
     sizes: tuple[int, ...] = (2,)  # players per table, the tables taking them in turn
     games: tuple[str, ...] = ("mercado",)
     seed: int = 1
-    per_connection: int = 1  # players sharing a connection (of different tables)
+    # Players sharing a connection (of different tables); None: one each, unless this machine's open-file
+    # limit allows a process fewer connections than players (then the fewest sharing that fits).
+    per_connection: int | None = None
     credential: str = "seat"  # what a seat's calls carry: its seat token, or its player's (the page's way)
 
     @property
+    def sharing(self) -> int:
+        """Players a connection."""
+        return self.per_connection or max(1, -(-self.players // (_open_files_allowed() - SPARE_FILES)))
+
+    @property
     def connections(self) -> int:
-        return -(-self.players // self.per_connection)
+        return -(-self.players // self.sharing)
 
     @property
     def warmup_seconds(self) -> float:
@@ -207,7 +214,7 @@ def _load_command(load: Players, deployment: Deployment, port: int) -> tuple[lis
         "pace": f"{load.pace}s",
         "ramp": f"{load.ramp_seconds}s",
         "seed": load.seed,
-        "per-connection": load.per_connection,
+        "per-connection": load.sharing,
         "ready-timeout": f"{load.ramp_seconds + READY_SECONDS}s",
     }
     if deployment.peer is not None:
@@ -227,14 +234,28 @@ def _free_port() -> int:
         return port
 
 
-def _check_open_files(load: Players) -> None:
+def _open_files_allowed() -> int:
+    """The most files a process started from here may open: the hard limit, which it may not raise."""
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+
+
+def most_connections() -> int:
+    """The most connections a server or a load process may hold on this machine."""
+    return _open_files_allowed() - SPARE_FILES
+
+
+def _check_open_files(load: Players, deployment: Deployment) -> None:
     """Refuse a run whose connections cannot all be open files of one process here."""
-    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if load.connections + SPARE_FILES > hard:
+    if deployment.peer is not None and load.sharing > 1:
+        raise RuntimeError(
+            f"boardgame.io takes a socket a player, and a process here may hold {most_connections()}:"
+            f" not {load.players} players"
+        )
+    if load.connections > most_connections():
         raise RuntimeError(
             f"{load.connections} connections and {SPARE_FILES} more files are above this machine's limit of"
-            f" {hard} open files a process: raise it (ulimit -Hn, as root) or share connections"
-            f" (--per-connection {-(-load.players // (hard - SPARE_FILES))})"
+            f" {_open_files_allowed()} open files a process: raise it (ulimit -Hn, as root), or share"
+            " connections (--per-connection)"
         )
 
 
@@ -304,7 +325,7 @@ def run(load: Players, deployment: Deployment | None = None) -> dict[str, Any]:
 def _run(
     load: Players, deployment: Deployment, directory: Path, db: str, postmaster: int | None
 ) -> dict[str, Any]:
-    _check_open_files(load)
+    _check_open_files(load, deployment)
     port = 0 if deployment.peer else _free_port()  # ours keeps its port across a restart
     count = 1 if deployment.peer else deployment.workers
     server = _server(deployment, db, port, directory / "server.log", load.connections).start(count=count)
@@ -511,11 +532,19 @@ def knee(
 
     def tries(players: int) -> bool:
         print(f"bench players --knee: {players} players, {runs} run(s)", file=sys.stderr)
-        reports = [
-            measure(replace(load, players=players, seed=load.seed + run), deployment) for run in range(runs)
-        ]
+        try:
+            reports = [
+                measure(replace(load, players=players, seed=load.seed + run), deployment)
+                for run in range(runs)
+            ]
+        except RuntimeError as error:  # the server or the players gave up: not served
+            tried[players] = {"players": players, "passes": False, "failed": str(error)[-2000:]}
+            return False
         tried[players] = verdict(reports, bounds)
         return bool(tried[players]["passes"])
+
+    if deployment.peer is not None:
+        most = min(most, most_connections())  # a socket a player, which no two players share
 
     best, worst = 0, None
     players = load.players
@@ -538,6 +567,7 @@ def knee(
     return {
         "knee_players": best or None,
         "first_failing_players": worst,
+        "most_players_tried": most,
         "criteria": {
             "submit_p99_ms_below": bounds.submit_p99_ms,
             "propagation_p99_ms_below": bounds.propagation_p99_ms,

@@ -273,10 +273,9 @@ def _players_db(ctx: click.Context, param: click.Parameter, value: str) -> str:
 @click.option(
     "--per-connection",
     type=click.IntRange(min=1),
-    default=1,
-    show_default=True,
-    help="Players sharing each connection (of different tables), where a process may not hold one per "
-    "player (its open-file limit).",
+    default=None,
+    help="Players sharing each connection (of different tables)  [default: 1, or the fewest sharing that "
+    "this machine's open-file limit allows]",
 )
 @click.option(
     "--credential",
@@ -351,7 +350,7 @@ def players(
     sizes: tuple[int, ...],
     games: tuple[str, ...],
     seed: int,
-    per_connection: int,
+    per_connection: int | None,
     credential: str,
     db: str,
     workers: int,
@@ -371,7 +370,7 @@ def players(
 
     if workers > 1 and db == "sqlite":
         raise click.UsageError("--workers above 1 needs PostgreSQL: --db postgres or a postgresql:// address")
-    ours_alone = [db != "sqlite", workers > 1, restart, bool(games), per_connection > 1, credential != "seat"]
+    ours_alone = [db != "sqlite", workers > 1, restart, bool(games), per_connection, credential != "seat"]
     if peer and any(ours_alone):
         raise click.UsageError(
             "--peer runs boardgame.io in memory, a socket a player: no --db, --workers, --restart, --game,"
