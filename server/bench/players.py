@@ -53,6 +53,7 @@ from .process import (
     memory_mib,
     open_files_limit,
     peak_memory_mib,
+    raise_open_files,
     tree_cpu_seconds,
     tree_memory_mib,
 )
@@ -67,6 +68,7 @@ READY_SECONDS = 600.0  # for every player to follow its first match, beyond the 
 REPORT_SECONDS = 120.0  # for the load process's report once told to stop
 RESTART_WINDOW_SECONDS = 15.0  # measured after a restarted server listens again
 SPARE_FILES = 1024  # open files a process needs beside one per connection
+RAMP_RATE = 500.0  # players a second sitting down, by default
 KNEE_CLOSE_ENOUGH = 0.05  # the search stops when the best passing and worst failing N are this close
 PEERS = ("boardgameio",)
 
@@ -91,7 +93,7 @@ class Players:
     @property
     def sharing(self) -> int:
         """Players a connection."""
-        return self.per_connection or max(1, -(-self.players // (_open_files_allowed() - SPARE_FILES)))
+        return self.per_connection or -(-self.players // most_connections())
 
     @property
     def connections(self) -> int:
@@ -104,9 +106,6 @@ class Players:
     @property
     def ramp_seconds(self) -> float:
         return self.players / RAMP_RATE if self.ramp is None else self.ramp
-
-
-RAMP_RATE = 500.0  # players a second sitting down, by default
 
 
 @dataclass(frozen=True)
@@ -156,7 +155,7 @@ class LoadProcess:
                 stdout=subprocess.PIPE,
                 stderr=errors,
                 text=True,
-                preexec_fn=lambda: _raise_files(limit),
+                preexec_fn=lambda: raise_open_files(limit),
             )
         self.log = log
 
@@ -197,12 +196,6 @@ class LoadProcess:
         if self.process.poll() is None:
             self.process.kill()
         self.process.wait()
-
-
-def _raise_files(limit: int) -> None:
-    from .process import raise_open_files
-
-    raise_open_files(limit)
 
 
 def _load_command(load: Players, deployment: Deployment, port: int) -> tuple[list[str], Path | None]:

@@ -368,6 +368,8 @@ def players(
     from server.bench.players import Bounds, Deployment, Players, run
     from server.bench.players import knee as search
 
+    if knee and db not in ("sqlite", "postgres"):
+        raise click.UsageError("--knee runs each count on a fresh database: --db sqlite or postgres")
     if workers > 1 and db == "sqlite":
         raise click.UsageError("--workers above 1 needs PostgreSQL: --db postgres or a postgresql:// address")
     ours_alone = [db != "sqlite", workers > 1, restart, bool(games), per_connection, credential != "seat"]

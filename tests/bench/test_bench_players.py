@@ -137,17 +137,18 @@ def test_bench_players_knee_halves_the_players_that_fail() -> None:
 
 
 @pytest.mark.parametrize(
-    "options",
+    ("options", "complaint"),
     [
-        ["--workers", "2"],
-        ["--peer", "boardgameio", "--db", "postgres"],
-        ["--peer", "boardgameio", "--restart"],
+        (["--workers", "2"], "--workers above 1 needs PostgreSQL"),
+        (["--peer", "boardgameio", "--db", "postgres"], "--peer runs boardgame.io in memory"),
+        (["--peer", "boardgameio", "--restart"], "--peer runs boardgame.io in memory"),
+        (["--knee", "--db", "postgresql://bench@127.0.0.1/bench"], "--knee runs each count on a fresh"),
     ],
 )
-def test_bench_players_refuses_what_it_cannot_run(options: list[str]) -> None:
+def test_bench_players_refuses_what_it_cannot_run(options: list[str], complaint: str) -> None:
     result = CliRunner(mix_stderr=False).invoke(main, ["bench", "players", *options])
     assert result.exit_code == 2
-    assert "--workers" in result.stderr or "--peer" in result.stderr
+    assert complaint in result.stderr
 
 
 @pytest.mark.slow  # installs boardgame.io (npm ci) on first use
