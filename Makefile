@@ -12,7 +12,7 @@ GENERATED := clients/python/gen clients/go/gen clients/typescript/src/gen docs/a
 	clients/python/LICENSE clients/typescript/LICENSE clients/go/LICENSE
 
 .PHONY: setup compile clean-compiled run test lint typecheck pytest test-go test-typescript test-web generate \
-	check-generated check-api bench clean
+	check-generated check-api bench bench-players clean
 
 setup: $(STAMP) $(ENGINE_STAMP)
 
@@ -75,6 +75,12 @@ pytest: setup
 
 bench: setup
 	$(BIN)/mercado bench engine
+
+# The players' load generator (Go, on the Go client), then a thousand players on one server for a
+# minute (docs/performance.md gives the commands of the larger runs).
+bench-players: setup
+	cd clients/go && go build -o ../../build/bench/mercado-load ./cmd/mercado-load
+	$(BIN)/mercado bench players --players 1000
 
 clean: clean-compiled
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis .build build *.egg-info

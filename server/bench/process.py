@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -27,14 +28,16 @@ class ServerProcess:
     log: Path
     program: str = sys.executable
     environment: dict[str, str] = field(default_factory=dict)  # on top of the inherited one
+    open_files: int | None = None  # the open-file limit it needs at least, if it can have it
     process: subprocess.Popen[bytes] | None = None
     port: int = 0
     web_port: int | None = None
     startup_seconds: float = 0.0  # from the spawn to its 'listening' line
 
-    def start(self, ready: str = "listening") -> ServerProcess:
-        """Spawn it and wait for its log line whose message is ``ready``."""
+    def start(self, ready: str = "listening", count: int = 1) -> ServerProcess:
+        """Spawn it and wait for ``count`` log lines whose message is ``ready`` (one per worker)."""
         started = time.perf_counter()
+        limit = self.open_files
         with self.log.open("wb") as log:
             self.process = subprocess.Popen(
                 [self.program, *self.args],
@@ -42,19 +45,23 @@ class ServerProcess:
                 stdout=subprocess.DEVNULL,
                 stderr=log,
                 env={**os.environ, "PYTHONUNBUFFERED": "1", **self.environment},
+                preexec_fn=None if limit is None else lambda: raise_open_files(limit),
             )
         deadline = time.monotonic() + STARTUP_SECONDS
         while time.monotonic() < deadline:
+            records = []
             for line in self.log.read_text(errors="replace").splitlines():
                 try:
                     record = json.loads(line)
                 except ValueError:
                     continue
                 if isinstance(record, dict) and record.get("message") == ready:
-                    self.startup_seconds = time.perf_counter() - started
-                    self.port = int(record.get("port", 0))
-                    self.web_port = record.get("web_port")
-                    return self
+                    records.append(record)
+            if len(records) >= count:
+                self.startup_seconds = time.perf_counter() - started
+                self.port = int(records[0].get("port", 0))
+                self.web_port = records[0].get("web_port")
+                return self
             if self.process.poll() is not None:
                 raise RuntimeError(f"the server exited early:\n{self.log_tail()}")
             time.sleep(0.01)
@@ -84,6 +91,41 @@ class ServerProcess:
         except subprocess.TimeoutExpired:
             self.process.kill()
             return self.process.wait()
+
+
+def raise_open_files(at_least: int) -> None:
+    """Raise this process's open-file limit (soft and hard) to ``at_least`` where it is lower, as far as
+    it is allowed to (above the hard limit only with the privilege to): for a child about to hold a
+    connection per player."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft >= at_least:
+        return
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, at_least), max(hard, at_least)))
+    except (ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+def open_files_limit(pid: int) -> int | None:
+    """The soft limit of open files of a running process (Linux)."""
+    try:
+        for line in Path(f"/proc/{pid}/limits").read_text().splitlines():
+            if line.startswith("Max open files"):
+                return int(line.split()[3])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (Linux): a server's workers."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            fields = _stat_fields(int(entry.name))  # None: it exited meanwhile
+            if fields is not None and fields[1] == str(pid):
+                found.append(int(entry.name))
+    return found
 
 
 def shares(total: int, parts: int) -> list[int]:
@@ -122,11 +164,9 @@ def tree_cpu_seconds(pid: int) -> float | None:
         return None
     # After the ')': ppid is field 4, utime, stime, cutime and cstime fields 14 to 17.
     ticks = sum(int(value) for value in own[11:15])
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or entry.name == str(pid):
-            continue
-        fields = _stat_fields(int(entry.name))  # None: it exited meanwhile
-        if fields is not None and fields[1] == str(pid):
+    for child in children(pid):
+        fields = _stat_fields(child)  # None: it exited meanwhile
+        if fields is not None:
             ticks += sum(int(value) for value in fields[11:15])
     return ticks / os.sysconf("SC_CLK_TCK")
 
@@ -149,6 +189,14 @@ def peak_memory_mib(pid: int) -> float | None:
 def memory_mib(pid: int) -> float | None:
     """VmRSS, the resident set size of a process now (Linux)."""
     return _status_mib(pid, "VmRSS")
+
+
+def tree_memory_mib(pid: int) -> float | None:
+    """VmRSS of a process and its children (a server and its workers), summed."""
+    own = memory_mib(pid)
+    if own is None:
+        return None
+    return round(own + sum(memory_mib(child) or 0.0 for child in children(pid)), 1)
 
 
 def percentile_ms(samples: Sequence[float], fraction: float) -> float:

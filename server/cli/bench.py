@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from server.bench.players import PEERS
 from server.games.registry import GAMES
 
 from .ai import BOT_LEVELS
@@ -208,6 +209,183 @@ def peer(storage: str, matches: int, duration: float, clients: int, seed: int) -
 
     try:
         report = run(storage, matches, duration, clients, seed)
+    except (RuntimeError, OSError, subprocess.CalledProcessError) as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(json.dumps(report, indent=2))
+
+
+def _table_sizes(ctx: click.Context, param: click.Parameter, value: str) -> tuple[int, ...]:
+    try:
+        sizes = tuple(int(part) for part in value.split(","))
+    except ValueError:
+        sizes = ()
+    if not sizes or any(not 2 <= size <= 4 for size in sizes):
+        raise click.BadParameter("players per table, 2 to 4, separated by commas (e.g. 2,3,4)")
+    return sizes
+
+
+def _players_db(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    if value not in ("sqlite", "postgres") and not value.startswith(("postgresql://", "postgres://")):
+        raise click.BadParameter("sqlite, postgres (a throwaway cluster) or a postgresql:// address")
+    return value
+
+
+@bench.command()
+@click.option(
+    "--players", type=click.IntRange(min=2), default=1000, show_default=True, help="Players, each connected."
+)
+@click.option(
+    "--pace",
+    type=click.FloatRange(min=0.05),
+    default=8.0,
+    show_default=True,
+    help="Mean seconds of thought before each action (drawn between half and one and a half times it).",
+)
+@click.option(
+    "--duration", type=click.FloatRange(min=1), default=60.0, show_default=True, help="Seconds measured."
+)
+@click.option(
+    "--warmup",
+    type=click.FloatRange(min=0),
+    default=None,
+    help="Seconds left out once every player follows its match  [default: two paces]",
+)
+@click.option(
+    "--ramp",
+    type=click.FloatRange(min=0),
+    default=None,
+    help="Seconds over which the tables sit down; 0: all at once  [default: 500 players a second]",
+)
+@click.option(
+    "--sizes",
+    default="2",
+    show_default=True,
+    callback=_table_sizes,
+    help="Players per table, the tables taking the sizes in turn: 2,3,4 mixes them.",
+)
+@click.option(
+    "--game",
+    "games",
+    multiple=True,
+    type=click.Choice(list(GAMES)),
+    help="The game the tables play (repeatable: the tables take them in turn)  [default: mercado]",
+)
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the think times and actions.")
+@click.option(
+    "--per-connection",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Players sharing each connection (of different tables)  [default: 1, or the fewest sharing that "
+    "this machine's open-file limit allows]",
+)
+@click.option(
+    "--credential",
+    type=click.Choice(["seat", "player"]),
+    default="seat",
+    show_default=True,
+    help="What a seat's calls carry: its seat token (the client libraries' Seat) or its player's token "
+    "(the browser page's way).",
+)
+@click.option(
+    "--db",
+    default="sqlite",
+    show_default=True,
+    callback=_players_db,
+    help="sqlite, postgres (a throwaway PostgreSQL cluster) or the postgresql:// address of an empty "
+    "database.",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Server processes sharing the port (above 1 needs PostgreSQL).",
+)
+@click.option(
+    "--peer",
+    type=click.Choice(PEERS),
+    default=None,
+    help="Serve the same players with boardgame.io (socket.io) instead.",
+)
+@click.option(
+    "--restart",
+    is_flag=True,
+    help="After the window, restart the server and measure every player reconnecting at once.",
+)
+@click.option(
+    "--knee",
+    is_flag=True,
+    help="Search for the most players whose submit p99 and propagation p99 (medians of --runs runs) stay "
+    "under their bounds, with no errors: doubling from --players, then halving the gap.",
+)
+@click.option(
+    "--runs", type=click.IntRange(min=1), default=3, show_default=True, help="With --knee: runs per count."
+)
+@click.option(
+    "--knee-submit-p99",
+    type=click.FloatRange(min=0, min_open=True),
+    default=100.0,
+    show_default=True,
+    help="With --knee: the submit p99 (ms) a count of players must stay under.",
+)
+@click.option(
+    "--knee-propagation-p99",
+    type=click.FloatRange(min=0, min_open=True),
+    default=200.0,
+    show_default=True,
+    help="With --knee: the propagation p99 (ms) it must stay under.",
+)
+@click.option(
+    "--knee-max",
+    type=click.IntRange(min=2),
+    default=100_000,
+    show_default=True,
+    help="With --knee: the most players tried.",
+)
+def players(
+    players: int,
+    pace: float,
+    duration: float,
+    warmup: float | None,
+    ramp: float | None,
+    sizes: tuple[int, ...],
+    games: tuple[str, ...],
+    seed: int,
+    per_connection: int | None,
+    credential: str,
+    db: str,
+    workers: int,
+    peer: str | None,
+    restart: bool,
+    knee: bool,
+    runs: int,
+    knee_submit_p99: float,
+    knee_propagation_p99: float,
+    knee_max: int,
+) -> None:
+    """Players on one node, each on a connection of its own, following their matches and acting at a
+    human pace (a Go load generator, built on first use): submit and propagation latency, errors,
+    server memory and CPU per player-minute; or, with --knee, the most players it serves."""
+    from server.bench.players import Bounds, Deployment, Players, run
+    from server.bench.players import knee as search
+
+    if knee and db not in ("sqlite", "postgres"):
+        raise click.UsageError("--knee runs each count on a fresh database: --db sqlite or postgres")
+    if workers > 1 and db == "sqlite":
+        raise click.UsageError("--workers above 1 needs PostgreSQL: --db postgres or a postgresql:// address")
+    ours_alone = [db != "sqlite", workers > 1, restart, bool(games), per_connection, credential != "seat"]
+    if peer and any(ours_alone):
+        raise click.UsageError(
+            "--peer runs boardgame.io in memory, a socket a player: no --db, --workers, --restart, --game,"
+            " --per-connection or --credential"
+        )
+    load = Players(
+        players, pace, duration, warmup, ramp, sizes, games or ("mercado",), seed, per_connection, credential
+    )
+    deployment = Deployment(db, workers, peer, restart)
+    try:
+        bounds = Bounds(knee_submit_p99, knee_propagation_p99)
+        report = search(load, deployment, runs, knee_max, bounds) if knee else run(load, deployment)
     except (RuntimeError, OSError, subprocess.CalledProcessError) as error:
         raise click.ClickException(str(error)) from None
     click.echo(json.dumps(report, indent=2))

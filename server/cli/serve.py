@@ -229,7 +229,12 @@ def _origins(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
     default=30,
     help="...and of every player of one network together.",
 )
-@option("--max-streams", type=COUNT, default=10_000, help="Open event streams, in all.")
+@option(
+    "--max-streams",
+    type=COUNT,
+    default=None,
+    help="Open event streams, in all  [default: what half the machine's memory holds, 128 KiB a stream]",
+)
 @option("--max-streams-per-client", type=COUNT, default=100, help="Open event streams of one client.")
 @option(
     "--max-streams-per-network",
@@ -272,7 +277,12 @@ def _origins(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
 @option(
     "--web-idle-timeout", type=click.IntRange(min=1), default=5, help="Seconds a web connection may idle."
 )
-@option("--grpc-max-connections", type=COUNT, default=10_000, help="Open gRPC connections, in all.")
+@option(
+    "--grpc-max-connections",
+    type=COUNT,
+    default=None,
+    help="Open gRPC connections, in all  [default: as --max-streams, within the open-file limit]",
+)
 @option(
     "--grpc-max-streams-per-connection", type=COUNT, default=100, help="Concurrent calls on one connection."
 )
@@ -334,8 +344,9 @@ def server_config(options: dict[str, Any], ctx: click.Context) -> Any:
     from server.players.identity import FrontendTokens
     from server.players.ratings import load_ratings
     from server.rpc.cors import CorsPolicy
+    from server.rpc.capacity import default_connections, default_streams
     from server.rpc.limits import FairUse, parse_rates
-    from server.rpc.server import Connections, ServerConfig
+    from server.rpc.server import Connections, ServerConfig, open_file_limit
     from server.rpc.web import DEFAULT_WEB_ROOT, WebConfig
     from server.rpc.web_guard import WebGuard
     from server.store.postgres import is_postgres
@@ -361,7 +372,7 @@ def server_config(options: dict[str, Any], ctx: click.Context) -> Any:
         rates=rates,
         streams_per_client=options["max_streams_per_client"],
         streams_per_network=options["max_streams_per_network"],
-        streams=options["max_streams"],
+        streams=options["max_streams"] or default_streams(options["workers"]),
         exempt=options["rate_limit_exempt"],
         proxies=options["trusted_proxy"],
     )
@@ -410,7 +421,10 @@ def server_config(options: dict[str, Any], ctx: click.Context) -> Any:
             keepalive_timeout=options["grpc_keepalive_timeout"],
             min_ping_interval=options["grpc_min_ping_interval"],
             max_streams=options["grpc_max_streams_per_connection"],
-            max_connections=options["grpc_max_connections"],
+            max_connections=options["grpc_max_connections"]
+            or default_connections(
+                open_file_limit(), web.guard.connections if web else 0, options["workers"]
+            ),
         ),
         fair_use=fair_use,
         limits=Limits(

@@ -28,6 +28,32 @@ from .records import (
 )
 
 
+class Inbox:
+    """What one stream has yet to send of its match: updates in order, None for its end. A node holds
+    one per player, so it is lighter than an ``asyncio.Queue`` (no deques, lock or event of its own):
+    a list, and a future only while the stream waits."""
+
+    __slots__ = ("items", "waiter")
+
+    def __init__(self) -> None:
+        self.items: list[Update | None] = []
+        self.waiter: asyncio.Future[None] | None = None
+
+    def put(self, item: Update | None) -> None:
+        self.items.append(item)
+        if self.waiter is not None and not self.waiter.done():
+            self.waiter.set_result(None)
+
+    async def get(self) -> Update | None:
+        while not self.items:
+            self.waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self.waiter
+            finally:
+                self.waiter = None
+        return self.items.pop(0)
+
+
 @dataclass(eq=False)
 class Match:
     """A match in memory: its record, current state and the actions that led to it.
@@ -44,7 +70,7 @@ class Match:
     current: Update | None = None  # the last action's update, with what was rendered from it
     by_request: dict[str, ActionRecord] = field(default_factory=dict)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    watchers: set[asyncio.Queue[Update | None]] = field(default_factory=set)
+    watchers: set[Inbox] = field(default_factory=set)
     pins: int = 0  # calls using it across an await: it stays in memory meanwhile
     turn_started_ms: int = 0  # when the current turn's clock started (Unix ms)
     timer: asyncio.TimerHandle | None = None  # the current turn's timeout
@@ -155,9 +181,12 @@ class Match:
             self.current.rendered.clear()
 
     def snapshot(self) -> Update:
-        """The match as it stands, as an update that carries no action."""
+        """The match as it stands, as an update that carries no action. It shares the state, which
+        nothing mutates, and what was rendered of it with the last action's update: each viewer's
+        state is the same in both (a stream opening after an action costs no rendering)."""
         if self._snapshot is None or self._snapshot.version != self.version:
-            self._snapshot = Update(self.version, self.rules.clone(self.state))
+            rendered = {} if self.current is None else self.current.rendered
+            self._snapshot = Update(self.version, self.state, rendered=rendered)
         return self._snapshot
 
     def latest(self) -> Update:
@@ -177,15 +206,15 @@ class Match:
                 yield self.current
                 continue
             state = rules.clone(state)  # each update's state stays as it is
-            rules.apply_unchecked(state, record.seat, record.action)
-            yield Update(record.version, state, record)
+            events = rules.apply(state, record.seat, record.action)
+            yield Update(record.version, state, record, events=events)
 
     def record_action(
         self, seat: int, action: Any, request_id: str, after: Any, events: list[Event]
     ) -> Update:
         """Advance to ``after``, a state nobody mutates from now on (actions apply to copies)."""
-        record = ActionRecord(self.version + 1, seat, action, request_id, events)
-        update = Update(record.version, after, record)
+        record = ActionRecord(self.version + 1, seat, action, request_id)
+        update = Update(record.version, after, record, events=events)
         self.state = after
         self.actions.append(record)
         self.by_request[request_id] = record
@@ -199,7 +228,14 @@ def restore(record: MatchRecord, actions: Iterable[StoredAction]) -> Match:
     rules = game_named(record.game)
     state = rules.new_game(record.options, record.seed)
     match = Match(record, state)
-    # Only the last update outlives the restore, so one state is advanced in place.
-    for seat, action, request_id in actions:
-        match.record_action(seat, action, request_id, state, rules.apply(state, seat, action))
+    # Only the last update outlives the restore, so one state is advanced in place, and only the last
+    # action's events are made (Match.updates makes an earlier one's again when a stream asks for it).
+    stored = list(actions)
+    for number, (seat, action, request_id) in enumerate(stored, start=1):
+        if number < len(stored):
+            rules.apply_unchecked(state, seat, action)
+            events = []
+        else:
+            events = rules.apply(state, seat, action)
+        match.record_action(seat, action, request_id, state, events)
     return match

@@ -54,15 +54,16 @@ def ranked_last(ranks: list[int], out: set[int]) -> list[int]:
     return [last if seat in out else 1 + sum(k < rank for k in kept) for seat, rank in enumerate(ranks)]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ActionRecord:
-    """One accepted action, as persisted before it is acknowledged."""
+    """One accepted action, as persisted before it is acknowledged. A match keeps every one of them,
+    without its events: those of an earlier action are made again by replaying it, when a stream
+    resuming from far back asks for it."""
 
     version: int
     seat: int
     action: Any  # its game's action
     request_id: str
-    events: list[Event]
 
 
 @dataclass(eq=False)
@@ -78,3 +79,4 @@ class Update:
     state: Any  # its game's state
     record: ActionRecord | None = None  # None: seats changed
     rendered: dict[Any, Any] = field(default_factory=dict)
+    events: list[Event] = field(default_factory=list)  # the action's, as the rules recorded them

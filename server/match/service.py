@@ -54,7 +54,7 @@ from .errors import (
 )
 from .holdings import Holdings, holders
 from .inputs import check_match_id, check_name, check_request_id, check_seat_token, stand_in_request_id
-from .match import Match, restore
+from .match import Inbox, Match, restore
 from .records import (
     AI,
     BOT_LEVELS,
@@ -981,11 +981,11 @@ class MatchService:
         self._publish(match, match.snapshot())
 
     def _publish(self, match: Match, update: Update) -> None:
-        for queue in match.watchers:
-            queue.put_nowait(update)
+        for inbox in match.watchers:
+            inbox.put(update)
         if match.status in (FINISHED, CANCELLED):
-            for queue in match.watchers:
-                queue.put_nowait(None)
+            for inbox in match.watchers:
+                inbox.put(None)
 
     @contextlib.asynccontextmanager
     async def following(
@@ -1005,29 +1005,31 @@ class MatchService:
     async def _updates(self, match: Match, after_version: int) -> AsyncIterator[Update]:
         """The match as it stands, then every update after ``after_version`` exactly once, in order,
         then live ones until the end."""
-        queue: asyncio.Queue[Update | None] = asyncio.Queue()
+        inbox = Inbox()
         # No await between reading the backlog and registering: nothing can slip in between.
-        backlog: Iterable[Update] = [match.snapshot(), *match.updates(match.actions[after_version:])]
+        backlog = [match.snapshot(), *match.updates(match.actions[after_version:])]
         ended = match.status in (FINISHED, CANCELLED)
-        match.watchers.add(queue)
+        match.watchers.add(inbox)
         try:
-            for update in backlog:
-                yield update
+            # Each sent is let go of: the stream lives as long as its player, its backlog need not.
+            backlog.reverse()
+            while backlog:
+                yield backlog.pop()
             if ended:
                 return
-            while (live := await queue.get()) is not None:
+            while (live := await inbox.get()) is not None:
                 yield live
             if self.closing:
                 raise ShuttingDown("the server is shutting down; reconnect and resume from your last version")
         finally:
-            match.watchers.discard(queue)
+            match.watchers.discard(inbox)
 
     def close_streams(self) -> None:
         """End every open stream with UNAVAILABLE, so clients reconnect rather than take it for the end."""
         self.closing = True
         for match in self.cache.matches():
-            for queue in match.watchers:
-                queue.put_nowait(None)
+            for inbox in match.watchers:
+                inbox.put(None)
 
 
 def _check_levels(levels: Iterable[str]) -> None:

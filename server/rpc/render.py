@@ -9,8 +9,8 @@ encoding but for one thing: a stream update and a submitter's answer hold that s
 as fields of their own, each written as the field's key and length before its bytes (``encoding.py``),
 and every event is serialized once per update and form, however many viewers it reaches. Every
 message leaves as the bytes built here (``handlers.py`` sends bytes as they are): each seat's
-update is serialized once, never parsed back. What a seat may see is decided by the game's rules
-alone.
+state and events are serialized once per update, never parsed back, and a stream message puts them
+together behind a small head. What a seat may see is decided by the game's rules alone.
 
 Simultaneous choices are sealed: until the step's last choice reveals them, an update made by
 another seat's sealed action carries who acted but not the action, and its events are the ones
@@ -123,20 +123,17 @@ def _events(match: Match, update: Update, seat: int | None, key: bytes) -> bytes
 
 
 def update_bytes(match: Match, update: Update, seat: int | None) -> bytes:
-    """One serialized stream message (a MatchUpdate) for ``seat``, built once per viewer and update."""
-    key = ("update", seat)
-    cached: bytes | None = update.rendered.get(key)
-    if cached is None:
-        head = api.MatchUpdate(version=update.version)
-        events = b""
-        if update.record is not None:
-            head.seat = update.record.seat
-            if not _hidden_from(match, update, seat):
-                head.action.CopyFrom(wire_of(match.record.game).action_message(update.record.action))
-            events = _events(match, update, seat, _UPDATE_EVENTS)
-        state = embedded(_UPDATE_STATE, state_bytes(match, update, seat))
-        cached = update.rendered[key] = head.SerializeToString() + events + state
-    return cached
+    """One serialized stream message (a MatchUpdate) for ``seat``. Its costly parts, the seat's state
+    and the events, are built once per update and viewer; the message itself is put together for each
+    stream, as a node holds a stream per player and seldom more than one per seat."""
+    head = api.MatchUpdate(version=update.version)
+    events = b""
+    if update.record is not None:
+        head.seat = update.record.seat
+        if not _hidden_from(match, update, seat):
+            head.action.CopyFrom(wire_of(match.record.game).action_message(update.record.action))
+        events = _events(match, update, seat, _UPDATE_EVENTS)
+    return head.SerializeToString() + events + embedded(_UPDATE_STATE, state_bytes(match, update, seat))
 
 
 def submit_response(match: Match, update: Update, seat: int) -> bytes:

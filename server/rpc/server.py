@@ -29,6 +29,7 @@ from server.store import Store
 from server.store.postgres import PostgresStore, is_postgres
 from server.store.sqlite import SqliteStore
 
+from .capacity import ConnectionWatch
 from .handlers import add_to_server
 from .limits import FairUse
 from .metrics import Metrics
@@ -161,6 +162,11 @@ def create_server(servicer: MatchServicer, address: str, config: ServerConfig | 
     return Server(server, port, health_servicer)
 
 
+def open_file_limit() -> int:
+    """The open files the server may hold once started: its hard limit (``raise_open_file_limit``)."""
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+
+
 def raise_open_file_limit() -> int:
     """Raise the soft limit of open files to the hard one (every connection is a file); the new limit."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -199,12 +205,15 @@ async def serve(config: ServerConfig) -> None:
         store = SqliteStore(config.db, on_health=store_health)
     service = MatchService(store, config.limits, config.policy)
     await service.start()
-    players = Players(store, Authenticator(await store.secret(GUEST_SECRET), config.frontend), service)
+    # As many verified credentials remembered as the node holds streams: a player's calls verify once.
+    authenticator = Authenticator(await store.secret(GUEST_SECRET), config.frontend, config.fair_use.streams)
+    players = Players(store, authenticator, service)
     await players.start(config.bot_ratings)
     matchmaker = Matchmaker(service, players.bot_ratings, config.matchmaking_ai_wait)
     servicer = MatchServicer(service, config.fair_use, players=players, matchmaker=matchmaker)
+    watch = ConnectionWatch(config.connections.max_connections, open_files)
     if config.metrics:
-        servicer.metrics = metrics = Metrics(_gauges(service, servicer, store))
+        servicer.metrics = metrics = Metrics(_gauges(service, servicer, store, watch))
         store.on_commit = metrics.commit
     collect_garbage_for_serving()
     running = create_server(servicer, f"{config.host}:{config.port}", config)
@@ -224,6 +233,7 @@ async def serve(config: ServerConfig) -> None:
     )
     for name in ("", SERVICE_NAME):
         await running.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+    watching = loop.create_task(watch.run())
     log.info(
         "listening",
         extra={
@@ -233,6 +243,8 @@ async def serve(config: ServerConfig) -> None:
             "db": _without_password(config.db),
             "tls": bool(config.tls_cert),
             "open_files": open_files,
+            "max_connections": config.connections.max_connections,
+            "max_streams": config.fair_use.streams,
         },
     )
     stop = asyncio.Event()
@@ -240,6 +252,7 @@ async def serve(config: ServerConfig) -> None:
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     log.info("shutting down")
+    watching.cancel()
     await running.health.enter_graceful_shutdown()
     service.close_streams()
     await matchmaker.close()
@@ -260,7 +273,7 @@ def _without_password(db: str) -> str:
 
 
 def _gauges(
-    service: MatchService, servicer: MatchServicer, store: Store
+    service: MatchService, servicer: MatchServicer, store: Store, watch: ConnectionWatch
 ) -> Callable[[], dict[str, tuple[str, float]]]:
     def read() -> dict[str, tuple[str, float]]:
         return {
@@ -270,6 +283,10 @@ def _gauges(
             ),
             "mercado_matches_waiting": ("Matches waiting for players", service.waiting),
             "mercado_streams_open": ("Open event streams", servicer.streams.open),
+            "mercado_connections_open": (
+                "Open connections of both ports, counted every few seconds (Linux)",
+                watch.connections,
+            ),
             "mercado_store_healthy": (
                 "1 while the store can make writes durable (and hears the other servers, on PostgreSQL)",
                 store.failure is None,

@@ -199,3 +199,30 @@ async def test_grpc_connections_are_capped(start: Start) -> None:
     )
     for channel in channels:
         await channel.close()
+
+
+async def _health_code(channel: grpc.aio.Channel) -> grpc.StatusCode:
+    try:
+        await health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10)
+    except grpc.aio.AioRpcError as error:
+        return error.code()
+    return grpc.StatusCode.OK
+
+
+async def test_connections_refused_at_the_cap_are_said_in_the_log(start: Start) -> None:
+    # gRPC closes a connection beyond --grpc-max-connections as soon as it is accepted and logs nothing:
+    # its caller sees UNAVAILABLE. The server counts its connections and says when they near the cap.
+    server = start("--grpc-max-connections", "4")
+    own_connection = [("grpc.use_local_subchannel_pool", 1)]
+    channels = [grpc.aio.insecure_channel(server.target, options=own_connection) for _ in range(8)]
+    try:
+        codes = [await _health_code(channel) for channel in channels]
+        assert codes[:4] == [grpc.StatusCode.OK] * 4
+        assert set(codes[4:]) == {grpc.StatusCode.UNAVAILABLE}
+        deadline = time.monotonic() + 30
+        while not any("near their cap" in line for line in list(server.log_lines)):
+            assert time.monotonic() < deadline, "the log says nothing of the refused connections"
+            await asyncio.sleep(0.1)
+    finally:
+        for channel in channels:
+            await channel.close()

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import itertools
 import random
+import weakref
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -313,7 +315,7 @@ async def test_an_action_is_applied_once_and_recorded(service: MatchService) -> 
     assert update.version == match.version == 1
     assert update.record is not None
     assert (update.record.seat, update.record.action, update.record.request_id) == (seat, action, "first")
-    assert update.record.events == apply(expected, action)
+    assert update.events == apply(expected, action)
     assert match.state == expected
     assert update.state == expected
     assert match.actions == [update.record]
@@ -497,6 +499,34 @@ async def test_follow_gives_the_backlog_then_live_updates_then_ends(service: Mat
     # A finished match's stream is where it stands, its whole history, then the end.
     history = await _follow(service, match.match_id, 0, 10_000)
     assert [u.version for u in history] == [match.version, *range(1, match.version + 1)]
+
+
+async def test_a_stream_resumed_from_far_back_gets_the_events_each_action_made(
+    service: MatchService,
+) -> None:
+    # A match keeps its actions without their events: those of an earlier one are made again by
+    # replaying it, the same as the live stream carried.
+    match, tokens = await seated(service, seed=11)
+    async with service.following(match.match_id, tokens[0], 0) as stream:
+        await anext(stream.updates)  # where it stands
+        await play(service, match, tokens, random.Random(5), 4)
+        carried = [update.events for update in await _take(stream.updates, 4)]
+    assert all(carried)
+    resumed = (await _follow(service, match.match_id, 0, 5))[1:]
+    assert [update.version for update in resumed] == [1, 2, 3, 4]
+    assert [update.events for update in resumed] == carried
+    assert all(not hasattr(action, "events") for action in match.actions)
+
+
+async def test_a_stream_lets_go_of_what_it_sent_first(service: MatchService) -> None:
+    # A stream lives as long as its player: the match as it stood when it opened need not.
+    match, tokens = await seated(service, seed=11)
+    async with service.following(match.match_id, tokens[0], 0) as stream:
+        opened = weakref.ref(await anext(stream.updates))
+        await play(service, match, tokens, random.Random(5), 1)
+        assert (await anext(stream.updates)).version == 1
+        gc.collect()
+        assert opened() is None
 
 
 async def test_follow_sees_seat_changes_and_refuses_to_start_ahead(service: MatchService) -> None:

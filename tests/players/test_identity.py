@@ -171,3 +171,12 @@ def test_the_operators_configuration_is_checked(tmp_path: Path) -> None:
     bad.write_text('{"keys": 3}')
     with pytest.raises(ValueError, match="not a usable JWKS file"):
         FrontendTokens.load(ISSUER, AUDIENCE, None, bad)
+
+
+def test_as_many_verified_credentials_are_remembered_as_the_server_asks() -> None:
+    # A server remembers one for each player it may hold streams for: their calls verify once.
+    auth = Authenticator(b"g" * 32, kept=2)
+    tokens = [auth.guest_token(f"{n:032x}") for n in range(3)]
+    for token in tokens:
+        auth.identify(token)
+    assert list(auth.verified) == tokens[1:]  # the least recently used is forgotten

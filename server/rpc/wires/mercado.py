@@ -492,7 +492,7 @@ class MercadoWire:
         key = ("events", seat if options.money_hidden else "all")
         cached: list[bytes] | None = update.rendered.get(key)
         if cached is None:
-            shown = events_for(update.record.events, options, seat)
+            shown = events_for(update.events, options, seat)
             cached = update.rendered[key] = [_event_bytes(update, i, event) for i, event in enumerate(shown)]
         return cached
 
@@ -501,7 +501,7 @@ def _event_bytes(update: Update, index: int, event: Event) -> bytes:
     """The update's event ``index`` as ``event`` shows it, serialized once per update and form: every
     viewer shares an event that ``events_for`` leaves as it is (it keeps their order)."""
     assert update.record is not None
-    key = ("event", index, event is update.record.events[index])
+    key = ("event", index, event is update.events[index])
     cached: bytes | None = update.rendered.get(key)
     if cached is None:
         cached = update.rendered[key] = api.Event(mercado=event_message(event)).SerializeToString()

@@ -147,7 +147,7 @@ class RulesJsonWire:
         key = ("events", seat)
         cached: list[bytes] | None = update.rendered.get(key)
         if cached is None:
-            events = self.rules.events_for(update.state, update.record.events, seat)
+            events = self.rules.events_for(update.state, update.events, seat)
             cached = update.rendered[key] = [self._event(update, event) for event in events]
         return cached
 
