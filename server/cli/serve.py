@@ -343,8 +343,8 @@ def server_config(options: dict[str, Any], ctx: click.Context) -> Any:
     from server.match import Limits, Policy, TimeControl
     from server.players.identity import FrontendTokens
     from server.players.ratings import load_ratings
-    from server.rpc.cors import CorsPolicy
     from server.rpc.capacity import default_connections, default_streams
+    from server.rpc.cors import CorsPolicy
     from server.rpc.limits import FairUse, parse_rates
     from server.rpc.server import Connections, ServerConfig, open_file_limit
     from server.rpc.web import DEFAULT_WEB_ROOT, WebConfig
