@@ -375,7 +375,7 @@ async def test_every_viewer_gets_the_rules_view_and_events_typed(
                 sent = api.MatchUpdate.FromString(render.update_bytes(match, update, viewer))
                 moving = viewer in rules.to_move(update.state)
                 check_state(game, sent.state, update.state, viewer, moving)
-                events = rules.events_for(update.state, update.record.events, viewer)
+                events = rules.events_for(update.state, update.events, viewer)
                 assert [struct_json(getattr(e, game).event) for e in sent.events] == events
                 if game == "oregano":
                     typed = [oregano_event_json(e.oregano, viewer) for e in sent.events]
