@@ -195,7 +195,9 @@ def _streams_gap_free(journal: Journal, steps: dict[str, dict[int, api.ReplaySte
     for segment in journal.segments:
         versions = [version for version, _, _ in segment.actions]
         gaps += versions != list(range(segment.after + 1, segment.after + 1 + len(versions)))
-        history = steps.get(segment.match_id, {})
+        history = steps.get(segment.match_id)
+        if history is None:
+            continue  # unfinished, so without a replay: matches_finished says so
         for version, seat, action in segment.actions:
             step = history.get(version)
             if (
