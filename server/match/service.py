@@ -15,6 +15,7 @@ match ever played.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import functools
 import hashlib
@@ -71,6 +72,7 @@ from .records import (
 )
 
 T = TypeVar("T")
+SEAT_KEY = "seat-tokens"  # the store's secret that the seat tokens of joins with a request id are made with
 CLAIM_ATTEMPTS = 3  # a found bot seat can be gone when its match is loaded (another server took it)
 WAITING_RETRY_SECONDS = 60  # the retry-after of a refusal for too many waiting matches
 log = logging.getLogger("mercado.match")
@@ -174,6 +176,7 @@ class MatchService:
         self.on_finished: Callable[[Match], None] | None = None  # told of every match that finishes
         self.behind: set[str] = set()  # cached matches another server changed, to read again
         self.heard_while_loading: set[str] = set()  # ...and matches it changed as they were loaded
+        self.seat_key: bytes | None = None  # what the tokens of joins with a request id are made with
         self.catching_up: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
@@ -482,13 +485,25 @@ class MatchService:
     # --- seats ---------------------------------------------------------------
 
     async def join(
-        self, match_id: str, display_name: str, seat: int | None = None, player_id: str | None = None
+        self,
+        match_id: str,
+        display_name: str,
+        seat: int | None = None,
+        player_id: str | None = None,
+        request_id: str = "",
     ) -> Seated:
-        """Take an open seat (the first one when ``seat`` is None), for ``player_id`` if given."""
+        """Take an open seat (the first one when ``seat`` is None), for ``player_id`` if given. With a
+        ``request_id``, a retry (through any server) returns the seat the first call took, and its token."""
         self._check_player(player_id)
         name = check_name(display_name)
+        if request_id:
+            check_request_id(request_id)
         async with self._using(match_id) as match, match.lock:
             await self._read_again(match)  # seats may have been taken or given up through another server
+            if request_id:
+                earlier = await self._joined(match, request_id, seat, name, player_id)
+                if earlier is not None:
+                    return earlier
             if match.status == CANCELLED:
                 raise NotAllowedNow(f"match {match_id} was cancelled")
             seats = match.record.seats
@@ -508,7 +523,28 @@ class MatchService:
                     raise PermissionDenied("the seat asked for is reserved for a bot")
                 if chosen.taken:
                     raise SeatTaken("the seat asked for is already taken")
-            return await self._take(match, chosen, name, player_id)
+            return await self._take(match, chosen, name, player_id, request_id)
+
+    async def _joined(
+        self, match: Match, request_id: str, seat: int | None, name: str, player_id: str | None
+    ) -> Seated | None:
+        """The seat a join with ``request_id`` took, if it holds one, as that join returned it; a
+        join unlike the first with the same id is refused."""
+        request_hash = hash_token(request_id)
+        taken = next((s for s in match.record.seats if s.request_hash == request_hash), None)
+        if taken is None:
+            return None
+        if seat not in (None, taken.seat) or (taken.display_name, taken.player_id) != (name, player_id):
+            raise InvalidRequest("request_id was already used for a different join")
+        return Seated(match, taken.seat, await self._seat_token(match.match_id, request_id))
+
+    async def _seat_token(self, match_id: str, request_id: str) -> str:
+        """The token of the seat a join with ``request_id`` takes: the same whenever it is retried,
+        through any server (the key is the store's), and nobody's to work out without the request id."""
+        if self.seat_key is None:
+            self.seat_key = await self.store.secret(SEAT_KEY)
+        digest = hmac.new(self.seat_key, f"{match_id}:{request_id}".encode(), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()  # as secrets.token_urlsafe(32)
 
     async def claim_bot_seat(
         self, levels: list[str], agent_name: str, agent_key: str | None, agent_id: str = ""
@@ -569,11 +605,21 @@ class MatchService:
         if expected is None or agent_key is None or not hmac.compare_digest(agent_key, expected):
             raise PermissionDenied("claiming a bot seat takes this server's agent key as the bearer token")
 
-    async def _take(self, match: Match, seat: SeatRecord, name: str, player_id: str | None) -> Seated:
-        """Take ``seat`` (under the match's lock): persist, then record and publish it."""
-        token = secrets.token_urlsafe(32)
+    async def _take(
+        self, match: Match, seat: SeatRecord, name: str, player_id: str | None, request_id: str = ""
+    ) -> Seated:
+        """Take ``seat`` (under the match's lock) for a join with ``request_id`` if given: persist,
+        then record and publish it."""
+        token = (
+            await self._seat_token(match.match_id, request_id) if request_id else secrets.token_urlsafe(32)
+        )
         taken = replace(
-            seat, display_name=name, token_hash=hash_token(token), played_by=OWNER, player_id=player_id
+            seat,
+            display_name=name,
+            token_hash=hash_token(token),
+            played_by=OWNER,
+            player_id=player_id,
+            request_hash=hash_token(request_id) if request_id else None,
         )
         starts = all(s.taken for s in match.record.seats if s.seat != seat.seat)
         try:
@@ -582,8 +628,11 @@ class MatchService:
                 match, self.store.save_seat(match.match_id, taken, PLAYING if starts else WAITING)
             )
         except Conflict:
-            await self._catch_up(match)  # another server took it
-            raise SeatTaken("the seat asked for is already taken") from None
+            await self._catch_up(match)  # another server took it: this very join, retried there?
+            earlier = await self._joined(match, request_id, None, name, player_id) if request_id else None
+            if earlier is None:
+                raise SeatTaken("the seat asked for is already taken") from None
+            return earlier
         if starts:
             self._no_longer_waits(match)
         elif seat.bot_level:

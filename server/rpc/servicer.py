@@ -345,7 +345,7 @@ class MatchServicer(api_grpc.MatchServiceServicer):
         if CALLER.get() is not None:
             player = await self._caller()
             name, player_id = name or player.display_name, player.player_id
-        seated = await self.service.join(request.match_id, name, seat, player_id)
+        seated = await self.service.join(request.match_id, name, seat, player_id, request.request_id)
         log.info("seat joined", extra={"match_id": request.match_id, "seat": seated.seat})
         return api.JoinMatchResponse(
             seat=seated.seat, seat_token=seated.token, match=convert.summary(seated.match)

@@ -16,7 +16,9 @@ MATCH_COLUMNS = (
     "match_id, game, options, seed, created_ms, salt, seed_chosen, clock, status, hot_seat, unrated, rating,"
     " changes"
 )
-SEAT_COLUMNS = "seat, bot_level, display_name, token_hash, played_by, reserve_ms, player_id, ai_turns"
+SEAT_COLUMNS = (
+    "seat, bot_level, display_name, token_hash, played_by, reserve_ms, player_id, ai_turns, request_hash"
+)
 QUEUED_COLUMNS = "player_id, display_name, rating, players, allow_ai, since_ms, match_id, seat, game"
 # A player with its rating in one game (players p, ratings r), in player_record's order.
 PLAYER_COLUMNS = "p.player_id, p.kind, p.display_name, p.created_ms, r.mu, r.sigma, r.rated_matches, r.wins"
@@ -69,6 +71,7 @@ def seat_values(seat: SeatRecord) -> tuple[Any, ...]:
         seat.reserve_ms,
         seat.player_id,
         seat.ai_turns,
+        seat.request_hash,
     )
 
 

@@ -202,7 +202,7 @@ class PostgresStore:
                 match.unrated,
             )
             await db.executemany(
-                f"INSERT INTO seats (match_id, {SEAT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                f"INSERT INTO seats (match_id, {SEAT_COLUMNS}) VALUES ({_marks(10)})",
                 [(match.match_id, *seat_values(s)) for s in match.seats],
             )
 
@@ -213,13 +213,14 @@ class PostgresStore:
             await _one_row(
                 db,
                 "UPDATE seats SET display_name = $1, token_hash = $2, played_by = $3, reserve_ms = $4,"
-                " player_id = $5 WHERE match_id = $6 AND seat = $7 AND token_hash IS NULL"
+                " player_id = $5, request_hash = $6 WHERE match_id = $7 AND seat = $8 AND token_hash IS NULL"
                 " AND played_by = 'owner'",
                 seat.display_name,
                 seat.token_hash,
                 seat.played_by,
                 seat.reserve_ms,
                 seat.player_id,
+                seat.request_hash,
                 match_id,
                 seat.seat,
             )
@@ -233,7 +234,8 @@ class PostgresStore:
             await _one_row(
                 db,
                 "UPDATE seats SET display_name = '', token_hash = NULL, played_by = $1, reserve_ms = 0,"
-                " player_id = NULL WHERE match_id = $2 AND seat = $3 AND token_hash IS NOT NULL",
+                " player_id = NULL, request_hash = NULL WHERE match_id = $2 AND seat = $3"
+                " AND token_hash IS NOT NULL",
                 OWNER,
                 match_id,
                 seat,

@@ -127,6 +127,12 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE matches ADD COLUMN changes BIGINT NOT NULL DEFAULT 0;
     """,
+    # 5: the request id (its hash) of the join that took a seat: a retry, through any server, returns
+    # that seat. A server of an older version still running takes seats without one.
+    """
+    ALTER TABLE seats ADD COLUMN request_hash TEXT;
+    CREATE UNIQUE INDEX seats_by_request ON seats(match_id, request_hash) WHERE request_hash IS NOT NULL;
+    """,
 ]
 
 

@@ -65,6 +65,7 @@ class SeatRecord:
     reserve_ms: int = 0  # with a clock: the reserve left
     player_id: str | None = None  # the player it is bound to; None: open, or anonymous play
     ai_turns: int = 0  # turns the AI played for it after its time ran out
+    request_hash: str | None = None  # the hash of the request id of the join that took it, if any
 
     @property
     def taken(self) -> bool:

@@ -134,6 +134,11 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE matches ADD COLUMN changes INTEGER NOT NULL DEFAULT 0;
     """,
+    # 9: the request id (its hash) of the join that took a seat: a retry returns that seat.
+    """
+    ALTER TABLE seats ADD COLUMN request_hash TEXT;
+    CREATE UNIQUE INDEX seats_by_request ON seats(match_id, request_hash) WHERE request_hash IS NOT NULL;
+    """,
 ]
 
 

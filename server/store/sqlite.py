@@ -187,7 +187,7 @@ class SqliteStore:
         ]
         ops += [
             Op(
-                f"INSERT INTO seats (match_id, {SEAT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO seats (match_id, {SEAT_COLUMNS}) VALUES ({_marks(10)})",
                 (match.match_id, *seat_values(s)),
             )
             for s in match.seats
@@ -200,7 +200,7 @@ class SqliteStore:
             [
                 Op(
                     "UPDATE seats SET display_name = ?, token_hash = ?, played_by = ?, reserve_ms = ?,"
-                    " player_id = ?"
+                    " player_id = ?, request_hash = ?"
                     " WHERE match_id = ? AND seat = ? AND token_hash IS NULL AND played_by = 'owner'",
                     (
                         seat.display_name,
@@ -208,6 +208,7 @@ class SqliteStore:
                         seat.played_by,
                         seat.reserve_ms,
                         seat.player_id,
+                        seat.request_hash,
                         match_id,
                         seat.seat,
                     ),
@@ -224,7 +225,8 @@ class SqliteStore:
             [
                 Op(
                     "UPDATE seats SET display_name = '', token_hash = NULL, played_by = ?, reserve_ms = 0,"
-                    " player_id = NULL WHERE match_id = ? AND seat = ? AND token_hash IS NOT NULL",
+                    " player_id = NULL, request_hash = NULL"
+                    " WHERE match_id = ? AND seat = ? AND token_hash IS NOT NULL",
                     (OWNER, match_id, seat),
                     one_row=True,
                 ),

@@ -11,7 +11,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import random
+import signal
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
@@ -21,6 +23,7 @@ from typing import Any, TypeVar
 import asyncpg
 import grpc
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 from matchplay import replay_history
 from mercado.v1 import match_pb2 as api
 from mercado.v1 import match_pb2_grpc as api_grpc
@@ -296,3 +299,35 @@ async def cut_news(dsn: str) -> int:
     finally:
         await db.close()
     return cut
+
+
+@contextlib.contextmanager
+def paused(pids: list[int]) -> Iterator[None]:
+    """The processes stopped (SIGSTOP) until the block ends: their connections stay open, and silent."""
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        for pid in pids:
+            os.kill(pid, signal.SIGCONT)
+
+
+@contextlib.asynccontextmanager
+async def health_of(node: ServerProcess) -> AsyncIterator[list[int]]:
+    """The node's health (its Watch stream), each status as it is reported, while the block runs."""
+    statuses: list[int] = []
+
+    async def watch(channel: grpc.aio.Channel) -> None:
+        request = health_pb2.HealthCheckRequest(service="")
+        async for response in health_pb2_grpc.HealthStub(channel).Watch(request):
+            statuses.append(response.status)
+
+    async with grpc.aio.insecure_channel(node.target) as channel:
+        watching = asyncio.ensure_future(watch(channel))
+        try:
+            await until(lambda: bool(statuses), "the health stream to open", watching)
+            yield statuses
+        finally:
+            watching.cancel()
+            await asyncio.gather(watching, return_exceptions=True)

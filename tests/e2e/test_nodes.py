@@ -239,16 +239,21 @@ async def test_nodes_ride_out_a_database_restart(
         await until(lambda: callers[2].newest >= 6, "version 6", play)
 
         await asyncio.to_thread(own_postgres.stop, mode)
-        # A match in memory is still shown (no read of the database); an action cannot be stored.
+        # Nothing is answered that the database cannot vouch for: a read (which asks it first whether
+        # another node moved the match on) is UNAVAILABLE, and so is an action, which cannot be stored.
         stubs = [client_of(node).stub for node in (one, two)]
-        views = {
-            (index, seat.seat): await timely(
-                stubs[index].GetView(api.GetViewRequest(match_id=match_id), metadata=bearer(seat.token))
-            )
-            for index in (0, 1)
-            for seat in seats
-        }
-        (index, to_move), state = next((key, view) for key, view in views.items() if view.legal_actions)
+        for stub in stubs:
+            error = await refusal(stub.GetView(api.GetViewRequest(match_id=match_id), timeout=CALL_SECONDS))
+            assert_reason(error, grpc.StatusCode.UNAVAILABLE)
+        await until(
+            lambda: callers[0].newest == callers[1].newest == callers[2].newest, "the last move", play
+        )
+        to_move, state = next(
+            (n, caller.updates[-1].state)
+            for n, caller in enumerate(callers[:2])
+            if caller.updates[-1].state.legal_actions
+        )
+        index = 0
         node = (one, two)[index]
         probe = uuid.uuid4().hex
         request = api.SubmitActionRequest(

@@ -5,7 +5,9 @@ node holds the match. A node that starts while others play reads what changed as
 change that a clock decided at one version is refused once the match has moved on. A sealed bid
 still open in its step is accepted whichever node takes it. A node that cannot hear the others
 (its listening connection silent) reads again on its own and says it is not serving until it hears
-them again.
+them again. A read through any node shows every write acknowledged before it, through any other.
+A join retried with its request id, through any node and after a restart, gets the seat and token
+the first took.
 """
 
 from __future__ import annotations
@@ -13,16 +15,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import os
-import signal
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import asyncpg
-import grpc
 import pytest
-from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1 import health_pb2
 from mercado.v1 import match_pb2 as api
 from mercado_client import Seat
 from nodes import (
@@ -31,13 +30,14 @@ from nodes import (
     ClientOf,
     Nodes,
     eventually,
+    health_of,
     listening_backends,
+    paused,
     playing,
     stored_actions,
     timely,
     until,
 )
-from server_process import ServerProcess
 
 from server.bench.postgres import PostgresServer
 
@@ -225,38 +225,6 @@ async def test_a_node_that_starts_while_another_plays_serves_every_match_as_it_s
     await eventually(every_match_current, "node two to show every match as the database holds it")
 
 
-@contextlib.contextmanager
-def paused(pids: list[int]) -> Iterator[None]:
-    """The processes stopped (SIGSTOP) until the block ends: their connections stay open, and silent."""
-    for pid in pids:
-        os.kill(pid, signal.SIGSTOP)
-    try:
-        yield
-    finally:
-        for pid in pids:
-            os.kill(pid, signal.SIGCONT)
-
-
-@contextlib.asynccontextmanager
-async def health_of(node: ServerProcess) -> AsyncIterator[list[int]]:
-    """The node's health (its Watch stream), each status as it is reported, while the block runs."""
-    statuses: list[int] = []
-
-    async def watch(channel: grpc.aio.Channel) -> None:
-        request = health_pb2.HealthCheckRequest(service="")
-        async for response in health_pb2_grpc.HealthStub(channel).Watch(request):
-            statuses.append(response.status)
-
-    async with grpc.aio.insecure_channel(node.target) as channel:
-        watching = asyncio.ensure_future(watch(channel))
-        try:
-            await until(lambda: bool(statuses), "the health stream to open", watching)
-            yield statuses
-        finally:
-            watching.cancel()
-            await asyncio.gather(watching, return_exceptions=True)
-
-
 async def test_a_node_whose_listener_falls_silent_reads_again_and_is_not_serving_until_it_hears(
     nodes: Nodes, client_of: ClientOf, postgres_dsn: str
 ) -> None:
@@ -309,3 +277,24 @@ async def test_a_read_through_any_node_shows_every_write_acknowledged_before_it(
                 assert (await timely(anext(updates))).version == version
             seen = await timely(through_two.view(match_id))
             assert seen.version == version
+
+
+async def test_a_join_retried_with_its_request_id_through_another_node_or_after_a_restart_gets_its_seat(
+    nodes: Nodes, client_of: ClientOf
+) -> None:
+    one, two = nodes(2)
+    match_id = await timely(client_of(one).create_match(players=3, seed=408))
+    join = api.JoinMatchRequest(match_id=match_id, display_name="ana", request_id=uuid.uuid4().hex)
+    first = await timely(client_of(one).stub.JoinMatch(join))
+    # Its answer was lost, say: the client sends it again, through the other node.
+    again = await timely(client_of(two).stub.JoinMatch(join))
+    assert (again.seat, again.seat_token) == (first.seat, first.seat_token)
+    assert [seat.taken for seat in again.match.seats] == [True, False, False]
+    # ...or through the first node once it has restarted.
+    await asyncio.to_thread(one.restart)
+    later = await timely(client_of(one).stub.JoinMatch(join))
+    assert (later.seat, later.seat_token) == (first.seat, first.seat_token)
+    # The seat token acts for the seat; another join takes another seat.
+    assert (await timely(Seat(client_of(two), match_id, first.seat, first.seat_token).view())).your_seat == 0
+    other = await timely(client_of(two).join(match_id, "bo"))
+    assert other.seat == 1

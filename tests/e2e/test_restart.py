@@ -146,6 +146,21 @@ async def test_a_retry_after_a_restart_returns_the_first_result(
     assert (await watcher.view(match_id)).version == 1
 
 
+async def test_a_join_sent_while_the_server_restarts_takes_one_seat_once_it_is_back(
+    own_server: ServerProcess, connect_own: Connect
+) -> None:
+    client = connect_own(RESTART_WINDOW_SECONDS * 4)
+    match_id = await client.create_match(players=3)
+    await asyncio.to_thread(own_server.kill)
+    # The client's join is retried, under its request id, until the server answers.
+    joining = asyncio.ensure_future(client.join(match_id, "ada"))
+    await asyncio.to_thread(own_server.start)
+    joined = await asyncio.wait_for(joining, FOLLOW_SECONDS)
+    assert joined.seat == 0
+    seats = (await client.view(match_id)).match.seats
+    assert [seat.taken for seat in seats] == [True, False, False]
+
+
 async def test_seats_and_finished_matches_survive_a_restart(
     own_server: ServerProcess, connect_own: Connect
 ) -> None:

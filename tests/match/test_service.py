@@ -164,6 +164,31 @@ async def test_join_refusals_change_nothing(service: MatchService) -> None:
     assert match.status == WAITING
 
 
+async def test_a_join_retried_with_its_request_id_gets_the_seat_and_token_it_took(
+    service: MatchService, db: Path
+) -> None:
+    match = await service.create_match(Options(players=3), [])
+    first = await service.join(match.match_id, "ada", request_id="join-1")
+    again = await service.join(match.match_id, " ada", request_id="join-1")
+    assert (again.seat, again.token) == (first.seat, first.token) == (0, first.token)
+    assert [seat.taken for seat in match.record.seats] == [True, False, False]
+    # Another join unlike the first under its id is refused, and so is a malformed id.
+    for name, seat, request_id in [("bob", None, "join-1"), ("ada", 1, "join-1"), ("ada", None, "join 2")]:
+        with pytest.raises(InvalidRequest):
+            await service.join(match.match_id, name, seat, request_id=request_id)
+    # Another id, or none, takes another seat.
+    assert (await service.join(match.match_id, "bob", request_id="join-2")).seat == 1
+    # The seat and its token are the id's after a restart too.
+    await close(service)
+    service = await authority(db)
+    later = await service.join(match.match_id, "ada", request_id="join-1")
+    assert (later.seat, later.token) == (first.seat, first.token)
+    # A seat given up while the match waits is no longer the id's: it takes an open seat anew.
+    await service.leave(match.match_id, first.token)
+    assert (await service.join(match.match_id, "ada", 2, request_id="join-1")).seat == 2
+    await close(service)
+
+
 async def test_display_names_are_normalised(service: MatchService) -> None:
     match = await service.create_match(Options(players=3), [])
     decomposed = await service.join(match.match_id, "Jose\u0301 ")  # e + combining acute

@@ -30,6 +30,14 @@ async def authority(dsn: str) -> MatchService:
     return service
 
 
+async def stop(service: MatchService) -> None:
+    """Close the authority and its store, whose listener ends on its next turn: let it."""
+    await close(service)
+    store = service.store
+    assert isinstance(store, PostgresStore)
+    await asyncio.gather(*(task for task in (store.listener, store.prober) if task), return_exceptions=True)
+
+
 async def test_a_server_that_starts_while_another_plays_holds_every_match_as_stored(
     postgres_dsn: str,
 ) -> None:
@@ -61,5 +69,5 @@ async def test_a_server_that_starts_while_another_plays_holds_every_match_as_sto
             assert asyncio.get_running_loop().time() < deadline, (held(), [m.version for m, _ in matches])
             await asyncio.sleep(0.05)
     finally:
-        await close(started)
-        await close(playing)
+        await stop(started)
+        await stop(playing)

@@ -380,6 +380,23 @@ async def test_a_released_seat_is_open_again(store: Store) -> None:
     assert (await seats_of(store, "m"))[0] == SeatRecord(0, None, "bea", "h1")
 
 
+async def test_a_join_request_takes_one_seat_of_a_match_until_it_is_released(
+    database: Database, store: Store
+) -> None:
+    await store.create_match(record("m", players=3))
+    await store.create_match(record("n"))
+    joined = SeatRecord(0, None, "ana", "h0", request_hash="r")
+    await store.save_seat("m", joined, WAITING)
+    with pytest.raises(Conflict):  # one seat per request in a match...
+        await store.save_seat("m", SeatRecord(1, None, "ana", "h1", request_hash="r"), WAITING)
+    await store.save_seat("n", replace(joined, token_hash="h2"), WAITING)  # ...whatever other matches hold
+    store = await database.reopen(store)
+    assert (await seats_of(store, "m"))[0] == joined
+    await store.release_seat("m", 0)
+    assert (await seats_of(store, "m"))[0] == SeatRecord(0)
+    await store.save_seat("m", SeatRecord(1, None, "ana", "h1", request_hash="r"), WAITING)
+
+
 async def test_seats_are_updated_with_who_plays_them_and_their_reserves(store: Store) -> None:
     await store.create_match(taken("m", clock=TimeControl()))
     first, second = taken("m").seats

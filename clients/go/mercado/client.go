@@ -52,6 +52,7 @@ import (
 	"time"
 
 	"github.com/cenkalti/backoff/v5"
+	"github.com/google/uuid"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
@@ -276,8 +277,9 @@ func setOptions(request *mercadov1.CreateMatchRequest, options proto.Message) er
 	return status.Errorf(codes.InvalidArgument, "mercado: %s are no game's options", name)
 }
 
-// Join takes the first open seat of a match. Like CreateMatch, it is repeated
-// after a fair-use refusal only.
+// Join takes the first open seat of a match. It is retried with one request id
+// while the server is unavailable, and after a fair-use refusal: a retry gets the
+// seat (and the token) the first attempt took, never a second seat.
 //
 // With a player credential in ctx (WithToken(ctx, playerToken)) the seat is bound
 // to that player: its SeatInfo.PlayerId is the player's, displayName may be "" (the
@@ -297,7 +299,8 @@ func (c *Client) JoinSeat(ctx context.Context, matchID string, seat uint32, disp
 }
 
 func (c *Client) join(ctx context.Context, request *mercadov1.JoinMatchRequest) (*Seat, error) {
-	response, err := retry(ctx, c, afterFairUse, c.rpc.JoinMatch, request)
+	request.RequestId = uuid.NewString()
+	response, err := retry(ctx, c, alsoUnavailable, c.rpc.JoinMatch, request)
 	if err != nil {
 		return nil, err
 	}

@@ -30,6 +30,7 @@ type fakeServer struct {
 	mu      sync.Mutex
 	submits []*mercadov1.SubmitActionRequest
 	creates []*mercadov1.CreateMatchRequest
+	joins   []*mercadov1.JoinMatchRequest
 	streams []uint64 // after_version of each StreamEvents call
 	tokens  []string // the authorization metadata of each call
 	claims  []*mercadov1.ClaimBotSeatRequest
@@ -42,6 +43,7 @@ type fakeServer struct {
 	view   func(n int) (*mercadov1.MatchState, error)
 	stream func(n int, request *mercadov1.StreamEventsRequest, send func(*mercadov1.MatchUpdate) error) error
 	create func(n int) (*mercadov1.CreateMatchResponse, error)
+	join   func(n int) (*mercadov1.JoinMatchResponse, error)
 	claim  func(n int) (*mercadov1.ClaimBotSeatResponse, error)
 	find   func(n int, ctx context.Context, send func(*mercadov1.FindMatchUpdate) error) error
 }
@@ -92,6 +94,12 @@ func (f *fakeServer) GetView(ctx context.Context, _ *mercadov1.GetViewRequest) (
 func (f *fakeServer) CreateMatch(ctx context.Context, request *mercadov1.CreateMatchRequest) (*mercadov1.CreateMatchResponse, error) {
 	n := f.receive(ctx, func() int { f.creates = append(f.creates, request); return len(f.creates) })
 	response, err := f.create(n)
+	return answer(ctx, response, err)
+}
+
+func (f *fakeServer) JoinMatch(ctx context.Context, request *mercadov1.JoinMatchRequest) (*mercadov1.JoinMatchResponse, error) {
+	n := f.receive(ctx, func() int { f.joins = append(f.joins, request); return len(f.joins) })
+	response, err := f.join(n)
 	return answer(ctx, response, err)
 }
 
@@ -147,6 +155,7 @@ func recorded[T any](f *fakeServer, record *[]T) []T {
 
 func (f *fakeServer) submitted() []*mercadov1.SubmitActionRequest { return recorded(f, &f.submits) }
 func (f *fakeServer) created() []*mercadov1.CreateMatchRequest    { return recorded(f, &f.creates) }
+func (f *fakeServer) joined() []*mercadov1.JoinMatchRequest       { return recorded(f, &f.joins) }
 func (f *fakeServer) claimed() []*mercadov1.ClaimBotSeatRequest   { return recorded(f, &f.claims) }
 func (f *fakeServer) streamed() []uint64                          { return recorded(f, &f.streams) }
 func (f *fakeServer) tokensSeen() []string                        { return recorded(f, &f.tokens) }
@@ -730,6 +739,23 @@ func TestCreateMatchIsNotRetriedWhenUnavailable(t *testing.T) {
 	_, err := startFake(t, f).Client().CreateMatch(context.Background(), mercado.MatchOptions{})
 	if creates := len(f.created()); status.Code(err) != codes.Unavailable || creates != 1 {
 		t.Fatalf("got %v after %d calls; want UNAVAILABLE after 1", err, creates)
+	}
+}
+
+func TestJoinIsRetriedWhenUnavailableUnderOneRequestID(t *testing.T) {
+	f := &fakeServer{join: func(n int) (*mercadov1.JoinMatchResponse, error) {
+		if n == 1 {
+			return nil, status.Error(codes.Unavailable, "restarting") // the first answer is lost
+		}
+		return &mercadov1.JoinMatchResponse{Seat: 1, SeatToken: "seat-tok"}, nil
+	}}
+	seat, err := startFake(t, f).Client().Join(context.Background(), "m", "ana")
+	joins := f.joined()
+	if err != nil || seat.Number != 1 || seat.Token != "seat-tok" || len(joins) != 2 {
+		t.Fatalf("got %v, %v after %d calls; want seat 1 after 2", seat, err, len(joins))
+	}
+	if id := joins[0].GetRequestId(); id == "" || joins[1].GetRequestId() != id {
+		t.Errorf("request ids %q and %q: want one, the same for the retry", id, joins[1].GetRequestId())
 	}
 }
 

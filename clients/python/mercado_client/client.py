@@ -87,8 +87,8 @@ class MercadoClient:
 
     Calls refused by a fair-use limit (RESOURCE_EXHAUSTED with ``retry-after``) are repeated
     once that time has passed, within ``reconnect_seconds``; calls that are safe to repeat
-    (views, submissions with their request id, streams) are also retried while the server is
-    unavailable.
+    (views, joins and submissions with their request id, streams) are also retried while the
+    server is unavailable.
     """
 
     def __init__(
@@ -178,16 +178,19 @@ class MercadoClient:
     async def join(
         self, match_id: str, display_name: str = "", seat: int | None = None, *, token: str | None = None
     ) -> Seat:
-        """Take a seat (the first open one when ``seat`` is None).
+        """Take a seat (the first open one when ``seat`` is None), retried while the server is
+        unavailable under one request id: a retry gets the seat the first attempt took, never a second.
 
         With a player credential (``token``) the seat is bound to that player and the returned Seat
         acts with the credential (its ``seat_token`` is kept too); ``display_name`` may then be
         empty, for the player's own. Without one it is anonymous play with the seat's token."""
-        request = api.JoinMatchRequest(match_id=match_id, display_name=display_name)
+        request = api.JoinMatchRequest(
+            match_id=match_id, display_name=display_name, request_id=uuid.uuid4().hex
+        )
         if seat is not None:
             request.seat = seat
         response: api.JoinMatchResponse = await self.call(
-            self.stub.JoinMatch, request, repeatable=False, metadata=_bearer(token)
+            self.stub.JoinMatch, request, metadata=_bearer(token)
         )
         return Seat(self, match_id, response.seat, token or response.seat_token, response.seat_token)
 

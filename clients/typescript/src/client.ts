@@ -248,7 +248,7 @@ export function codeOf(error: unknown): Code {
   return ConnectError.from(error).code;
 }
 
-/** A fresh request id for SubmitAction: 128 random bits in hex (crypto.getRandomValues works in Node and every browser). */
+/** A fresh request id for SubmitAction and JoinMatch: 128 random bits in hex (crypto.getRandomValues works in Node and every browser). */
 export function newRequestId(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(16));
   return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
@@ -570,8 +570,9 @@ export class MercadoClient {
   }
 
   /**
-   * Take an open seat (the first one when `seat` is absent) and its secret token. Repeated
-   * after a fair-use refusal's retry-after only (a repeat after a lost reply could take a second seat).
+   * Take an open seat (the first one when `seat` is absent) and its secret token. Retried under one
+   * request id while the server is unreachable, and after a fair-use refusal's retry-after: a retry
+   * gets the seat (and token) the first attempt took, never a second seat.
    *
    * With `token`, a player credential (see createPlayer), the seat is bound to that player: its
    * SeatInfo.playerId is the player's, `displayName` may be "" (the player's own name is used),
@@ -580,8 +581,8 @@ export class MercadoClient {
    * `--allow-anonymous` (Code.Unauthenticated otherwise).
    */
   async join(matchId: string, displayName: string, seat?: number, token?: string): Promise<Seat> {
-    const request = { matchId, displayName, ...(seat === undefined ? {} : { seat }) };
-    const response = await this.retryingAfterFairUse(() => this.service.joinMatch(request, this.callOptions(token)));
+    const request = { matchId, displayName, requestId: newRequestId(), ...(seat === undefined ? {} : { seat }) };
+    const response = await this.retrying(() => this.service.joinMatch(request, this.callOptions(token)));
     return new Seat(this, matchId, response.seat, response.seatToken);
   }
 

@@ -500,16 +500,33 @@ describe("wrapper", () => {
     });
   });
 
-  test("createMatch, join and claimBotSeat are not retried when the server is unreachable", async () => {
+  test("createMatch and claimBotSeat are not retried when the server is unreachable", async () => {
     const port = await freePort();
     const { outcomes, interceptor } = recorder();
     // reconnectMs far beyond this test's timeout: a retry would show as a timeout.
     const unreachable = connectNode(`127.0.0.1:${port}`, { retry: { reconnectMs: 600_000 }, interceptors: [interceptor] });
     try {
       await rejectsWith(() => unreachable.createMatch(), Code.Unavailable);
-      await rejectsWith(() => unreachable.join("0".repeat(32), "ana"), Code.Unavailable);
       await rejectsWith(() => unreachable.claimBotSeat(server.agentKey, "ts-agent"), Code.Unavailable);
-      assert.deepEqual(outcomes, ["CreateMatch Unavailable", "JoinMatch Unavailable", "ClaimBotSeat Unavailable"]);
+      assert.deepEqual(outcomes, ["CreateMatch Unavailable", "ClaimBotSeat Unavailable"]);
+    } finally {
+      unreachable.close();
+    }
+  });
+
+  test("join is retried when the server is unreachable, under one request id", async () => {
+    const port = await freePort();
+    const requestIds: string[] = [];
+    const sent: Interceptor = (next) => async (request) => {
+      if (!request.stream) requestIds.push((request.message as { requestId?: string }).requestId ?? "");
+      return next(request);
+    };
+    const unreachable = connectNode(`127.0.0.1:${port}`, { retry: { reconnectMs: 1_000 }, interceptors: [sent] });
+    try {
+      await rejectsWith(() => unreachable.join("0".repeat(32), "ana"), Code.Unavailable);
+      assert.ok(requestIds.length > 1, `${requestIds.length} attempts`);
+      assert.match(requestIds[0] ?? "", /^[0-9a-f]{32}$/);
+      assert.deepEqual(new Set(requestIds), new Set([requestIds[0]]));
     } finally {
       unreachable.close();
     }

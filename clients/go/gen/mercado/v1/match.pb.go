@@ -665,7 +665,15 @@ type JoinMatchRequest struct {
 	Seat    *uint32                `protobuf:"varint,2,opt,name=seat,proto3,oneof" json:"seat,omitempty"` // the first open seat when absent
 	// 1..40 printable characters (NFC); no control, bidi-override or zero-width characters.
 	// A player may leave it empty: its own display name is used.
-	DisplayName   string `protobuf:"bytes,3,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
+	DisplayName string `protobuf:"bytes,3,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
+	// Chosen by the client, unique per match, in SubmitAction's request_id form (a UUID is fine).
+	// A retry with the same id, through any server, returns the seat it took and the same seat
+	// token, without taking another: a join whose answer was lost (a timeout, a dropped
+	// connection) is retried safely. The same id with another seat, name or player is
+	// INVALID_ARGUMENT. Draw it at random: with the match id it gets the seat's token back. A seat
+	// given up (LeaveMatch while the match waits) is no longer the id's; empty: every call takes
+	// a seat of its own.
+	RequestId     string `protobuf:"bytes,4,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -717,6 +725,13 @@ func (x *JoinMatchRequest) GetSeat() uint32 {
 func (x *JoinMatchRequest) GetDisplayName() string {
 	if x != nil {
 		return x.DisplayName
+	}
+	return ""
+}
+
+func (x *JoinMatchRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
 	}
 	return ""
 }
@@ -3086,11 +3101,13 @@ const file_mercado_v1_match_proto_rawDesc = "" +
 	"\r_time_control\"`\n" +
 	"\x13CreateMatchResponse\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12.\n" +
-	"\x05match\x18\x02 \x01(\v2\x18.mercado.v1.MatchSummaryR\x05match\"r\n" +
+	"\x05match\x18\x02 \x01(\v2\x18.mercado.v1.MatchSummaryR\x05match\"\x91\x01\n" +
 	"\x10JoinMatchRequest\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x17\n" +
 	"\x04seat\x18\x02 \x01(\rH\x00R\x04seat\x88\x01\x01\x12!\n" +
-	"\fdisplay_name\x18\x03 \x01(\tR\vdisplayNameB\a\n" +
+	"\fdisplay_name\x18\x03 \x01(\tR\vdisplayName\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x04 \x01(\tR\trequestIdB\a\n" +
 	"\x05_seat\"v\n" +
 	"\x11JoinMatchResponse\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\rR\x04seat\x12\x1d\n" +

@@ -357,6 +357,7 @@ class JoinMatchRequest(google.protobuf.message.Message):
     MATCH_ID_FIELD_NUMBER: builtins.int
     SEAT_FIELD_NUMBER: builtins.int
     DISPLAY_NAME_FIELD_NUMBER: builtins.int
+    REQUEST_ID_FIELD_NUMBER: builtins.int
     match_id: builtins.str
     seat: builtins.int
     """the first open seat when absent"""
@@ -364,15 +365,25 @@ class JoinMatchRequest(google.protobuf.message.Message):
     """1..40 printable characters (NFC); no control, bidi-override or zero-width characters.
     A player may leave it empty: its own display name is used.
     """
+    request_id: builtins.str
+    """Chosen by the client, unique per match, in SubmitAction's request_id form (a UUID is fine).
+    A retry with the same id, through any server, returns the seat it took and the same seat
+    token, without taking another: a join whose answer was lost (a timeout, a dropped
+    connection) is retried safely. The same id with another seat, name or player is
+    INVALID_ARGUMENT. Draw it at random: with the match id it gets the seat's token back. A seat
+    given up (LeaveMatch while the match waits) is no longer the id's; empty: every call takes
+    a seat of its own.
+    """
     def __init__(
         self,
         *,
         match_id: builtins.str = ...,
         seat: builtins.int | None = ...,
         display_name: builtins.str = ...,
+        request_id: builtins.str = ...,
     ) -> None: ...
     def HasField(self, field_name: typing.Literal["_seat", b"_seat", "seat", b"seat"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["_seat", b"_seat", "display_name", b"display_name", "match_id", b"match_id", "seat", b"seat"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["_seat", b"_seat", "display_name", b"display_name", "match_id", b"match_id", "request_id", b"request_id", "seat", b"seat"]) -> None: ...
     def WhichOneof(self, oneof_group: typing.Literal["_seat", b"_seat"]) -> typing.Literal["seat"] | None: ...
 
 global___JoinMatchRequest = JoinMatchRequest
