@@ -343,8 +343,8 @@ async def _seated(
     game: str, targets: list[str], journal: Journal, plan: Plan, rng: random.Random
 ) -> list[Caller]:
     """A new match of ``game`` for two, created and joined through nodes at random, with its callers:
-    each seat's player (none for a seat whose token a failed call lost: the AI plays it) and a
-    spectator."""
+    each seat's player and a spectator. A join is retried with its request id, so a lost answer
+    loses no seat (were one refused, the AI would play it)."""
     organizer = Client(journal, targets, rng)
     clock = api.TimeControl(
         turn_seconds=TURN_SECONDS,
@@ -354,12 +354,18 @@ async def _seated(
     )
     create = api.CreateMatchRequest(game=games.game_enum(game), players=2, time_control=clock)
     try:
-        created = None
-        while created is None:  # a match whose creation's answer was lost waits unplayed, and expires
-            created = await organizer.answer("CreateMatch", create)
+        # A creation whose answer was lost is made again: the match it made waits unplayed, and expires.
+        created = await organizer.answer("CreateMatch", create)
+        if created is None:
+            raise RuntimeError(f"a match could not be created: {dict(journal.errors)}")
         tokens = []
         for seat in range(2):
-            join = api.JoinMatchRequest(match_id=created.match_id, seat=seat, display_name=f"player {seat}")
+            join = api.JoinMatchRequest(
+                match_id=created.match_id,
+                seat=seat,
+                display_name=f"player {seat}",
+                request_id=uuid.uuid4().hex,
+            )
             joined = await organizer.answer("JoinMatch", join)
             if joined is None:
                 journal.counts["seats_lost"] += 1
