@@ -228,15 +228,17 @@ def _nodes_agree(stored: Stored, replays: list[dict[str, api.Replay]]) -> dict[s
 
 
 def _matches_finished(journal: Journal, stored: Stored) -> dict[str, Any]:
-    """How many did not finish, and the longest any stood still after the faults ended."""
+    """How many did not finish, the longest any stood still after the faults ended, and when the
+    last one finished."""
     unfinished = [match_id for match_id in journal.matches if stored.get(match_id, ("",))[0] != "finished"]
-    longest, which = 0.0, ""
+    longest, which, last = 0.0, "", journal.faults_ended
     now = time.monotonic()
     for match_id, seen in journal.seen.items():
         moved = sorted(at for at in seen.values() if at > journal.faults_ended)
         if not moved and match_id not in unfinished:
             continue  # it ended before the faults did
         points = [journal.faults_ended, *moved, *([now] if match_id in unfinished else [])]
+        last = max(last, points[-1])
         still = max(later - earlier for earlier, later in itertools.pairwise(points))
         if still > longest:
             longest, which = still, journal.matches[match_id]
@@ -245,6 +247,7 @@ def _matches_finished(journal: Journal, stored: Stored) -> dict[str, Any]:
         "unfinished": len(unfinished),
         "longest_still_seconds": round(longest, 2),
         "longest_still_game": which,
+        "last_finished_seconds_after_the_faults": round(last - journal.faults_ended, 1),
     }
 
 

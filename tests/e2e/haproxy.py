@@ -27,7 +27,7 @@ CONFIG = ROOT / "deploy" / "haproxy.cfg"
 PROXY_SOURCE = "127.0.0.2"  # the nodes' --trusted-proxy
 TRUSTED_PROXY = ("--trusted-proxy", f"{PROXY_SOURCE}/32")
 START_SECONDS = 20.0
-UP_SECONDS = 30.0  # for a node to pass its health checks (two, 2 s apart)
+CHECKED_SECONDS = 30.0  # for HAProxy to find a node up or down (two checks, 2 s apart)
 
 
 def program() -> str:
@@ -114,15 +114,18 @@ class HAProxy:
 
     def wait_up(self, names: Sequence[str] = ("node1", "node2")) -> None:
         """Until HAProxy finds every one of ``names`` healthy."""
-        deadline = time.monotonic() + UP_SECONDS
+        self.wait_until("UP", names)
+
+    def wait_until(self, status: str, names: Sequence[str] = ("node1", "node2")) -> None:
+        """Until HAProxy shows every one of ``names`` in ``status`` (UP, DOWN)."""
+        deadline = time.monotonic() + CHECKED_SECONDS
         while True:
             states = self.servers()
-            if all(states[name]["status"] == "UP" for name in names):
+            if all(states[name]["status"] == status for name in names):
                 return
             if time.monotonic() > deadline:
-                raise AssertionError(
-                    f"the nodes are not up: { ({n: s['status'] for n, s in states.items()}) }"
-                )
+                shown = {name: state["status"] for name, state in states.items()}
+                raise AssertionError(f"the nodes are not {status}: {shown}")
             time.sleep(0.1)
 
     def log(self) -> str:

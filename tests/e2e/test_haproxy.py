@@ -25,8 +25,19 @@ from matchplay import assert_reason, refusal
 from mercado.v1 import match_pb2 as api
 from mercado.v1 import match_pb2_grpc as api_grpc
 from mercado_client import retry_after
-from nodes import MATCH_SECONDS, Caller, ClientOf, Nodes, assert_played, playing, timely, until
+from nodes import (
+    MATCH_SECONDS,
+    Caller,
+    ClientOf,
+    Nodes,
+    assert_played,
+    playing,
+    timely,
+    until,
+)
 from server_process import ServerProcess
+
+from server.bench.postgres import PostgresServer
 
 pytestmark = pytest.mark.postgres
 
@@ -37,11 +48,12 @@ Balanced = Callable[..., tuple[list[ServerProcess], HAProxy]]
 
 @pytest.fixture
 def balanced(nodes: Nodes, tmp_path: Path) -> Iterator[Balanced]:
-    """``balanced(*flags)``: two nodes (with ``flags``, trusting HAProxy) and HAProxy in front of them."""
+    """``balanced(*flags, dsn=...)``: two nodes (with ``flags``, trusting HAProxy; on the test's own
+    database unless ``dsn`` names another) and HAProxy in front of them."""
     started: list[HAProxy] = []
 
-    def start(*args: str) -> tuple[list[ServerProcess], HAProxy]:
-        pair = nodes(2, *TRUSTED_PROXY, *args, web=True)
+    def start(*args: str, dsn: str | None = None) -> tuple[list[ServerProcess], HAProxy]:
+        pair = nodes(2, *TRUSTED_PROXY, *args, dsn=dsn, web=True)
         haproxy = HAProxy(pair, tmp_path / "haproxy.log")
         started.append(haproxy)
         haproxy.wait_up()
@@ -126,6 +138,21 @@ async def test_a_rolling_restart_under_play_fails_no_call_beyond_the_clients_own
         replay = await timely(client_of(nodes[0]).replay(group[0].match_id))
         assert replay == await timely(client_of(nodes[1]).replay(group[0].match_id))
         assert_played(group, replay)
+
+
+async def test_nodes_that_are_not_serving_get_no_calls_until_they_serve_again(
+    balanced: Balanced, client_of: ClientOf, own_postgres: PostgresServer
+) -> None:
+    _, haproxy = balanced(dsn=own_postgres.create_database("balanced"))
+    # Without their database the nodes report NOT_SERVING, and HAProxy's gRPC health checks take
+    # them out: a call is refused by HAProxy itself.
+    await asyncio.to_thread(own_postgres.stop, "fast")
+    await asyncio.to_thread(haproxy.wait_until, "DOWN")
+    refused = await timely(refusal(client_of(haproxy.targets[0], 0.0).create_match(players=2)))
+    assert_reason(refused, grpc.StatusCode.UNAVAILABLE)
+    await asyncio.to_thread(own_postgres.start)
+    await asyncio.to_thread(haproxy.wait_up)
+    await timely(client_of(haproxy.targets[0]).create_match(players=2))
 
 
 async def test_the_limits_count_each_client_behind_haproxy_and_not_haproxy(
