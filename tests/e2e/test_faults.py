@@ -23,7 +23,7 @@ from server.bench.postgres import PostgresServer
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 
 # One fault of each kind, 12 s apart; two matches of each game in play at once.
-PLAN = Plan(duration=48.0, every=12.0, tables=2, seed=41, finish_seconds=90.0)
+PLAN = Plan(duration=48.0, every=12.0, tables=2, seed=41, finish_seconds=120.0)
 
 
 async def test_nodes_under_faults_lose_nothing_acknowledged_and_finish_every_match(
