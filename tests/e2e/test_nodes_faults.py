@@ -69,13 +69,11 @@ async def test_a_turn_that_runs_out_while_the_database_is_away_is_handed_to_the_
     await asyncio.sleep(OUTAGE_SECONDS)
     assert time.time() * 1000 > state.match.deadline_unix_ms + 1000, "the outage ended before the deadline"
     await asyncio.to_thread(own_postgres.start)
-    back = time.monotonic()
 
     async def handed_over() -> bool:
         return (await seats[mover].view()).match.seats[mover].played_by_ai
 
     await eventually(handed_over, "the seat that ran out to be handed to the AI", HANDED_OVER_SECONDS)
-    print(f"handed over {time.monotonic() - back:.1f} s after the database came back")
 
     # The AI then plays the seat's turn, as without an outage.
     async def moved() -> bool:
