@@ -431,7 +431,6 @@ async def run_on(database: PostgresServer, directory: Path, plan: Plan) -> dict[
 
 def run(plan: Plan) -> dict[str, Any]:
     """``mercado bench failover``: ``plan`` on a throwaway PostgreSQL cluster of its own."""
-
     reason = available()
     if reason is not None:
         raise RuntimeError(f"PostgreSQL is not available: {reason}")
