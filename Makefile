@@ -70,7 +70,7 @@ typecheck: setup
 	$(BIN)/mypy
 
 pytest: setup
-	scripts/install-postgres.sh
+	scripts/install-test-servers.sh
 	$(BIN)/pytest
 
 bench: setup

@@ -52,7 +52,7 @@ def start(tmp_path: Path) -> Iterator[Start]:
 
 def _throwaway_postgres() -> Iterator[PostgresServer]:
     """A throwaway PostgreSQL server (server/bench/postgres.py). Skipped only when PostgreSQL's
-    server binaries are not installed (scripts/install-postgres.sh)."""
+    server binaries are not installed (scripts/install-test-servers.sh)."""
     reason = available()
     if reason is not None:
         pytest.skip(f"PostgreSQL is not available: {reason}")

@@ -1,7 +1,7 @@
 """A throwaway PostgreSQL server: a fresh cluster in a temporary directory, for tests and benchmarks.
 
 It uses the server binaries of the operating system's PostgreSQL (Debian's, in
-``/usr/lib/postgresql/<version>/bin``; ``scripts/install-postgres.sh`` installs them). The server
+``/usr/lib/postgresql/<version>/bin``; ``scripts/install-test-servers.sh`` installs them). The server
 listens on 127.0.0.1 only, on a free port, with its unix socket in the temporary directory, and
 trusts every local connection as user ``postgres``. ``initdb`` and ``pg_ctl`` refuse to run as root,
 so as root they run as the ``postgres`` user of the system.
@@ -61,7 +61,7 @@ def available() -> str | None:
     if find_bin_dir() is None:
         return (
             f"no PostgreSQL server binaries ({', '.join(SERVER_PROGRAMS)}) in {INSTALL_ROOT}/*/bin"
-            " (scripts/install-postgres.sh installs them)"
+            " (scripts/install-test-servers.sh installs them)"
         )
     if _running_as_root():
         try:

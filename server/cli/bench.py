@@ -434,6 +434,39 @@ def views(calls: int) -> None:
 
 
 @bench.command()
+@click.option(
+    "--duration",
+    type=click.FloatRange(min=10),
+    default=300.0,
+    show_default=True,
+    help="Seconds of faults; then the matches in play finish.",
+)
+@click.option(
+    "--every", type=click.FloatRange(min=1), default=15.0, show_default=True, help="Seconds between faults."
+)
+@click.option(
+    "--matches",
+    type=click.IntRange(min=1),
+    default=4,
+    show_default=True,
+    help="Matches of each game in play at once.",
+)
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the faults and the moves.")
+def failover(duration: float, every: float, matches: int, seed: int) -> None:
+    """Three servers on one throwaway PostgreSQL under faults (a server killed, one paused, the database
+    restarted, the listening connections cut, in turn) while clients play every game through them:
+    the faults, each check's figures (nothing acknowledged lost, streams gap-free, servers and database
+    agreeing, ...) and the longest any match stood still once the faults ended."""
+    from server.bench.faults import Plan, run
+
+    try:
+        report = run(Plan(duration=duration, every=every, tables=matches, seed=seed))
+    except RuntimeError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(json.dumps(report, indent=2))
+
+
+@bench.command()
 @click.option("--level", type=click.Choice(BOT_LEVELS), default="easy", show_default=True)
 @click.option("--matches", type=click.IntRange(min=1), default=8, show_default=True, help="Matches at once.")
 @click.option("--duration", type=click.FloatRange(min=1), default=30.0, show_default=True, help="Seconds.")

@@ -72,6 +72,13 @@ def _value(metadata: Metadata, name: str) -> str | None:
     return None
 
 
+def _forwarded_for(metadata: Metadata) -> str | None:
+    """Every x-forwarded-for field, in order, as one list: a proxy may append a field of its own after
+    the client's (HAProxy does) rather than add to the one it got (Envoy does)."""
+    hops = [value for key, value in metadata if key == "x-forwarded-for" and isinstance(value, str)]
+    return ", ".join(hops) if hops else None
+
+
 def _bearer(metadata: Metadata) -> str | None:
     value = _value(metadata, "authorization")
     if value is None or not value.startswith("Bearer "):
@@ -228,7 +235,7 @@ class MatchServicer(api_grpc.MatchServiceServicer):
         """Refuse an undecodable request; know the caller's player; spend the caller's rate limit
         (its player's, when it names one). Returns the client's key and its network's."""
         metadata = context.invocation_metadata() or ()  # built anew by each call: read once
-        client = network = self.clients.key(context.peer(), _value(metadata, "x-forwarded-for"))
+        client = network = self.clients.key(context.peer(), _forwarded_for(metadata))
         if isinstance(request, Undecodable):
             self.limiter.take(method, client)  # it costs its network's budget like any call
             log.warning("undecodable request", extra={"method": method, "reason": request.reason})

@@ -190,8 +190,8 @@ async def test_behind_a_trusted_proxy_each_forwarded_client_has_its_own_budget(s
     past the proxy's own entry, and calls from an untrusted address are counted by that address."""
     server = start("--rate-limit", "CreateMatch=1/1", "--trusted-proxy", "127.0.0.0/8")
 
-    def create(forwarded: str) -> Any:
-        metadata = (("x-forwarded-for", forwarded),)
+    def create(*forwarded: str) -> Any:
+        metadata = tuple(("x-forwarded-for", hops) for hops in forwarded)
         return client.stub.CreateMatch(api.CreateMatchRequest(players=2), metadata=metadata)
 
     async with MercadoClient(server.target) as client:
@@ -201,6 +201,8 @@ async def test_behind_a_trusted_proxy_each_forwarded_client_has_its_own_budget(s
         # A client's own x-forwarded-for is kept left of what the proxy appends: the last one counts.
         assert_throttled(await refusal(create("198.51.100.1, 203.0.113.7")))
         await create("203.0.113.9, 127.0.0.1")  # a chain of trusted proxies is looked through
+        # A proxy may add a field of its own after the client's (HAProxy does): the fields are one list.
+        assert_throttled(await refusal(create("198.51.100.2", "203.0.113.7")))
 
 
 @pytest.mark.parametrize("limit", ["CreateMatch=0", "Nope=1/1", "CreateMatch=1/0"])

@@ -84,13 +84,14 @@ def logged(node: ServerProcess, message: str) -> list[dict[str, Any]]:
 
 @pytest.fixture
 def nodes(request: pytest.FixtureRequest) -> Iterator[Nodes]:
-    """``nodes(count, *flags, dsn=...)`` starts ``count`` servers at once on one database (by default
-    the test's own fresh one); those still running at the end must stop cleanly."""
+    """``nodes(count, *flags, dsn=..., web=False)`` starts ``count`` servers at once on one database (by
+    default the test's own fresh one), with web ports if ``web``; those still running at the end must
+    stop cleanly."""
     started: list[ServerProcess] = []
 
-    def start(count: int, *args: str, dsn: str | None = None) -> list[ServerProcess]:
+    def start(count: int, *args: str, dsn: str | None = None, web: bool = False) -> list[ServerProcess]:
         database = dsn if dsn is not None else request.getfixturevalue("postgres_dsn")
-        group = [ServerProcess(database, web_port=-1, args=list(args)) for _ in range(count)]
+        group = [ServerProcess(database, web_port=0 if web else -1, args=list(args)) for _ in range(count)]
         started.extend(group)
         with ThreadPoolExecutor(count) as pool:
             list(pool.map(ServerProcess.start, group))
