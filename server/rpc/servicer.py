@@ -37,6 +37,7 @@ from mercado_client.wire import BOT_LEVEL_NAMES, MATCH_STATUS_NAMES
 from server.games.registry import GAMES
 from server.match import BOT_LEVELS, DEFAULT_BOT_LEVEL, MatchService
 from server.match.errors import InvalidRequest, NotAllowedNow, Throttled, Unauthenticated
+from server.match.holdings import player_client
 from server.players.directory import Players
 from server.players.identity import NOT_VALID, PLAYER_ID, Identity, is_player_credential
 from server.players.matchmaking import Matchmaker, Seeker
@@ -248,7 +249,7 @@ class MatchServicer(api_grpc.MatchServiceServicer):
             CALLER.set(identity)
             SEAT_TOKEN.set(None)
             if client and method not in BY_NETWORK:  # a trusted network (the empty key) stays trusted
-                client = f"player:{identity.player_id}"
+                client = player_client(identity.player_id)
         self.limiter.take(method, client)
         return client, network
 
@@ -543,7 +544,14 @@ class MatchServicer(api_grpc.MatchServiceServicer):
             try:
                 await context.send_initial_metadata(())
                 found = self.matchmaker.find(
-                    player.player_id, player.display_name, player.mu, players, request.allow_ai, game
+                    player.player_id,
+                    player.display_name,
+                    player.mu,
+                    players,
+                    request.allow_ai,
+                    game,
+                    client,
+                    network,
                 )
                 async for step in found:
                     if isinstance(step, Seeker):
