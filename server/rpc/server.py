@@ -30,6 +30,7 @@ from server.store.postgres import PostgresStore, is_postgres
 from server.store.sqlite import SqliteStore
 
 from .handlers import add_to_server
+from .heap import give_back_free_memory
 from .limits import FairUse
 from .metrics import Metrics
 from .servicer import MatchServicer
@@ -235,11 +236,13 @@ async def serve(config: ServerConfig) -> None:
             "open_files": open_files,
         },
     )
+    trimming = loop.create_task(give_back_free_memory())
     stop = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     log.info("shutting down")
+    trimming.cancel()
     await running.health.enter_graceful_shutdown()
     service.close_streams()
     await matchmaker.close()
