@@ -7,7 +7,9 @@ over the queue (shared by every server through the store), creates each match,
 seats its players and tells them. A group's players are claimed in the store
 before its match is made, so no player is ever put into two matches, whichever
 servers group at once; one whose match could not be made (no agent for its
-bots) goes back in with its waiting time kept.
+bots) goes back in with its waiting time kept. The match counts against the caps
+of each of its players and their networks, as if each had created it; a player
+it would take past one is refused, and the others go back in.
 """
 
 from __future__ import annotations
