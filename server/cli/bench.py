@@ -467,6 +467,21 @@ def failover(duration: float, every: float, matches: int, seed: int) -> None:
 
 
 @bench.command()
+@click.option("--streams", type=click.IntRange(min=1), default=50_000, show_default=True, help="Per storm.")
+@click.option("--storms", type=click.IntRange(min=1), default=1, show_default=True)
+def storm(streams: int, storms: int) -> None:
+    """A server's resident memory under storms of streams opened and reset at once: once started,
+    right after each storm, and once it has settled."""
+    from server.bench.storm import run
+
+    try:
+        report = run(streams, storms)
+    except RuntimeError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(json.dumps(report, indent=2))
+
+
+@bench.command()
 @click.option("--level", type=click.Choice(BOT_LEVELS), default="easy", show_default=True)
 @click.option("--matches", type=click.IntRange(min=1), default=8, show_default=True, help="Matches at once.")
 @click.option("--duration", type=click.FloatRange(min=1), default=30.0, show_default=True, help="Seconds.")

@@ -13,6 +13,12 @@ from collections.abc import Hashable
 from .errors import Throttled
 
 NETWORK = "network:"  # a network's count, apart from its clients' own (an anonymous client is its address)
+PLAYER = "player:"  # a client that names its player: the player, wherever it calls from
+
+
+def player_client(player_id: str) -> str:
+    """The client a caller with ``player_id``'s credential is."""
+    return PLAYER + player_id
 
 
 def holders(client: str, network: str) -> tuple[str, ...]:

@@ -77,7 +77,8 @@ class Match:
     stand_in: asyncio.Task[None] | None = None  # the AI choosing a move for the seat it plays
     clock_failures: int = 0  # timeouts or stand-in moves in a row that failed: the next waits longer
     # Whose share of the stand-in's time the match uses: its creator's network (or the creator, from
-    # a trusted network); "" when not known (created by the server, or loaded from the store).
+    # a trusted network; matchmaking's: its longest-waiting player's); when not known (a trusted
+    # caller's, or loaded from the store), a share of its own, never one that such matches share.
     creator: str = ""
     _snapshot: Update | None = None
     # The API's serialized summary of the match but for what changes with every action, with the
@@ -87,6 +88,7 @@ class Match:
 
     def __post_init__(self) -> None:
         self.rules = game_named(self.record.game)
+        self.creator = self.creator or self.record.match_id
 
     @property
     def match_id(self) -> str:

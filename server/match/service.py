@@ -392,13 +392,15 @@ class MatchService:
         hot_seat: bool = False,
         unrated: bool = False,
         game: str = "mercado",
+        also_for: Iterable[tuple[str, ...]] = (),
     ) -> Match:
         """A new match of ``game`` with its full ``options`` (players included); ``seats`` holds, per
         seat, None (open) or a bot level. ``creator`` names the client and ``network`` the network it
-        calls from, for the caps on the waiting matches each may hold; ``player_id`` the player who
-        creates it, if any. ``clock`` None
-        with ``default_clock`` gets the server's default time control; a clock of 0 s per turn is
-        none."""
+        calls from, for the caps on the waiting matches and bot seats each may hold, and whose turns it
+        takes with the stand-in; ``also_for`` the keys (``holders``) of others it counts for as well
+        (the other players matchmaking put in it). ``player_id`` is the player who creates it, if any.
+        ``clock`` None with ``default_clock`` gets the server's default time control; a clock of 0 s
+        per turn is none."""
         self._check_player(player_id)
         rules = game_named(game)
         players = int(options["players"])
@@ -411,9 +413,8 @@ class MatchService:
             raise PermissionDenied("this server draws every seed itself (chosen seeds are off)")
         self._check_bots(bots)
         creators = holders(creator, network)
-        self._check_waiting(creators)
-        if bots:
-            self.bot_seats_by.check(creators, len(bots))
+        charged = tuple(dict.fromkeys([*creators, *(key for keys in also_for for key in keys)]))
+        self.check_caps(charged, len(bots))
         if clock is None and default_clock:
             clock = self.policy.default_clock
         if clock is not None and not clock.turn_seconds:
@@ -434,8 +435,8 @@ class MatchService:
         )
         match = Match(record, rules.new_game(options, record.seed), creator=creators[-1] if creators else "")
         # Counted before the write, so that concurrent creations cannot all pass the caps.
-        self._waits(match, creators)
-        self._holds_bot_seats(match, creators)
+        self._waits(match, charged)
+        self._holds_bot_seats(match, charged)
         try:
             await _uncancelled(self.store.create_match(record))
         except Exception:
@@ -466,10 +467,14 @@ class MatchService:
                 f" ({free} free agent seats, {waiting} bot seats waiting); try again later"
             )
 
-    def _check_waiting(self, creators: tuple[str, ...]) -> None:
+    def check_caps(self, keys: tuple[str, ...], bots: int = 0) -> None:
+        """Throttled if one more waiting match, with ``bots`` bot seats, would take the server or any
+        of ``keys`` (``holders``) past a cap."""
         if self.waiting >= self.limits.waiting:
             raise Throttled("the server has too many matches waiting for players", WAITING_RETRY_SECONDS)
-        self.waiting_by.check(creators)
+        self.waiting_by.check(keys)
+        if bots:
+            self.bot_seats_by.check(keys, bots)
 
     def _waits(self, match: Match, creators: tuple[str, ...]) -> None:
         self.waiting += 1

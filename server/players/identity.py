@@ -18,6 +18,7 @@ A seat token is not a JWT (it has no dots), so the two never meet.
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import time
 from collections import OrderedDict
@@ -33,12 +34,16 @@ from server.store.records import EXTERNAL, GUEST
 
 GUEST_ISSUER = "mercado"  # the issuer of this server's guest tokens
 PLAYER_ID = re.compile(r"^[0-9a-f]{32}$")
-ASYMMETRIC = ("RS256", "RS384", "RS512", "EdDSA")  # what a JWKS file's keys may sign with
+# What a JWKS file's keys may sign with, and the kind of key (JWK ``kty``) each algorithm needs.
+KEY_TYPES = {"RS256": "RSA", "RS384": "RSA", "RS512": "RSA", "EdDSA": "OKP"}
+NOT_VALID = "the player credential is not valid"  # how every refusal of one begins
 MAX_CREDENTIAL_LENGTH = 8192
 # Verified credentials remembered, so that a call does not verify again (about 0.2 ms of the event loop
 # each); a server remembers as many as its streams' cap, a credential for each player it may hold.
 VERIFIED_KEPT = 10_000
 LEEWAY_SECONDS = 30  # clocks of frontend and server may differ this much
+PLAIN = re.compile(r"[\w ,.:;'()-]{1,120}")  # a reason from PyJWT that can be passed on as it is
+log = logging.getLogger("mercado.players")
 
 
 @dataclass(frozen=True)
@@ -124,7 +129,7 @@ class Authenticator:
 
     def _verify(self, credential: str) -> Identity:
         if len(credential) > MAX_CREDENTIAL_LENGTH:
-            raise Unauthenticated("the player credential is too long")
+            raise Unauthenticated(f"{NOT_VALID}: it is too long")
         try:
             # Read once, unverified, to know whose key verifies it.
             unverified = jwt.api_jwt.decode_complete(credential, options={"verify_signature": False})
@@ -134,8 +139,13 @@ class Authenticator:
             if self.frontend is not None and issuer == self.frontend.issuer:
                 return self._frontend(credential, header, self.frontend)
         except jwt.PyJWTError as error:
-            raise Unauthenticated(f"the player credential was refused: {_reason(error)}") from None
-        raise Unauthenticated("the player credential was refused: its issuer is not one this server trusts")
+            raise Unauthenticated(f"{NOT_VALID}: {_reason(error)}") from None
+        except Exception as error:
+            # Whatever else a forged token makes PyJWT or the cryptography library raise (a number
+            # too large, a key it cannot use): the token's fault, never the server's.
+            log.debug("a player credential failed verification", extra={"error": type(error).__name__})
+            raise Unauthenticated(f"{NOT_VALID}: it could not be verified") from None
+        raise Unauthenticated(f"{NOT_VALID}: its issuer is not one this server trusts")
 
     def _guest(self, credential: str) -> Identity:
         claims = jwt.decode(
@@ -161,9 +171,9 @@ class Authenticator:
             key = frontend.secret
         else:
             assert frontend.keys is not None
-            if algorithm not in ASYMMETRIC:
+            if not isinstance(algorithm, str) or algorithm not in KEY_TYPES:
                 raise jwt.InvalidAlgorithmError("the algorithm is not allowed")
-            key = _key(frontend.keys, header.get("kid"))
+            key = _key(frontend.keys, header.get("kid"), KEY_TYPES[algorithm])
         claims = jwt.decode(
             credential,
             key,
@@ -180,16 +190,21 @@ class Authenticator:
         return Identity(player_id, EXTERNAL, _name(claims.get("name"), player_id), float(claims["exp"]))
 
 
-def _key(keys: jwt.PyJWKSet, kid: object) -> Any:
-    """The JWKS key the token names (its only key when the token names none)."""
+def _key(keys: jwt.PyJWKSet, kid: object, key_type: str) -> Any:
+    """The JWKS key the token names (its only key when the token names none), if it is of ``key_type``,
+    the kind its algorithm needs."""
     if kid is None:
         if len(keys.keys) != 1:
             raise jwt.InvalidTokenError("it names no key (kid) and the key set has several")
-        return keys.keys[0].key
-    for key in keys.keys:
-        if key.key_id == kid:
-            return key.key
-    raise jwt.InvalidSignatureError("it is signed with a key this server does not know")
+        found = keys.keys[0]
+    else:
+        named = [key for key in keys.keys if key.key_id == kid]
+        if not named:
+            raise jwt.InvalidSignatureError("it is signed with a key this server does not know")
+        found = named[0]
+    if found.key_type != key_type:
+        raise jwt.InvalidAlgorithmError("its algorithm is not that of the key it names")
+    return found.key
 
 
 def _name(claim: object, player_id: str) -> str:
@@ -213,12 +228,17 @@ def _reason(error: jwt.PyJWTError) -> str:
         (jwt.InvalidAlgorithmError, "the algorithm is not allowed"),
         (jwt.MissingRequiredClaimError, "a required claim is missing"),
         (jwt.DecodeError, "it is not a well-formed JWT"),
+        (jwt.InvalidKeyError, "its algorithm is not that of the key it names"),
     ]
     for kind, reason in reasons:
         if isinstance(error, kind):
             if isinstance(error, jwt.MissingRequiredClaimError):
                 return f"it has no {error.claim!r} claim"
-            if isinstance(error, jwt.InvalidSignatureError) and str(error).startswith("it is"):
+            if isinstance(error, jwt.InvalidSignatureError | jwt.InvalidAlgorithmError) and str(
+                error
+            ).startswith("it"):
                 return str(error)
             return reason
-    return str(error)[:120] or "it is not valid"
+    # PyJWT's own words, when they are a plain line (never a Python repr such as ``<generator ...>``).
+    text = str(error)
+    return text if PLAIN.fullmatch(text) else "it is not valid"

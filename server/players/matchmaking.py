@@ -7,7 +7,9 @@ over the queue (shared by every server through the store), creates each match,
 seats its players and tells them. A group's players are claimed in the store
 before its match is made, so no player is ever put into two matches, whichever
 servers group at once; one whose match could not be made (no agent for its
-bots) goes back in with its waiting time kept.
+bots) goes back in with its waiting time kept. The match counts against the caps
+of each of its players and their networks, as if each had created it; a player
+it would take past one is refused, and the others go back in.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from typing import Any
 from server.games.registry import game_named
 from server.match import MatchService, Seated
 from server.match.clocks import now_ms
-from server.match.errors import MatchError, SeatTaken
+from server.match.errors import MatchError, SeatTaken, Throttled
+from server.match.holdings import holders, player_client
 from server.store import Conflict, QueuedRecord
 
 TICK_SECONDS = 0.25
@@ -53,6 +56,10 @@ class Seeker:
     since: float  # when it queued, in the matchmaker's clock (seconds)
     game: str = "mercado"  # the game it asks for
     found: asyncio.Future[Seated] | None = None
+    # The client and network its FindMatch came from (``Clients.key``), whose caps its match counts
+    # against; known to the server that holds its stream.
+    client: str = ""
+    network: str = ""
 
     def window(self, now: float) -> float:
         return window(now - self.since)
@@ -173,15 +180,28 @@ class Matchmaker:
         players: int,
         allow_ai: bool,
         game: str = "mercado",
+        client: str = "",
+        network: str = "",
     ) -> AsyncIterator[Seeker | Seated]:
         """Queue the player for a match of ``game`` (``rating``: its rating mean there): the seeker now
-        and then while it waits, then its seat. Leaving the iteration early leaves the queue."""
+        and then while it waits, then its seat. Its match counts against the caps of ``client`` and
+        ``network``, where the call came from. Leaving the iteration early leaves the queue; a match it would
+        take past a cap ends it with that refusal."""
         already = SeatTaken("you are in the matchmaking queue already (close your other FindMatch first)")
         if player_id in self.waiting:
             raise already
         loop = asyncio.get_running_loop()
         seeker = Seeker(
-            player_id, display_name, rating, players, allow_ai, loop.time(), game, loop.create_future()
+            player_id,
+            display_name,
+            rating,
+            players,
+            allow_ai,
+            loop.time(),
+            game,
+            loop.create_future(),
+            client,
+            network,
         )
         since = now_ms()
         # One server alone holds every queued player: an entry it does not hold is a dead process's.
@@ -256,16 +276,47 @@ class Matchmaker:
             if await self.store.claim_queued(ids, now, now - CLAIM_MS):
                 self._spawn(self._make(found))
 
+    def _caller(self, player_id: str) -> tuple[str, str]:
+        """The client and network a queued player's match counts against: as its FindMatch came to this
+        server; another server's player, as its player alone."""
+        mine = self.waiting.get(player_id)
+        return (player_client(player_id), "") if mine is None else (mine.client, mine.network)
+
+    def _over_caps(self, found: Group) -> dict[str, Throttled]:
+        """The refusals of the group's players whose match would take them (or their networks) past a
+        cap, of those this server holds: the others keep their places."""
+        refused = {}
+        for seeker in found.seekers:
+            if seeker.player_id in self.waiting:
+                try:
+                    self.service.check_caps(holders(*self._caller(seeker.player_id)), len(found.bots))
+                except Throttled as error:
+                    refused[seeker.player_id] = error
+        return refused
+
     async def _make(self, found: Group) -> None:
-        """Create the group's match and seat its players; back to the queue if it cannot be made."""
+        """Create the group's match, counted against every one of its players' caps, and seat its
+        players; back to the queue if it cannot be made, but those it would take past a cap, refused."""
         people = found.seekers
         ids = [s.player_id for s in people]
+        refused = self._over_caps(found)
+        if refused:
+            for player_id, error in refused.items():
+                told = self.waiting[player_id].found
+                if told is not None and not told.done():
+                    told.set_exception(error)
+            await self.store.unclaim_queued([p for p in ids if p not in refused])
+            return
+        (client, network), *others = [self._caller(player_id) for player_id in ids]
         try:
             match = await self.service.create_match(
                 game_named(found.game).options({"players": len(people) + len(found.bots)}),
                 [None] * len(people) + list(found.bots),
+                creator=client,
+                network=network,
                 player_id=people[0].player_id,
                 game=found.game,
+                also_for=[holders(*other) for other in others],
             )
         except MatchError as error:
             log.info("matchmaking could not make a match", extra={"reason": str(error)})

@@ -44,6 +44,10 @@ class Rate:
     def __str__(self) -> str:
         return f"{self.per_second:g}/{self.burst:g}"
 
+    def describe(self) -> str:
+        """As a refusal says it: ``at most 0.2 per second (bursts of 10)``."""
+        return f"at most {self.per_second:g} per second (bursts of {self.burst:g})"
+
 
 # Per client and method: generous for people playing and for an AI agent, far below a flood.
 DEFAULT_RATES: Mapping[str, Rate] = {
@@ -64,6 +68,9 @@ DEFAULT_RATES: Mapping[str, Rate] = {
     "GetLeaderboard": Rate(5, 30),
     "FindMatch": Rate(1, 10),
 }
+# Counted by the caller's network whatever credential the call carries: a guest made with one guest's
+# token would otherwise be a new budget for the next.
+BY_NETWORK = frozenset({"CreatePlayer"})
 
 
 def parse_rates(specs: Iterable[str]) -> dict[str, Rate | None]:
@@ -123,7 +130,7 @@ class RateLimiter:
             return
         bucket[0] = tokens
         wait = (1 - tokens) / rate.per_second
-        raise Throttled(f"too many {method} calls: at most {rate} per second", wait)
+        raise Throttled(f"too many {method} calls: {rate.describe()}", wait)
 
     def _forget(self, now: float) -> None:
         """Drop the buckets that have filled up again; if that is not enough, the oldest half."""

@@ -31,6 +31,7 @@ from server.store.sqlite import SqliteStore
 
 from .capacity import ConnectionWatch
 from .handlers import add_to_server
+from .heap import give_back_free_memory
 from .limits import FairUse
 from .metrics import Metrics
 from .servicer import MatchServicer
@@ -247,12 +248,14 @@ async def serve(config: ServerConfig) -> None:
             "max_streams": config.fair_use.streams,
         },
     )
+    trimming = loop.create_task(give_back_free_memory())
     stop = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     log.info("shutting down")
     watching.cancel()
+    trimming.cancel()
     await running.health.enter_graceful_shutdown()
     service.close_streams()
     await matchmaker.close()

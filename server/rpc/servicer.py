@@ -37,15 +37,16 @@ from mercado_client.wire import BOT_LEVEL_NAMES, MATCH_STATUS_NAMES
 from server.games.registry import GAMES
 from server.match import BOT_LEVELS, DEFAULT_BOT_LEVEL, MatchService
 from server.match.errors import InvalidRequest, NotAllowedNow, Throttled, Unauthenticated
+from server.match.holdings import player_client
 from server.players.directory import Players
-from server.players.identity import PLAYER_ID, Identity, is_player_credential
+from server.players.identity import NOT_VALID, PLAYER_ID, Identity, is_player_credential
 from server.players.matchmaking import Matchmaker, Seeker
 from server.store.records import PlayerRecord, bot_player_id
 
 from . import convert, render, wires
 from .errors import REFUSALS, CallEnded, status_of, trailing_metadata
 from .handlers import Undecodable
-from .limits import FairUse, RateLimiter
+from .limits import BY_NETWORK, FairUse, RateLimiter
 from .metrics import Metrics
 
 log = logging.getLogger("mercado.rpc")
@@ -233,7 +234,8 @@ class MatchServicer(api_grpc.MatchServiceServicer):
         self, method: str, request: object, context: grpc.aio.ServicerContext
     ) -> tuple[str, str]:
         """Refuse an undecodable request; know the caller's player; spend the caller's rate limit
-        (its player's, when it names one). Returns the client's key and its network's."""
+        (its player's, when it names one, but for the methods counted by network). Returns the client's
+        key and its network's."""
         metadata = context.invocation_metadata() or ()  # built anew by each call: read once
         client = network = self.clients.key(context.peer(), _forwarded_for(metadata))
         if isinstance(request, Undecodable):
@@ -250,13 +252,13 @@ class MatchServicer(api_grpc.MatchServiceServicer):
                 if self.players is None:
                     raise Unauthenticated("this server has no players: send a seat token")
                 identity = await self.players.identify(credential)
-            except Unauthenticated:
+            except Exception:
                 self.limiter.take(method, client)  # a refused credential costs its network's budget
                 raise
             CALLER.set(identity)
             SEAT_TOKEN.set(None)
-            if client:  # a trusted network (the empty key) stays trusted
-                client = f"player:{identity.player_id}"
+            if client and method not in BY_NETWORK:  # a trusted network (the empty key) stays trusted
+                client = player_client(identity.player_id)
         self.limiter.take(method, client)
         return client, network
 
@@ -269,6 +271,8 @@ class MatchServicer(api_grpc.MatchServiceServicer):
     def _identity() -> Identity:
         """Who the caller is; a player credential is required."""
         identity = CALLER.get()
+        if identity is None and seat_token() is not None:
+            raise Unauthenticated(f"{NOT_VALID}: it is not a JWT (a seat token is no player credential)")
         if identity is None:
             raise Unauthenticated("a player credential is required: send 'authorization: Bearer <token>'")
         return identity
@@ -568,7 +572,14 @@ class MatchServicer(api_grpc.MatchServiceServicer):
             try:
                 await context.send_initial_metadata(())
                 found = self.matchmaker.find(
-                    player.player_id, player.display_name, player.mu, players, request.allow_ai, game
+                    player.player_id,
+                    player.display_name,
+                    player.mu,
+                    players,
+                    request.allow_ai,
+                    game,
+                    client,
+                    network,
                 )
                 async for step in found:
                     if isinstance(step, Seeker):

@@ -33,6 +33,8 @@ SPECIAL_LIMITS = ("one_total", "one_per_kind")
 STRATEGY_VISIBILITY = ("hidden", "open")
 END_TIMINGS = ("round", "turn")
 
+MAX_ROUNDS = 30  # the most rounds a match may be set to last, and the latest the stock trigger may start
+
 OPTION_DEFAULTS: dict[str, Any] = {
     "players": 2,
     "special_limit": "one_total",
@@ -75,10 +77,10 @@ class Options:
             raise InvalidOptions("options.strategy_cards must be 'hidden' or 'open'")
         if self.end_timing not in END_TIMINGS:
             raise InvalidOptions("options.end_timing must be 'round' or 'turn'")
-        if not _is_int(self.stock_end_from_round) or self.stock_end_from_round < 1:
-            raise InvalidOptions("options.stock_end_from_round must be an integer >= 1")
-        if not _is_int(self.round_limit) or self.round_limit < 1:
-            raise InvalidOptions("options.round_limit must be an integer >= 1")
+        for name in ("stock_end_from_round", "round_limit"):
+            value = getattr(self, name)
+            if not _is_int(value) or not 1 <= value <= MAX_ROUNDS:
+                raise InvalidOptions(f"options.{name} must be an integer from 1 to {MAX_ROUNDS}")
 
     @classmethod
     def from_json(cls, data: object) -> Options:

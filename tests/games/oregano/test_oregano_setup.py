@@ -47,7 +47,9 @@ def test_options_defaults() -> None:
         ("strategy_cards", "secret"),
         ("end_timing", "game"),
         ("stock_end_from_round", 0),
+        ("stock_end_from_round", 31),
         ("round_limit", 0),
+        ("round_limit", 2**32 - 1),
     ],
 )
 def test_options_bad_values_refused(name: str, value: object) -> None:
