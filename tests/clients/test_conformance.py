@@ -7,17 +7,29 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import tempfile
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import aclosing
 from pathlib import Path
 
 import grpc
 import pytest
 from matchplay import assert_reason, mover, refusal
 from mercado.v1 import match_pb2 as api
-from mercado_client import MercadoClient, Seat
+from mercado_client import (
+    GAMES,
+    MercadoClient,
+    Seat,
+    bid_action,
+    bid_options,
+    is_my_turn,
+    legal_moves,
+    match_result,
+    preview_of,
+)
 from mercado_client import retry_after as read_retry_after
 from server_process import ServerProcess
 from tls_cert import make_certificates
@@ -158,6 +170,77 @@ async def stream_starts_with_the_match(client: MercadoClient, start_server: Star
     update = await asyncio.wait_for(anext(aiter(first.follow(after_version=0))), 5)
     assert not update.HasField("action") and update.version == 0
     assert update.state.match.status == api.MATCH_STATUS_PLAYING
+
+
+@scenario
+async def sealed_choice_in_watch(client: MercadoClient, start_server: StartServer) -> None:
+    match_id = await client.create_match(players=3, game="leilao")
+    ana = await client.join(match_id, "ana")
+    async with aclosing(ana.watch()) as watching:
+        assert (await anext(watching)).state.match.status == api.MATCH_STATUS_WAITING
+        bea, _ = await client.join(match_id, "bea"), await client.join(match_id, "cid")
+        update = await anext(watching)
+        while update.state.match.status != api.MATCH_STATUS_PLAYING:
+            update = await anext(watching)
+        assert is_my_turn(update.state) and update.version == 0  # every seat bids at once
+
+        beas = await bea.view()
+        await bea.act(beas.legal_actions[0], beas.version)
+        answer = await ana.act(
+            update.state.legal_actions[0], update.state.version
+        )  # the step's versions are current
+        assert answer.version == 2 and list(answer.state.view.leilao.acted) == [0, 1]
+        assert not answer.state.legal_actions and ana.latest == answer.state
+
+        beas_bid = await anext(watching)
+        assert (beas_bid.version, beas_bid.seat, beas_bid.HasField("action")) == (1, 1, False)
+        assert beas_bid.events  # seat 1 has bid
+        assert beas_bid.state.version == 2 and not is_my_turn(
+            beas_bid.state
+        )  # the newest state, not version 1's
+        anas_bid = await anext(watching)
+        assert (anas_bid.version, anas_bid.seat, anas_bid.state.version) == (2, 0, 2)
+
+
+async def _play_with_the_helpers(seat: Seat, rng: random.Random) -> api.MatchState:
+    """Play ``seat`` to the end as the README shows: whenever its watch says it is its turn, a random
+    legal move (in Leilão's bid steps a card of the bid options, sometimes with an extra card), each
+    with its preview. Returns the final state."""
+    final = None
+    async for update in seat.watch():
+        final = update.state
+        if not is_my_turn(update.state):
+            continue
+        options = bid_options(update.state)
+        if options is not None:
+            choice = rng.choice(options.cards)
+            extra = rng.choice(choice.extras) if choice.extras and rng.random() < 0.3 else None
+            action = bid_action(update.state, choice.card, extra)
+            assert action is not None, "a bid of the bid options is a legal action"
+        else:
+            action = rng.choice(legal_moves(update.state)).action
+        assert preview_of(update.state, action) is not None, "every legal move has its preview"
+        await seat.act(action, update.state.version)
+    assert final is not None
+    return final
+
+
+@scenario
+async def every_game_with_the_helpers(client: MercadoClient, start_server: StartServer) -> None:
+    rng = random.Random(20_250_701)
+    for game in GAMES:
+        match_id = await client.create_match(players=2, game=game)
+        seats = [await client.join(match_id, "ana"), await client.join(match_id, "bea")]
+        finals = await asyncio.gather(*(_play_with_the_helpers(seat, rng) for seat in seats))
+        result = match_result(finals[0])
+        assert result is not None, f"{game}: the match finished"
+        assert result.ranks == list(finals[0].match.ranks)
+        assert match_result(finals[1]) == result, "every seat sees the same result"
+        assert [parts.seat for parts in result.parts] == [0, 1]
+        for parts in result.parts:
+            assert sum(part.points for part in parts.parts) == parts.total == result.scores[parts.seat]
+            named = ", ".join(f"{part.label} {part.points}" for part in parts.parts)
+            print(f"{game}, seat {parts.seat + 1}: {named} = {parts.total} (rank {result.ranks[parts.seat]})")
 
 
 @scenario

@@ -78,6 +78,15 @@ async def test_a_guest_player_creates_joins_and_plays_with_its_credential(client
     assert [m.match_id for m in finished.matches] == [match_id] and finished.matches[0].rated
 
 
+async def test_rotating_a_guests_token_refuses_every_earlier_one(client: MercadoClient) -> None:
+    ana = await client.create_player("Ana")
+    rotated = await client.rotate_player_token(ana.player_token)
+    assert rotated.player.player_id == ana.player.player_id and rotated.player_token != ana.player_token
+    assert (await client.get_player(token=rotated.player_token)).player_id == ana.player.player_id
+    for call in (client.get_player(token=ana.player_token), client.rotate_player_token(ana.player_token)):
+        assert_reason(await refusal(call), grpc.StatusCode.UNAUTHENTICATED)
+
+
 async def test_a_rated_match_moves_both_ratings_and_the_leaderboard_pages_through_them(
     fresh: MercadoClient,
 ) -> None:

@@ -5,12 +5,17 @@
 //
 //	client, err := mercado.Dial("127.0.0.1:50051")
 //	defer client.Close()
-//	match, err := client.CreateMatch(ctx, mercado.MatchOptions{Seats: []*mercadov1.SeatSpec{
-//		mercado.OpenSeat(), mercado.BotSeat(mercadov1.BotLevel_BOT_LEVEL_EASY)}})
+//	match, err := client.CreateMatch(ctx, mercado.MatchOptions{Game: mercadov1.Game_GAME_LEILAO,
+//		Seats: []*mercadov1.SeatSpec{mercado.OpenSeat(), mercado.BotSeat(mercadov1.BotLevel_BOT_LEVEL_EASY)}})
 //	seat, err := client.Join(ctx, match.GetMatchId(), "ada")
 //	final, err := seat.Play(ctx, func(s *mercadov1.MatchState) *mercadov1.Action {
 //		return s.GetLegalActions()[0]
 //	})
+//	result := mercado.MatchResult(final) // scores and ranks by seat, each score in named parts
+//
+// Seat.Watch is the match as it goes for a loop of one's own (IsMyTurn, LegalMoves with
+// what each move costs and pays, BidOptions and BidAction for a Leilão bid): it never
+// goes back to a state older than the answer to the seat's own action.
 //
 // A stream (Follow) starts with the match as it stands, an update without an acting
 // seat, then brings every accepted action after the version asked for, then live
@@ -48,7 +53,9 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cenkalti/backoff/v5"
@@ -196,6 +203,24 @@ func Clock(turn, reserve time.Duration, onTimeout mercadov1.OnTimeout) *mercadov
 	}
 }
 
+// Games returns every game of the API's Game enum, in its order.
+func Games() []mercadov1.Game {
+	var games []mercadov1.Game
+	for value := range mercadov1.Game_name {
+		if game := mercadov1.Game(value); game != mercadov1.Game_GAME_UNSPECIFIED {
+			games = append(games, game)
+		}
+	}
+	slices.Sort(games)
+	return games
+}
+
+// GameName is a game's name in the API's enum without its prefix, in lower case:
+// "leilao" for GAME_LEILAO, as the player calls (Player.GetGame()) name games.
+func GameName(game mercadov1.Game) string {
+	return strings.ToLower(strings.TrimPrefix(game.String(), "GAME_"))
+}
+
 // MatchOptions describe a new match. The zero value is a 2-player match of Mercado
 // de Lisboa with open seats, the rules' default options, a random seed and the
 // server's default clock.
@@ -341,15 +366,15 @@ func (c *Client) AgentHeartbeat(ctx context.Context, agentKey, agentID string, f
 // process, from its match id, number and token: the seat token, or the player
 // credential of the player the seat is bound to (see Join and FindMatch).
 func (c *Client) Seat(matchID string, number uint32, token string) *Seat {
-	return &Seat{MatchID: matchID, Number: number, Token: token, client: c}
+	return &Seat{MatchID: matchID, Number: number, Token: token, client: c, newest: &newestState{}}
 }
 
-// ListMatches returns one page of matches, newest first; status
-// MATCH_STATUS_UNSPECIFIED lists all. Pass the returned next page token to get
-// the next page ("" on the last). It is repeated after a fair-use refusal only.
-// PlayerMatches lists one player's.
-func (c *Client) ListMatches(ctx context.Context, status mercadov1.MatchStatus, pageToken string) ([]*mercadov1.MatchSummary, string, error) {
-	return c.listMatches(ctx, &mercadov1.ListMatchesRequest{Status: status, PageToken: pageToken})
+// ListMatches returns one page of matches of game and status, newest first;
+// GAME_UNSPECIFIED lists every game's, MATCH_STATUS_UNSPECIFIED every status.
+// Pass the returned next page token to get the next page ("" on the last). It is
+// repeated after a fair-use refusal only. PlayerMatches lists one player's.
+func (c *Client) ListMatches(ctx context.Context, game mercadov1.Game, status mercadov1.MatchStatus, pageToken string) ([]*mercadov1.MatchSummary, string, error) {
+	return c.listMatches(ctx, &mercadov1.ListMatchesRequest{Game: game, Status: status, PageToken: pageToken})
 }
 
 func (c *Client) listMatches(ctx context.Context, request *mercadov1.ListMatchesRequest) ([]*mercadov1.MatchSummary, string, error) {

@@ -41,7 +41,7 @@ type conformance struct {
 }
 
 // scenario is a scenario's implementation; one that is about matches, not the
-// connection, runs for every game.
+// connection, runs for every game, unless it chooses its games.
 type scenario struct {
 	run     func(*testing.T, conformance)
 	perGame bool
@@ -61,6 +61,8 @@ var scenarios = map[string]scenario{
 	"retry_same_request_id":        {retrySameRequestID, true},
 	"resume_stream":                {resumeStream, true},
 	"stream_starts_with_the_match": {streamStartsWithTheMatch, true},
+	"sealed_choice_in_watch":       {sealedChoiceInWatch, false},
+	"every_game_with_the_helpers":  {everyGameWithTheHelpers, false},
 	"retry_after":                  {retryAfter, false},
 	"tls":                          {tlsConnection, false},
 }

@@ -33,7 +33,8 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(final.GetView().GetMercado().GetResult().GetRanks())
+	result := mercado.MatchResult(final)
+	fmt.Println(result.Scores, result.Ranks)
 }
 
 // Quick match: a guest player queues for a 2-player match, accepting bots after a wait, and
@@ -50,7 +51,7 @@ func ExampleClient_FindMatch() {
 		log.Fatal(err)
 	}
 	var seat *mercado.Seat
-	for update, err := range client.FindMatch(ctx, token, 2, true) {
+	for update, err := range client.FindMatch(ctx, token, mercadov1.Game_GAME_MERCADO, 2, true) {
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -67,7 +68,7 @@ func ExampleClient_FindMatch() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	me, err := client.Player(ctx, token, "")
+	me, err := client.Player(ctx, mercadov1.Game_GAME_MERCADO, token, "")
 	if err != nil {
 		log.Fatal(err)
 	}

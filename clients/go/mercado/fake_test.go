@@ -191,10 +191,18 @@ var (
 	redrawHand = mercadoAction(&mercadov1.MercadoAction{Action: &mercadov1.MercadoAction_RedrawHand{RedrawHand: &mercadov1.RedrawHand{}}})
 )
 
+// playingState is seat 0's view of a match in play at version: its turn when it
+// has legal actions, seat 1's otherwise.
 func playingState(version uint64, legal ...*mercadov1.Action) *mercadov1.MatchState {
+	yourSeat, toMove := uint32(0), uint32(1)
+	if len(legal) > 0 {
+		toMove = 0
+	}
 	return &mercadov1.MatchState{
 		Match:        &mercadov1.MatchSummary{MatchId: "m", Status: mercadov1.MatchStatus_MATCH_STATUS_PLAYING, Version: version},
 		Version:      version,
+		YourSeat:     &yourSeat,
+		SeatsToMove:  []uint32{toMove},
 		LegalActions: legal,
 	}
 }
@@ -462,7 +470,8 @@ func TestFinished(t *testing.T) {
 }
 
 // Play acts on the first update (the match as it stands, at a later version than
-// its view) once, and not on the past states of the backlog after it.
+// its view) once, and not on the past states of the backlog after it: they come
+// with the newest state, which the answer to its action is.
 func TestPlayActsOnceAndNotOnPastStates(t *testing.T) {
 	f := &fakeServer{
 		view: func(int) (*mercadov1.MatchState, error) { return playingState(4), nil },
@@ -476,7 +485,8 @@ func TestPlayActsOnceAndNotOnPastStates(t *testing.T) {
 				actionUpdate(finishedState(8)))
 		},
 		submit: func(_ int, request *mercadov1.SubmitActionRequest) (*mercadov1.SubmitActionResponse, error) {
-			return &mercadov1.SubmitActionResponse{Version: request.GetExpectedVersion() + 1}, nil
+			after := request.GetExpectedVersion() + 1
+			return &mercadov1.SubmitActionResponse{Version: after, State: playingState(after)}, nil
 		},
 	}
 	seat := startFake(t, f)
@@ -538,16 +548,21 @@ func TestPlayWaitsForTheStartAndEndsOnCancellation(t *testing.T) {
 // end Play, which acts again at that version once the seat is reclaimed; any other
 // FAILED_PRECONDITION ends it.
 func TestPlayCarriesOnWhenTheAIPlaysTheSeat(t *testing.T) {
+	// Seat 0 at version 0: its turn, or played by the AI (no legal actions).
+	turn := func(playedByAI bool) *mercadov1.MatchState {
+		state := playingState(0, takeCoin)
+		if playedByAI {
+			state = playingState(0)
+		}
+		state.Match.Seats = []*mercadov1.SeatInfo{{Seat: 0, Taken: true, PlayedByAi: playedByAI}, {Seat: 1, Taken: true}}
+		return state
+	}
 	for _, timedOut := range []bool{true, false} {
 		f := &fakeServer{
-			view: func(n int) (*mercadov1.MatchState, error) {
-				state := playingState(0)
-				state.Match.Seats = []*mercadov1.SeatInfo{{Seat: 0, Taken: true, PlayedByAi: timedOut && n > 1}, {Seat: 1, Taken: true}}
-				return state, nil
-			},
-			// The seat's turn; then, after the refusal, its turn again once reclaimed.
+			view: func(n int) (*mercadov1.MatchState, error) { return turn(timedOut && n > 1), nil },
+			// The seat's turn; the AI takes it over; then, once reclaimed, its turn again.
 			stream: func(n int, _ *mercadov1.StreamEventsRequest, send func(*mercadov1.MatchUpdate) error) error {
-				return sendAll(send, snapshot(playingState(0, takeCoin)), snapshot(playingState(0, takeCoin)),
+				return sendAll(send, snapshot(turn(false)), snapshot(turn(true)), snapshot(turn(false)),
 					actionUpdate(finishedState(1)))
 			},
 			submit: func(n int, _ *mercadov1.SubmitActionRequest) (*mercadov1.SubmitActionResponse, error) {
@@ -774,7 +789,7 @@ func findAll(t *testing.T, client *mercado.Client, token string, players uint32,
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var updates []*mercadov1.FindMatchUpdate
-	for update, err := range client.FindMatch(ctx, token, players, allowAI) {
+	for update, err := range client.FindMatch(ctx, token, mercadov1.Game_GAME_MERCADO, players, allowAI) {
 		if err != nil {
 			if update != nil {
 				t.Errorf("an error came with an update: %v", update)

@@ -5,6 +5,7 @@ package mercado_test
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"regexp"
 	"slices"
 	"sync"
@@ -51,7 +52,7 @@ func seatOf(t *testing.T, summary *mercadov1.MatchSummary, player string) uint32
 func wantFindError(t *testing.T, ctx context.Context, client *mercado.Client, token string, want codes.Code, what string) {
 	t.Helper()
 	var got error
-	for update, err := range client.FindMatch(ctx, token, 2, false) {
+	for update, err := range client.FindMatch(ctx, token, mercadov1.Game_GAME_MERCADO, 2, false) {
 		if update != nil {
 			t.Fatalf("%s: yielded %v", what, update)
 		}
@@ -71,15 +72,15 @@ func TestGuestPlayerCreatesJoinsAndPlaysWithItsToken(t *testing.T) {
 	ada, adaToken := guest(t, ctx, client, "ada")
 	bea, beaToken := guest(t, ctx, client, "bea")
 
-	me, err := client.Player(ctx, adaToken, "")
+	me, err := client.Player(ctx, mercadov1.Game_GAME_MERCADO, adaToken, "")
 	if err != nil || me.GetPlayerId() != ada.GetPlayerId() || me.GetRating() == nil || me.GetRatedMatches() != 0 {
 		t.Fatalf("Player(ada's token, \"\") = %v, %v; want ada, unrated", me, err)
 	}
-	other, err := client.Player(ctx, "", bea.GetPlayerId())
+	other, err := client.Player(ctx, mercadov1.Game_GAME_MERCADO, "", bea.GetPlayerId())
 	if err != nil || other.GetDisplayName() != "bea" {
 		t.Fatalf("Player(\"\", bea's id) = %v, %v", other, err)
 	}
-	_, err = client.Player(ctx, "", "")
+	_, err = client.Player(ctx, mercadov1.Game_GAME_MERCADO, "", "")
 	wantCode(t, err, codes.Unauthenticated, "the caller's own profile without a credential")
 
 	asAda := mercado.WithToken(ctx, adaToken)
@@ -133,14 +134,14 @@ func TestGuestPlayerCreatesJoinsAndPlaysWithItsToken(t *testing.T) {
 		break
 	}
 
-	mine, _, err := client.PlayerMatches(ctx, ada.GetPlayerId(), mercadov1.MatchStatus_MATCH_STATUS_UNSPECIFIED, "")
+	mine, _, err := client.PlayerMatches(ctx, ada.GetPlayerId(), mercadov1.Game_GAME_UNSPECIFIED, mercadov1.MatchStatus_MATCH_STATUS_UNSPECIFIED, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(mine) != 1 || mine[0].GetMatchId() != match.GetMatchId() || seatOf(t, mine[0], ada.GetPlayerId()) != 0 {
 		t.Fatalf("ada's matches: %v; want the one match, ada in seat 0", mine)
 	}
-	finished, _, err := client.PlayerMatches(ctx, ada.GetPlayerId(), mercadov1.MatchStatus_MATCH_STATUS_FINISHED, "")
+	finished, _, err := client.PlayerMatches(ctx, ada.GetPlayerId(), mercadov1.Game_GAME_UNSPECIFIED, mercadov1.MatchStatus_MATCH_STATUS_FINISHED, "")
 	if err != nil || len(finished) != 0 {
 		t.Fatalf("ada's finished matches: %v, %v; want none", finished, err)
 	}
@@ -204,7 +205,7 @@ func findMatch(ctx context.Context, client *mercado.Client, token string) *finde
 	f := &finder{updates: make(chan *mercadov1.FindMatchUpdate, 100), done: make(chan error, 1), stop: stop}
 	go func() {
 		defer close(f.updates)
-		for update, err := range client.FindMatch(ctx, token, 2, false) {
+		for update, err := range client.FindMatch(ctx, token, mercadov1.Game_GAME_MERCADO, 2, false) {
 			if err != nil {
 				f.done <- err
 				return
@@ -256,7 +257,7 @@ func TestFindMatchAndLeaderboard(t *testing.T) {
 	ada, adaToken := guest(t, ctx, client, "ada")
 	bea, beaToken := guest(t, ctx, client, "bea")
 
-	entries, next, err := client.Leaderboard(ctx, 0, "")
+	entries, next, err := client.Leaderboard(ctx, mercadov1.Game_GAME_MERCADO, 0, "")
 	if err != nil || len(entries) != 0 || next != "" {
 		t.Fatalf("the leaderboard of a new server: %v, %q, %v; want empty", entries, next, err)
 	}
@@ -270,7 +271,7 @@ func TestFindMatchAndLeaderboard(t *testing.T) {
 	wantFindError(t, ctx, client, "", codes.Unauthenticated, "FindMatch without a player credential")
 	// A player who breaks out of the loop leaves the queue, and may queue again.
 	_, cidToken := guest(t, ctx, client, "cid")
-	for update, err := range client.FindMatch(ctx, cidToken, 3, false) {
+	for update, err := range client.FindMatch(ctx, cidToken, mercadov1.Game_GAME_MERCADO, 3, false) {
 		if err != nil || update.GetQueued() == nil {
 			t.Fatalf("cid queueing: %v, %v", update, err)
 		}
@@ -278,7 +279,7 @@ func TestFindMatchAndLeaderboard(t *testing.T) {
 	}
 	requeued := false
 	for attempt := 0; !requeued && attempt < 50; attempt++ {
-		for update, err := range client.FindMatch(ctx, cidToken, 3, false) {
+		for update, err := range client.FindMatch(ctx, cidToken, mercadov1.Game_GAME_MERCADO, 3, false) {
 			switch {
 			case status.Code(err) == codes.AlreadyExists:
 				time.Sleep(100 * time.Millisecond) // the server has yet to see the stream closed
@@ -339,7 +340,7 @@ func TestFindMatchAndLeaderboard(t *testing.T) {
 	// The match is rated a moment after its last action.
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		entries, next, err = client.Leaderboard(ctx, 0, "")
+		entries, next, err = client.Leaderboard(ctx, mercadov1.Game_GAME_MERCADO, 0, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -356,17 +357,17 @@ func TestFindMatchAndLeaderboard(t *testing.T) {
 	if !slices.Contains(ids, ada.GetPlayerId()) || !slices.Contains(ids, bea.GetPlayerId()) {
 		t.Fatalf("leaderboard players %v; want ada and bea", ids)
 	}
-	first, next, err := client.Leaderboard(ctx, 1, "")
+	first, next, err := client.Leaderboard(ctx, mercadov1.Game_GAME_MERCADO, 1, "")
 	if err != nil || len(first) != 1 || next == "" || first[0].GetPlayer().GetPlayerId() != ids[0] {
 		t.Fatalf("first page of 1: %v, %q, %v", first, next, err)
 	}
-	second, last, err := client.Leaderboard(ctx, 1, next)
+	second, last, err := client.Leaderboard(ctx, mercadov1.Game_GAME_MERCADO, 1, next)
 	if err != nil || len(second) != 1 || second[0].GetRank() != 2 || second[0].GetPlayer().GetPlayerId() != ids[1] {
 		t.Fatalf("second page of 1: %v, %q, %v", second, last, err)
 	}
 
 	for i, token := range []string{adaToken, beaToken} {
-		me, err := client.Player(ctx, token, "")
+		me, err := client.Player(ctx, mercadov1.Game_GAME_MERCADO, token, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -379,7 +380,7 @@ func TestFindMatchAndLeaderboard(t *testing.T) {
 				me.GetDisplayName(), me.GetRatedMatches(), me.GetWins(), me.GetRating(), wins)
 		}
 	}
-	mine, _, err := client.PlayerMatches(ctx, bea.GetPlayerId(), mercadov1.MatchStatus_MATCH_STATUS_FINISHED, "")
+	mine, _, err := client.PlayerMatches(ctx, bea.GetPlayerId(), mercadov1.Game_GAME_UNSPECIFIED, mercadov1.MatchStatus_MATCH_STATUS_FINISHED, "")
 	if err != nil || len(mine) != 1 || mine[0].GetMatchId() != found[1].GetMatchId() || !mine[0].GetRated() {
 		t.Fatalf("bea's finished matches: %v, %v; want the found match, rated", mine, err)
 	}
@@ -396,7 +397,7 @@ func TestFindMatchWithAI(t *testing.T) {
 
 	start := time.Now()
 	var found *mercadov1.MatchFound
-	for update, err := range client.FindMatch(ctx, token, 2, true) {
+	for update, err := range client.FindMatch(ctx, token, mercadov1.Game_GAME_MERCADO, 2, true) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -423,4 +424,94 @@ func TestFindMatchWithAI(t *testing.T) {
 	if _, err := seat.Leave(ctx); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Ratings are per game: a rated Leilão match moves its players' Leilão ratings alone, which
+// Player, Leaderboard and PlayerMatches read with the game.
+func TestRatingsPerGame(t *testing.T) {
+	t.Parallel()
+	srv := testserver.Start(t)
+	client := testserver.Dial(t, srv)
+	ctx := testserver.Context(t)
+	ada, adaToken := guest(t, ctx, client, "ada")
+	bea, beaToken := guest(t, ctx, client, "bea")
+	leilao := mercadov1.Game_GAME_LEILAO
+	match, err := client.CreateMatch(mercado.WithToken(ctx, adaToken), mercado.MatchOptions{Game: leilao, Players: 2, TimeControl: mercado.NoClock()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	finals := make([]*mercadov1.MatchState, 2)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i, token := range []string{adaToken, beaToken} {
+		seat, err := client.JoinSeat(mercado.WithToken(ctx, token), match.GetMatchId(), uint32(i), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(uint64(i), 7))
+		wg.Go(func() { finals[i], errs[i] = mercado.PlayRandom(ctx, seat, rng) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+
+	deadline := time.Now().Add(20 * time.Second)
+	var rated *mercadov1.Player
+	for rated.GetRatedMatches() == 0 && time.Now().Before(deadline) {
+		if rated, err = client.Player(ctx, leilao, adaToken, ""); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if rated.GetGame() != "leilao" || rated.GetRatedMatches() != 1 {
+		t.Fatalf("ada in Leilão: %v; want 1 rated match", rated)
+	}
+	if mercadoRating, err := client.Player(ctx, mercadov1.Game_GAME_MERCADO, "", ada.GetPlayerId()); err != nil ||
+		mercadoRating.GetGame() != "mercado" || mercadoRating.GetRatedMatches() != 0 {
+		t.Fatalf("ada in Mercado: %v, %v; want no rated match", mercadoRating, err)
+	}
+	entries, _, err := client.Leaderboard(ctx, leilao, 100, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, entry := range entries {
+		ids = append(ids, entry.GetPlayer().GetPlayerId())
+	}
+	if !slices.Contains(ids, ada.GetPlayerId()) || !slices.Contains(ids, bea.GetPlayerId()) {
+		t.Fatalf("Leilão's leaderboard %v; want ada and bea", ids)
+	}
+	if others, _, err := client.Leaderboard(ctx, mercadov1.Game_GAME_OREGANO, 100, ""); err != nil || len(others) != 0 {
+		t.Fatalf("Oregano's leaderboard: %v, %v; want nobody", others, err)
+	}
+	for game, want := range map[mercadov1.Game]int{leilao: 1, mercadov1.Game_GAME_OREGANO: 0, mercadov1.Game_GAME_UNSPECIFIED: 1} {
+		mine, _, err := client.PlayerMatches(ctx, ada.GetPlayerId(), game, mercadov1.MatchStatus_MATCH_STATUS_UNSPECIFIED, "")
+		if err != nil || len(mine) != want {
+			t.Errorf("ada's matches of %v: %v, %v; want %d", game, mine, err, want)
+		}
+	}
+	if listed, _, err := client.ListMatches(ctx, mercadov1.Game_GAME_OREGANO, mercadov1.MatchStatus_MATCH_STATUS_FINISHED, ""); err != nil || len(listed) != 0 {
+		t.Errorf("finished Oregano matches: %v, %v; want none", listed, err)
+	}
+}
+
+// RotatePlayerToken gives a guest a new token and refuses every earlier one.
+func TestRotatePlayerToken(t *testing.T) {
+	t.Parallel()
+	srv := testserver.Start(t)
+	client := testserver.Dial(t, srv)
+	ctx := testserver.Context(t)
+	ada, token := guest(t, ctx, client, "ada")
+	player, rotated, err := client.RotatePlayerToken(ctx, token)
+	if err != nil || player.GetPlayerId() != ada.GetPlayerId() || rotated == "" || rotated == token {
+		t.Fatalf("RotatePlayerToken = %v, %q, %v; want ada and a new token", player, rotated, err)
+	}
+	if me, err := client.Player(ctx, mercadov1.Game_GAME_MERCADO, rotated, ""); err != nil || me.GetPlayerId() != ada.GetPlayerId() {
+		t.Fatalf("ada with the new token: %v, %v", me, err)
+	}
+	_, err = client.Player(ctx, mercadov1.Game_GAME_MERCADO, token, "")
+	wantCode(t, err, codes.Unauthenticated, "the replaced token")
+	_, _, err = client.RotatePlayerToken(ctx, token)
+	wantCode(t, err, codes.Unauthenticated, "rotating the replaced token")
 }

@@ -28,14 +28,21 @@ type Seat struct {
 	Token   string // the seat token, or the credential of the seat's player
 
 	client *Client
+	newest *newestState // what its calls have seen
 }
 
 // Client returns the client the seat uses.
 func (s *Seat) Client() *Client { return s.client }
 
+// Latest returns the newest state the seat's calls have brought (its views, the
+// answers to its actions, its Watch's updates); nil before the first.
+func (s *Seat) Latest() *mercadov1.MatchState { return s.newest.get() }
+
 // View returns the seat's view of its match.
 func (s *Seat) View(ctx context.Context) (*mercadov1.MatchState, error) {
-	return s.client.View(ctx, s.MatchID, s.Token)
+	state, err := s.client.View(ctx, s.MatchID, s.Token)
+	s.newest.note(state)
+	return state, err
 }
 
 // Follow streams the match's updates after afterVersion as the seat sees them;
@@ -55,7 +62,9 @@ func (s *Seat) Submit(ctx context.Context, action *mercadov1.Action, expectedVer
 		RequestId:       requestID,
 		Action:          action,
 	}
-	return retry(WithToken(ctx, s.Token), s.client, alsoUnavailable, s.client.rpc.SubmitAction, request)
+	response, err := retry(WithToken(ctx, s.Token), s.client, alsoUnavailable, s.client.rpc.SubmitAction, request)
+	s.newest.note(response.GetState())
+	return response, err
 }
 
 // Act submits action at the match's current version (fetched first).
@@ -135,8 +144,10 @@ func (s *Seat) Leave(ctx context.Context) (*mercadov1.MatchSummary, error) {
 // seat's view after. codes.FailedPrecondition means the AI does not play it after
 // a timeout. Repeated after a fair-use refusal only.
 func (s *Seat) Reclaim(ctx context.Context) (*mercadov1.MatchState, error) {
-	return retry(WithToken(ctx, s.Token), s.client, afterFairUse, s.client.rpc.ReclaimSeat,
+	state, err := retry(WithToken(ctx, s.Token), s.client, afterFairUse, s.client.rpc.ReclaimSeat,
 		&mercadov1.ReclaimSeatRequest{MatchId: s.MatchID})
+	s.newest.note(state)
+	return state, err
 }
 
 // ErrNoAction is returned by Play when the chooser returns no action.
@@ -144,79 +155,58 @@ var ErrNoAction = errors.New("mercado: the chooser returned no action")
 
 // Play plays the seat's match to its end and returns the final state: finished,
 // or cancelled if it expired before every seat was taken (see Finished). It
-// follows the match from its current version, waiting for it to start, and calls
-// choose with every current state in which the seat has legal actions, then
-// submits the action it returns (choose usually picks one of
-// state.GetLegalActions(); state.GetPreviews() tells what each costs and pays). It
-// acts at most once per version, and never on a past state from the stream's
-// backlog. It knows no game: in a step where several seats act at once (a Leilão
-// sealed bid) each seat acts while its state has legal actions.
+// watches the match (Seat.Watch), waiting for it to start, and whenever it is the
+// seat's turn (IsMyTurn) calls choose with the state, then submits the action it
+// returns (choose usually picks one of state.GetLegalActions(); LegalMoves tells
+// what each costs and pays). Since Watch never goes back to a state before the
+// seat's own action, it acts once per turn; it knows no game: in a step where
+// several seats act at once (a Leilão sealed bid) each seat acts once.
 //
 // While the AI plays the seat, because its time ran out, the seat has no legal
 // actions and choose is not called; Reclaim (from another goroutine) takes the
 // seat back and Play carries on. An action refused because the seat's time ran
 // out meanwhile is no error either: once the seat is reclaimed, Play chooses again.
 func (s *Seat) Play(ctx context.Context, choose func(*mercadov1.MatchState) *mercadov1.Action) (*mercadov1.MatchState, error) {
-	state, err := s.View(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if Finished(state) {
-		return state, nil
-	}
-	// newest is the highest version seen: the first update of every stream is the
-	// match as it stands, and the actions after it in the backlog show past states,
-	// which must not be acted on.
-	newest := state.GetVersion()
-	acted := int64(-1)
-	turn := func(state *mercadov1.MatchState) error {
-		version := state.GetVersion()
-		if len(state.GetLegalActions()) == 0 || version < newest || int64(version) <= acted {
-			return nil
-		}
-		acted = int64(version)
-		action := choose(state)
-		if action == nil {
-			return ErrNoAction
-		}
-		response, err := s.ActAt(ctx, action, version)
-		switch status.Code(err) {
-		case codes.OK:
-			// The stream's states before this action's (another seat's sealed bid
-			// accepted in between) are past.
-			newest = max(newest, response.GetVersion())
-			return nil
-		case codes.Aborted:
-			return nil // the match moved on: its update brings the next turn
-		case codes.FailedPrecondition:
-			// Not legal now: fine if the seat's time ran out (the AI plays it) or the
-			// match is over meanwhile, else the chooser's mistake.
-			now, viewErr := s.View(ctx)
-			if viewErr != nil {
-				return err
-			}
-			if Finished(now) || s.playedByAI(now) {
-				acted = int64(version) - 1 // refused, so nothing was done: again once reclaimed
-				return nil
-			}
-		}
-		return err
-	}
-	for update, err := range s.Follow(ctx, state.GetVersion()) {
+	for update, err := range s.Watch(ctx) {
 		if err != nil {
 			return nil, err
 		}
-		state = update.GetState()
-		newest = max(newest, state.GetVersion())
+		state := update.GetState()
 		if Finished(state) {
 			return state, nil
 		}
-		if err := turn(state); err != nil {
+		if !IsMyTurn(state) {
+			continue
+		}
+		if err := s.turn(ctx, state, choose); err != nil {
 			return nil, fmt.Errorf("acting at version %d: %w", state.GetVersion(), err)
 		}
 	}
 	// The stream ended with the match over.
 	return s.View(ctx)
+}
+
+// turn submits the action choose picks in state. A refusal because the match
+// moved on, or because the seat's time ran out or the match ended meanwhile, is
+// no error: the next update brings what comes next.
+func (s *Seat) turn(ctx context.Context, state *mercadov1.MatchState, choose func(*mercadov1.MatchState) *mercadov1.Action) error {
+	action := choose(state)
+	if action == nil {
+		return ErrNoAction
+	}
+	_, err := s.ActAt(ctx, action, state.GetVersion())
+	switch status.Code(err) {
+	case codes.OK, codes.Aborted:
+		return nil
+	case codes.FailedPrecondition:
+		// Not legal now: fine if the seat's time ran out (the AI plays it) or the
+		// match is over meanwhile, else the chooser's mistake.
+		now, viewErr := s.View(ctx)
+		if viewErr == nil && (Finished(now) || s.playedByAI(now)) {
+			return nil
+		}
+	}
+	return err
 }
 
 // playedByAI tells whether state shows the seat played by the AI (its time ran

@@ -4,9 +4,9 @@ async with MercadoClient("127.0.0.1:50051") as client:
     me = await client.create_player("ada")  # a guest player: keep me.player_token
     match_id = await client.create_match(players=2, seats=[None, "medium"], token=me.player_token)
     seat = await client.join(match_id, token=me.player_token)
-    async for update in seat.follow():
-        if update.state.legal_actions:
-            await seat.act(update.state.legal_actions[0])
+    async for update in seat.watch():
+        if is_my_turn(update.state):
+            await seat.act(update.state.legal_actions[0], update.state.version)
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import asyncio
 import time
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -27,6 +27,7 @@ from mercado.v1 import mercado_pb2 as pb
 from mercado.v1 import players_pb2 as players_api
 
 from . import games
+from .state import is_over
 from .wire import BOT_LEVEL_NAMES, BOT_LEVELS, MATCH_STATUSES
 
 # Codes worth retrying: the server is restarting or the connection dropped.
@@ -245,10 +246,24 @@ class MercadoClient:
 
     async def create_player(self, display_name: str) -> players_api.CreatePlayerResponse:
         """A new guest player, and its secret player token (``player_token``): keep it to be this
-        player again later. Not repeated on a transient failure (that could make two players)."""
+        player again later (``rotate_player_token`` replaces it). Not repeated on a transient failure
+        (that could make two players)."""
         request = players_api.CreatePlayerRequest(display_name=display_name)
         response: players_api.CreatePlayerResponse = await self.call(
             self.stub.CreatePlayer, request, repeatable=False
+        )
+        return response
+
+    async def rotate_player_token(self, token: str) -> players_api.RotatePlayerTokenResponse:
+        """A new token for the guest player whose token ``token`` is, which replaces it: keep the
+        response's ``player_token`` instead, since every earlier token of the player is refused from
+        then on (UNAUTHENTICATED). The player, its ratings and its seats stay. Not repeated on a
+        transient failure: after a lost reply the old token may be refused already."""
+        response: players_api.RotatePlayerTokenResponse = await self.call(
+            self.stub.RotatePlayerToken,
+            players_api.RotatePlayerTokenRequest(),
+            repeatable=False,
+            metadata=_bearer(token),
         )
         return response
 
@@ -305,6 +320,12 @@ class MercadoClient:
         request = api.GetViewRequest(match_id=match_id)
         state: api.MatchState = await self.call(self.stub.GetView, request, metadata=_bearer(token))
         return state
+
+    def watch(self, match_id: str, token: str | None = None) -> AsyncIterator[api.MatchUpdate]:
+        """The match as it goes, as a spectator (no token) or a seat: its view, then every change
+        until the match is over (see ``Seat.watch``, which a seat that acts watches with: it also
+        knows the answers to its own actions)."""
+        return _watch(self, match_id, token, _Newest())
 
     async def replay(self, match_id: str) -> api.Replay:
         replay: api.Replay = await self.call(self.stub.GetReplay, api.GetReplayRequest(match_id=match_id))
@@ -373,6 +394,81 @@ class _Failures:
         await asyncio.sleep(pause)
 
 
+class _Newest:
+    """The newest state of a match seen through one seat or one watch: states only move forward, by
+    version; a state of the same version that arrives later (seats, clocks or status changed)
+    replaces it."""
+
+    def __init__(self) -> None:
+        self.state: api.MatchState | None = None
+
+    def note(self, state: api.MatchState) -> None:
+        if self.state is None or state.version >= self.state.version:
+            self.state = state
+
+
+def _with_state(update: api.MatchUpdate, state: api.MatchState) -> api.MatchUpdate:
+    """``update`` with ``state`` in place of its own."""
+    changed = api.MatchUpdate()
+    changed.CopyFrom(update)
+    changed.state.CopyFrom(state)
+    return changed
+
+
+async def _watch(
+    client: MercadoClient, match_id: str, token: str | None, newest: _Newest
+) -> AsyncIterator[api.MatchUpdate]:
+    """The match as it goes: its view, then every change (as ``follow`` gives them) until it is over.
+
+    A state never goes back: each update's state is the newest one seen, here or in ``newest`` (a
+    seat's own views and answers). An update older than that state, such as another seat's sealed
+    bid accepted just before the seat's own bid whose answer came first, comes with its own events
+    and that newer state (``update.state.version`` is then greater than ``update.version``). When a
+    stream's first message is ahead of what was given, the actions in between come in order with
+    its state, then the message itself if seats, clocks or the status changed since the last of
+    them. An update that changes nothing already given (the same version and summary) is skipped.
+    """
+    first = await client.view(match_id, token)
+    newest.note(first)
+    yield api.MatchUpdate(version=first.version, state=first)
+    if is_over(first):
+        return
+    # The version of the last update given, and the last state (newer than its version's when the
+    # update was older than a state seen).
+    shown, last = first.version, first
+    ahead: api.MatchUpdate | None = None  # a stream's first message ahead of the updates given
+    async for update in client.follow(match_id, token, first.version):
+        known = newest.state
+        assert known is not None
+        acting = update.HasField("seat")
+        if update.version < known.version:  # a newer state is known: an action's events still count
+            if acting and update.version > shown:
+                shown, last = update.version, known
+                yield _with_state(update, known)
+            continue
+        if not acting:
+            if update.version > shown:
+                newest.note(update.state)
+                ahead = update  # given once the actions before it are, if it changes their summary
+            elif update.state.match != last.match:
+                newest.note(update.state)
+                last = update.state
+                yield update
+            continue
+        if update.version <= shown:
+            continue  # seen already
+        shown, last = update.version, update.state
+        newest.note(update.state)
+        yield update
+        if ahead is not None and update.version >= ahead.version:
+            caught_up, ahead = ahead, None
+            # Seats, clocks or status that changed after that action: the stream's first message knew.
+            if caught_up.version == last.version and caught_up.state.match != last.match:
+                newest.note(caught_up.state)
+                last = caught_up.state
+                yield caught_up
+
+
 @dataclass
 class Seat:
     """A seat taken in a match: acts and follows with ``token``, the seat's secret token or the
@@ -384,12 +480,34 @@ class Seat:
     token: str
     # The seat's own token, which acts for it as well: kept when ``token`` is a player's credential.
     seat_token: str = ""
+    _newest: _Newest = field(default_factory=_Newest, init=False, repr=False, compare=False)
+
+    @property
+    def latest(self) -> api.MatchState | None:
+        """The newest state this seat's calls have brought (its views, the answers to its actions,
+        its watch's updates); None before the first."""
+        return self._newest.state
 
     async def view(self) -> api.MatchState:
-        return await self.client.view(self.match_id, self.token)
+        state = await self.client.view(self.match_id, self.token)
+        self._newest.note(state)
+        return state
 
     def follow(self, after_version: int = 0) -> AsyncIterator[api.MatchUpdate]:
+        """Every update of the match as the stream sends them; see ``MercadoClient.follow``."""
         return self.client.follow(self.match_id, self.token, after_version)
+
+    def watch(self) -> AsyncIterator[api.MatchUpdate]:
+        """The match as it goes, for game loops: the seat's view, then every update until the match
+        is over, never with a state older than one this seat has seen, the answers to its own
+        actions included (see ``_watch``). A loop that acts whenever ``is_my_turn(update.state)``
+        acts once per turn, in a sealed step too::
+
+            async for update in seat.watch():
+                if is_my_turn(update.state):
+                    await seat.act(update.state.legal_actions[0], update.state.version)
+        """
+        return _watch(self.client, self.match_id, self.token, self._newest)
 
     async def submit(self, action: api.Action, version: int, request_id: str) -> api.SubmitActionResponse:
         """One submission, retried while the server is unreachable (same request id: applied at most once)."""
@@ -399,6 +517,8 @@ class Seat:
         response: api.SubmitActionResponse = await self.client.call(
             self.client.stub.SubmitAction, request, metadata=_bearer(self.token)
         )
+        if response.HasField("state"):
+            self._newest.note(response.state)
         return response
 
     async def leave(self) -> api.LeaveMatchResponse:
@@ -415,6 +535,7 @@ class Seat:
         state: api.MatchState = await self.client.call(
             self.client.stub.ReclaimSeat, request, repeatable=False, metadata=_bearer(self.token)
         )
+        self._newest.note(state)
         return state
 
     async def act(self, action: api.Action, version: int | None = None) -> api.SubmitActionResponse:

@@ -10,8 +10,7 @@
  *     const { matchId } = await client.createMatch({ seats: ["open", "easy"] }, playerToken);
  *     const seat = await client.join(matchId, "", 0, playerToken); // the seat is the player's
  *     for await (const { state } of seat.watch()) {
- *       const [action] = state?.legalActions ?? [];
- *       if (action && isMyTurn(state)) await seat.act(action, state!.version);
+ *       if (isMyTurn(state)) await seat.act(state!.legalActions[0]!, state!.version);
  *     }
  *
  * Seats are 0-based in the API; people see them 1-based (seatLabel(0) is "Seat 1").
@@ -21,7 +20,7 @@
  * legal actions at once (a sealed bid: MatchState.seatsToMove).
  */
 
-import { clone, create, equals, type MessageInitShape } from "@bufbuild/protobuf";
+import { create, equals, type MessageInitShape } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, type CallOptions, type Client, type Transport } from "@connectrpc/connect";
 import {
   type Action,
@@ -48,15 +47,14 @@ import {
   type TimeControl,
   TimeControlSchema,
 } from "./gen/mercado/v1/match_pb.js";
-import {
-  type MercadoAction,
-  MercadoActionSchema,
-  type MercadoPreview,
-  type MercadoResult,
-  type MercadoView,
-  Money,
-} from "./gen/mercado/v1/mercado_pb.js";
-import type { CreatePlayerResponse, GetLeaderboardResponse, Player } from "./gen/mercado/v1/players_pb.js";
+import { type MercadoAction, MercadoActionSchema, Money } from "./gen/mercado/v1/mercado_pb.js";
+import type {
+  CreatePlayerResponse,
+  GetLeaderboardResponse,
+  Player,
+  RotatePlayerTokenResponse,
+} from "./gen/mercado/v1/players_pb.js";
+import { type ActionInit, isAction, isOver } from "./state.js";
 
 /** How strong a bot seat's AI plays. */
 export type BotLevelName = "easy" | "medium" | "hard" | "expert";
@@ -89,9 +87,6 @@ const STATUSES: Readonly<Record<MatchStatusName, MatchStatus>> = {
  */
 const TRANSIENT: ReadonlySet<Code> = new Set([Code.Unavailable, Code.DeadlineExceeded, Code.Canceled]);
 
-/** An action as a message or as the plain object `create(ActionSchema, ...)` accepts. */
-export type ActionInit = Action | MessageInitShape<typeof ActionSchema>;
-
 /** A game by its name in the API's Game enum, in lower case ("leilao" for Game.LEILAO). */
 export type GameName = Lowercase<Exclude<keyof typeof Game, "UNSPECIFIED">>;
 
@@ -109,6 +104,11 @@ export const GAMES: readonly Game[] = Object.values(Game).filter(
 /** The name of a game, as GameName has it. */
 export function gameName(game: Game): GameName {
   return Game[game].toLowerCase() as GameName;
+}
+
+/** A game as the player calls name it ("leilao"); "" (Mercado) for none. */
+function ratedGame(game: Game | undefined): string {
+  return game === undefined || game === Game.UNSPECIFIED ? "" : gameName(game);
 }
 
 /** A CreateMatchRequest as a plain object: its `options` field is the oneof of every game's options. */
@@ -177,6 +177,15 @@ export interface RetryPolicy {
 }
 
 export const DEFAULT_RETRY: Readonly<RetryPolicy> = { reconnectMs: 60_000, initialDelayMs: 50, maxDelayMs: 2_000 };
+
+/** Whose profile getPlayer gives, and in which game. */
+export interface PlayerOptions {
+  /** The player; absent or "": the caller, whose player credential is the call's token. */
+  playerId?: string | undefined;
+  /** The game whose rating it gives; default Game.MERCADO. */
+  game?: Game | undefined;
+  signal?: AbortSignal | undefined;
+}
 
 export interface FollowOptions {
   /** Send every update with a greater version; default 0 (the whole match). */
@@ -259,51 +268,6 @@ export function mercadoAction(action: MercadoAction | MessageInitShape<typeof Me
   return create(ActionSchema, { game: { case: "mercado", value: create(MercadoActionSchema, action) } });
 }
 
-/** The Mercado de Lisboa part of a state's view, if any. */
-export function mercadoView(state: MatchState | undefined): MercadoView | undefined {
-  const game = state?.view?.game;
-  return game?.case === "mercado" ? game.value : undefined;
-}
-
-/** Whether the match of this state has finished. */
-export function isFinished(state: MatchState | undefined): boolean {
-  return state?.match?.status === MatchStatus.FINISHED;
-}
-
-/**
- * Whether the state is the caller's turn: the match is playing, the caller is among the seats to
- * move (in a sealed step, several are, each until it has acted) and has legal actions.
- */
-export function isMyTurn(state: MatchState | undefined): boolean {
-  return (
-    state?.match?.status === MatchStatus.PLAYING &&
-    state.legalActions.length > 0 &&
-    state.yourSeat !== undefined &&
-    state.seatsToMove.includes(state.yourSeat)
-  );
-}
-
-/**
- * Whether an update is an accepted action: it names the acting seat. The match as it stands (a
- * stream's first message) and changes of seats, clocks or status name none. Another seat's
- * sealed choice (a Leilão bid) names its seat without the action, which the step's last choice
- * reveals in its events.
- */
-export function isAction(update: MatchUpdate): boolean {
-  return update.seat !== undefined;
-}
-
-/** The final result of a finished match, when the state has one. */
-export function matchResult(state: MatchState | undefined): MercadoResult | undefined {
-  return isFinished(state) ? mercadoView(state)?.result : undefined;
-}
-
-/** Whether the match of this state is over: finished, or cancelled before it started. */
-export function isOver(state: MatchState | undefined): boolean {
-  const status = state?.match?.status;
-  return status === MatchStatus.FINISHED || status === MatchStatus.CANCELLED;
-}
-
 /**
  * How people name a seat: "Seat 1" for API seat 0. Seat numbers in the API (and in SeatInfo,
  * Stand.owner, events) are 0-based; every client shows them 1-based.
@@ -365,31 +329,6 @@ export function deadlineMs(match: MatchSummary | undefined): number | undefined 
 export function timeLeftMs(match: MatchSummary | undefined, now: number = Date.now()): number | undefined {
   const deadline = deadlineMs(match);
   return deadline === undefined ? undefined : Math.max(0, deadline - now);
-}
-
-/** A legal action with what it costs and pays, as the server previews it for the caller. */
-export interface LegalMove {
-  action: Action;
-  /** Undefined only if the server sent no preview for it. */
-  preview: MercadoPreview | undefined;
-}
-
-/**
- * The state's legal actions, each with its preview (`previews[i]` belongs to `legalActions[i]`):
- * the coins it costs the mover and what it pays each seat. Use these rather than computing
- * payments: the server knows the rules.
- */
-export function legalMoves(state: MatchState | undefined): LegalMove[] {
-  return (state?.legalActions ?? []).map((action, i) => {
-    const preview = state?.previews[i]?.game;
-    return { action, preview: preview?.case === "mercado" ? preview.value : undefined };
-  });
-}
-
-/** The preview of one of the state's legal actions (found by equality), if it is one. */
-export function previewOf(state: MatchState | undefined, action: ActionInit): MercadoPreview | undefined {
-  const wanted = create(ActionSchema, action);
-  return legalMoves(state).find((move) => equals(ActionSchema, move.action, wanted))?.preview;
 }
 
 function timeControl(clock: ClockOptions | "none"): TimeControl {
@@ -487,16 +426,6 @@ class Backoff {
 /** Whether two states of one version show the same match summary (status, seats, clocks). */
 function sameSummary(a: MatchState, b: MatchState): boolean {
   return a.match && b.match ? equals(MatchSummarySchema, a.match, b.match) : a.match === b.match;
-}
-
-/** An update of an earlier turn, replayed while catching up: its legal actions are not to be acted on. */
-function pastUpdate(update: MatchUpdate): MatchUpdate {
-  const past = clone(MatchUpdateSchema, update);
-  if (past.state) {
-    past.state.legalActions = [];
-    past.state.previews = [];
-  }
-  return past;
 }
 
 /** A connection to a mercado server through a Connect transport. */
@@ -601,30 +530,55 @@ export class MercadoClient {
   /**
    * A new guest player named `displayName` (1..40 printable characters) and its secret player
    * token (`playerToken`): keep it, and send it as the `token` of createMatch, join, findMatch,
-   * getPlayer and of the seats it takes. It does not expire. Repeated after a fair-use refusal's
-   * retry-after only: a repeat after a lost reply would create a second player.
+   * getPlayer and of the seats it takes. It does not expire; rotatePlayerToken replaces it.
+   * Repeated after a fair-use refusal's retry-after only: a repeat after a lost reply would create
+   * a second player.
    */
   async createPlayer(displayName: string): Promise<CreatePlayerResponse> {
     return this.retryingAfterFairUse(() => this.service.createPlayer({ displayName }));
   }
 
   /**
-   * A player's profile and rating: the one with `playerId`, or with none (or "") the caller's own,
-   * which needs `token` (its player credential; Code.Unauthenticated without one).
+   * A new token for the guest player whose token `token` is, which replaces it: keep the returned
+   * `playerToken` instead, since every earlier token of the player is refused from then on
+   * (Code.Unauthenticated). The player, its ratings and its seats stay. Repeated after a fair-use
+   * refusal's retry-after only: after a lost reply the old token may be refused already (the
+   * player is then lost to this credential), so call it where a reply is likely to arrive.
    */
-  async getPlayer(token?: string, playerId = "", signal?: AbortSignal): Promise<Player> {
-    return this.retrying(() => this.service.getPlayer({ playerId }, this.callOptions(token, signal)), signal);
+  async rotatePlayerToken(token: string): Promise<RotatePlayerTokenResponse> {
+    return this.retryingAfterFairUse(() => this.service.rotatePlayerToken({}, this.callOptions(token)));
   }
 
   /**
-   * The rated players (bots included), best display rating first, a page at a time: `pageSize`
-   * 1..100 (default 20), `pageToken` the previous page's `nextPageToken` ("" after the last page).
+   * A player's profile and rating in `game` (default Game.MERCADO; ratings are per game): the
+   * player `playerId`, or without one the caller's own, which needs `token` (its player
+   * credential; Code.Unauthenticated without one).
+   */
+  async getPlayer(token?: string, options: PlayerOptions = {}): Promise<Player> {
+    const request = { playerId: options.playerId ?? "", game: ratedGame(options.game) };
+    return this.retrying(
+      () => this.service.getPlayer(request, this.callOptions(token, options.signal)),
+      options.signal,
+    );
+  }
+
+  /**
+   * The players rated in `game` (default Game.MERCADO; bots included), best display rating first,
+   * a page at a time: `pageSize` 1..100 (default 20), `pageToken` the previous page's
+   * `nextPageToken` ("" after the last page).
    */
   async leaderboard(
-    options: { pageSize?: number; pageToken?: string; signal?: AbortSignal } = {},
+    options: { game?: Game; pageSize?: number; pageToken?: string; signal?: AbortSignal } = {},
   ): Promise<GetLeaderboardResponse> {
-    const request = { pageSize: options.pageSize ?? 0, pageToken: options.pageToken ?? "" };
-    return this.retrying(() => this.service.getLeaderboard(request, this.callOptions(undefined, options.signal)), options.signal);
+    const request = {
+      game: ratedGame(options.game),
+      pageSize: options.pageSize ?? 0,
+      pageToken: options.pageToken ?? "",
+    };
+    return this.retrying(
+      () => this.service.getLeaderboard(request, this.callOptions(undefined, options.signal)),
+      options.signal,
+    );
   }
 
   /**
@@ -744,13 +698,22 @@ export class MercadoClient {
   }
 
   /**
-   * Matches, newest first, optionally of one status, and only those where the player `playerId`
-   * holds a seat ("my games": a player's own id from getPlayer; `bot:easy` lists that level's).
+   * Matches, newest first, optionally only those of one game and of one status, and only those
+   * where the player `playerId` holds a seat ("my games": a player's own id from getPlayer;
+   * `bot:easy` lists that level's).
    */
   async listMatches(
-    options: { status?: MatchStatusName; pageSize?: number; pageToken?: string; playerId?: string; signal?: AbortSignal } = {},
+    options: {
+      game?: Game;
+      status?: MatchStatusName;
+      pageSize?: number;
+      pageToken?: string;
+      playerId?: string;
+      signal?: AbortSignal;
+    } = {},
   ): Promise<ListMatchesResponse> {
     const request = {
+      game: options.game ?? Game.UNSPECIFIED,
       status: options.status ? STATUSES[options.status] : MatchStatus.UNSPECIFIED,
       pageSize: options.pageSize ?? 0,
       pageToken: options.pageToken ?? "",
@@ -812,72 +775,114 @@ export class MercadoClient {
   }
 
   /**
-   * The match as it goes, for game loops: first the current view, then every change (as follow()
-   * gives them) until the match is over. Each is a MatchUpdate; the first, like a change of
-   * seats, clocks or status, names no acting seat.
-   *
-   * Every stream starts with the match as it stands, so nothing that happens between the view
-   * and the stream, or while a dropped stream reconnects, is missed. When that first message is
-   * ahead of what was yielded, the actions in between follow it: they are yielded in order, and
-   * those of earlier turns (the match has moved on) come without legal actions or previews, so
-   * that a loop never acts on a turn that is over. An update that changes nothing already seen
-   * (the same version and the same summary) is skipped, so no state is yielded twice; a state of
-   * the same version comes again only when seats, clocks or the status changed (e.g. the match
-   * started, or the AI took over a seat whose time ran out). Act at most once per version.
+   * The match as it goes, for game loops, as a spectator (no token) or a seat: first the current
+   * view, then every change (as follow() gives them) until the match is over; see watchMatch. A
+   * seat that acts watches with Seat.watch(), which also knows the answers to its own actions.
    */
-  async *watch(matchId: string, token?: string, options: WatchOptions = {}): AsyncGenerator<MatchUpdate, void> {
-    let state = await this.view(matchId, token, options.signal);
-    yield create(MatchUpdateSchema, { version: state.version, state });
-    if (isOver(state)) return;
-    // Our own signal as well, so that leaving the loop ends the stream at once.
-    const stop = new AbortController();
-    const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
-    /** A stream's first message ahead of the last state yielded: the actions up to it follow. */
-    let ahead: MatchUpdate | undefined;
-    try {
-      for await (const update of this.follow(matchId, token, { afterVersion: state.version, signal })) {
-        const next = update.state;
-        if (!next) continue;
-        if (!isAction(update)) {
-          if (update.version > state.version) {
-            ahead = update; // shown once the actions before it have been
-          } else if (update.version === state.version && !sameSummary(next, state)) {
-            state = next;
-            yield update;
-          }
-          continue;
-        }
-        if (update.version <= state.version) continue; // seen already
-        if (ahead && update.version < ahead.version) {
-          const past = pastUpdate(update);
-          state = past.state!;
-          yield past;
-          continue;
-        }
-        state = next;
-        yield update;
-        if (ahead && update.version >= ahead.version) {
-          const caughtUp = ahead;
-          ahead = undefined;
-          // Seats, clocks or status that changed after that action: the stream's first message knew.
-          if (caughtUp.version === update.version && !sameSummary(caughtUp.state!, state)) {
-            state = caughtUp.state!;
-            yield caughtUp;
-          }
-        }
-      }
-    } finally {
-      stop.abort();
-    }
+  watch(matchId: string, token?: string, options: WatchOptions = {}): AsyncGenerator<MatchUpdate, void> {
+    return watchMatch(this, matchId, token, options, new NewestState());
   }
 }
 
 /**
- * A seat taken in a match: it views, acts and follows with its secret token, which is the seat's
- * own token (from join, claimBotSeat or findMatch) or the player token of the player the seat is
- * bound to (see MercadoClient.seatOf).
+ * The newest state of a match seen through one seat or one watch: states only move forward, by
+ * version; a state of the same version that arrives later (seats, clocks or status changed)
+ * replaces it.
  */
+class NewestState {
+  state: MatchState | undefined;
+
+  note(state: MatchState | undefined): void {
+    if (state && (!this.state || state.version >= this.state.version)) this.state = state;
+  }
+}
+
+/**
+ * The match as it goes: first the current view, then every change (as follow() gives them) until
+ * the match is over. Each is a MatchUpdate; the first, like a change of seats, clocks or status,
+ * names no acting seat.
+ *
+ * A state never goes back: each update's state is the newest one seen, here or in `newest` (a
+ * seat's own views and answers). An update older than that state, such as another seat's sealed
+ * bid accepted just before the seat's own bid whose answer came first, is yielded with its own
+ * events and that newer state (`update.state.version` is then greater than `update.version`), so
+ * a loop never acts again on a choice it has made. Every stream starts with the match as it
+ * stands, so nothing that happens between the view and the stream, or while a dropped stream
+ * reconnects, is missed: when that first message is ahead of what was yielded, the actions in
+ * between are yielded in order with its state, then the message itself if seats, clocks or the
+ * status changed since the last of them. An update that changes nothing already yielded (the
+ * same version and the same summary) is skipped; a state of the same version comes again only when
+ * seats, clocks or the status changed (e.g. the match started, or the AI took over a seat whose
+ * time ran out).
+ */
+async function* watchMatch(
+  client: MercadoClient,
+  matchId: string,
+  token: string | undefined,
+  options: WatchOptions,
+  newest: NewestState,
+): AsyncGenerator<MatchUpdate, void> {
+  const first = await client.view(matchId, token, options.signal);
+  newest.note(first);
+  yield create(MatchUpdateSchema, { version: first.version, state: first });
+  if (isOver(first)) return;
+  // Our own signal as well, so that leaving the loop ends the stream at once.
+  const stop = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+  // The version of the last update yielded, and the last state (newer than its version's when the
+  // update was older than a state seen).
+  let shown = first.version;
+  let last = first;
+  /** A stream's first message ahead of the updates yielded: the actions up to it follow. */
+  let ahead: MatchUpdate | undefined;
+  try {
+    for await (const update of client.follow(matchId, token, { afterVersion: first.version, signal })) {
+      const state = update.state;
+      const known = newest.state!;
+      if (!state || update.version < known.version) {
+        // Older than a state seen already: an action's events still count.
+        if (state && isAction(update) && update.version > shown) {
+          shown = update.version;
+          last = known;
+          yield { ...update, state: known };
+        }
+        continue;
+      }
+      if (!isAction(update)) {
+        if (update.version > shown) {
+          newest.note(state);
+          ahead = update; // yielded once the actions before it have been, if it changes their summary
+        } else if (!sameSummary(state, last)) {
+          newest.note(state);
+          last = state;
+          yield update;
+        }
+        continue;
+      }
+      if (update.version <= shown) continue; // seen already
+      shown = update.version;
+      last = state;
+      newest.note(state);
+      yield update;
+      if (ahead && update.version >= ahead.version) {
+        const caughtUp = ahead;
+        ahead = undefined;
+        // Seats, clocks or status that changed after that action: the stream's first message knew.
+        if (caughtUp.version === state.version && !sameSummary(caughtUp.state!, state)) {
+          newest.note(caughtUp.state);
+          last = caughtUp.state!;
+          yield caughtUp;
+        }
+      }
+    }
+  } finally {
+    stop.abort();
+  }
+}
+
 export class Seat {
+  private readonly newest = new NewestState();
+
   constructor(
     readonly client: MercadoClient,
     readonly matchId: string,
@@ -885,9 +890,19 @@ export class Seat {
     readonly token: string,
   ) {}
 
+  /**
+   * The newest state this seat's calls have brought (its views, the answers to its actions, its
+   * watch's updates); undefined before the first.
+   */
+  get latest(): MatchState | undefined {
+    return this.newest.state;
+  }
+
   /** This seat's view: its hand, and its legal actions when it is to move. */
-  view(signal?: AbortSignal): Promise<MatchState> {
-    return this.client.view(this.matchId, this.token, signal);
+  async view(signal?: AbortSignal): Promise<MatchState> {
+    const state = await this.client.view(this.matchId, this.token, signal);
+    this.newest.note(state);
+    return state;
   }
 
   /** Every update of the match as this seat may see it; see MercadoClient.follow. */
@@ -895,9 +910,17 @@ export class Seat {
     return this.client.follow(this.matchId, this.token, options);
   }
 
-  /** The match as it goes, for game loops: the current view, then every update; see MercadoClient.watch. */
+  /**
+   * The match as it goes, for game loops: the current view, then every update, never with a state
+   * older than one this seat has seen, the answers to its own actions included. A loop that acts
+   * whenever isMyTurn(state) acts once per turn, in a sealed step too:
+   *
+   *     for await (const { state } of seat.watch()) {
+   *       if (isMyTurn(state)) await seat.act(state!.legalActions[0]!, state!.version);
+   *     }
+   */
   watch(options: WatchOptions = {}): AsyncGenerator<MatchUpdate, void> {
-    return this.client.watch(this.matchId, this.token, options);
+    return watchMatch(this.client, this.matchId, this.token, options, this.newest);
   }
 
   /** Give this seat up; see MercadoClient.leave. */
@@ -906,22 +929,28 @@ export class Seat {
   }
 
   /** Take this seat back from the AI that plays it since its clock ran out; see MercadoClient.reclaim. */
-  reclaim(): Promise<MatchState> {
-    return this.client.reclaim(this.matchId, this.token);
+  async reclaim(): Promise<MatchState> {
+    const state = await this.client.reclaim(this.matchId, this.token);
+    this.newest.note(state);
+    return state;
   }
 
   /**
    * One submission at `version` with `requestId`, retried while the server is
    * unreachable (the same request id is applied at most once).
    */
-  submit(action: ActionInit, version: bigint, requestId: string): Promise<SubmitActionResponse> {
+  async submit(action: ActionInit, version: bigint, requestId: string): Promise<SubmitActionResponse> {
     const request = {
       matchId: this.matchId,
       expectedVersion: version,
       requestId,
       action: create(ActionSchema, action),
     };
-    return this.client.retrying(() => this.client.service.submitAction(request, this.client.callOptions(this.token)));
+    const response = await this.client.retrying(() =>
+      this.client.service.submitAction(request, this.client.callOptions(this.token)),
+    );
+    this.newest.note(response.state);
+    return response;
   }
 
   /**

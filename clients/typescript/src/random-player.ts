@@ -2,8 +2,9 @@
 
 import { Code } from "@connectrpc/connect";
 
-import { codeOf, isMyTurn, type Seat } from "./client.js";
+import { codeOf, type Seat } from "./client.js";
 import type { MatchState, MatchUpdate } from "./gen/mercado/v1/match_pb.js";
+import { isMyTurn } from "./state.js";
 
 export interface RandomPlayerOptions {
   /** Floats in [0, 1); Math.random by default. */
@@ -14,26 +15,23 @@ export interface RandomPlayerOptions {
 }
 
 /**
- * Watch the match as `seat` and, whenever its state has legal actions, submit one of them at
- * random, until the match is over; whatever the game, since the server lists the legal actions.
- * In a step where several seats act at once (a Leilão sealed bid) each seat acts while it has
- * legal actions. Returns the final state.
+ * Watch the match as `seat` and, whenever it is the seat's turn (isMyTurn), submit one of its
+ * legal actions at random, until the match is over; whatever the game, since the server lists
+ * the legal actions. In a step where several seats act at once (a Leilão sealed bid) each seat
+ * acts once, since the seat's watch never goes back to a state before its own choice. Returns
+ * the final state.
  */
 export async function playRandomly(seat: Seat, options: RandomPlayerOptions = {}): Promise<MatchState> {
   const random = options.random ?? Math.random;
   let state: MatchState | undefined;
-  // States up to this version are done with: each is acted on once, and those before this seat's
-  // own action's (another seat's sealed bid accepted meanwhile) are past.
-  let acted = -1n;
   for await (const update of seat.watch(options.signal ? { signal: options.signal } : {})) {
     options.onUpdate?.(update);
     if (!update.state) continue;
     state = update.state;
-    if (isMyTurn(state) && state.version > acted) {
-      acted = state.version;
+    if (isMyTurn(state)) {
       const action = state.legalActions[Math.floor(random() * state.legalActions.length)]!;
       try {
-        acted = (await seat.act(action, state.version)).version - 1n;
+        await seat.act(action, state.version);
       } catch (error) {
         // The match moved on and the action is no longer legal: the next update brings the next turn.
         if (codeOf(error) !== Code.Aborted) throw error;

@@ -11,6 +11,8 @@ import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 
 import {
   type Action,
+  bidAction,
+  bidOptions,
   clockOf,
   codeOf,
   deadlineMs,
@@ -19,10 +21,13 @@ import {
   GAMES,
   gameName,
   gameNamed,
+  gameView,
   isAction,
   isMyTurn,
   isTransient,
   legalMoves,
+  matchResult,
+  type MatchState,
   MatchStateSchema,
   MatchStatus,
   mercadoAction,
@@ -42,6 +47,7 @@ import {
   agentHeartbeat,
   makeCertificates,
   mover,
+  pick,
   playingMatch,
   playRandomMoves,
   rejectsWith,
@@ -135,8 +141,36 @@ const UNTRUSTED_CERTIFICATE = new Set([
   "DEPTH_ZERO_SELF_SIGNED_CERT",
 ]);
 
-/** The scenarios about the connection, not matches: they run once, the others for every game. */
-const CONNECTION_SCENARIOS: ReadonlySet<string> = new Set(["retry_after", "tls"]);
+/**
+ * The scenarios that run once: those about the connection, not matches, and those that choose
+ * their games; the others run for every game.
+ */
+const ONCE: ReadonlySet<string> = new Set(["retry_after", "tls", "sealed_choice_in_watch", "every_game_with_the_helpers"]);
+
+/**
+ * Play `seat` to the end as the README shows: whenever its watch says it is its turn, a random
+ * legal move (in Leilão's bid steps a card of the bid options, sometimes with an extra card),
+ * each with its preview. Returns the final state.
+ */
+async function playWithTheHelpers(seat: Seat): Promise<MatchState> {
+  let final: MatchState | undefined;
+  for await (const { state } of seat.watch()) {
+    final = state;
+    if (!isMyTurn(state)) continue;
+    const options = bidOptions(state);
+    let action: Action | undefined;
+    if (options) {
+      const { card, extras } = pick(options.cards, random);
+      action = bidAction(state, card, extras.length > 0 && random() < 0.3 ? pick(extras, random) : undefined);
+      assert.ok(action, "a bid of the bid options is a legal action");
+    } else {
+      action = pick(legalMoves(state), random).action;
+    }
+    assert.ok(previewOf(state, action), "every legal move has its preview");
+    await seat.act(action, state!.version);
+  }
+  return final!;
+}
 
 const IMPLEMENTATIONS: Record<string, (game: Game) => Promise<void>> = {
   async create_and_join(game) {
@@ -334,6 +368,62 @@ const IMPLEMENTATIONS: Record<string, (game: Game) => Promise<void>> = {
     }
   },
 
+  async sealed_choice_in_watch() {
+    const { matchId } = await client.createMatch({ game: Game.LEILAO, players: 3, seats: ["open", "open", "open"] });
+    const ana = await client.join(matchId, "ana", 0);
+    const watching = ana.watch();
+    const view = (await watching.next()).value!;
+    assert.equal(view.state?.match?.status, MatchStatus.WAITING);
+    const starting = watching.next();
+    const [bea] = [await client.join(matchId, "bea", 1), await client.join(matchId, "cid", 2)];
+    let update = (await starting).value!;
+    while (update.state?.match?.status !== MatchStatus.PLAYING) update = (await watching.next()).value!;
+    assert.ok(isMyTurn(update.state) && update.version === 0n, "every seat bids at once");
+
+    const beas = await bea!.view();
+    await bea!.act(beas.legalActions[0]!, beas.version);
+    const answer = await ana.act(update.state!.legalActions[0]!, update.state!.version); // any version of the step is current
+    assert.equal(answer.version, 2n);
+    assert.deepEqual(gameView(answer.state, "leilao")?.acted, [0, 1]);
+    assert.equal(answer.state?.legalActions.length, 0);
+    assert.equal(ana.latest?.version, 2n);
+
+    const beasBid = (await watching.next()).value!;
+    assert.deepEqual([beasBid.version, beasBid.seat, beasBid.action], [1n, 1, undefined]);
+    assert.ok(beasBid.events.length > 0, "its events: seat 1 has bid");
+    assert.equal(beasBid.state?.version, 2n, "the newest state, not version 1's");
+    assert.equal(isMyTurn(beasBid.state), false);
+    const anasBid = (await watching.next()).value!;
+    assert.deepEqual([anasBid.version, anasBid.seat, anasBid.state?.version], [2n, 0, 2n]);
+    await watching.return();
+  },
+
+  async every_game_with_the_helpers() {
+    for (const game of GAMES) {
+      const { matchId } = await client.createMatch({ game, players: 2, seats: ["open", "open"] });
+      const seats = [await client.join(matchId, "ana", 0), await client.join(matchId, "bea", 1)];
+      const finals = await Promise.all(seats.map(playWithTheHelpers));
+      const result = matchResult(finals[0]);
+      assert.ok(result, `${gameName(game)}: the match finished`);
+      assert.deepEqual(result.ranks, finals[0]!.match?.ranks);
+      assert.deepEqual(matchResult(finals[1]), result, "every seat sees the same result");
+      assert.deepEqual(
+        result.parts.map((parts) => parts.seat),
+        [0, 1],
+      );
+      for (const parts of result.parts) {
+        assert.equal(
+          parts.parts.reduce((sum, part) => sum + part.points, 0n),
+          parts.total,
+          "the parts add up to the score",
+        );
+        assert.equal(result.scores[parts.seat], Number(parts.total));
+        const named = parts.parts.map((part) => `${part.label} ${part.points}`).join(", ");
+        console.log(`${gameName(game)}, ${seatLabel(parts.seat)}: ${named} = ${parts.total} (rank ${result.ranks[parts.seat]})`);
+      }
+    }
+  },
+
   async retry_after() {
     await withServer(["--rate-limit", "CreateMatch=1/1"], async (limited) => {
       const { outcomes, interceptor } = recorder();
@@ -412,10 +502,10 @@ describe("conformance", () => {
   });
 
   for (const scenario of scenarios) {
-    const games = CONNECTION_SCENARIOS.has(scenario.name) ? [Game.MERCADO] : GAMES;
+    const games = ONCE.has(scenario.name) ? [Game.MERCADO] : GAMES;
     for (const game of games) {
       const name = games.length > 1 ? `${scenario.name} (${gameName(game)})` : scenario.name;
-      test(`${name}: ${scenario.does}`, { timeout: 30_000 }, async () => {
+      test(`${name}: ${scenario.does}`, { timeout: ONCE.has(scenario.name) ? 120_000 : 30_000 }, async () => {
         const implementation = IMPLEMENTATIONS[scenario.name];
         if (!implementation) assert.fail(`scenario ${scenario.name} has no implementation`);
         await implementation(game);
@@ -689,7 +779,7 @@ describe("wrapper", () => {
     assert.equal(first.value.version, 0n);
   });
 
-  test("watch catches up in order: earlier turns come without legal actions", async () => {
+  test("watch catches up in order: earlier actions come with the newest state", async () => {
     // Hold the stream back until three moves are made after the view: it starts ahead of it.
     let release: () => void = () => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));
@@ -700,13 +790,16 @@ describe("wrapper", () => {
     const holding = server.connect(20_000, { interceptors: [holder] });
     const seats = await playingMatch(client);
     const { seat } = await mover(seats);
-    const seen: { version: bigint; action: boolean; legal: number; previews: number }[] = [];
+    const seen: { version: bigint; action: boolean; stateVersion: bigint; events: number; legal: number; previews: number }[] =
+      [];
     const watching = holding.watch(seat.matchId, seat.token);
     for await (const update of watching) {
       const state = update.state!;
       seen.push({
         version: update.version,
         action: !!update.action,
+        stateVersion: state.version,
+        events: update.events.length,
         legal: state.legalActions.length,
         previews: state.previews.length,
       });
@@ -717,16 +810,19 @@ describe("wrapper", () => {
       if (update.version === 3n) break;
     }
     const now = await seat.view();
+    // The stream's first message is the match at version 3: the actions before it come with that
+    // state (never an older one), and their own events.
     assert.deepEqual(
-      seen.map(({ version, action, legal }) => [version, action, legal]),
+      seen.map(({ version, action, stateVersion, legal }) => [version, action, stateVersion, legal]),
       [
-        [0n, false, seen[0]!.legal], // the view: the mover's turn (checked below)
-        [1n, true, 0],
-        [2n, true, 0],
-        [3n, true, now.legalActions.length],
+        [0n, false, 0n, seen[0]!.legal], // the view: the mover's turn (checked below)
+        [1n, true, 3n, now.legalActions.length],
+        [2n, true, 3n, now.legalActions.length],
+        [3n, true, 3n, now.legalActions.length],
       ],
     );
     assert.ok(seen[0]!.legal > 0, "the first view is the mover's turn");
+    assert.ok(seen.slice(1).every((update) => update.events > 0), "each action with its events");
     assert.equal(seen[3]!.previews, seen[3]!.legal, "the current turn keeps its previews");
   });
 
@@ -734,11 +830,12 @@ describe("wrapper", () => {
     const seats = await playingMatch(client);
     const { state } = await mover(seats);
     assert.equal(state.previews.length, state.legalActions.length);
-    const moves = legalMoves(state);
+    const moves = legalMoves(state, "mercado");
+    assert.equal(moves.length, state.legalActions.length);
     assert.ok(moves.every((move) => move.preview !== undefined));
-    const stand = moves.find((move) => move.action.game.value?.action.case === "openStand");
+    const stand = moves.find(({ gameAction }) => gameAction.action.case === "openStand");
     assert.ok(stand?.preview && stand.preview.cost >= 1, "a stand costs at least 1");
-    const coin = moves.find((move) => move.action.game.value?.action.case === "takeCoin");
+    const coin = moves.find(({ gameAction }) => gameAction.action.case === "takeCoin");
     assert.ok(coin?.preview, "taking a coin is legal at the start");
     assert.equal(coin.preview.cost, 0);
     assert.deepEqual(

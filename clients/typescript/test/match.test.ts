@@ -7,7 +7,19 @@ import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 
-import { Game, GAMES, gameName, isAction, isFinished, MatchStatus, type MatchUpdate, playRandomly, type Seat } from "../src/index.js";
+import {
+  Game,
+  GAMES,
+  gameName,
+  isAction,
+  isFinished,
+  matchResult,
+  MatchStatus,
+  type MatchUpdate,
+  playRandomly,
+  type Seat,
+  seatLabel,
+} from "../src/index.js";
 import { AiProcess, seededRandom, TestServer } from "./harness.js";
 
 let server: TestServer;
@@ -73,6 +85,13 @@ for (const game of GAMES) {
       assert.equal(final.match?.seats[1]?.taken, true);
       assert.equal(final.match?.ranks.length, 2, "each seat has its rank");
       assert.ok(final.match?.ranks.includes(1));
+      const result = matchResult(final);
+      assert.deepEqual(result?.ranks, final.match?.ranks);
+      for (const parts of result?.parts ?? []) {
+        const named = parts.parts.map((part) => `${part.label} ${part.points}`).join(", ");
+        console.log(`${gameName(game)} against the AI, ${seatLabel(parts.seat)}: ${named} = ${result?.scores[parts.seat]}`);
+      }
+      assert.equal(result?.scores.length, 2, "each seat's score, in parts");
     });
 
     test("two random players play a match to the end", { timeout: 120_000 }, async () => {

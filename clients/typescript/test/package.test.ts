@@ -39,42 +39,54 @@ async function sh(cwd: string, command: string, args: readonly string[]): Promis
   }
 }
 
-/** A player's program: two guest players take both seats of a 2-player match and play random legal moves. */
+/**
+ * A player's program: two guest players take both seats of a 2-player Leilão match (sealed bids)
+ * and play random legal moves; the final state is kept as JSON and read back.
+ */
 const PLAY = `
-import { isFinished, isMyTurn, matchResult, playRandomly, VERSION } from "@mercado/client";
+import {
+  equals,
+  fromJsonString,
+  Game,
+  isFinished,
+  isMyTurn,
+  matchResult,
+  MatchStateSchema,
+  playRandomly,
+  toJsonString,
+  VERSION,
+} from "@mercado/client";
 import { connectNode } from "@mercado/client/node";
 
 const client = connectNode(process.argv[2]);
 try {
   const ana = await client.createPlayer("ana");
   const bea = await client.createPlayer("bea");
-  const { matchId } = await client.createMatch({ players: 2, seats: ["open", "open"] }, ana.playerToken);
+  const { matchId } = await client.createMatch({ game: Game.LEILAO, players: 2, seats: ["open", "open"] }, ana.playerToken);
   const first = await client.join(matchId, "", 0, ana.playerToken);
   const second = await client.join(matchId, "", 1, bea.playerToken);
 
   // Seat 1 with the game loop of the README, seat 2 with playRandomly.
   const loop = async () => {
     let last;
-    let acted = -1n;
     for await (const { state } of first.watch()) {
       last = state;
       const moves = state.legalActions;
-      if (isMyTurn(state) && state.version > acted) {
-        acted = state.version;
-        await first.act(moves[Math.floor(Math.random() * moves.length)], state.version);
-      }
+      if (isMyTurn(state)) await first.act(moves[Math.floor(Math.random() * moves.length)], state.version);
     }
     return last;
   };
   const [final] = await Promise.all([loop(), playRandomly(second)]);
   const result = matchResult(final);
+  const kept = toJsonString(MatchStateSchema, final);
   console.log(JSON.stringify({
     version: VERSION,
     matchId,
     finished: isFinished(final),
     actions: String(final.version),
-    ranks: final.match?.ranks,
-    scores: result?.scores.map(String),
+    ranks: result?.ranks,
+    scores: result?.scores,
+    keptAsJson: equals(MatchStateSchema, fromJsonString(MatchStateSchema, kept), final),
   }));
 } finally {
   client.close();
@@ -83,9 +95,9 @@ try {
 
 /** A page's entry: what a browser app imports (a transport would come from @connectrpc/connect-web). */
 const BROWSER_ENTRY = `
-import { Game, isMyTurn, MercadoClient, playRandomly, seatLabel, VERSION } from "@mercado/client";
+import { Code, ConnectError, Game, isMyTurn, MercadoClient, playRandomly, seatLabel, VERSION } from "@mercado/client";
 
-export { Game, isMyTurn, MercadoClient, playRandomly, seatLabel, VERSION };
+export { Code, ConnectError, Game, isMyTurn, MercadoClient, playRandomly, seatLabel, VERSION };
 `;
 
 /**
@@ -100,7 +112,7 @@ import { MatchStatus } from "@mercado/client/gen/mercado/v1/match_pb";
 export const client: NodeMercadoClient = connectNode("127.0.0.1:50051", { tls: false, retry: { reconnectMs: 1000 } });
 export const base: MercadoClient = client;
 export const version: string = VERSION;
-export function scores(state: MatchState): bigint[] | undefined {
+export function scores(state: MatchState): number[] | undefined {
   return state.match?.status === MatchStatus.FINISHED && !isMyTurn(state) ? matchResult(state)?.scores : undefined;
 }
 // @ts-expect-error a target is a string
@@ -189,7 +201,7 @@ describe("the npm package, installed from its tarball in a project outside the r
     assert.equal(manifest.private, undefined);
   });
 
-  test("a Node program of the installed package plays a 2-player match to the end", { timeout: 120_000 }, async () => {
+  test("a Node program of the installed package plays a 2-player Leilão match to the end", { timeout: 120_000 }, async () => {
     writeFileSync(join(project, "play.mjs"), PLAY);
     const stdout = await sh(project, process.execPath, ["play.mjs", server.server.target]);
     const result = JSON.parse(stdout.trim().split("\n").at(-1)!) as {
@@ -197,7 +209,8 @@ describe("the npm package, installed from its tarball in a project outside the r
       finished: boolean;
       actions: string;
       ranks: number[];
-      scores: string[];
+      scores: number[];
+      keptAsJson: boolean;
     };
     assert.equal(result.version, VERSION_FILE, "VERSION is the repo's");
     assert.equal(result.finished, true, stdout);
@@ -205,7 +218,8 @@ describe("the npm package, installed from its tarball in a project outside the r
     assert.equal(result.ranks.length, 2, stdout);
     assert.ok(result.ranks.includes(1), stdout);
     assert.equal(result.scores.length, 2, stdout);
-    assert.ok(result.scores.every((score) => /^-?\d+$/.test(score)), stdout);
+    assert.ok(result.scores.every((score) => Number.isInteger(score)), stdout);
+    assert.equal(result.keptAsJson, true, "the final state read back from its JSON is the same");
   });
 
   test("esbuild bundles it for browsers with no Node module in the bundle", async () => {
@@ -226,9 +240,9 @@ describe("the npm package, installed from its tarball in a project outside the r
     const exported = await sh(project, process.execPath, [
       "--input-type=module",
       "-e",
-      'const m = await import("./out/bundle.mjs"); console.log(typeof m.MercadoClient, m.VERSION, m.seatLabel(0));',
+      'const m = await import("./out/bundle.mjs"); console.log(typeof m.MercadoClient, m.VERSION, m.seatLabel(0), m.Code[m.Code.Aborted], new m.ConnectError("no", m.Code.Aborted).code === m.Code.Aborted);',
     ]);
-    assert.equal(exported.trim(), `function ${VERSION_FILE} Seat 1`);
+    assert.equal(exported.trim(), `function ${VERSION_FILE} Seat 1 Aborted true`);
   });
 
   test("its declarations type-check a Node consumer and a browser consumer", async () => {

@@ -11,6 +11,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import {
   displayRating,
   type FindMatchUpdate,
+  Game,
   isFinished,
   type MatchFound,
   matchFound,
@@ -94,7 +95,7 @@ describe("players", () => {
     const me = await client.getPlayer(playerToken);
     assert.equal(me.playerId, player.playerId);
     assert.equal(me.displayName, "Ada");
-    const byId = await client.getPlayer(undefined, player.playerId);
+    const byId = await client.getPlayer(undefined, { playerId: player.playerId });
     assert.equal(byId.displayName, "Ada");
     // "Me" needs a player credential; a made-up one is refused.
     await rejectsWith(() => client.getPlayer(), Code.Unauthenticated);
@@ -224,6 +225,46 @@ describe("players", () => {
     const second = await client.leaderboard({ pageSize: 1, pageToken: first.nextPageToken });
     assert.equal(second.entries[0]?.rank, 2);
     assert.equal(second.entries[0]?.player?.playerId, board.entries[1]?.player?.playerId);
+  });
+
+  test("ratings are per game: getPlayer, leaderboard and listMatches take the game", { timeout: 120_000 }, async () => {
+    const ana = await guest("Leilão Ana");
+    const bea = await guest("Leilão Bea");
+    const { matchId } = await client.createMatch({ game: Game.LEILAO, seats: ["open", "open"], clock: "none" }, ana.token);
+    const seats = [await client.join(matchId, "", 0, ana.token), await client.join(matchId, "", 1, bea.token)];
+    await playToTheEnd(seats);
+
+    const rated = async (token: string) => (await client.getPlayer(token, { game: Game.LEILAO })).ratedMatches;
+    for (let tries = 0; (await rated(ana.token)) === 0 && tries < 100; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const leilao = await client.getPlayer(undefined, { playerId: ana.id, game: Game.LEILAO });
+    assert.equal(leilao.game, "leilao");
+    assert.equal(leilao.ratedMatches, 1);
+    const mercado = await client.getPlayer(ana.token);
+    assert.deepEqual([mercado.game, mercado.ratedMatches], ["mercado", 0], "Mercado's rating has not moved");
+    const board = await client.leaderboard({ game: Game.LEILAO, pageSize: 100 });
+    const ids = board.entries.map((entry) => entry.player?.playerId);
+    assert.ok(ids.includes(ana.id) && ids.includes(bea.id), `both on Leilão's leaderboard: ${ids.join(", ")}`);
+    assert.ok(board.entries.every((entry) => entry.player?.game === "leilao"));
+    const others = await client.leaderboard({ game: Game.OREGANO, pageSize: 100 });
+    assert.ok(!others.entries.some((entry) => entry.player?.playerId === ana.id), "not on Oregano's");
+
+    const listed = async (game: Game) =>
+      (await client.listMatches({ game, playerId: ana.id })).matches.map((match) => match.matchId);
+    assert.deepEqual(await listed(Game.LEILAO), [matchId]);
+    assert.deepEqual(await listed(Game.OREGANO), []);
+    assert.deepEqual(await listed(Game.UNSPECIFIED), [matchId], "every game's");
+  });
+
+  test("rotatePlayerToken gives a guest a new token and refuses every earlier one", async () => {
+    const ana = await guest("Rotating Ana");
+    const rotated = await client.rotatePlayerToken(ana.token);
+    assert.equal(rotated.player?.playerId, ana.id);
+    assert.notEqual(rotated.playerToken, ana.token);
+    assert.equal((await client.getPlayer(rotated.playerToken)).playerId, ana.id);
+    await rejectsWith(() => client.getPlayer(ana.token), Code.Unauthenticated);
+    await rejectsWith(() => client.rotatePlayerToken(ana.token), Code.Unauthenticated);
   });
 });
 

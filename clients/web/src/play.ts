@@ -26,7 +26,6 @@ import {
   type MatchUpdate,
   type MercadoAction,
   type MercadoPreview,
-  type MercadoResult,
   type MercadoView,
   matchResult,
   mercadoView,
@@ -321,7 +320,7 @@ async function leave(current: Game): Promise<void> {
 type Move = MercadoAction["action"];
 
 /** A legal move (its action is submitted as the server listed it) and its move of case K. */
-interface Legal<K extends Move["case"]> extends LegalMove {
+interface Legal<K extends Move["case"]> extends LegalMove<"mercado"> {
   move: Extract<Move, { case: K }>;
 }
 
@@ -345,24 +344,23 @@ function options(state: MatchState): Options {
     redraw: undefined,
     refresh: undefined,
   };
-  for (const { action, preview } of legalMoves(state)) {
-    if (action.game.case !== "mercado") continue;
-    const move = action.game.value.action;
+  for (const { action, gameAction, preview } of legalMoves(state, "mercado")) {
+    const move = gameAction.action;
     switch (move.case) {
       case "openStand":
-        result.stands.push({ action, move, preview });
+        result.stands.push({ action, gameAction, move, preview });
         break;
       case "bringCustomer":
-        result.customers.push({ action, move, preview });
+        result.customers.push({ action, gameAction, move, preview });
         break;
       case "openRestaurant":
-        result.restaurants.push({ action, move, preview });
+        result.restaurants.push({ action, gameAction, move, preview });
         break;
       case "takeOffer":
-        result.offers.push({ action, move, preview });
+        result.offers.push({ action, gameAction, move, preview });
         break;
       case "takeCoin":
-        result.coin = { action, move, preview };
+        result.coin = { action, gameAction, move, preview };
         break;
       case "redrawHand":
         result.redraw = action;
@@ -447,7 +445,7 @@ function targets(current: Game): Choice[] {
   if (!choice || current.busy) return [];
   const you = current.state.yourSeat;
   const result: Choice[] = [];
-  const add = (move: LegalMove, place: Place, name: string, doing: string): void => {
+  const add = (move: LegalMove<"mercado">, place: Place, name: string, doing: string): void => {
     const pays = paymentText(move.preview, you);
     result.push({
       place,
@@ -1125,7 +1123,7 @@ function logCard(current: Game): HTMLElement {
 }
 
 /** The final ranks: the match's, which put forfeited seats last, else the game's own (by score alone). */
-function finalRanks(match: MatchSummary | undefined, result: MercadoResult | undefined): readonly number[] {
+function finalRanks(match: MatchSummary | undefined, result: { ranks: readonly number[] } | undefined): readonly number[] {
   return match?.ranks.length ? match.ranks : (result?.ranks ?? []);
 }
 

@@ -107,11 +107,11 @@ export async function ensurePlayer(name = ""): Promise<SignedIn> {
 export async function loadPlayer(signal?: AbortSignal): Promise<{ me: SignedIn; player: Player }> {
   const me = await ensurePlayer();
   try {
-    return { me, player: await client.getPlayer(me.token, "", signal) };
+    return { me, player: await client.getPlayer(me.token, { signal }) };
   } catch (failure) {
     if (codeOf(failure) !== Code.Unauthenticated || signal?.aborted || currentPlayer()?.token !== me.token) throw failure;
     forgetPlayer();
     const again = await signIn(me.name);
-    return { me: again, player: await client.getPlayer(again.token, "", signal) };
+    return { me: again, player: await client.getPlayer(again.token, { signal }) };
   }
 }

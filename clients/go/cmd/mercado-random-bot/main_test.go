@@ -128,7 +128,7 @@ func TestRandomBotWithoutAnonymous(t *testing.T) {
 	if strings.Contains(text, "signed in as the guest player") || !strings.Contains(text, "match over") {
 		t.Errorf("ada did not play to the end as herself:\n%s", text)
 	}
-	mine, _, err := client.PlayerMatches(ctx, ada.GetPlayerId(), mercadov1.MatchStatus_MATCH_STATUS_FINISHED, "")
+	mine, _, err := client.PlayerMatches(ctx, ada.GetPlayerId(), mercadov1.Game_GAME_UNSPECIFIED, mercadov1.MatchStatus_MATCH_STATUS_FINISHED, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,9 +16,10 @@
 
 import { parseArgs } from "node:util";
 
-import { BOT_LEVELS, type BotLevelName, gameNamed, isFinished, seatLabel } from "../client.js";
+import { BOT_LEVELS, type BotLevelName, gameNamed, seatLabel } from "../client.js";
 import { connectNode } from "../node.js";
 import { playRandomly } from "../random-player.js";
+import { isFinished } from "../state.js";
 
 const USAGE = `usage: random-bot [--server HOST:PORT] [--tls] [--ca-file PEM] (--vs-ai easy|medium|hard|expert [--game mercado|oregano|leilao] | --match ID [--seat N]) [--name NAME | --player-token TOKEN] [--quiet]`;
 

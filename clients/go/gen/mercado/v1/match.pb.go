@@ -1728,7 +1728,9 @@ func (*ActionPreview_Oregano) isActionPreview_Game() {}
 
 func (*ActionPreview_Leilao) isActionPreview_Game() {}
 
-// A match as the caller may see it at one version.
+// A match as the caller may see it at one version. A state is current only until a newer one
+// arrives, by version (see StreamEvents: the answer to the caller's own action may come before
+// stream updates of earlier versions); a client never goes back to an older state.
 type MatchState struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
 	Match    *MatchSummary          `protobuf:"bytes,1,opt,name=match,proto3" json:"match,omitempty"`
@@ -1737,13 +1739,15 @@ type MatchState struct {
 	ToMove   *uint32                `protobuf:"varint,4,opt,name=to_move,json=toMove,proto3,oneof" json:"to_move,omitempty"`       // the seat whose turn it is; absent unless playing
 	View     *View                  `protobuf:"bytes,5,opt,name=view,proto3" json:"view,omitempty"`
 	// The caller's legal actions, when it is the caller's turn (in a simultaneous step: while it
-	// has not yet acted); otherwise empty.
+	// has not yet acted, as of this version: a state of a version before the caller's own choice,
+	// which a stream may bring after the answer to it, still lists them); otherwise empty.
 	LegalActions []*Action `protobuf:"bytes,6,rep,name=legal_actions,json=legalActions,proto3" json:"legal_actions,omitempty"`
 	// For each legal action, in the same order: what it costs and pays, as the caller may see.
 	Previews []*ActionPreview `protobuf:"bytes,7,rep,name=previews,proto3" json:"previews,omitempty"`
 	// Every seat that must act now, in increasing order; empty unless playing. A turn-based game has
-	// one, the same as to_move; a game whose seats choose at once (sealed bids) has several, and
-	// to_move is then absent.
+	// one, the same as to_move; a game whose seats choose at once (sealed bids) has several, each
+	// until it has made its choice, and to_move is then absent. It is the caller's turn when the
+	// match is playing, your_seat is among these and legal_actions is not empty.
 	SeatsToMove []uint32 `protobuf:"varint,8,rep,packed,name=seats_to_move,json=seatsToMove,proto3" json:"seats_to_move,omitempty"`
 	// Each seat's score that the caller may know, as named parts that add up to it, by seat: while
 	// playing, its score if the game ended now (in Mercado de Lisboa with hidden money, the
@@ -2044,9 +2048,11 @@ type MatchUpdate struct {
 	// same time as others': its events then say only that the seat has acted, and the last action
 	// of the step reveals every sealed choice together, in its events), and for another seat's
 	// private choice (the strategy card an Oregano player keeps, while strategy cards are hidden).
-	Action        *Action     `protobuf:"bytes,3,opt,name=action,proto3" json:"action,omitempty"`
-	Events        []*Event    `protobuf:"bytes,4,rep,name=events,proto3" json:"events,omitempty"`
-	State         *MatchState `protobuf:"bytes,5,opt,name=state,proto3" json:"state,omitempty"` // the caller's view after the update
+	Action *Action  `protobuf:"bytes,3,opt,name=action,proto3" json:"action,omitempty"`
+	Events []*Event `protobuf:"bytes,4,rep,name=events,proto3" json:"events,omitempty"`
+	// The caller's view after the update, as of `version`: older than the answer to the caller's
+	// own action when that answer came first (see StreamEvents).
+	State         *MatchState `protobuf:"bytes,5,opt,name=state,proto3" json:"state,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }

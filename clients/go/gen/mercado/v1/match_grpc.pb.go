@@ -104,7 +104,7 @@ type MatchServiceClient interface {
 	CreateMatch(ctx context.Context, in *CreateMatchRequest, opts ...grpc.CallOption) (*CreateMatchResponse, error)
 	// Take an open seat and receive its secret token.
 	JoinMatch(ctx context.Context, in *JoinMatchRequest, opts ...grpc.CallOption) (*JoinMatchResponse, error)
-	// Matches, newest first, optionally filtered by status.
+	// Matches, newest first, optionally filtered by game, status and player.
 	ListMatches(ctx context.Context, in *ListMatchesRequest, opts ...grpc.CallOption) (*ListMatchesResponse, error)
 	// The caller's view: a seat's view with its token, a spectator's without.
 	GetView(ctx context.Context, in *GetViewRequest, opts ...grpc.CallOption) (*MatchState, error)
@@ -114,7 +114,14 @@ type MatchServiceClient interface {
 	// happened before the stream opened is missed; then every accepted action after
 	// `after_version`, in order, each exactly once; then live updates until the match
 	// finishes or is cancelled, when the stream ends with OK. A server shutting down ends
-	// its streams with UNAVAILABLE: reconnect with the last action's version.
+	// its streams with UNAVAILABLE: reconnect with the last action's version. Each update's
+	// state is the match as of its version. The answer to the caller's own SubmitAction may
+	// arrive before the stream's updates of earlier versions: in a sealed step, another seat's
+	// choice accepted just before the caller's comes after the answer, with a state in which
+	// the caller has not chosen yet and still has legal actions. A client keeps the newest state
+	// it has, by version, and never goes back to an older one nor acts on it (acting on it is
+	// refused, ABORTED); the client libraries' watch does so, and gives such an update with its
+	// events and the newer state.
 	StreamEvents(ctx context.Context, in *StreamEventsRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[MatchUpdate], error)
 	// Take a seat reserved for a bot. For AI agents: the bearer token is the server's agent key.
 	ClaimBotSeat(ctx context.Context, in *ClaimBotSeatRequest, opts ...grpc.CallOption) (*ClaimBotSeatResponse, error)
@@ -346,7 +353,7 @@ type MatchServiceServer interface {
 	CreateMatch(context.Context, *CreateMatchRequest) (*CreateMatchResponse, error)
 	// Take an open seat and receive its secret token.
 	JoinMatch(context.Context, *JoinMatchRequest) (*JoinMatchResponse, error)
-	// Matches, newest first, optionally filtered by status.
+	// Matches, newest first, optionally filtered by game, status and player.
 	ListMatches(context.Context, *ListMatchesRequest) (*ListMatchesResponse, error)
 	// The caller's view: a seat's view with its token, a spectator's without.
 	GetView(context.Context, *GetViewRequest) (*MatchState, error)
@@ -356,7 +363,14 @@ type MatchServiceServer interface {
 	// happened before the stream opened is missed; then every accepted action after
 	// `after_version`, in order, each exactly once; then live updates until the match
 	// finishes or is cancelled, when the stream ends with OK. A server shutting down ends
-	// its streams with UNAVAILABLE: reconnect with the last action's version.
+	// its streams with UNAVAILABLE: reconnect with the last action's version. Each update's
+	// state is the match as of its version. The answer to the caller's own SubmitAction may
+	// arrive before the stream's updates of earlier versions: in a sealed step, another seat's
+	// choice accepted just before the caller's comes after the answer, with a state in which
+	// the caller has not chosen yet and still has legal actions. A client keeps the newest state
+	// it has, by version, and never goes back to an older one nor acts on it (acting on it is
+	// refused, ABORTED); the client libraries' watch does so, and gives such an update with its
+	// events and the newer state.
 	StreamEvents(*StreamEventsRequest, grpc.ServerStreamingServer[MatchUpdate]) error
 	// Take a seat reserved for a bot. For AI agents: the bearer token is the server's agent key.
 	ClaimBotSeat(context.Context, *ClaimBotSeatRequest) (*ClaimBotSeatResponse, error)

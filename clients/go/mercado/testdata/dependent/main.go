@@ -5,8 +5,8 @@
 // replaces it with this checkout, and runs it against a real server.
 //
 // It does what the README's first example does: it connects, signs in as a guest
-// player, creates a match against an easy AI bot, plays it with random legal moves and
-// prints the result.
+// player, creates a match of each game against an easy AI bot, plays it with random
+// legal moves and prints its result, the player's score in parts.
 //
 //	go run . [HOST:PORT]
 package main
@@ -34,7 +34,7 @@ func main() {
 }
 
 func run(server string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	fmt.Println("client version:", mercado.Version)
 
@@ -48,22 +48,29 @@ func run(server string) error {
 		return err
 	}
 	ctx = mercado.WithToken(ctx, token)
-	match, err := client.CreateMatch(ctx, mercado.MatchOptions{Seats: []*mercadov1.SeatSpec{
-		mercado.OpenSeat(), mercado.BotSeat(mercadov1.BotLevel_BOT_LEVEL_EASY)}})
-	if err != nil {
-		return err
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, game := range mercado.Games() { // Mercado de Lisboa, Oregano, Leilão
+		match, err := client.CreateMatch(ctx, mercado.MatchOptions{Game: game, Seats: []*mercadov1.SeatSpec{
+			mercado.OpenSeat(), mercado.BotSeat(mercadov1.BotLevel_BOT_LEVEL_EASY)}})
+		if err != nil {
+			return err
+		}
+		seat, err := client.Join(ctx, match.GetMatchId(), "")
+		if err != nil {
+			return err
+		}
+		final, err := mercado.PlayRandom(ctx, seat, rng)
+		if err != nil {
+			return err
+		}
+		result := mercado.MatchResult(final) // nil unless it finished
+		if result == nil {
+			return fmt.Errorf("the %s match ended %v", mercado.GameName(game), final.GetMatch().GetStatus())
+		}
+		fmt.Println(mercado.GameName(game), "scores:", result.Scores, "ranks:", result.Ranks)
+		for _, part := range result.Parts[seat.Number].GetParts() { // ada's score, explained
+			fmt.Printf("  %s: %d\n", part.GetLabel(), part.GetPoints())
+		}
 	}
-	seat, err := client.Join(ctx, match.GetMatchId(), "")
-	if err != nil {
-		return err
-	}
-	final, err := mercado.PlayRandom(ctx, seat, rand.New(rand.NewPCG(1, 2)))
-	if err != nil {
-		return err
-	}
-
-	fmt.Println("status:", final.GetMatch().GetStatus())
-	fmt.Println("scores:", final.GetView().GetMercado().GetResult().GetScores())
-	fmt.Println("ranks:", final.GetMatch().GetRanks())
 	return nil
 }

@@ -781,7 +781,10 @@ global___ActionPreview = ActionPreview
 
 @typing.final
 class MatchState(google.protobuf.message.Message):
-    """A match as the caller may see it at one version."""
+    """A match as the caller may see it at one version. A state is current only until a newer one
+    arrives, by version (see StreamEvents: the answer to the caller's own action may come before
+    stream updates of earlier versions); a client never goes back to an older state.
+    """
 
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
 
@@ -806,7 +809,8 @@ class MatchState(google.protobuf.message.Message):
     @property
     def legal_actions(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___Action]:
         """The caller's legal actions, when it is the caller's turn (in a simultaneous step: while it
-        has not yet acted); otherwise empty.
+        has not yet acted, as of this version: a state of a version before the caller's own choice,
+        which a stream may bring after the answer to it, still lists them); otherwise empty.
         """
 
     @property
@@ -816,8 +820,9 @@ class MatchState(google.protobuf.message.Message):
     @property
     def seats_to_move(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[builtins.int]:
         """Every seat that must act now, in increasing order; empty unless playing. A turn-based game has
-        one, the same as to_move; a game whose seats choose at once (sealed bids) has several, and
-        to_move is then absent.
+        one, the same as to_move; a game whose seats choose at once (sealed bids) has several, each
+        until it has made its choice, and to_move is then absent. It is the caller's turn when the
+        match is playing, your_seat is among these and legal_actions is not empty.
         """
 
     @property
@@ -961,7 +966,9 @@ class MatchUpdate(google.protobuf.message.Message):
     def events(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___Event]: ...
     @property
     def state(self) -> global___MatchState:
-        """the caller's view after the update"""
+        """The caller's view after the update, as of `version`: older than the answer to the caller's
+        own action when that answer came first (see StreamEvents).
+        """
 
     def __init__(
         self,

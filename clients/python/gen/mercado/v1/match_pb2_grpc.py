@@ -135,7 +135,7 @@ class MatchServiceServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def ListMatches(self, request, context):
-        """Matches, newest first, optionally filtered by status.
+        """Matches, newest first, optionally filtered by game, status and player.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -160,7 +160,14 @@ class MatchServiceServicer(object):
         happened before the stream opened is missed; then every accepted action after
         `after_version`, in order, each exactly once; then live updates until the match
         finishes or is cancelled, when the stream ends with OK. A server shutting down ends
-        its streams with UNAVAILABLE: reconnect with the last action's version.
+        its streams with UNAVAILABLE: reconnect with the last action's version. Each update's
+        state is the match as of its version. The answer to the caller's own SubmitAction may
+        arrive before the stream's updates of earlier versions: in a sealed step, another seat's
+        choice accepted just before the caller's comes after the answer, with a state in which
+        the caller has not chosen yet and still has legal actions. A client keeps the newest state
+        it has, by version, and never goes back to an older one nor acts on it (acting on it is
+        refused, ABORTED); the client libraries' watch does so, and gives such an update with its
+        events and the newer state.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

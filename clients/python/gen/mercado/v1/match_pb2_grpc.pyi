@@ -94,7 +94,7 @@ class MatchServiceStub:
         mercado.v1.match_pb2.ListMatchesRequest,
         mercado.v1.match_pb2.ListMatchesResponse,
     ]
-    """Matches, newest first, optionally filtered by status."""
+    """Matches, newest first, optionally filtered by game, status and player."""
 
     GetView: grpc.UnaryUnaryMultiCallable[
         mercado.v1.match_pb2.GetViewRequest,
@@ -116,7 +116,14 @@ class MatchServiceStub:
     happened before the stream opened is missed; then every accepted action after
     `after_version`, in order, each exactly once; then live updates until the match
     finishes or is cancelled, when the stream ends with OK. A server shutting down ends
-    its streams with UNAVAILABLE: reconnect with the last action's version.
+    its streams with UNAVAILABLE: reconnect with the last action's version. Each update's
+    state is the match as of its version. The answer to the caller's own SubmitAction may
+    arrive before the stream's updates of earlier versions: in a sealed step, another seat's
+    choice accepted just before the caller's comes after the answer, with a state in which
+    the caller has not chosen yet and still has legal actions. A client keeps the newest state
+    it has, by version, and never goes back to an older one nor acts on it (acting on it is
+    refused, ABORTED); the client libraries' watch does so, and gives such an update with its
+    events and the newer state.
     """
 
     ClaimBotSeat: grpc.UnaryUnaryMultiCallable[
@@ -217,7 +224,7 @@ class MatchServiceAsyncStub:
         mercado.v1.match_pb2.ListMatchesRequest,
         mercado.v1.match_pb2.ListMatchesResponse,
     ]
-    """Matches, newest first, optionally filtered by status."""
+    """Matches, newest first, optionally filtered by game, status and player."""
 
     GetView: grpc.aio.UnaryUnaryMultiCallable[
         mercado.v1.match_pb2.GetViewRequest,
@@ -239,7 +246,14 @@ class MatchServiceAsyncStub:
     happened before the stream opened is missed; then every accepted action after
     `after_version`, in order, each exactly once; then live updates until the match
     finishes or is cancelled, when the stream ends with OK. A server shutting down ends
-    its streams with UNAVAILABLE: reconnect with the last action's version.
+    its streams with UNAVAILABLE: reconnect with the last action's version. Each update's
+    state is the match as of its version. The answer to the caller's own SubmitAction may
+    arrive before the stream's updates of earlier versions: in a sealed step, another seat's
+    choice accepted just before the caller's comes after the answer, with a state in which
+    the caller has not chosen yet and still has legal actions. A client keeps the newest state
+    it has, by version, and never goes back to an older one nor acts on it (acting on it is
+    refused, ABORTED); the client libraries' watch does so, and gives such an update with its
+    events and the newer state.
     """
 
     ClaimBotSeat: grpc.aio.UnaryUnaryMultiCallable[
@@ -346,7 +360,7 @@ class MatchServiceServicer(metaclass=abc.ABCMeta):
         request: mercado.v1.match_pb2.ListMatchesRequest,
         context: _ServicerContext,
     ) -> typing.Union[mercado.v1.match_pb2.ListMatchesResponse, collections.abc.Awaitable[mercado.v1.match_pb2.ListMatchesResponse]]:
-        """Matches, newest first, optionally filtered by status."""
+        """Matches, newest first, optionally filtered by game, status and player."""
 
     @abc.abstractmethod
     def GetView(
@@ -374,7 +388,14 @@ class MatchServiceServicer(metaclass=abc.ABCMeta):
         happened before the stream opened is missed; then every accepted action after
         `after_version`, in order, each exactly once; then live updates until the match
         finishes or is cancelled, when the stream ends with OK. A server shutting down ends
-        its streams with UNAVAILABLE: reconnect with the last action's version.
+        its streams with UNAVAILABLE: reconnect with the last action's version. Each update's
+        state is the match as of its version. The answer to the caller's own SubmitAction may
+        arrive before the stream's updates of earlier versions: in a sealed step, another seat's
+        choice accepted just before the caller's comes after the answer, with a state in which
+        the caller has not chosen yet and still has legal actions. A client keeps the newest state
+        it has, by version, and never goes back to an older one nor acts on it (acting on it is
+        refused, ABORTED); the client libraries' watch does so, and gives such an update with its
+        events and the newer state.
         """
 
     @abc.abstractmethod

@@ -841,7 +841,9 @@ export const ActionPreviewSchema: GenMessage<ActionPreview> = /*@__PURE__*/
   messageDesc(file_mercado_v1_match, 14);
 
 /**
- * A match as the caller may see it at one version.
+ * A match as the caller may see it at one version. A state is current only until a newer one
+ * arrives, by version (see StreamEvents: the answer to the caller's own action may come before
+ * stream updates of earlier versions); a client never goes back to an older state.
  *
  * @generated from message mercado.v1.MatchState
  */
@@ -877,7 +879,8 @@ export type MatchState = Message<"mercado.v1.MatchState"> & {
 
   /**
    * The caller's legal actions, when it is the caller's turn (in a simultaneous step: while it
-   * has not yet acted); otherwise empty.
+   * has not yet acted, as of this version: a state of a version before the caller's own choice,
+   * which a stream may bring after the answer to it, still lists them); otherwise empty.
    *
    * @generated from field: repeated mercado.v1.Action legal_actions = 6;
    */
@@ -892,8 +895,9 @@ export type MatchState = Message<"mercado.v1.MatchState"> & {
 
   /**
    * Every seat that must act now, in increasing order; empty unless playing. A turn-based game has
-   * one, the same as to_move; a game whose seats choose at once (sealed bids) has several, and
-   * to_move is then absent.
+   * one, the same as to_move; a game whose seats choose at once (sealed bids) has several, each
+   * until it has made its choice, and to_move is then absent. It is the caller's turn when the
+   * match is playing, your_seat is among these and legal_actions is not empty.
    *
    * @generated from field: repeated uint32 seats_to_move = 8;
    */
@@ -1049,7 +1053,8 @@ export type MatchUpdate = Message<"mercado.v1.MatchUpdate"> & {
   events: Event[];
 
   /**
-   * the caller's view after the update
+   * The caller's view after the update, as of `version`: older than the answer to the caller's
+   * own action when that answer came first (see StreamEvents).
    *
    * @generated from field: mercado.v1.MatchState state = 5;
    */
@@ -1679,7 +1684,7 @@ export const MatchService: GenService<{
     output: typeof JoinMatchResponseSchema;
   },
   /**
-   * Matches, newest first, optionally filtered by status.
+   * Matches, newest first, optionally filtered by game, status and player.
    *
    * @generated from rpc mercado.v1.MatchService.ListMatches
    */
@@ -1713,7 +1718,14 @@ export const MatchService: GenService<{
    * happened before the stream opened is missed; then every accepted action after
    * `after_version`, in order, each exactly once; then live updates until the match
    * finishes or is cancelled, when the stream ends with OK. A server shutting down ends
-   * its streams with UNAVAILABLE: reconnect with the last action's version.
+   * its streams with UNAVAILABLE: reconnect with the last action's version. Each update's
+   * state is the match as of its version. The answer to the caller's own SubmitAction may
+   * arrive before the stream's updates of earlier versions: in a sealed step, another seat's
+   * choice accepted just before the caller's comes after the answer, with a state in which
+   * the caller has not chosen yet and still has legal actions. A client keeps the newest state
+   * it has, by version, and never goes back to an older one nor acts on it (acting on it is
+   * refused, ABORTED); the client libraries' watch does so, and gives such an update with its
+   * events and the newer state.
    *
    * @generated from rpc mercado.v1.MatchService.StreamEvents
    */
