@@ -156,8 +156,14 @@ const ROLE_NOTES: Readonly<Record<LeilaoRole, string>> = {
   [LeilaoRole.REBID]: "re-bid",
 };
 
+/** The cards revealed when the bids were last drawn: a card turns over only when it is newly revealed. */
+let shownRevealed = "";
+
 function bidsCard(table: Table, view: LeilaoView): HTMLElement {
   const revealed = view.phase !== LeilaoPhase.BID;
+  const cardsRevealed = `${table.state.match?.matchId}:${view.round}:${view.players.map((player) => (revealed ? playedThisRound(player, view.round).length : 0)).join(",")}`;
+  const turning = cardsRevealed !== shownRevealed;
+  shownRevealed = cardsRevealed;
   const rows = view.players.map((player) => {
     const seat = player.seat;
     const played = revealed ? playedThisRound(player, view.round) : [];
@@ -165,7 +171,7 @@ function bidsCard(table: Table, view: LeilaoView): HTMLElement {
     const pending = table.state.seatsToMove.includes(seat) && view.phase !== LeilaoPhase.PICK;
     const mineSealed = seat === table.you && view.sealed ? view.sealed : undefined;
     const cards: Child[] = played.map((card) =>
-      bidCard(card.card, { class: `bid-card revealed ${card.void ? "void" : ""} role-${ROLE_NOTES[card.role] || "main"}`, title: `${ROLE_NOTES[card.role] || "main bid"}${card.void ? ", void: tied" : ""}` }, [ROLE_NOTES[card.role], card.void ? " void" : ""].join("").trim() || null),
+      bidCard(card.card, { class: `bid-card ${turning ? "turning" : ""} ${card.void ? "void" : ""} role-${ROLE_NOTES[card.role] || "main"}`, title: `${ROLE_NOTES[card.role] || "main bid"}${card.void ? ", void: tied" : ""}` }, [ROLE_NOTES[card.role], card.void ? " void" : ""].join("").trim() || null),
     );
     if (sealed) {
       // Still sealed: face down to everyone else; your own shows, marked sealed.

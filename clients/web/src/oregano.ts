@@ -422,7 +422,8 @@ function declareBody(context: Context): Child[] {
     else if (first === kind) table.setDraft([]);
     else table.setDraft(["declare", String(kind)]);
   };
-  const outlooks = view.declareOutlook.length ? view.declareOutlook : [OreganoActionKind.ATTRACT, OreganoActionKind.RESOURCE, OreganoActionKind.SELL, OreganoActionKind.ACQUIRE].map((kind) => ({ kind, operations: 0 }) as OreganoDeclareOutlook);
+  // A card for each kind that may be declared first, with what it would give now.
+  const kinds = [...new Set(declares.map((d) => d.first))].sort((a, b) => a - b);
   const [first, second] = chosen;
   const declare = first !== undefined && second !== undefined ? declares.find((d) => d.first === first && d.second === second) : undefined;
   return [
@@ -431,21 +432,22 @@ function declareBody(context: Context): Child[] {
     h(
       "div",
       { class: "kind-cards" },
-      outlooks.map((outlook) => {
-        const order = chosen.indexOf(outlook.kind);
-        const words = ACTION_KINDS[outlook.kind];
+      kinds.map((kind) => {
+        const order = chosen.indexOf(kind);
+        const words = ACTION_KINDS[kind];
+        const outlook = view.declareOutlook.find((item) => item.kind === kind);
         return h(
           "button",
           {
             type: "button",
-            class: `kind-card choice ${order >= 0 ? "selected" : ""} ${outlook.operations ? "" : "idle"}`,
+            class: `kind-card choice ${order >= 0 ? "selected" : ""} ${outlook?.operations === 0 ? "idle" : ""}`,
             "aria-pressed": order >= 0,
-            "data-testid": `kind-${ruleName(OreganoActionKind, outlook.kind)}`,
-            onclick: () => click(outlook.kind),
+            "data-testid": `kind-${ruleName(OreganoActionKind, kind)}`,
+            onclick: () => click(kind),
           },
           h("span", { class: "kind-head" }, h("strong", {}, words?.name ?? "?"), order >= 0 ? h("span", { class: "kind-order" }, order === 0 ? "1st" : "2nd") : null),
           h("span", { class: "kind-what" }, words?.what ?? ""),
-          h("span", { class: "kind-now", "data-testid": `now-${ruleName(OreganoActionKind, outlook.kind)}` }, nowText(context, outlook)),
+          outlook ? h("span", { class: "kind-now", "data-testid": `now-${ruleName(OreganoActionKind, kind)}` }, nowText(context, outlook)) : null,
         );
       }),
     ),

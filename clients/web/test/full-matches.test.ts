@@ -120,7 +120,7 @@ describe("every game to the end by clicking, at 1280 px and at 390 px", { skip }
     let shot = false;
     while (await ready(page)) {
       // Leilão: the other seat's bid face down until the reveal (the AI has bid, the page has not).
-      if (game === "leilao" && !sealedShot && (await page.locator('[data-testid^="sealed-"]').count())) {
+      if (game === "leilao" && !sealedShot && moves >= 6 && (await page.locator('[data-testid^="sealed-"]').count())) {
         await page.screenshot({ path: sealed, fullPage: true });
         sealedShot = true;
       }
