@@ -305,6 +305,27 @@ def oregano_preview(shown: api.ActionPreview, players: int) -> oregano_previews.
     )
 
 
+def outlook_json(outlook: oregano_pb2.OreganoDeclareOutlook) -> dict[str, Any]:
+    """A declare outlook as the page reads it: its kind, how many operations, the best one's action."""
+    best = action_json(api.Action(oregano=outlook.best)) if outlook.HasField("best") else None
+    return {
+        "kind": name(oregano_pb2.OreganoActionKind, outlook.kind),
+        "operations": outlook.operations,
+        "best": best,
+        "score_change": outlook.best_preview.score_change if best else None,
+    }
+
+
+def outlook_rules(outlook: oregano_previews.Outlook) -> dict[str, Any]:
+    best = outlook.best
+    return {
+        "kind": outlook.kind,
+        "operations": outlook.operations,
+        "best": None if best is None else game_named("oregano").action_to_json(best),
+        "score_change": None if outlook.preview is None else outlook.preview.score_change,
+    }
+
+
 def leilao_preview(shown: api.ActionPreview, players: int) -> leilao_previews.Preview:
     p = shown.leilao
     preview = leilao_previews.Preview(p.card_penalty, p.fee, p.stall_points, p.set_bonus)
@@ -343,6 +364,13 @@ def check_state(game: str, state: api.MatchState, rules_state: Any, viewer: int 
     if game == "leilao":
         sealed_step = moving and bool(legal) and legal[0]["type"] != "pick"
         assert bid_options_json(typed.bid_options) == (legal if sealed_step else [])
+    if game == "oregano":
+        declaring = moving and expected["phase"] == "declare"
+        assert [outlook_json(o) for o in typed.declare_outlook] == (
+            [outlook_rules(o) for o in oregano_previews.declare_outlook(rules_state, viewer)]
+            if declaring
+            else []
+        )
     scores = [score.total for score in state.score_parts]
     assert scores == list(rules.score_now(rules_state))  # every score of these games is public
 

@@ -118,7 +118,7 @@ export function customerTile(tile: CustomerTile, x: number, y: number, w: number
  * A badge centred on x with its top at y, no wider than `room`: one pill per part, in the colour
  * of the seat it is about (dark when none), shrunk to fit.
  */
-function badge(parts: readonly BadgePart[], x: number, y: number, room: number): SVGElement {
+export function badge(parts: readonly BadgePart[], x: number, y: number, room: number): SVGElement {
   const GAP = 3;
   const widths = parts.map((part) => part.text.length * 7.6 + 10);
   const total = widths.reduce((sum, width) => sum + width, 0) + GAP * (parts.length - 1);

@@ -1,17 +1,9 @@
-// The games drawn from their rules' JSON view (Oregano, Leilão): each one's screen and log lines.
+// The games drawn by screens of their own (Oregano, Leilão): each one's screen from its typed view.
 
-import type { JsonObject } from "@bufbuild/protobuf";
-import { leilaoLog, leilaoScreen } from "./leilao.js";
-import { oreganoLog, oreganoScreen } from "./oregano.js";
-import type { JsonGame, Screen, Table } from "./table.js";
+import { leilaoScreen } from "./leilao.js";
+import { oreganoScreen } from "./oregano.js";
+import type { Screen, Table, TableView } from "./table.js";
 
-interface JsonGameUi {
-  screen(table: Table, view: JsonObject): Screen;
-  /** A move's events in words ("" when they say nothing worth a line). */
-  log(events: readonly JsonObject[], name: (seat: number) => string): string;
+export function tableScreen(table: Table, view: TableView): Screen {
+  return view.game === "oregano" ? oreganoScreen(table, view.view) : leilaoScreen(table, view.view);
 }
-
-export const JSON_GAMES: Readonly<Record<JsonGame, JsonGameUi>> = {
-  oregano: { screen: oreganoScreen, log: oreganoLog },
-  leilao: { screen: leilaoScreen, log: leilaoLog },
-};

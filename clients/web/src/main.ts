@@ -24,7 +24,6 @@ import {
   type FindMatchUpdate,
   Game,
   type GameName,
-  gameName as gameNameOf,
   gameNamed,
   isMyTurn,
   isOver,
@@ -35,18 +34,32 @@ import {
   matchFound,
   Money,
   openSeats,
-  type Player,
   Seat,
   seatLabel,
   seatsOf,
 } from "@mercado/client";
 import { h, type Child } from "./dom.js";
 import { seatColour } from "./labels.js";
-import { currentPlayer, ensurePlayer, forgetPlayer, loadPlayer, type SignedIn, signIn } from "./player.js";
+import { currentPlayer, ensurePlayer, loadPlayer, type Profile, type SignedIn, signIn } from "./player.js";
 import { openGame } from "./play.js";
 import { openReplay } from "./replay.js";
-import { forgetSeat, isMatchId, markOver, savedName, savedSeat, savedSeats, saveSeat } from "./storage.js";
-import { app, client, enterScreen, formatClock, header, message, navigate, ordinal, playerName, seatRole, setRouter } from "./ui.js";
+import { forgetSeat, isMatchId, markOver, savedGame, saveGame, savedName, savedSeat, savedSeats, saveSeat } from "./storage.js";
+import {
+  app,
+  client,
+  enterScreen,
+  formatClock,
+  GAMES,
+  gameOf,
+  header,
+  message,
+  navigate,
+  ordinal,
+  playerName,
+  seatRole,
+  setRouter,
+  SITE,
+} from "./ui.js";
 import "./style.css";
 
 // ---------------------------------------------------------------------------------------------
@@ -74,7 +87,7 @@ function route(): void {
 
 function loading(text: string): void {
   document.body.dataset.turn = "loading";
-  app.replaceChildren(header(null), h("main", { class: "start-page" }, h("p", { class: "card loading" }, text)));
+  app.replaceChildren(header(undefined), h("main", { class: "start-page" }, h("p", { class: "card loading" }, text)));
 }
 
 /**
@@ -214,8 +227,9 @@ async function openJoin(matchId: string): Promise<void> {
       h("button", { class: "primary", "data-testid": "watch", onclick: () => void watch(matchId) }, "Watch it"),
     );
   }
+  document.title = `${GAMES[gameOf(match?.game)].title} · ${SITE}`;
   app.replaceChildren(
-    header(null),
+    header(gameOf(match?.game)),
     h(
       "main",
       { class: "start-page" },
@@ -226,7 +240,7 @@ async function openJoin(matchId: string): Promise<void> {
         h(
           "p",
           { class: "muted" },
-          `${gameName(match)} · ${match?.players ?? "?"} players${gameName(match) === "Mercado" ? ` · money ${moneyName(match)}` : ""} · ${clockName(match)}`,
+          `${gameName(match)} · ${match?.players ?? "?"} players${gameOf(match?.game) === "mercado" ? ` · money ${moneyName(match)}` : ""} · ${clockName(match)}`,
         ),
         seatsList,
         body,
@@ -281,9 +295,11 @@ function renderStart(error = ""): void {
   document.body.dataset.turn = "start";
   delete document.body.dataset.version;
   delete document.body.dataset.match;
+  delete document.body.dataset.phase;
+  document.title = `${SITE}: ${Object.values(GAMES).map((game) => game.title).join(", ")}`;
   const you = playerCard(stop.signal);
   app.replaceChildren(
-    header(null),
+    header(undefined),
     h(
       "main",
       { class: "start-page" },
@@ -325,14 +341,14 @@ function playerCard(signal: AbortSignal): { card: HTMLElement; refresh: () => vo
     card.replaceChildren(
       h("h2", {}, "You"),
       h("p", { class: "you-name" }, h("strong", { "data-testid": "you-name" }, me?.name ?? savedName())),
-      h("p", { class: "muted", "data-testid": "you-rating" }, me ? "Loading your rating…" : "Signing in…"),
+      h("p", { class: "muted", "data-testid": "you-loading" }, me ? "Loading your ratings…" : "Signing in…"),
     );
     loadPlayer(signal).then(
-      ({ me: signed, player }) => {
+      (profile) => {
         if (signal.aborted) return;
         // Signed in just now with the name remembered from before: the whole page is the player's.
         if (!me) renderStart();
-        else card.replaceChildren(...playerDetails(signed, player, signal));
+        else card.replaceChildren(...playerDetails(profile, signal));
       },
       (failure: unknown) => {
         if (signal.aborted) return;
@@ -399,9 +415,9 @@ function signInForm(signal: AbortSignal, done: () => void, current?: SignedIn): 
   ];
 }
 
-function playerDetails(me: SignedIn, player: Player, signal: AbortSignal): HTMLElement[] {
-  const games = player.ratedMatches;
-  const record = `${games} rated game${games === 1 ? "" : "s"} · ${player.wins} win${player.wins === 1 ? "" : "s"}`;
+/** The player's name, and its display rating and record in each game (ratings are per game). */
+function playerDetails(profile: Profile, signal: AbortSignal): HTMLElement[] {
+  const { me, ratings } = profile;
   const card = (): HTMLElement | null => document.querySelector('[data-testid="you"]');
   const rename = h(
     "button",
@@ -417,19 +433,25 @@ function playerDetails(me: SignedIn, player: Player, signal: AbortSignal): HTMLE
     },
     "New name",
   );
-  return [
-    h("h2", { class: "with-button" }, h("span", {}, "You"), rename),
-    h(
-      "p",
-      { class: "you-name" },
-      h("strong", { "data-testid": "you-name" }, player.displayName || me.name),
+  const rows = (Object.keys(GAMES) as GameName[]).map((game) => {
+    const player = ratings[game];
+    const games = player.ratedMatches;
+    return h(
+      "li",
+      { class: "you-game", "data-testid": `you-game-${game}` },
+      h("span", { class: "you-game-name" }, GAMES[game].title),
       h(
         "span",
-        { class: "rating", "data-testid": "you-rating", title: "Your display rating: mu − 3·sigma, at least 0; the leaderboard ranks by mu − 3·sigma" },
+        { class: "rating", "data-testid": `you-rating-${game}`, title: "Your display rating in this game: mu − 3·sigma, at least 0; its leaderboard ranks by mu − 3·sigma" },
         `rating ${displayRating(player).toFixed(1)}`,
       ),
-    ),
-    h("p", { class: "muted small", "data-testid": "you-record" }, record),
+      h("span", { class: "muted small you-record", "data-testid": `you-record-${game}` }, `${games} rated game${games === 1 ? "" : "s"} · ${player.wins} win${player.wins === 1 ? "" : "s"}`),
+    );
+  });
+  return [
+    h("h2", { class: "with-button" }, h("span", {}, "You"), rename),
+    h("p", { class: "you-name" }, h("strong", { "data-testid": "you-name" }, ratings.mercado.displayName || me.name)),
+    h("ul", { class: "you-ratings", "data-testid": "you-ratings" }, rows),
   ];
 }
 
@@ -567,17 +589,11 @@ async function* queue(me: SignedIn, options: FindMatchOptions, signal: AbortSign
 
 // --- A new match, set up by hand ----------------------------------------------------------------
 
-/** The games a match may be of: a word for each, and how the start form names it. */
-const GAME_NAMES: Readonly<Record<GameName, readonly [string, string]>> = {
-  mercado: ["Mercado", "Mercado de Lisboa (the market board)"],
-  oregano: ["Oregano", "Oregano (build a market street)"],
-  leilao: ["Leilão", "Leilão (sealed bids for stalls)"],
-};
-
-/** A choice of the game, its id also its test id. */
+/** A choice of the game, its id also its test id; it starts at the game the start page shows. */
 function gameSelect(id: string): HTMLSelectElement {
   const select = h("select", { id, name: id, "data-testid": id });
-  for (const [value, [, label]] of Object.entries(GAME_NAMES)) select.append(h("option", { value }, label));
+  for (const [value, { title, pitch }] of Object.entries(GAMES)) select.append(h("option", { value }, `${title} (${pitch})`));
+  select.value = shownGame();
   return select;
 }
 
@@ -677,6 +693,7 @@ function newMatchForm(): HTMLElement {
 /** Create the match as the player (signing in first if need be), take seat 1 and open it. */
 async function startMatch(options: StartOptions): Promise<void> {
   const me = await ensurePlayer(typedName());
+  saveGame(options.game);
   const created = await client.createMatch(
     {
       game: gameNamed(options.game) ?? Game.MERCADO,
@@ -696,29 +713,81 @@ async function startMatch(options: StartOptions): Promise<void> {
 
 const LEADERS = 10;
 
-/** The top 10 of the ladder (people and bot levels), the player's row highlighted. */
+/** The game whose leaderboard and finished matches the start page shows: the one last chosen. */
+function shownGame(): GameName {
+  const saved = savedGame();
+  return saved in GAMES ? (saved as GameName) : "mercado";
+}
+
+/**
+ * A card of one game's list, with a tab for each game: `fill` draws the chosen game's list (its
+ * title names the game) and is called again when another tab is chosen, which the page remembers.
+ */
+function perGameCard(testId: string, heading: string, list: HTMLElement, fill: (game: GameName) => void, after: Child = null): HTMLElement {
+  const title = h("h2", {}, "");
+  const tabs = h("div", { class: "game-tabs", role: "tablist" });
+  const show = (game: GameName): void => {
+    title.textContent = `${heading} · ${GAMES[game].word}`;
+    for (const tab of tabs.children) tab.setAttribute("aria-selected", String((tab as HTMLElement).dataset.game === game));
+    list.replaceChildren(h("li", { class: "muted" }, "Loading…"));
+    list.dataset.game = game;
+    fill(game);
+  };
+  for (const [game, { word }] of Object.entries(GAMES) as [GameName, (typeof GAMES)[GameName]][]) {
+    tabs.append(
+      h(
+        "button",
+        {
+          type: "button",
+          role: "tab",
+          class: "game-tab",
+          "data-game": game,
+          "data-testid": `${testId}-tab-${game}`,
+          onclick: () => {
+            saveGame(game);
+            show(game);
+          },
+        },
+        word,
+      ),
+    );
+  }
+  show(shownGame());
+  return h("section", { class: "card games per-game", "data-testid": `${testId}-card` }, title, tabs, list, after);
+}
+
+/** The top 10 of one game's ladder (people and bot levels), the player's row highlighted. */
 function leaderboardCard(signal: AbortSignal): HTMLElement {
-  const list = h("ol", { class: "leaders", "data-testid": "leaderboard" }, h("li", { class: "muted" }, "Loading…"));
   const note = h("p", { class: "muted small", hidden: true, "data-testid": "leaderboard-you" });
-  client.leaderboard({ pageSize: LEADERS, signal }).then(
-    (response) => {
-      if (signal.aborted) return;
-      const me = currentPlayer();
-      list.replaceChildren(
-        ...(response.entries.length
-          ? response.entries.map((entry) => leaderRow(entry, me))
-          : [h("li", { class: "muted empty" }, "Nobody is rated yet: finish a rated match to be the first.")]),
+  const list = h("ol", { class: "leaders", "data-testid": "leaderboard" });
+  return perGameCard(
+    "leaderboard",
+    "Leaderboard",
+    list,
+    (game) => {
+      note.hidden = true;
+      const request = { pageSize: LEADERS, pageToken: "", game };
+      client.retrying(() => client.service.getLeaderboard(request, client.callOptions(undefined, signal)), signal).then(
+        (response) => {
+          if (signal.aborted || list.dataset.game !== game) return;
+          const me = currentPlayer();
+          list.replaceChildren(
+            ...(response.entries.length
+              ? response.entries.map((entry) => leaderRow(entry, me))
+              : [h("li", { class: "muted empty" }, `Nobody is rated in ${GAMES[game].word} yet: finish a rated match to be the first.`)]),
+          );
+          if (me && !response.entries.some((entry) => entry.player?.playerId === me.playerId)) {
+            note.hidden = false;
+            note.textContent = `You are not on it yet: finish a rated match of ${GAMES[game].word} (against people or bots) to be ranked.`;
+          }
+        },
+        (failure: unknown) => {
+          if (!signal.aborted) list.replaceChildren(h("li", { class: "refusal-text" }, `Could not load the leaderboard: ${message(failure)}`));
+        },
       );
-      if (me && !response.entries.some((entry) => entry.player?.playerId === me.playerId)) {
-        note.hidden = false;
-        note.textContent = "You are not on it yet: finish a rated match (against people or bots) to be ranked.";
-      }
     },
-    (failure: unknown) => {
-      if (!signal.aborted) list.replaceChildren(h("li", { class: "refusal-text" }, `Could not load the leaderboard: ${message(failure)}`));
-    },
+    note,
   );
-  return h("section", { class: "card games leaderboard" }, h("h2", {}, "Leaderboard"), list, note);
 }
 
 function leaderRow(entry: LeaderboardEntry, me: SignedIn | undefined): HTMLElement {
@@ -946,47 +1015,49 @@ function lobbyItem(match: MatchSummary): HTMLElement {
 
 // --- Finished matches, to replay ---------------------------------------------------------------
 
+/** One game's latest finished matches, to replay. */
 function finishedCard(signal: AbortSignal): HTMLElement {
   const list = h("ul", { class: "match-list", "data-testid": "finished" });
-  list.append(h("li", { class: "muted" }, "Loading…"));
-  client.listMatches({ status: "finished", pageSize: 8 }).then(
-    (response) => {
-      if (signal.aborted) return;
-      list.replaceChildren(
-        ...(response.matches.length
-          ? response.matches.map((match) =>
-              h(
-                "li",
-                { "data-testid": `finished-${match.matchId}` },
+  return perGameCard("finished", "Finished matches", list, (game) => {
+    const request = { status: MatchStatus.FINISHED, pageSize: 8, pageToken: "", playerId: "", game: gameNamed(game) ?? Game.MERCADO };
+    client.retrying(() => client.service.listMatches(request, client.callOptions(undefined, signal)), signal).then(
+      (response) => {
+        if (signal.aborted || list.dataset.game !== game) return;
+        list.replaceChildren(
+          ...(response.matches.length
+            ? response.matches.map((match) =>
                 h(
-                  "div",
-                  { class: "match-text" },
-                  h("strong", {}, match.seats.map((seat) => playerName(match, seat.seat)).join(" vs ")),
-                  h("span", { class: "muted small" }, ` · ${match.version} moves · ${ago(match.createdUnixMs)}`),
-                ),
-                h(
-                  "div",
-                  { class: "match-buttons-inline" },
+                  "li",
+                  { "data-testid": `finished-${match.matchId}` },
                   h(
-                    "button",
-                    {
-                      class: "secondary small-button",
-                      "data-testid": `replay-${match.matchId}`,
-                      onclick: () => navigate(`/?replay=${match.matchId}`),
-                    },
-                    "Replay",
+                    "div",
+                    { class: "match-text" },
+                    h("strong", {}, match.seats.map((seat) => playerName(match, seat.seat)).join(" vs ")),
+                    h("span", { class: "muted small" }, ` · ${gameName(match)} · ${match.version} moves · ${ago(match.createdUnixMs)}`),
+                  ),
+                  h(
+                    "div",
+                    { class: "match-buttons-inline" },
+                    h(
+                      "button",
+                      {
+                        class: "secondary small-button",
+                        "data-testid": `replay-${match.matchId}`,
+                        onclick: () => navigate(`/?replay=${match.matchId}`),
+                      },
+                      "Replay",
+                    ),
                   ),
                 ),
-              ),
-            )
-          : [h("li", { class: "muted" }, "None yet.")]),
-      );
-    },
-    (failure: unknown) => {
-      if (!signal.aborted) list.replaceChildren(h("li", { class: "refusal-text" }, `Could not list matches: ${message(failure)}`));
-    },
-  );
-  return h("section", { class: "card games" }, h("h2", {}, "Finished matches"), list);
+              )
+            : [h("li", { class: "muted" }, `No ${GAMES[game].word} match has finished yet.`)]),
+        );
+      },
+      (failure: unknown) => {
+        if (!signal.aborted) list.replaceChildren(h("li", { class: "refusal-text" }, `Could not list matches: ${message(failure)}`));
+      },
+    );
+  });
 }
 
 function rulesCard(): HTMLElement {
@@ -1012,12 +1083,12 @@ function rulesCard(): HTMLElement {
       h(
         "li",
         {},
-        "Oregano: declare two actions each turn (attract, resource, sell, acquire), then do each or skip it; the buttons say what each costs or pays. Gold, shops and bonus cards score.",
+        "Oregano: declare two actions each turn (attract, resource, sell, acquire; a guide says what each would give), then play each on the areas: a shop to build, then a highlighted cell; a merchant to take its cards; a shop to sell. Gold, shops by level and bonus cards score.",
       ),
       h(
         "li",
         {},
-        "Leilão: everyone bids at once, sealed: pick a card, maybe an extra card (5 points), confirm. Highest bids pick stalls first; stalls score their number, the cards you bid cost theirs.",
+        "Leilão: everyone bids at once, sealed: pick a card, maybe an extra card (5 points), confirm. Highest bids pick stalls first; stalls score their number, one of each colour makes a set (+10), the cards you bid cost theirs.",
       ),
       h(
         "li",
@@ -1032,10 +1103,7 @@ function rulesCard(): HTMLElement {
 // Words
 
 /** The game of a match, in a word. */
-function gameName(match: MatchSummary | undefined): string {
-  const game = match?.game ? gameNameOf(match.game) : "mercado";
-  return GAME_NAMES[game][0];
-}
+const gameName = (match: MatchSummary | undefined): string => GAMES[gameOf(match?.game)].word;
 
 function moneyName(match: MatchSummary | undefined): string {
   const options = match?.options.case === "mercado" ? match.options.value : undefined;

@@ -4,9 +4,10 @@
 // log) and changes of seats, clocks or status. Each move is sent with the version on screen as
 // `expected_version` and a fresh request id; a refusal is shown with the server's reason. What a
 // move costs and pays comes from the server's previews: the page has no rules code. Oregano and
-// Leilão are drawn by their own screens (games.ts) from the rules' JSON view, in this frame.
+// Leilão are drawn by their own screens (games.ts) from their typed views, in this frame. A
+// finished match's result explains every seat's score from the server's score parts (score.ts).
 
-import { equals, type JsonObject } from "@bufbuild/protobuf";
+import { equals } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import {
   type Action,
@@ -18,6 +19,7 @@ import {
   type Good,
   isMyTurn,
   isOver,
+  LeilaoPhase,
   type LegalMove,
   legalMoves,
   type MatchState,
@@ -27,11 +29,11 @@ import {
   type MercadoAction,
   type MercadoPreview,
   type MercadoView,
-  matchResult,
   mercadoView,
   Money,
   newRequestId,
   openSeats,
+  OreganoPhase,
   Phase,
   type Restaurant,
   type Seat,
@@ -40,7 +42,6 @@ import {
 import { BOARD_SIZE, type BadgePart, customerTile, type Place, type Recent, renderBoard, type Target } from "./board.js";
 import { type Child, h, icon, s } from "./dom.js";
 import {
-  describeMove,
   entranceName,
   goodIcon,
   goodName,
@@ -50,9 +51,11 @@ import {
   squareName,
   tileName,
 } from "./labels.js";
-import { JSON_GAMES } from "./games.js";
+import { tableScreen } from "./games.js";
+import { type LogLine, moveLines } from "./log.js";
+import { overText, resultCard } from "./score.js";
 import { forgetSeat, markOver } from "./storage.js";
-import { eventsJson, type JsonGame, jsonView, type Table } from "./table.js";
+import { ruleName, type Table, type TableView, tableMoves, tableView } from "./table.js";
 import {
   app,
   client,
@@ -60,15 +63,17 @@ import {
   countdown,
   enterScreen,
   formatClock,
+  gameOf,
+  gameTitle,
   goHome,
   header,
   message,
   navigate,
   newMatchButton,
-  ordinal,
   paymentText,
   playerName,
   seatRole,
+  SITE,
   tickClocks,
 } from "./ui.js";
 
@@ -79,10 +84,11 @@ type Selection =
   | { kind: "customer"; tile: CustomerTile }
   | { kind: "restaurant"; restaurant: Restaurant };
 
+/** One move in the log: its version, its seat, and a line for each of its events. */
 interface LogEntry {
   version: bigint;
   seat: number;
-  text: string;
+  lines: LogLine[];
 }
 
 /** A match on screen. */
@@ -90,7 +96,6 @@ interface Game {
   matchId: string;
   /** The seat this page plays; undefined while watching as a spectator. */
   seat: Seat | undefined;
-  resultHidden: boolean;
   /** The state on screen; changed only by setState, which keeps `legal` with it. */
   state: MatchState;
   /** What the state's legal actions allow. */
@@ -103,6 +108,8 @@ interface Game {
   note: string;
   /** The square or entrance of the last move, and who made it. */
   recent: Recent[];
+  /** The last action and its seat (Oregano and Leilão mark where it went). */
+  last: Table["last"];
   stop: AbortController;
   streamError: string;
   /** Bring the board into view after the next drawing (a piece was picked below it). */
@@ -132,7 +139,6 @@ export async function openGame(matchId: string, seat: Seat | undefined): Promise
   const current: Game = {
     matchId,
     seat,
-    resultHidden: false,
     state,
     legal: options(state),
     log: [],
@@ -141,6 +147,7 @@ export async function openGame(matchId: string, seat: Seat | undefined): Promise
     refusal: "",
     note: "",
     recent: [],
+    last: undefined,
     stop,
     streamError: "",
     showBoard: false,
@@ -200,13 +207,10 @@ function accept(current: Game, update: MatchUpdate): void {
   if (seat !== undefined && (update.action || update.events.length)) {
     const { match, yourSeat } = current.state;
     const name = (other: number): string => playerName(match, other, yourSeat);
-    const game = jsonView(current.state)?.game;
-    const text = game
-      ? JSON_GAMES[game].log(eventsJson(update.events), name) || `${name(seat)} moved`
-      : describeMove(update.events, seat, name);
-    current.log.push({ version: update.version, seat, text });
+    current.log.push({ version: update.version, seat, lines: moveLines(update, name) });
     current.log.splice(0, Math.max(0, current.log.length - LOG_LENGTH));
     current.recent = recentPlaces(update.action, seat);
+    current.last = { seat, action: update.action };
   }
   // Not back to an older state: our own move's state may be on screen already (from submit).
   if (update.state && update.version >= current.state.version) setState(current, update.state);
@@ -500,9 +504,10 @@ function render(): void {
   document.body.dataset.version = String(state.version);
   document.body.dataset.busy = String(current.busy);
   document.body.dataset.match = current.matchId;
-  const json = jsonView(state);
-  if (json) {
-    renderTable(current, json.game, json.view, yourTurn);
+  document.title = `${yourTurn ? "Your turn · " : ""}${gameTitle(match?.game)} · ${SITE}`;
+  const table = tableView(state);
+  if (table) {
+    renderTable(current, table, yourTurn);
     return;
   }
   delete document.body.dataset.phase;
@@ -517,7 +522,7 @@ function render(): void {
       : null,
     h("span", { class: "status-text" }, statusText(current, view, yourTurn)),
   );
-  const top = header(statusLine, newMatchButton());
+  const top = header(gameOf(match?.game), statusLine, newMatchButton());
 
   if (!view) {
     app.replaceChildren(top, h("main", { class: "game" }, h("p", { class: "card" }, "Loading the market…")));
@@ -533,28 +538,14 @@ function render(): void {
   });
   board.setAttribute("width", String(BOARD_SIZE));
 
-  const finished = match?.status === MatchStatus.FINISHED;
   const boardArea = h(
     "section",
     { class: "board-area" },
     notices(current),
-    h("div", { class: "board-frame" }, board, finished && !current.resultHidden ? resultCard(current, view) : null),
+    finalResult(current),
+    h("div", { class: "board-frame" }, board),
     choices.length ? choicesCard(current, choices) : null,
-    finished && current.resultHidden
-      ? h(
-          "button",
-          {
-            class: "secondary",
-            onclick: () => {
-              current.resultHidden = false;
-              render();
-            },
-          },
-          "Show the final scores",
-        )
-      : current.seat && !over
-        ? yourHand(current, view)
-        : null,
+    current.seat && !over ? yourHand(current, view) : null,
     current.refusal ? h("p", { class: "refusal", role: "alert", "data-testid": "refusal" }, current.refusal) : null,
     current.streamError ? h("p", { class: "refusal", role: "alert" }, current.streamError) : null,
     current.note ? h("p", { class: "note", role: "status", "data-testid": "note" }, current.note) : null,
@@ -576,15 +567,15 @@ function render(): void {
   }
 }
 
-/** Oregano or Leilão: the game's screen draws the match from the rules' JSON view. */
-function renderTable(current: Game, game: JsonGame, view: JsonObject, yourTurn: boolean): void {
+/** Oregano or Leilão: the game's screen draws the match from its typed view. */
+function renderTable(current: Game, shown: TableView, yourTurn: boolean): void {
   const { state } = current;
   const match = state.match;
   const you = state.yourSeat;
   const table: Table = {
     state,
     you,
-    legal: yourTurn && !current.busy ? state.legalActions : [],
+    moves: yourTurn && !current.busy ? tableMoves(state) : [],
     draft: current.draft,
     setDraft: (draft) => {
       current.draft = draft;
@@ -593,9 +584,10 @@ function renderTable(current: Game, game: JsonGame, view: JsonObject, yourTurn: 
     },
     submit: (action) => void submit(action),
     name: (seat) => playerName(match, seat, you),
+    last: current.last,
   };
-  const screen = JSON_GAMES[game].screen(table, view);
-  document.body.dataset.phase = String(view.phase ?? "");
+  const screen = tableScreen(table, shown);
+  document.body.dataset.phase = phaseName(shown);
   // In a simultaneous step each seat has its own deadline: yours while you are to act.
   const mine = you === undefined ? undefined : match?.seats[you];
   const deadline = yourTurn && mine?.deadlineUnixMs !== undefined ? Number(mine.deadlineUnixMs) : deadlineMs(match);
@@ -606,12 +598,13 @@ function renderTable(current: Game, game: JsonGame, view: JsonObject, yourTurn: 
     deadline !== undefined
       ? countdown(deadline, Number(mover?.reserveMs ?? 0n), { "data-testid": "clock", title: "time left to act" })
       : null,
-    h("span", { class: "status-text" }, waitingText(match) ?? (current.busy ? "Sending…" : screen.status)),
+    h("span", { class: "status-text" }, statusOfTable(current, screen.status)),
   );
   const main = h(
     "section",
     { class: "board-area" },
     notices(current),
+    finalResult(current),
     screen.main,
     current.refusal ? h("p", { class: "refusal", role: "alert", "data-testid": "refusal" }, current.refusal) : null,
     current.streamError ? h("p", { class: "refusal", role: "alert" }, current.streamError) : null,
@@ -619,7 +612,35 @@ function renderTable(current: Game, game: JsonGame, view: JsonObject, yourTurn: 
     matchButtons(current),
   );
   const side = h("aside", { class: "side" }, screen.side, logCard(current));
-  app.replaceChildren(header(statusLine, newMatchButton()), h("main", { class: `game table-game ${game}` }, main, side));
+  app.replaceChildren(header(gameOf(match?.game), statusLine, newMatchButton()), h("main", { class: `game table-game ${shown.game}` }, main, side));
+}
+
+/** The status line of an Oregano or Leilão match: waiting for players, sending, over, or the screen's own. */
+function statusOfTable(current: Game, status: string): string {
+  const { state } = current;
+  if (state.match?.status === MatchStatus.FINISHED) return overText(state, state.yourSeat);
+  return waitingText(state.match) ?? (current.busy ? "Sending…" : status);
+}
+
+/** The view's phase as the rules name it ("declare", "bid"), for the page's data-phase. */
+const phaseName = (shown: TableView): string =>
+  shown.game === "oregano" ? ruleName(OreganoPhase, shown.view.phase) : ruleName(LeilaoPhase, shown.view.phase);
+
+/** A finished match's result, every seat's score explained, with the way to its replay. */
+function finalResult(current: Game): HTMLElement | null {
+  const { state } = current;
+  if (state.match?.status !== MatchStatus.FINISHED) return null;
+  return resultCard(
+    state,
+    (seat) => playerName(state.match, seat, state.yourSeat),
+    state.yourSeat,
+    h(
+      "div",
+      { class: "result-buttons" },
+      h("button", { class: "secondary", "data-testid": "replay", onclick: () => navigate(`/?replay=${current.matchId}`) }, "Replay"),
+      h("button", { class: "primary", onclick: () => void goHome() }, "Play again"),
+    ),
+  );
 }
 
 /** Scroll so that `element` shows whole, just under the (sticky) header, if it does not already. */
@@ -732,20 +753,12 @@ function notices(current: Game): HTMLElement | null {
   return null;
 }
 
-/** Below the board: leave or resign, and the replay of a finished match. */
+/** Below the board: leave or resign (a finished match's replay is in its result). */
 function matchButtons(current: Game): HTMLElement | null {
   const match = current.state.match;
   const mine = current.seat && match?.seats[current.seat.seat];
   const buttons: Child[] = [];
-  if (match?.status === MatchStatus.FINISHED) {
-    buttons.push(
-      h(
-        "button",
-        { type: "button", class: "secondary", onclick: () => navigate(`/?replay=${current.matchId}`) },
-        "Watch the replay",
-      ),
-    );
-  } else if (mine && !mine.left && !mine.forfeited && !isOver(current.state)) {
+  if (mine && !mine.left && !mine.forfeited && !isOver(current.state)) {
     const waiting = match?.status === MatchStatus.WAITING;
     buttons.push(
       h(
@@ -825,14 +838,7 @@ function statusText(current: Game, view: MercadoView | undefined, yourTurn: bool
   const you = state.yourSeat;
   const waiting = waitingText(match);
   if (waiting) return waiting;
-  if (match?.status === MatchStatus.FINISHED) {
-    const result = matchResult(state);
-    const rank = you !== undefined ? finalRanks(match, result)[you] : undefined;
-    const score = you !== undefined ? result?.scores[you] : undefined;
-    return rank === undefined
-      ? "The match is over."
-      : `The match is over: you finished ${ordinal(rank)}${score === undefined ? "" : ` with ${score} point${Math.abs(Number(score)) === 1 ? "" : "s"}`}.`;
-  }
+  if (match?.status === MatchStatus.FINISHED) return overText(state, you);
   const final =
     view?.finalTurnsLeft !== undefined
       ? ` · final round: ${view.finalTurnsLeft} turn${view.finalTurnsLeft === 1 ? "" : "s"} left`
@@ -975,7 +981,8 @@ export function playersCard(state: MatchState, view: MercadoView, clocks = true)
     const info = match?.seats[seat];
     const turn = match?.status === MatchStatus.PLAYING && state.toMove === seat;
     const role = seatRole(match, seat);
-    const reserve = Number(info?.reserveMs ?? 0n);
+    const reserve = Number(info?.reserveMs ?? 0);
+    const coins = player.coins ?? finalCoins(state, seat);
     const timed = clock && info && !info.bot && !info.playedByAi && match?.status === MatchStatus.PLAYING;
     return h(
       "li",
@@ -993,9 +1000,9 @@ export function playersCard(state: MatchState, view: MercadoView, clocks = true)
         role ? h("span", { class: "role", "data-testid": `role-${seat}` }, role) : null,
         h(
           "span",
-          { class: "coins", title: player.coins === undefined ? "coins are hidden" : "coins" },
+          { class: "coins", title: coins === undefined ? "coins are hidden" : "coins", "data-testid": `coins-${seat}` },
           icon(16, s("circle", { r: 7, class: "coin" }), s("circle", { r: 4.5, class: "coin-inner" })),
-          player.coins === undefined ? "hidden" : String(player.coins),
+          coins === undefined ? "hidden" : String(coins),
         ),
       ),
       h(
@@ -1042,6 +1049,12 @@ export function playersCard(state: MatchState, view: MercadoView, clocks = true)
     h("h2", {}, "Players", h("span", { class: "muted small" }, ` · money ${money}${clockNote}`)),
     h("ul", { class: "players" }, rows),
   );
+}
+
+/** A seat's coins once the match is over, when money was hidden: its final score's coins part. */
+function finalCoins(state: MatchState, seat: number): bigint | number | undefined {
+  if (state.match?.status !== MatchStatus.FINISHED) return undefined;
+  return state.scoreParts.find((score) => score.seat === seat)?.parts.find((part) => part.name === "coins")?.points;
 }
 
 /** The stand offer; `current` null: only shown (the replay). */
@@ -1103,17 +1116,9 @@ export function customersCard(current: Game | null, view: MercadoView): HTMLElem
   return h("section", { class: "card" }, h("h2", {}, "Customers"), levels);
 }
 
+/** The last moves, newest first: each event of a move on a line of its own, in its seat's colour. */
 function logCard(current: Game): HTMLElement {
-  const entries = [...current.log]
-    .reverse()
-    .map((entry) =>
-      h(
-        "li",
-        { style: `--seat:${seatColour(entry.seat)}` },
-        h("span", { class: "version" }, `#${entry.version}`),
-        h("span", {}, entry.text),
-      ),
-    );
+  const entries = [...current.log].reverse().flatMap((entry) => logItems(entry.version, entry.lines).reverse());
   return h(
     "section",
     { class: "card log" },
@@ -1122,75 +1127,14 @@ function logCard(current: Game): HTMLElement {
   );
 }
 
-/** The final ranks: the match's, which put forfeited seats last, else the game's own (by score alone). */
-function finalRanks(match: MatchSummary | undefined, result: { ranks: readonly number[] } | undefined): readonly number[] {
-  return match?.ranks.length ? match.ranks : (result?.ranks ?? []);
-}
-
-function resultCard(current: Game, view: MercadoView): HTMLElement | null {
-  const state = current.state;
-  const match = state.match;
-  const result = view.result;
-  if (!result) return null;
-  const ranks = finalRanks(match, result);
-  const order = view.players.map((_, seat) => seat).sort((a, b) => (ranks[a] ?? 9) - (ranks[b] ?? 9));
-  const winner = order[0];
-  const youWon = winner !== undefined && winner === state.yourSeat && ranks[winner] === 1;
-  return h(
-    "div",
-    { class: "result card", "data-testid": "result" },
-    h("h2", {}, youWon ? "You win!" : `${playerName(match, winner ?? 0, state.yourSeat)} ${winner === state.yourSeat ? "win" : "wins"}`),
+/** A move's lines as list items, in the order they happened: the first says the move's version. */
+export function logItems(version: bigint | number, lines: readonly LogLine[]): HTMLElement[] {
+  return lines.map((line, i) =>
     h(
-      "table",
-      {},
-      h(
-        "thead",
-        {},
-        h("tr", {}, h("th", {}, "Rank"), h("th", {}, "Player"), h("th", {}, "Score"), h("th", {}, "Stands")),
-      ),
-      h(
-        "tbody",
-        {},
-        order.map((seat) =>
-          h(
-            "tr",
-            { style: `--seat:${seatColour(seat)}` },
-            h("td", {}, String(ranks[seat] ?? "")),
-            h(
-              "td",
-              {},
-              h("span", { class: "chip" }),
-              playerName(match, seat, state.yourSeat),
-              match?.seats[seat]?.forfeited ? h("span", { class: "muted small" }, " (forfeited)") : null,
-            ),
-            h("td", {}, String(result.scores[seat] ?? "")),
-            h("td", {}, String(result.standsOnMarket[seat] ?? "")),
-          ),
-        ),
-      ),
-    ),
-    h("p", { class: "muted small" }, "Scores count restaurants left in hand as −1 each; ties go to the most stands."),
-    h(
-      "div",
-      { class: "result-buttons" },
-      h(
-        "button",
-        {
-          class: "secondary",
-          onclick: () => {
-            current.resultHidden = true;
-            render();
-          },
-        },
-        "See the board",
-      ),
-      h(
-        "button",
-        { class: "secondary", "data-testid": "replay", onclick: () => navigate(`/?replay=${current.matchId}`) },
-        "Replay",
-      ),
-      h("button", { class: "primary", onclick: () => void goHome() }, "Play again"),
+      "li",
+      { class: line.seat === undefined ? "table-line" : "", style: line.seat === undefined ? "" : `--seat:${seatColour(line.seat)}` },
+      h("span", { class: "version" }, i ? "" : `#${version}`),
+      h("span", {}, line.text),
     ),
   );
 }
-

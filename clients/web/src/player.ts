@@ -4,9 +4,9 @@
 // to the player (its rating, "Your games" from ListMatches(player_id)).
 
 import { Code } from "@connectrpc/connect";
-import { codeOf, type Player } from "@mercado/client";
+import { codeOf, gameNamed, type GameName, type Player } from "@mercado/client";
 import { savedName, saveName } from "./storage.js";
-import { client } from "./ui.js";
+import { client, GAMES } from "./ui.js";
 
 /** Per server origin: a page served by another server (or `npm run dev` against one) has its own player. */
 const PLAYER_KEY = `mercado.player@${window.location.origin}`;
@@ -100,18 +100,29 @@ export async function ensurePlayer(name = ""): Promise<SignedIn> {
   return currentPlayer() ?? signingIn ?? signIn(name.trim() || savedName());
 }
 
+/** The player's profile with its rating and record in each game. */
+export interface Profile {
+  me: SignedIn;
+  ratings: Record<GameName, Player>;
+}
+
+async function profileOf(me: SignedIn, signal?: AbortSignal): Promise<Profile> {
+  const games = Object.keys(GAMES) as GameName[];
+  const players = await Promise.all(games.map((game) => client.getPlayer(me.token, { game: gameNamed(game), signal })));
+  return { me, ratings: Object.fromEntries(games.map((game, i) => [game, players[i]!])) as Record<GameName, Player> };
+}
+
 /**
- * The current player's profile and rating from the server. A token the server no longer knows
+ * The current player's profile and ratings from the server. A token the server no longer knows
  * (its database was replaced) signs in again as a new guest of the same name.
  */
-export async function loadPlayer(signal?: AbortSignal): Promise<{ me: SignedIn; player: Player }> {
+export async function loadPlayer(signal?: AbortSignal): Promise<Profile> {
   const me = await ensurePlayer();
   try {
-    return { me, player: await client.getPlayer(me.token, { signal }) };
+    return await profileOf(me, signal);
   } catch (failure) {
     if (codeOf(failure) !== Code.Unauthenticated || signal?.aborted || currentPlayer()?.token !== me.token) throw failure;
     forgetPlayer();
-    const again = await signIn(me.name);
-    return { me: again, player: await client.getPlayer(again.token, { signal }) };
+    return profileOf(await signIn(me.name), signal);
   }
 }

@@ -2,8 +2,9 @@
 //
 // The page has no rules code, so it does not re-play the actions: it reads the match's event
 // stream as a spectator from version 0. The stream's first message is the match as it stands;
-// then come its actions in order, each carrying the state after it. Those states are the steps.
-// (Before the first action there is no state to show: the stream carries none.)
+// then come its actions in order, each carrying the state after it. Those states are the steps,
+// and the replay opens at the first. (Before the first action there is no state to show: the
+// stream carries none.) The last step shows the result, every seat's score explained.
 
 import { clone } from "@bufbuild/protobuf";
 import {
@@ -13,15 +14,16 @@ import {
   MatchStatus,
   type MatchUpdate,
   mercadoView,
-  seatLabel,
 } from "@mercado/client";
 import { BOARD_SIZE, renderBoard } from "./board.js";
 import { h } from "./dom.js";
-import { describeMove, seatColour } from "./labels.js";
-import { JSON_GAMES } from "./games.js";
-import { customersCard, offerCard, playersCard, recentPlaces } from "./play.js";
-import { eventsJson, type JsonGame, jsonView, type Table } from "./table.js";
-import { app, client, enterScreen, header, message, navigate, newMatchButton, playerName } from "./ui.js";
+import { tableScreen } from "./games.js";
+import { seatColour } from "./labels.js";
+import { moveLines } from "./log.js";
+import { customersCard, logItems, offerCard, playersCard, recentPlaces } from "./play.js";
+import { resultCard } from "./score.js";
+import { type Table, tableView } from "./table.js";
+import { app, client, enterScreen, gameOf, gameTitle, header, message, navigate, newMatchButton, playerName, SITE } from "./ui.js";
 
 interface Replay {
   matchId: string;
@@ -55,7 +57,7 @@ export async function openReplay(matchId: string): Promise<void> {
   document.addEventListener("keydown", onKey);
   document.body.dataset.turn = "loading";
   const progress = h("p", { class: "card", "data-testid": "replay-loading" }, "Loading the replay…");
-  app.replaceChildren(header(null, newMatchButton()), h("main", { class: "start-page" }, progress));
+  app.replaceChildren(header(undefined, newMatchButton()), h("main", { class: "start-page" }, progress));
 
   let final: MatchState | undefined;
   const steps: MatchUpdate[] = [];
@@ -90,14 +92,14 @@ export async function openReplay(matchId: string): Promise<void> {
     showProblem(`The server sent ${steps.length} of the match's ${final.version} moves; reload to try again.`);
     return;
   }
-  replay = { matchId, final, steps, index: steps.length - 1, moves: movesList(steps) };
+  replay = { matchId, final, steps, index: 0, moves: movesList(steps, final) };
   render();
 }
 
 function showProblem(text: string, watchId?: string): void {
   document.body.dataset.turn = "problem";
   app.replaceChildren(
-    header(null, newMatchButton()),
+    header(undefined, newMatchButton()),
     h(
       "main",
       { class: "start-page" },
@@ -139,18 +141,20 @@ function render(): void {
     state.match.deadlineUnixMs = undefined;
   }
   const view = mercadoView(state);
-  const json = jsonView(state);
+  const table = tableView(state);
   const match = final.match;
+  const name = (seat: number): string => playerName(match, seat);
   document.body.dataset.turn = "replay";
   document.body.dataset.version = String(update.version);
   document.body.dataset.match = current.matchId;
+  document.title = `Replay · ${gameTitle(match?.game)} · ${SITE}`;
 
   const status = h(
     "div",
     { class: "status", "data-testid": "status", role: "status" },
     h("span", { class: "status-text", "data-testid": "replay-step" }, `Replay · move ${index + 1} of ${count}`),
   );
-  const top = header(status, newMatchButton());
+  const top = header(gameOf(match?.game), status, newMatchButton());
 
   const button = (label: string, testId: string, by: number, disabled: boolean, title: string): HTMLElement =>
     h("button", { type: "button", class: "secondary", "data-testid": testId, title, disabled, onclick: () => step(by) }, label);
@@ -179,31 +183,34 @@ function render(): void {
 
   const mover = update.seat ?? 0;
   const moveCard = h(
-    "div",
-    { class: "card replay-move", style: `--seat:${seatColour(mover)}`, "data-testid": "replay-move" },
-    h("span", { class: "version" }, `#${update.version}`),
-    h("span", {}, moveText(update, json?.game, (seat) => playerName(match, seat))),
+    "section",
+    { class: "card replay-move log", style: `--seat:${seatColour(mover)}`, "data-testid": "replay-move" },
+    h("ol", {}, logItems(update.version, moveLines(update, name))),
   );
-  const result = isFinished(state) ? resultLine(final) : null;
+  // The last step: the result, every seat's score explained (the final state's score parts).
+  const result = isFinished(state) ? resultCard(state, name, undefined) : null;
   for (const [i, item] of [...moves.children].entries()) item.classList.toggle("current", i === index);
   const movesCard = h("section", { class: "card log" }, h("h2", {}, "Moves"), moves);
-  if (json) {
+  if (table) {
     // Oregano or Leilão: the game's own screen, with nothing to click.
-    const table: Table = {
-      state,
-      you: undefined,
-      legal: [],
-      draft: [],
-      setDraft: () => undefined,
-      submit: () => undefined,
-      name: (seat) => playerName(match, seat),
-    };
-    const screen = JSON_GAMES[json.game].screen(table, json.view);
+    const screen = tableScreen(
+      {
+        state,
+        you: undefined,
+        moves: [],
+        draft: [],
+        setDraft: () => undefined,
+        submit: () => undefined,
+        name,
+        last: { seat: mover, action: update.action },
+      } satisfies Table,
+      table,
+    );
     app.replaceChildren(
       top,
       h(
         "main",
-        { class: `game table-game ${json.game}` },
+        { class: `game table-game ${table.game}` },
         h("section", { class: "board-area" }, controls, moveCard, result, screen.main),
         h("aside", { class: "side" }, screen.side, movesCard),
       ),
@@ -220,17 +227,10 @@ function render(): void {
     view,
     targets: [],
     recent: recentPlaces(update.action, mover),
-    name: (seat) => playerName(match, seat),
+    name,
   });
   board.setAttribute("width", String(BOARD_SIZE));
-  const boardArea = h(
-    "section",
-    { class: "board-area" },
-    controls,
-    moveCard,
-    h("div", { class: "board-frame" }, board),
-    result,
-  );
+  const boardArea = h("section", { class: "board-area" }, controls, moveCard, result, h("div", { class: "board-frame" }, board));
   const side = h(
     "aside",
     { class: "side" },
@@ -249,14 +249,9 @@ function showCurrent(moves: HTMLOListElement): void {
   if (currentItem) moves.scrollTop = Math.max(0, currentItem.offsetTop - moves.clientHeight / 2);
 }
 
-/** A move's events in words: Mercado's, or an Oregano or Leilão game's. */
-function moveText(update: MatchUpdate, game: JsonGame | undefined, name: (seat: number) => string): string {
-  const mover = update.seat ?? 0;
-  if (!game) return describeMove(update.events, mover, name);
-  return JSON_GAMES[game].log(eventsJson(update.events), name) || `${name(mover)} moved`;
-}
-
-function movesList(steps: readonly MatchUpdate[]): HTMLOListElement {
+/** Every move, one item each: its version, who made it and what it did. */
+function movesList(steps: readonly MatchUpdate[], final: MatchState): HTMLOListElement {
+  const name = (seat: number): string => playerName(final.match, seat);
   return h(
     "ol",
     { class: "replay-list", "data-testid": "replay-list" },
@@ -268,7 +263,7 @@ function movesList(steps: readonly MatchUpdate[]): HTMLOListElement {
           "button",
           { type: "button", onclick: () => goTo(i) },
           h("span", { class: "version" }, `#${item.version}`),
-          `${seatLabel(item.seat ?? 0)} · ${moveName(item)}`,
+          `${name(item.seat ?? 0)} · ${moveName(item)}`,
         ),
       ),
     ),
@@ -294,16 +289,4 @@ function moveName(update: MatchUpdate): string {
   if (!game && update.events.length) return "a sealed choice";
   const move = game?.case === "mercado" ? game.value.action.case : undefined;
   return (move && MOVE_NAMES[move]) ?? "moved";
-}
-
-function resultLine(final: MatchState): HTMLElement | null {
-  const match = final.match;
-  if (!match?.ranks.length) return null;
-  const order = match.seats.map((seat) => seat.seat).sort((a, b) => (match.ranks[a] ?? 9) - (match.ranks[b] ?? 9));
-  return h(
-    "p",
-    { class: "card", "data-testid": "replay-result" },
-    "Final ranks: ",
-    order.map((seat, i) => `${i ? ", " : ""}${match.ranks[seat]}. ${playerName(match, seat)}`).join(""),
-  );
 }

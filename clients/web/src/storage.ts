@@ -6,6 +6,7 @@
 
 const SEATS_KEY = "mercado.seats";
 const NAME_KEY = "mercado.name";
+const GAME_KEY = "mercado.game";
 /** Where an earlier version of the page kept the tab's one match. */
 const OLD_SESSION_KEY = "mercado.session";
 /** Finished matches kept for their replays; older ones are forgotten. */
@@ -118,5 +119,22 @@ export function saveName(name: string): void {
     localStorage.setItem(NAME_KEY, name);
   } catch {
     // no storage: the name is asked again next time
+  }
+}
+
+/** The game the start page last showed (its leaderboard, its finished matches); "" when none. */
+export function savedGame(): string {
+  try {
+    return localStorage.getItem(GAME_KEY) ?? "";
+  } catch {
+    return "";
+  }
+}
+
+export function saveGame(game: string): void {
+  try {
+    localStorage.setItem(GAME_KEY, game);
+  } catch {
+    // no storage: the start page shows Mercado de Lisboa's next time
   }
 }

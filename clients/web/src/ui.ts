@@ -5,14 +5,19 @@ import { ConnectError } from "@connectrpc/connect";
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
 import {
   botLevelName,
+  Game,
+  type GameName,
+  gameName,
   Good,
   type MatchSummary,
   MercadoClient,
   type MercadoPreview,
+  OreganoShop,
   seatLabel,
 } from "@mercado/client";
-import { h, icon, type Child } from "./dom.js";
+import { h, icon, s, type Child } from "./dom.js";
 import { goodIcon } from "./labels.js";
+import { shopTile } from "./oregano-art.js";
 
 export const client = new MercadoClient(createGrpcWebTransport({ baseUrl: window.location.origin }));
 export const app = document.getElementById("app") as HTMLElement;
@@ -62,9 +67,44 @@ export function message(failure: unknown): string {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The games' names
+
+/** How the page names each game: its title, a word, and what it is about. */
+export const GAMES: Readonly<Record<GameName, { title: string; word: string; pitch: string }>> = {
+  mercado: { title: "Mercado de Lisboa", word: "Mercado", pitch: "the market board" },
+  oregano: { title: "Oregano", word: "Oregano", pitch: "build a market street" },
+  leilao: { title: "Leilão das Bancas", word: "Leilão", pitch: "sealed bids for stalls" },
+};
+
+/** The game of a match (Mercado de Lisboa when unset) as the page names it. */
+export const gameOf = (game: Game | undefined): GameName => (game ? gameName(game) : "mercado");
+export const gameTitle = (game: Game | undefined): string => GAMES[gameOf(game)].title;
+
+/** The name of the whole site: the start page's and the pages that are of no one game. */
+export const SITE = "mercado";
+
+/** A game's emblem for the header: Mercado's fish and grapes, an Oregano café, a Leilão stall. */
+function emblem(game: GameName | undefined): SVGElement {
+  switch (game) {
+    case "oregano":
+      return icon(30, shopTile(OreganoShop.CAFE, 1, undefined, -14, -14, 28));
+    case "leilao":
+      return icon(
+        30,
+        s("rect", { x: -10, y: -13, width: 15, height: 21, rx: 3, fill: "#2e6fbf", stroke: "#fff", "stroke-width": 1.2, transform: "rotate(-12)" }),
+        s("rect", { x: -5, y: -11, width: 15, height: 21, rx: 3, fill: "#c0392b", stroke: "#fff", "stroke-width": 1.2, transform: "rotate(8)" }),
+        s("text", { x: 3, y: 4, "text-anchor": "middle", "font-size": 10, "font-weight": 700, fill: "#fff", transform: "rotate(8)" }, "17"),
+      );
+    default:
+      return icon(30, goodIcon(Good.FISH, -6, -4, 16), goodIcon(Good.GRAPES, 6, 5, 14));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // The header
 
-export function header(status?: HTMLElement | null, ...buttons: Child[]): HTMLElement {
+/** The page's header: the game's emblem and title (none: the site's), the status line and the buttons. */
+export function header(game: GameName | undefined, status?: HTMLElement | null, ...buttons: Child[]): HTMLElement {
   return h(
     "header",
     { class: "top" },
@@ -79,8 +119,8 @@ export function header(status?: HTMLElement | null, ...buttons: Child[]): HTMLEl
           void goHome();
         },
       },
-      icon(30, goodIcon(Good.FISH, -6, -4, 16), goodIcon(Good.GRAPES, 6, 5, 14)),
-      h("h1", {}, "Mercado de Lisboa"),
+      emblem(game),
+      h("h1", { "data-testid": "title" }, game ? GAMES[game].title : SITE),
     ),
     h("div", { class: "header-buttons" }, ...buttons),
     status ?? null,

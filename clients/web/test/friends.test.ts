@@ -99,7 +99,7 @@ test("a friend joins through the invite link; they play to the end; the replay s
     mkdirSync(RESULTS, { recursive: true });
     await bea.screenshot({ path: join(RESULTS, "friends-over.png"), fullPage: true });
 
-    // The replay: from the result, at the last move; back, to the first, forward, by keys, to the last.
+    // The replay: from the result, at the first move; to the last, back, to the first, forward, by keys, to the last.
     await ana.getByTestId("replay").click();
     await ana.waitForSelector('body[data-turn="replay"]', { timeout: 60_000 });
     assert.match(ana.url(), new RegExp(`\\?replay=${matchId}$`));
@@ -108,6 +108,9 @@ test("a friend joins through the invite link; they play to the end; the replay s
       assert.equal(await ana.getByTestId("replay-step").textContent(), `Replay · move ${move} of ${moves}`);
       assert.match((await ana.getByTestId("replay-move").textContent()) ?? "", new RegExp(`^#${move}(?!\\d)`));
     };
+    await at(1);
+    assert.ok(await ana.getByTestId("replay-back").isDisabled());
+    await ana.getByTestId("replay-last").click();
     await at(moves);
     assert.ok(await ana.getByTestId("replay-forward").isDisabled());
     const lastBoard = await ana.getByTestId("board").innerHTML();
@@ -133,7 +136,7 @@ test("a friend joins through the invite link; they play to the end; the replay s
     // her card counts the game. (The server rates a finished match in the background: the start
     // page is loaded again until it shows.)
     const mine = bea.getByTestId("leaderboard").locator('li[data-you="true"]');
-    const record = bea.getByTestId("you-record");
+    const record = bea.getByTestId("you-record-mercado");
     const rated = async (): Promise<boolean> =>
       (await mine.count()) > 0 && (await record.count()) > 0 && /^1 rated game · [01] wins?$/.test((await record.textContent()) ?? "");
     for (let tries = 0; !(await rated()); tries++) {
@@ -141,7 +144,7 @@ test("a friend joins through the invite link; they play to the end; the replay s
       await bea.goto(server.url);
       await bea.waitForFunction(() => {
         const board = document.querySelector('[data-testid="leaderboard"]');
-        const card = document.querySelector('[data-testid="you-record"]');
+        const card = document.querySelector('[data-testid="you-record-mercado"]');
         return board !== null && card !== null && !board.textContent?.includes("Loading");
       });
     }
@@ -151,7 +154,7 @@ test("a friend joins through the invite link; they play to the end; the replay s
     // Anyone can replay it: the start page lists it among the finished matches.
     await bea.getByTestId(`replay-${matchId}`).click();
     await bea.waitForSelector('body[data-turn="replay"]', { timeout: 60_000 });
-    assert.equal(await bea.getByTestId("replay-step").textContent(), `Replay · move ${moves} of ${moves}`);
+    assert.equal(await bea.getByTestId("replay-step").textContent(), `Replay · move 1 of ${moves}`);
     assertNoErrors(ana);
     assertNoErrors(bea);
   } finally {

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import type { Page } from "playwright-core";
 import {
+  assertFits,
   assertNoErrors,
   clickOnce,
   launchBrowser,
@@ -26,15 +27,6 @@ import {
 
 const WIDTH = 390;
 const HEIGHT = 844;
-
-/** That nothing is wider than the window: the page does not scroll sideways. */
-async function assertFits(page: Page, where: string): Promise<void> {
-  const { scrollWidth, clientWidth } = await page.evaluate(() => ({
-    scrollWidth: document.documentElement.scrollWidth,
-    clientWidth: document.documentElement.clientWidth,
-  }));
-  assert.ok(scrollWidth <= clientWidth, `${where}: the page is ${scrollWidth} px wide in a ${clientWidth} px window`);
-}
 
 /** Whether every element the selector finds shows whole in the window (below the sticky header, unless in it). */
 function inView(page: Page, selector: string): Promise<boolean> {
@@ -130,7 +122,7 @@ test("the page at 390 px: no sideways scrolling, and the places to tap stay in v
     // games, the leaderboard, and Quick match waiting in the queue.
     await page.getByTestId("new-match").tap();
     await page.getByTestId("confirm-yes").tap();
-    await page.getByTestId("you-rating").filter({ hasText: /^rating / }).waitFor({ timeout: 30_000 });
+    await page.getByTestId("you-rating-mercado").filter({ hasText: /^rating / }).waitFor({ timeout: 30_000 });
     await page.getByTestId("leaderboard").locator("li").first().waitFor();
     await page.locator('[data-testid="your-games"] [data-testid^="resume-"]').first().waitFor({ timeout: 30_000 });
     await assertFits(page, "the start page of a player");

@@ -44,7 +44,7 @@ async function mySeat(page: Page): Promise<number> {
 async function signIn(page: Page, name: string): Promise<void> {
   await page.getByTestId("name").fill(name);
   await page.getByTestId("sign-in").click();
-  await page.getByTestId("you-rating").filter({ hasText: /^rating / }).waitFor({ timeout: 30_000 });
+  await page.getByTestId("you-rating-mercado").filter({ hasText: /^rating / }).waitFor({ timeout: 30_000 });
 }
 
 test("a guest signs in: the start page shows its name and rating, and the leaderboard", { skip, timeout: 60_000 }, async () => {
@@ -56,11 +56,15 @@ test("a guest signs in: the start page shows its name and rating, and the leader
     await page.goto(server.url);
     // No player yet: the card asks for a name; the leaderboard has nobody rated yet.
     await page.getByTestId("sign-in").waitFor();
-    await page.getByTestId("leaderboard").locator("li", { hasText: /Nobody is rated yet/ }).waitFor();
+    await page.getByTestId("leaderboard").locator("li", { hasText: /Nobody is rated in Mercado yet/ }).waitFor();
     await signIn(page, "Ada Lovelace");
     assert.equal(await page.getByTestId("you-name").textContent(), "Ada Lovelace");
-    assert.equal(await page.getByTestId("you-rating").textContent(), "rating 0.0");
-    assert.equal(await page.getByTestId("you-record").textContent(), "0 rated games · 0 wins");
+    // A rating in each game, each named.
+    for (const [game, title] of [["mercado", "Mercado de Lisboa"], ["oregano", "Oregano"], ["leilao", "Leilão das Bancas"]]) {
+      assert.equal(await page.getByTestId(`you-rating-${game}`).textContent(), "rating 0.0");
+      assert.equal(await page.getByTestId(`you-record-${game}`).textContent(), "0 rated games · 0 wins");
+      assert.match((await page.getByTestId(`you-game-${game}`).textContent()) ?? "", new RegExp(`^${title}rating 0\\.0`));
+    }
     await page.getByTestId("your-games").getByTestId("no-games").waitFor();
     // The player token is kept per server origin: a reload is the same player.
     const stored = await page.evaluate(() => localStorage.getItem(`mercado.player@${window.location.origin}`));
@@ -69,7 +73,7 @@ test("a guest signs in: the start page shows its name and rating, and the leader
     assert.equal(player.token?.split(".").length, 3);
     assert.equal(player.name, "Ada Lovelace");
     await page.reload();
-    await page.getByTestId("you-rating").filter({ hasText: /^rating / }).waitFor();
+    await page.getByTestId("you-rating-mercado").filter({ hasText: /^rating / }).waitFor();
     assert.equal(await page.getByTestId("you-name").textContent(), "Ada Lovelace");
     await page.getByTestId("leaderboard").locator("li").first().waitFor();
     assert.equal(await page.getByTestId("leaderboard-you").isVisible(), true, "not on the leaderboard yet: it says so");

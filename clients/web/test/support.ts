@@ -287,6 +287,71 @@ export async function leilaoMove(page: Page, first: [number, number] = [11, 4]):
 }
 
 /**
+ * One Oregano decision of the page's seat (seat 1, the API's 0), by clicking on the drawings: a
+ * merchant then a cell of column 1 to start; a strategy card to keep; two action kinds (the first
+ * that would do something now, attract and resource first) and the declaration; then each action
+ * played on the areas (a shop kind then a cell, a merchant, a shop to sell, a boulevard token then
+ * a cell), or skipped when nothing can be done; the casino is passed.
+ */
+export async function oreganoMove(page: Page): Promise<string> {
+  const phase = await page.getAttribute("body", "data-phase");
+  const some = async (selector: string): Promise<boolean> => (await page.locator(selector).count()) > 0;
+  const target = '[data-testid^="cell-0-"].mark-target';
+  switch (phase) {
+    case "start_shop":
+      await page.locator('[data-testid^="pick-shop-"]').first().click();
+      await act(page, target);
+      return "start";
+    case "keep_strategy":
+      await act(page, '[data-testid^="keep-"]');
+      return "keep";
+    case "casino":
+      await act(page, '[data-testid="casino-stay"]');
+      return "casino";
+    case "declare": {
+      const kinds = ["attract", "resource", "acquire", "sell"];
+      const useful: string[] = [];
+      for (const kind of kinds) if (!(await page.getByTestId(`kind-${kind}`).evaluate((card) => card.classList.contains("idle")))) useful.push(kind);
+      const chosen = [...useful, ...kinds.filter((kind) => !useful.includes(kind))].slice(0, 2);
+      for (const kind of chosen) await page.getByTestId(`kind-${kind}`).click();
+      await act(page, '[data-testid="confirm-declare"]');
+      return `declare ${chosen.join(", ")}`;
+    }
+  }
+  const doing = await page.getByTestId("actions").getAttribute("data-doing");
+  if (doing === "attract" && (await some('[data-testid^="pick-shop-"]'))) {
+    await page.locator('[data-testid^="pick-shop-"]').first().click();
+    await act(page, target);
+    return "build";
+  }
+  if (doing === "attract" && (await some('[data-testid^="cell-0-"].mark-pick'))) {
+    await page.locator('[data-testid^="cell-0-"].mark-pick').first().click();
+    await act(page, target);
+    return "level up";
+  }
+  if ((doing === "resource" || doing === "sell") && (await some('[data-testid^="cell-"].mark-pick'))) {
+    await act(page, '[data-testid^="cell-"].mark-pick');
+    return doing;
+  }
+  if (doing === "acquire" && (await some('[data-testid="boulevard-pick"] button.token'))) {
+    await page.locator('[data-testid="boulevard-pick"] button.token').first().click();
+    await act(page, target);
+    return "acquire";
+  }
+  await act(page, '[data-testid="act-skip"]');
+  return `skip ${doing}`;
+}
+
+/** That nothing is wider than the window: the page does not scroll sideways. */
+export async function assertFits(page: Page, where: string): Promise<void> {
+  const { scrollWidth, clientWidth } = await page.evaluate(() => ({
+    scrollWidth: document.documentElement.scrollWidth,
+    clientWidth: document.documentElement.clientWidth,
+  }));
+  assert.ok(scrollWidth <= clientWidth, `${where}: the page is ${scrollWidth} px wide in a ${clientWidth} px window`);
+}
+
+/**
  * Record, at every change of the page, every status line it shows (see seenStatuses) and, in
  * Leilão, what it shows of seat 1 while seat 1 has bid and the bids are not revealed yet: its hand
  * and its played cards (checked by checkSealedBids).

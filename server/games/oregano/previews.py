@@ -4,14 +4,17 @@ a client shows beside each action, so that none computes a payment itself.
 Computed with the rules' own prices and conditions from what the player may see: an operation's
 strategy reward and bonus cards follow from the player's own card and record, and going to the
 casino gives what the die decides rather than a roll (its outcome is drawn only when it is played).
+While a player declares its turn's two actions, ``declare_outlook`` says what each action kind
+could do now, so that a client can guide the declaration without knowing the rules.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from . import actions as A
 from .components import (
+    ACTION_KINDS,
     BONUSES,
     CASINO_LOSS,
     CASINO_TAKE,
@@ -21,9 +24,9 @@ from .components import (
     SHOPS,
     STRATEGY_REWARD,
 )
-from .rules import acquire_price, bonus_condition, cost_of, goal_met, sale_income
+from .rules import acquire_price, bonus_condition, cost_of, goal_met, legal_actions, sale_income
 from .scoring import level_of, score, score_of
-from .state import OreganoState, Shop
+from .state import ACTION, OreganoState, Shop
 
 # The operations after which goals and bonus cards are checked (a start shop is not one).
 OPERATION_TYPES = (A.BUILD, A.LEVEL_UP, A.TAKE_RESOURCES, A.SELL, A.ACQUIRE)
@@ -116,3 +119,27 @@ def preview(state: OreganoState, seat: int, action: A.OreganoAction) -> Preview:
         achieves_strategy=achieved,
         bonuses=bonuses,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Outlook:
+    """What an action kind would let a player do if it performed it now."""
+
+    kind: str
+    operations: int  # the operations it could choose from (skipping is not one)
+    best: A.OreganoAction | None  # the one that raises its score the most; None when there is none
+    preview: Preview | None  # the best one's preview
+
+
+def declare_outlook(state: OreganoState, seat: int) -> tuple[Outlook, ...]:
+    """While ``seat`` declares its turn's actions: for each action kind, in the order of
+    ACTION_KINDS, the operations it could perform as its first action, and the best of them: the
+    greatest score change, then the most resource cards taken; the first of equal ones."""
+    outlook = []
+    for kind in ACTION_KINDS:
+        now = replace(state, phase=ACTION, declared=[kind, kind], step=0)
+        operations = [action for action in legal_actions(now, seat) if action.type != A.SKIP]
+        shown = [(action, preview(now, seat, action)) for action in operations]
+        best = max(shown, key=lambda item: (item[1].score_change, sum(item[1].resources)), default=None)
+        outlook.append(Outlook(kind, len(operations), *(best or (None, None))))
+    return tuple(outlook)

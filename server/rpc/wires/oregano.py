@@ -4,7 +4,7 @@ and its actions' previews (``server.games.oregano.previews``)."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mercado.v1 import match_pb2 as api
@@ -13,7 +13,7 @@ from mercado.v1 import oregano_pb2 as pb
 
 from server.games.oregano import RULES, OreganoAction, OreganoState, previews
 from server.games.oregano.components import ACTION_KINDS, BONUSES, RESOURCES, SHOP_IDS, STRATEGIES
-from server.games.oregano.state import PHASES, STATUSES
+from server.games.oregano.state import DECLARE, PHASES, STATUSES
 
 from .rules_json import RulesJsonWire, enum_numbers
 
@@ -122,6 +122,19 @@ class OreganoWire(RulesJsonWire):
     def preview_fragment(self, state: OreganoState, seat: int, action: OreganoAction) -> bytes:
         return _preview_fragment(previews.preview(state, seat, action))
 
+    def actions_bytes(self, state: OreganoState, seat: int, actions: Sequence[OreganoAction]) -> bytes:
+        """The legal actions and their previews; while declaring, also the view's declare outlook."""
+        legal = super().actions_bytes(state, seat, actions)
+        if state.phase != DECLARE:
+            return legal
+        view = pb.OreganoView()
+        for outlook in previews.declare_outlook(state, seat):
+            typed = view.declare_outlook.add(kind=ACTION_KIND[outlook.kind], operations=outlook.operations)
+            if outlook.best is not None and outlook.preview is not None:
+                typed.best.CopyFrom(self.action_message(outlook.best).oregano)
+                typed.best_preview.CopyFrom(_preview_message(outlook.preview))
+        return legal + api.MatchState(view=api.View(oregano=view)).SerializeToString()
+
 
 # How an event's JSON field becomes its typed field: by name, the same in every event of docs/oregano.md.
 def _set(message: Any, name: str, value: Any) -> None:
@@ -167,6 +180,10 @@ _EVENT_FIELDS: dict[str, Any] = {
 
 @functools.lru_cache(maxsize=8192)  # previews take few values: most repeat
 def _preview_fragment(preview: previews.Preview) -> bytes:
+    return api.MatchState(previews=[api.ActionPreview(oregano=_preview_message(preview))]).SerializeToString()
+
+
+def _preview_message(preview: previews.Preview) -> pb.OreganoPreview:
     message = pb.OreganoPreview(
         cost=pb.OreganoCost(gold=preview.cost[0], **dict(zip(RESOURCES, preview.cost[1:], strict=True))),
         resources=pb.OreganoResources(**dict(zip(RESOURCES, preview.resources, strict=True))),
@@ -180,4 +197,4 @@ def _preview_fragment(preview: previews.Preview) -> bytes:
     if preview.casino is not None:
         message.casino.loss = preview.casino.loss
         message.casino.win_takes.extend(preview.casino.win_takes)
-    return api.MatchState(previews=[api.ActionPreview(oregano=message)]).SerializeToString()
+    return message

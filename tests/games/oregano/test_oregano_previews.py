@@ -11,7 +11,7 @@ from test_oregano_support import of_type, play, position
 from server.games.oregano import RULES, OreganoState
 from server.games.oregano import actions as A
 from server.games.oregano.components import RESOURCES
-from server.games.oregano.previews import Preview, preview
+from server.games.oregano.previews import Preview, declare_outlook, preview
 from server.games.oregano.scoring import score
 
 
@@ -73,3 +73,32 @@ def test_going_to_the_casino_previews_what_the_die_decides() -> None:
     assert shown.casino.loss == 5 and shown.casino.win_takes == (0, 7, 4)
     assert shown.cost == (0, 0, 0, 0) and shown.score_change == 0
     assert preview(state, 0, A.casino(False)).casino is None
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_declare_outlook_says_what_each_kind_could_do_now(players: int) -> None:
+    seen: set[str] = set()
+    for seed in range(2):
+        state = RULES.new_game(RULES.options({"players": players}), seed)
+        rng = random.Random(seed)
+        while not RULES.is_over(state):
+            (seat,) = RULES.to_move(state)
+            actions = RULES.legal_actions(state, seat)
+            if state.phase == "declare":
+                for outlook in declare_outlook(state, seat):
+                    # What the kind offers once declared first: its operations, and the best of them.
+                    first = next(a for a in actions if a.type == A.DECLARE and a.first == outlook.kind)
+                    declared = RULES.clone(state)
+                    play(declared, seat, first)
+                    operations = [a for a in RULES.legal_actions(declared, seat) if a.type != A.SKIP]
+                    assert outlook.operations == len(operations)
+                    if not operations:
+                        assert outlook.best is None and outlook.preview is None
+                        continue
+                    shown = {a: check(declared, seat, a) for a in operations}
+                    assert outlook.best in shown and outlook.preview == shown[outlook.best]
+                    best = max((p.score_change, sum(p.resources)) for p in shown.values())
+                    assert (outlook.preview.score_change, sum(outlook.preview.resources)) == best
+                    seen.add(outlook.kind)
+            play(state, seat, rng.choice(actions))
+    assert seen == {"attract", "resource", "sell", "acquire"}

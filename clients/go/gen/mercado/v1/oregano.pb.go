@@ -968,12 +968,15 @@ type OreganoView struct {
 	StrategyDeckCount uint32                   `protobuf:"varint,12,opt,name=strategy_deck_count,json=strategyDeckCount,proto3" json:"strategy_deck_count,omitempty"`                          // cards in the strategy deck (its order is hidden from everyone)
 	BonusAvailable    []OreganoBonus           `protobuf:"varint,13,rep,packed,name=bonus_available,json=bonusAvailable,proto3,enum=mercado.v1.OreganoBonus" json:"bonus_available,omitempty"` // the bonus cards nobody has taken yet
 	// The current turn's two declared action kinds, in order; empty outside a turn's actions.
-	Declared      []OreganoActionKind `protobuf:"varint,14,rep,packed,name=declared,proto3,enum=mercado.v1.OreganoActionKind" json:"declared,omitempty"`
-	Step          uint32              `protobuf:"varint,15,opt,name=step,proto3" json:"step,omitempty"`                                     // how many of the declared actions are done: 0, 1 or 2
-	EndTriggered  bool                `protobuf:"varint,16,opt,name=end_triggered,json=endTriggered,proto3" json:"end_triggered,omitempty"` // two shop kinds ran out from round stock_end_from_round on: the game is ending
-	Result        *GameResult         `protobuf:"bytes,17,opt,name=result,proto3" json:"result,omitempty"`                                  // set once the game is over
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Declared     []OreganoActionKind `protobuf:"varint,14,rep,packed,name=declared,proto3,enum=mercado.v1.OreganoActionKind" json:"declared,omitempty"`
+	Step         uint32              `protobuf:"varint,15,opt,name=step,proto3" json:"step,omitempty"`                                     // how many of the declared actions are done: 0, 1 or 2
+	EndTriggered bool                `protobuf:"varint,16,opt,name=end_triggered,json=endTriggered,proto3" json:"end_triggered,omitempty"` // two shop kinds ran out from round stock_end_from_round on: the game is ending
+	Result       *GameResult         `protobuf:"bytes,17,opt,name=result,proto3" json:"result,omitempty"`                                  // set once the game is over
+	// For the viewer while it declares its turn's two actions: what each action kind would let it
+	// do now as its first action, in the order of OreganoActionKind (a guide to the declaration).
+	DeclareOutlook []*OreganoDeclareOutlook `protobuf:"bytes,18,rep,name=declare_outlook,json=declareOutlook,proto3" json:"declare_outlook,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *OreganoView) Reset() {
@@ -1126,6 +1129,84 @@ func (x *OreganoView) GetResult() *GameResult {
 	return nil
 }
 
+func (x *OreganoView) GetDeclareOutlook() []*OreganoDeclareOutlook {
+	if x != nil {
+		return x.DeclareOutlook
+	}
+	return nil
+}
+
+// What an action kind would let a player do if it performed it now.
+type OreganoDeclareOutlook struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Kind       OreganoActionKind      `protobuf:"varint,1,opt,name=kind,proto3,enum=mercado.v1.OreganoActionKind" json:"kind,omitempty"` // the action kind
+	Operations uint32                 `protobuf:"varint,2,opt,name=operations,proto3" json:"operations,omitempty"`                       // the operations it could choose from (skipping is not one)
+	// The operation that would raise its score the most (then take the most resource cards; the
+	// first of equal ones); unset when there is none.
+	Best          *OreganoAction  `protobuf:"bytes,3,opt,name=best,proto3" json:"best,omitempty"`
+	BestPreview   *OreganoPreview `protobuf:"bytes,4,opt,name=best_preview,json=bestPreview,proto3" json:"best_preview,omitempty"` // what the best operation would cost, pay and change in the score
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OreganoDeclareOutlook) Reset() {
+	*x = OreganoDeclareOutlook{}
+	mi := &file_mercado_v1_oregano_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OreganoDeclareOutlook) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OreganoDeclareOutlook) ProtoMessage() {}
+
+func (x *OreganoDeclareOutlook) ProtoReflect() protoreflect.Message {
+	mi := &file_mercado_v1_oregano_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OreganoDeclareOutlook.ProtoReflect.Descriptor instead.
+func (*OreganoDeclareOutlook) Descriptor() ([]byte, []int) {
+	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *OreganoDeclareOutlook) GetKind() OreganoActionKind {
+	if x != nil {
+		return x.Kind
+	}
+	return OreganoActionKind_OREGANO_ACTION_KIND_UNSPECIFIED
+}
+
+func (x *OreganoDeclareOutlook) GetOperations() uint32 {
+	if x != nil {
+		return x.Operations
+	}
+	return 0
+}
+
+func (x *OreganoDeclareOutlook) GetBest() *OreganoAction {
+	if x != nil {
+		return x.Best
+	}
+	return nil
+}
+
+func (x *OreganoDeclareOutlook) GetBestPreview() *OreganoPreview {
+	if x != nil {
+		return x.BestPreview
+	}
+	return nil
+}
+
 // What a seat may see of one player.
 type OreganoPlayer struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1143,7 +1224,7 @@ type OreganoPlayer struct {
 
 func (x *OreganoPlayer) Reset() {
 	*x = OreganoPlayer{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[3]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1155,7 +1236,7 @@ func (x *OreganoPlayer) String() string {
 func (*OreganoPlayer) ProtoMessage() {}
 
 func (x *OreganoPlayer) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[3]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1168,7 +1249,7 @@ func (x *OreganoPlayer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OreganoPlayer.ProtoReflect.Descriptor instead.
 func (*OreganoPlayer) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{3}
+	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *OreganoPlayer) GetSeat() uint32 {
@@ -1239,7 +1320,7 @@ type OreganoPlacedShop struct {
 
 func (x *OreganoPlacedShop) Reset() {
 	*x = OreganoPlacedShop{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[4]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1251,7 +1332,7 @@ func (x *OreganoPlacedShop) String() string {
 func (*OreganoPlacedShop) ProtoMessage() {}
 
 func (x *OreganoPlacedShop) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[4]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1264,7 +1345,7 @@ func (x *OreganoPlacedShop) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OreganoPlacedShop.ProtoReflect.Descriptor instead.
 func (*OreganoPlacedShop) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{4}
+	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *OreganoPlacedShop) GetCell() string {
@@ -1301,7 +1382,7 @@ type OreganoBoulevardEntry struct {
 
 func (x *OreganoBoulevardEntry) Reset() {
 	*x = OreganoBoulevardEntry{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[5]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1313,7 +1394,7 @@ func (x *OreganoBoulevardEntry) String() string {
 func (*OreganoBoulevardEntry) ProtoMessage() {}
 
 func (x *OreganoBoulevardEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[5]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1326,7 +1407,7 @@ func (x *OreganoBoulevardEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OreganoBoulevardEntry.ProtoReflect.Descriptor instead.
 func (*OreganoBoulevardEntry) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{5}
+	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *OreganoBoulevardEntry) GetShop() OreganoShop {
@@ -1368,7 +1449,7 @@ type OreganoStock struct {
 
 func (x *OreganoStock) Reset() {
 	*x = OreganoStock{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[6]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1380,7 +1461,7 @@ func (x *OreganoStock) String() string {
 func (*OreganoStock) ProtoMessage() {}
 
 func (x *OreganoStock) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[6]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1393,7 +1474,7 @@ func (x *OreganoStock) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OreganoStock.ProtoReflect.Descriptor instead.
 func (*OreganoStock) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{6}
+	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *OreganoStock) GetShop() OreganoShop {
@@ -1422,7 +1503,7 @@ type OreganoResources struct {
 
 func (x *OreganoResources) Reset() {
 	*x = OreganoResources{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[7]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1434,7 +1515,7 @@ func (x *OreganoResources) String() string {
 func (*OreganoResources) ProtoMessage() {}
 
 func (x *OreganoResources) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[7]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1447,7 +1528,7 @@ func (x *OreganoResources) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OreganoResources.ProtoReflect.Descriptor instead.
 func (*OreganoResources) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{7}
+	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *OreganoResources) GetWood() uint32 {
@@ -1484,7 +1565,7 @@ type OreganoCost struct {
 
 func (x *OreganoCost) Reset() {
 	*x = OreganoCost{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[8]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1496,7 +1577,7 @@ func (x *OreganoCost) String() string {
 func (*OreganoCost) ProtoMessage() {}
 
 func (x *OreganoCost) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[8]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1509,7 +1590,7 @@ func (x *OreganoCost) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OreganoCost.ProtoReflect.Descriptor instead.
 func (*OreganoCost) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{8}
+	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *OreganoCost) GetGold() uint32 {
@@ -1555,7 +1636,7 @@ type OreganoStrategy struct {
 
 func (x *OreganoStrategy) Reset() {
 	*x = OreganoStrategy{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[9]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1567,7 +1648,7 @@ func (x *OreganoStrategy) String() string {
 func (*OreganoStrategy) ProtoMessage() {}
 
 func (x *OreganoStrategy) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[9]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1580,7 +1661,7 @@ func (x *OreganoStrategy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OreganoStrategy.ProtoReflect.Descriptor instead.
 func (*OreganoStrategy) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{9}
+	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *OreganoStrategy) GetCount() uint32 {
@@ -1622,7 +1703,7 @@ type OreganoDrawn struct {
 
 func (x *OreganoDrawn) Reset() {
 	*x = OreganoDrawn{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[10]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1634,7 +1715,7 @@ func (x *OreganoDrawn) String() string {
 func (*OreganoDrawn) ProtoMessage() {}
 
 func (x *OreganoDrawn) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[10]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1647,7 +1728,7 @@ func (x *OreganoDrawn) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OreganoDrawn.ProtoReflect.Descriptor instead.
 func (*OreganoDrawn) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{10}
+	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *OreganoDrawn) GetCount() uint32 {
@@ -1678,7 +1759,7 @@ type OreganoRecord struct {
 
 func (x *OreganoRecord) Reset() {
 	*x = OreganoRecord{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[11]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1690,7 +1771,7 @@ func (x *OreganoRecord) String() string {
 func (*OreganoRecord) ProtoMessage() {}
 
 func (x *OreganoRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[11]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1703,7 +1784,7 @@ func (x *OreganoRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OreganoRecord.ProtoReflect.Descriptor instead.
 func (*OreganoRecord) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{11}
+	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *OreganoRecord) GetBuilt() []OreganoShop {
@@ -1779,7 +1860,7 @@ type OreganoEvent struct {
 
 func (x *OreganoEvent) Reset() {
 	*x = OreganoEvent{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[12]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1791,7 +1872,7 @@ func (x *OreganoEvent) String() string {
 func (*OreganoEvent) ProtoMessage() {}
 
 func (x *OreganoEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[12]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1804,7 +1885,7 @@ func (x *OreganoEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OreganoEvent.ProtoReflect.Descriptor instead.
 func (*OreganoEvent) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{12}
+	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{13}
 }
 
 // Deprecated: Marked as deprecated in mercado/v1/oregano.proto.
@@ -2160,7 +2241,7 @@ type OreganoPreview struct {
 
 func (x *OreganoPreview) Reset() {
 	*x = OreganoPreview{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[13]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2172,7 +2253,7 @@ func (x *OreganoPreview) String() string {
 func (*OreganoPreview) ProtoMessage() {}
 
 func (x *OreganoPreview) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[13]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2185,7 +2266,7 @@ func (x *OreganoPreview) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OreganoPreview.ProtoReflect.Descriptor instead.
 func (*OreganoPreview) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{13}
+	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *OreganoPreview) GetCost() *OreganoCost {
@@ -2248,7 +2329,7 @@ type OreganoCasinoOdds struct {
 
 func (x *OreganoCasinoOdds) Reset() {
 	*x = OreganoCasinoOdds{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[14]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2260,7 +2341,7 @@ func (x *OreganoCasinoOdds) String() string {
 func (*OreganoCasinoOdds) ProtoMessage() {}
 
 func (x *OreganoCasinoOdds) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[14]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2273,7 +2354,7 @@ func (x *OreganoCasinoOdds) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OreganoCasinoOdds.ProtoReflect.Descriptor instead.
 func (*OreganoCasinoOdds) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{14}
+	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *OreganoCasinoOdds) GetLoss() uint32 {
@@ -2301,7 +2382,7 @@ type OreganoAction_ChooseStartShop struct {
 
 func (x *OreganoAction_ChooseStartShop) Reset() {
 	*x = OreganoAction_ChooseStartShop{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[15]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2313,7 +2394,7 @@ func (x *OreganoAction_ChooseStartShop) String() string {
 func (*OreganoAction_ChooseStartShop) ProtoMessage() {}
 
 func (x *OreganoAction_ChooseStartShop) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[15]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2353,7 +2434,7 @@ type OreganoAction_KeepStrategy struct {
 
 func (x *OreganoAction_KeepStrategy) Reset() {
 	*x = OreganoAction_KeepStrategy{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[16]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2365,7 +2446,7 @@ func (x *OreganoAction_KeepStrategy) String() string {
 func (*OreganoAction_KeepStrategy) ProtoMessage() {}
 
 func (x *OreganoAction_KeepStrategy) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[16]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2399,7 +2480,7 @@ type OreganoAction_Declare struct {
 
 func (x *OreganoAction_Declare) Reset() {
 	*x = OreganoAction_Declare{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[17]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2411,7 +2492,7 @@ func (x *OreganoAction_Declare) String() string {
 func (*OreganoAction_Declare) ProtoMessage() {}
 
 func (x *OreganoAction_Declare) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[17]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2452,7 +2533,7 @@ type OreganoAction_Build struct {
 
 func (x *OreganoAction_Build) Reset() {
 	*x = OreganoAction_Build{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[18]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2464,7 +2545,7 @@ func (x *OreganoAction_Build) String() string {
 func (*OreganoAction_Build) ProtoMessage() {}
 
 func (x *OreganoAction_Build) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[18]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2505,7 +2586,7 @@ type OreganoAction_LevelUp struct {
 
 func (x *OreganoAction_LevelUp) Reset() {
 	*x = OreganoAction_LevelUp{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[19]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2517,7 +2598,7 @@ func (x *OreganoAction_LevelUp) String() string {
 func (*OreganoAction_LevelUp) ProtoMessage() {}
 
 func (x *OreganoAction_LevelUp) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[19]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2558,7 +2639,7 @@ type OreganoAction_TakeResources struct {
 
 func (x *OreganoAction_TakeResources) Reset() {
 	*x = OreganoAction_TakeResources{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[20]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2570,7 +2651,7 @@ func (x *OreganoAction_TakeResources) String() string {
 func (*OreganoAction_TakeResources) ProtoMessage() {}
 
 func (x *OreganoAction_TakeResources) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[20]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2610,7 +2691,7 @@ type OreganoAction_Sell struct {
 
 func (x *OreganoAction_Sell) Reset() {
 	*x = OreganoAction_Sell{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[21]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2622,7 +2703,7 @@ func (x *OreganoAction_Sell) String() string {
 func (*OreganoAction_Sell) ProtoMessage() {}
 
 func (x *OreganoAction_Sell) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[21]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2658,7 +2739,7 @@ type OreganoAction_Acquire struct {
 
 func (x *OreganoAction_Acquire) Reset() {
 	*x = OreganoAction_Acquire{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[22]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2670,7 +2751,7 @@ func (x *OreganoAction_Acquire) String() string {
 func (*OreganoAction_Acquire) ProtoMessage() {}
 
 func (x *OreganoAction_Acquire) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[22]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2723,7 +2804,7 @@ type OreganoAction_Skip struct {
 
 func (x *OreganoAction_Skip) Reset() {
 	*x = OreganoAction_Skip{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[23]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2735,7 +2816,7 @@ func (x *OreganoAction_Skip) String() string {
 func (*OreganoAction_Skip) ProtoMessage() {}
 
 func (x *OreganoAction_Skip) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[23]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2761,7 +2842,7 @@ type OreganoAction_Casino struct {
 
 func (x *OreganoAction_Casino) Reset() {
 	*x = OreganoAction_Casino{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[24]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2773,7 +2854,7 @@ func (x *OreganoAction_Casino) String() string {
 func (*OreganoAction_Casino) ProtoMessage() {}
 
 func (x *OreganoAction_Casino) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[24]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2809,7 +2890,7 @@ type OreganoEvent_StartShop struct {
 
 func (x *OreganoEvent_StartShop) Reset() {
 	*x = OreganoEvent_StartShop{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[25]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2821,7 +2902,7 @@ func (x *OreganoEvent_StartShop) String() string {
 func (*OreganoEvent_StartShop) ProtoMessage() {}
 
 func (x *OreganoEvent_StartShop) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[25]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2834,7 +2915,7 @@ func (x *OreganoEvent_StartShop) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OreganoEvent_StartShop.ProtoReflect.Descriptor instead.
 func (*OreganoEvent_StartShop) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{12, 0}
+	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{13, 0}
 }
 
 func (x *OreganoEvent_StartShop) GetSeat() uint32 {
@@ -2877,7 +2958,7 @@ type OreganoEvent_StrategyDrawn struct {
 
 func (x *OreganoEvent_StrategyDrawn) Reset() {
 	*x = OreganoEvent_StrategyDrawn{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[26]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2889,7 +2970,7 @@ func (x *OreganoEvent_StrategyDrawn) String() string {
 func (*OreganoEvent_StrategyDrawn) ProtoMessage() {}
 
 func (x *OreganoEvent_StrategyDrawn) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[26]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2902,7 +2983,7 @@ func (x *OreganoEvent_StrategyDrawn) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OreganoEvent_StrategyDrawn.ProtoReflect.Descriptor instead.
 func (*OreganoEvent_StrategyDrawn) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{12, 1}
+	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{13, 1}
 }
 
 func (x *OreganoEvent_StrategyDrawn) GetSeat() uint32 {
@@ -2939,7 +3020,7 @@ type OreganoEvent_StrategyKept struct {
 
 func (x *OreganoEvent_StrategyKept) Reset() {
 	*x = OreganoEvent_StrategyKept{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[27]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2951,7 +3032,7 @@ func (x *OreganoEvent_StrategyKept) String() string {
 func (*OreganoEvent_StrategyKept) ProtoMessage() {}
 
 func (x *OreganoEvent_StrategyKept) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[27]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2964,7 +3045,7 @@ func (x *OreganoEvent_StrategyKept) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OreganoEvent_StrategyKept.ProtoReflect.Descriptor instead.
 func (*OreganoEvent_StrategyKept) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{12, 2}
+	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{13, 2}
 }
 
 func (x *OreganoEvent_StrategyKept) GetSeat() uint32 {
@@ -3005,7 +3086,7 @@ type OreganoEvent_DeckShuffled struct {
 
 func (x *OreganoEvent_DeckShuffled) Reset() {
 	*x = OreganoEvent_DeckShuffled{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[28]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3017,7 +3098,7 @@ func (x *OreganoEvent_DeckShuffled) String() string {
 func (*OreganoEvent_DeckShuffled) ProtoMessage() {}
 
 func (x *OreganoEvent_DeckShuffled) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[28]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3030,7 +3111,7 @@ func (x *OreganoEvent_DeckShuffled) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OreganoEvent_DeckShuffled.ProtoReflect.Descriptor instead.
 func (*OreganoEvent_DeckShuffled) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{12, 3}
+	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{13, 3}
 }
 
 func (x *OreganoEvent_DeckShuffled) GetSize() uint32 {
@@ -3051,7 +3132,7 @@ type OreganoEvent_Turn struct {
 
 func (x *OreganoEvent_Turn) Reset() {
 	*x = OreganoEvent_Turn{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[29]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3063,7 +3144,7 @@ func (x *OreganoEvent_Turn) String() string {
 func (*OreganoEvent_Turn) ProtoMessage() {}
 
 func (x *OreganoEvent_Turn) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[29]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3076,7 +3157,7 @@ func (x *OreganoEvent_Turn) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OreganoEvent_Turn.ProtoReflect.Descriptor instead.
 func (*OreganoEvent_Turn) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{12, 4}
+	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{13, 4}
 }
 
 func (x *OreganoEvent_Turn) GetSeat() uint32 {
@@ -3104,7 +3185,7 @@ type OreganoEvent_Income struct {
 
 func (x *OreganoEvent_Income) Reset() {
 	*x = OreganoEvent_Income{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[30]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3116,7 +3197,7 @@ func (x *OreganoEvent_Income) String() string {
 func (*OreganoEvent_Income) ProtoMessage() {}
 
 func (x *OreganoEvent_Income) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[30]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3129,7 +3210,7 @@ func (x *OreganoEvent_Income) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OreganoEvent_Income.ProtoReflect.Descriptor instead.
 func (*OreganoEvent_Income) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{12, 5}
+	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{13, 5}
 }
 
 func (x *OreganoEvent_Income) GetSeat() uint32 {
@@ -3158,7 +3239,7 @@ type OreganoEvent_Declared struct {
 
 func (x *OreganoEvent_Declared) Reset() {
 	*x = OreganoEvent_Declared{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[31]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3170,7 +3251,7 @@ func (x *OreganoEvent_Declared) String() string {
 func (*OreganoEvent_Declared) ProtoMessage() {}
 
 func (x *OreganoEvent_Declared) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[31]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3183,7 +3264,7 @@ func (x *OreganoEvent_Declared) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OreganoEvent_Declared.ProtoReflect.Descriptor instead.
 func (*OreganoEvent_Declared) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{12, 6}
+	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{13, 6}
 }
 
 func (x *OreganoEvent_Declared) GetSeat() uint32 {
@@ -3221,7 +3302,7 @@ type OreganoEvent_Built struct {
 
 func (x *OreganoEvent_Built) Reset() {
 	*x = OreganoEvent_Built{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[32]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3233,7 +3314,7 @@ func (x *OreganoEvent_Built) String() string {
 func (*OreganoEvent_Built) ProtoMessage() {}
 
 func (x *OreganoEvent_Built) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[32]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3246,7 +3327,7 @@ func (x *OreganoEvent_Built) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OreganoEvent_Built.ProtoReflect.Descriptor instead.
 func (*OreganoEvent_Built) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{12, 7}
+	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{13, 7}
 }
 
 func (x *OreganoEvent_Built) GetSeat() uint32 {
@@ -3299,7 +3380,7 @@ type OreganoEvent_LevelledUp struct {
 
 func (x *OreganoEvent_LevelledUp) Reset() {
 	*x = OreganoEvent_LevelledUp{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[33]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3311,7 +3392,7 @@ func (x *OreganoEvent_LevelledUp) String() string {
 func (*OreganoEvent_LevelledUp) ProtoMessage() {}
 
 func (x *OreganoEvent_LevelledUp) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[33]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3324,7 +3405,7 @@ func (x *OreganoEvent_LevelledUp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OreganoEvent_LevelledUp.ProtoReflect.Descriptor instead.
 func (*OreganoEvent_LevelledUp) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{12, 8}
+	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{13, 8}
 }
 
 func (x *OreganoEvent_LevelledUp) GetSeat() uint32 {
@@ -3384,7 +3465,7 @@ type OreganoEvent_TookResources struct {
 
 func (x *OreganoEvent_TookResources) Reset() {
 	*x = OreganoEvent_TookResources{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[34]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3396,7 +3477,7 @@ func (x *OreganoEvent_TookResources) String() string {
 func (*OreganoEvent_TookResources) ProtoMessage() {}
 
 func (x *OreganoEvent_TookResources) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[34]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3409,7 +3490,7 @@ func (x *OreganoEvent_TookResources) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OreganoEvent_TookResources.ProtoReflect.Descriptor instead.
 func (*OreganoEvent_TookResources) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{12, 9}
+	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{13, 9}
 }
 
 func (x *OreganoEvent_TookResources) GetSeat() uint32 {
@@ -3469,7 +3550,7 @@ type OreganoEvent_Sold struct {
 
 func (x *OreganoEvent_Sold) Reset() {
 	*x = OreganoEvent_Sold{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[35]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3481,7 +3562,7 @@ func (x *OreganoEvent_Sold) String() string {
 func (*OreganoEvent_Sold) ProtoMessage() {}
 
 func (x *OreganoEvent_Sold) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[35]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3494,7 +3575,7 @@ func (x *OreganoEvent_Sold) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OreganoEvent_Sold.ProtoReflect.Descriptor instead.
 func (*OreganoEvent_Sold) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{12, 10}
+	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{13, 10}
 }
 
 func (x *OreganoEvent_Sold) GetSeat() uint32 {
@@ -3555,7 +3636,7 @@ type OreganoEvent_Acquired struct {
 
 func (x *OreganoEvent_Acquired) Reset() {
 	*x = OreganoEvent_Acquired{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[36]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3567,7 +3648,7 @@ func (x *OreganoEvent_Acquired) String() string {
 func (*OreganoEvent_Acquired) ProtoMessage() {}
 
 func (x *OreganoEvent_Acquired) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[36]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3580,7 +3661,7 @@ func (x *OreganoEvent_Acquired) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OreganoEvent_Acquired.ProtoReflect.Descriptor instead.
 func (*OreganoEvent_Acquired) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{12, 11}
+	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{13, 11}
 }
 
 func (x *OreganoEvent_Acquired) GetSeat() uint32 {
@@ -3643,7 +3724,7 @@ type OreganoEvent_Skipped struct {
 
 func (x *OreganoEvent_Skipped) Reset() {
 	*x = OreganoEvent_Skipped{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[37]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3655,7 +3736,7 @@ func (x *OreganoEvent_Skipped) String() string {
 func (*OreganoEvent_Skipped) ProtoMessage() {}
 
 func (x *OreganoEvent_Skipped) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[37]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3668,7 +3749,7 @@ func (x *OreganoEvent_Skipped) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OreganoEvent_Skipped.ProtoReflect.Descriptor instead.
 func (*OreganoEvent_Skipped) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{12, 12}
+	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{13, 12}
 }
 
 func (x *OreganoEvent_Skipped) GetSeat() uint32 {
@@ -3697,7 +3778,7 @@ type OreganoEvent_StrategyAchieved struct {
 
 func (x *OreganoEvent_StrategyAchieved) Reset() {
 	*x = OreganoEvent_StrategyAchieved{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[38]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3709,7 +3790,7 @@ func (x *OreganoEvent_StrategyAchieved) String() string {
 func (*OreganoEvent_StrategyAchieved) ProtoMessage() {}
 
 func (x *OreganoEvent_StrategyAchieved) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[38]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3722,7 +3803,7 @@ func (x *OreganoEvent_StrategyAchieved) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OreganoEvent_StrategyAchieved.ProtoReflect.Descriptor instead.
 func (*OreganoEvent_StrategyAchieved) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{12, 13}
+	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{13, 13}
 }
 
 func (x *OreganoEvent_StrategyAchieved) GetSeat() uint32 {
@@ -3757,7 +3838,7 @@ type OreganoEvent_BonusTaken struct {
 
 func (x *OreganoEvent_BonusTaken) Reset() {
 	*x = OreganoEvent_BonusTaken{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[39]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3769,7 +3850,7 @@ func (x *OreganoEvent_BonusTaken) String() string {
 func (*OreganoEvent_BonusTaken) ProtoMessage() {}
 
 func (x *OreganoEvent_BonusTaken) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[39]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3782,7 +3863,7 @@ func (x *OreganoEvent_BonusTaken) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OreganoEvent_BonusTaken.ProtoReflect.Descriptor instead.
 func (*OreganoEvent_BonusTaken) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{12, 14}
+	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{13, 14}
 }
 
 func (x *OreganoEvent_BonusTaken) GetSeat() uint32 {
@@ -3810,7 +3891,7 @@ type OreganoEvent_Casino struct {
 
 func (x *OreganoEvent_Casino) Reset() {
 	*x = OreganoEvent_Casino{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[40]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3822,7 +3903,7 @@ func (x *OreganoEvent_Casino) String() string {
 func (*OreganoEvent_Casino) ProtoMessage() {}
 
 func (x *OreganoEvent_Casino) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[40]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3835,7 +3916,7 @@ func (x *OreganoEvent_Casino) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OreganoEvent_Casino.ProtoReflect.Descriptor instead.
 func (*OreganoEvent_Casino) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{12, 15}
+	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{13, 15}
 }
 
 func (x *OreganoEvent_Casino) GetSeat() uint32 {
@@ -3863,7 +3944,7 @@ type OreganoEvent_Die struct {
 
 func (x *OreganoEvent_Die) Reset() {
 	*x = OreganoEvent_Die{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[41]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3875,7 +3956,7 @@ func (x *OreganoEvent_Die) String() string {
 func (*OreganoEvent_Die) ProtoMessage() {}
 
 func (x *OreganoEvent_Die) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[41]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3888,7 +3969,7 @@ func (x *OreganoEvent_Die) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OreganoEvent_Die.ProtoReflect.Descriptor instead.
 func (*OreganoEvent_Die) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{12, 16}
+	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{13, 16}
 }
 
 func (x *OreganoEvent_Die) GetSeat() uint32 {
@@ -3916,7 +3997,7 @@ type OreganoEvent_CasinoLost struct {
 
 func (x *OreganoEvent_CasinoLost) Reset() {
 	*x = OreganoEvent_CasinoLost{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[42]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3928,7 +4009,7 @@ func (x *OreganoEvent_CasinoLost) String() string {
 func (*OreganoEvent_CasinoLost) ProtoMessage() {}
 
 func (x *OreganoEvent_CasinoLost) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[42]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3941,7 +4022,7 @@ func (x *OreganoEvent_CasinoLost) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OreganoEvent_CasinoLost.ProtoReflect.Descriptor instead.
 func (*OreganoEvent_CasinoLost) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{12, 17}
+	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{13, 17}
 }
 
 func (x *OreganoEvent_CasinoLost) GetSeat() uint32 {
@@ -3969,7 +4050,7 @@ type OreganoEvent_CasinoWon struct {
 
 func (x *OreganoEvent_CasinoWon) Reset() {
 	*x = OreganoEvent_CasinoWon{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[43]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3981,7 +4062,7 @@ func (x *OreganoEvent_CasinoWon) String() string {
 func (*OreganoEvent_CasinoWon) ProtoMessage() {}
 
 func (x *OreganoEvent_CasinoWon) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[43]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3994,7 +4075,7 @@ func (x *OreganoEvent_CasinoWon) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OreganoEvent_CasinoWon.ProtoReflect.Descriptor instead.
 func (*OreganoEvent_CasinoWon) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{12, 18}
+	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{13, 18}
 }
 
 func (x *OreganoEvent_CasinoWon) GetSeat() uint32 {
@@ -4022,7 +4103,7 @@ type OreganoEvent_EndTriggered struct {
 
 func (x *OreganoEvent_EndTriggered) Reset() {
 	*x = OreganoEvent_EndTriggered{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[44]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4034,7 +4115,7 @@ func (x *OreganoEvent_EndTriggered) String() string {
 func (*OreganoEvent_EndTriggered) ProtoMessage() {}
 
 func (x *OreganoEvent_EndTriggered) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[44]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4047,7 +4128,7 @@ func (x *OreganoEvent_EndTriggered) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OreganoEvent_EndTriggered.ProtoReflect.Descriptor instead.
 func (*OreganoEvent_EndTriggered) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{12, 19}
+	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{13, 19}
 }
 
 func (x *OreganoEvent_EndTriggered) GetSeat() uint32 {
@@ -4074,7 +4155,7 @@ type OreganoEvent_GameOver struct {
 
 func (x *OreganoEvent_GameOver) Reset() {
 	*x = OreganoEvent_GameOver{}
-	mi := &file_mercado_v1_oregano_proto_msgTypes[45]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4086,7 +4167,7 @@ func (x *OreganoEvent_GameOver) String() string {
 func (*OreganoEvent_GameOver) ProtoMessage() {}
 
 func (x *OreganoEvent_GameOver) ProtoReflect() protoreflect.Message {
-	mi := &file_mercado_v1_oregano_proto_msgTypes[45]
+	mi := &file_mercado_v1_oregano_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4099,7 +4180,7 @@ func (x *OreganoEvent_GameOver) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OreganoEvent_GameOver.ProtoReflect.Descriptor instead.
 func (*OreganoEvent_GameOver) Descriptor() ([]byte, []int) {
-	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{12, 20}
+	return file_mercado_v1_oregano_proto_rawDescGZIP(), []int{13, 20}
 }
 
 func (x *OreganoEvent_GameOver) GetResult() *GameResult {
@@ -4175,7 +4256,7 @@ const file_mercado_v1_oregano_proto_rawDesc = "" +
 	"\x04Skip\x1a\x18\n" +
 	"\x06Casino\x12\x0e\n" +
 	"\x02go\x18\x01 \x01(\bR\x02goB\b\n" +
-	"\x06action\"\xaa\x06\n" +
+	"\x06action\"\xf6\x06\n" +
 	"\vOreganoView\x12/\n" +
 	"\x04view\x18\x01 \x01(\v2\x17.google.protobuf.StructB\x02\x18\x01R\x04view\x124\n" +
 	"\aoptions\x18\x02 \x01(\v2\x1a.mercado.v1.OreganoOptionsR\aoptions\x121\n" +
@@ -4194,7 +4275,15 @@ const file_mercado_v1_oregano_proto_rawDesc = "" +
 	"\bdeclared\x18\x0e \x03(\x0e2\x1d.mercado.v1.OreganoActionKindR\bdeclared\x12\x12\n" +
 	"\x04step\x18\x0f \x01(\rR\x04step\x12#\n" +
 	"\rend_triggered\x18\x10 \x01(\bR\fendTriggered\x12.\n" +
-	"\x06result\x18\x11 \x01(\v2\x16.mercado.v1.GameResultR\x06result\"\xf6\x02\n" +
+	"\x06result\x18\x11 \x01(\v2\x16.mercado.v1.GameResultR\x06result\x12J\n" +
+	"\x0fdeclare_outlook\x18\x12 \x03(\v2!.mercado.v1.OreganoDeclareOutlookR\x0edeclareOutlook\"\xd8\x01\n" +
+	"\x15OreganoDeclareOutlook\x121\n" +
+	"\x04kind\x18\x01 \x01(\x0e2\x1d.mercado.v1.OreganoActionKindR\x04kind\x12\x1e\n" +
+	"\n" +
+	"operations\x18\x02 \x01(\rR\n" +
+	"operations\x12-\n" +
+	"\x04best\x18\x03 \x01(\v2\x19.mercado.v1.OreganoActionR\x04best\x12=\n" +
+	"\fbest_preview\x18\x04 \x01(\v2\x1a.mercado.v1.OreganoPreviewR\vbestPreview\"\xf6\x02\n" +
 	"\rOreganoPlayer\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\rR\x04seat\x12\x12\n" +
 	"\x04gold\x18\x02 \x01(\rR\x04gold\x12:\n" +
@@ -4449,7 +4538,7 @@ func file_mercado_v1_oregano_proto_rawDescGZIP() []byte {
 }
 
 var file_mercado_v1_oregano_proto_enumTypes = make([]protoimpl.EnumInfo, 10)
-var file_mercado_v1_oregano_proto_msgTypes = make([]protoimpl.MessageInfo, 46)
+var file_mercado_v1_oregano_proto_msgTypes = make([]protoimpl.MessageInfo, 47)
 var file_mercado_v1_oregano_proto_goTypes = []any{
 	(OreganoSpecialLimit)(0),              // 0: mercado.v1.OreganoSpecialLimit
 	(OreganoStrategyCards)(0),             // 1: mercado.v1.OreganoStrategyCards
@@ -4464,140 +4553,145 @@ var file_mercado_v1_oregano_proto_goTypes = []any{
 	(*OreganoOptions)(nil),                // 10: mercado.v1.OreganoOptions
 	(*OreganoAction)(nil),                 // 11: mercado.v1.OreganoAction
 	(*OreganoView)(nil),                   // 12: mercado.v1.OreganoView
-	(*OreganoPlayer)(nil),                 // 13: mercado.v1.OreganoPlayer
-	(*OreganoPlacedShop)(nil),             // 14: mercado.v1.OreganoPlacedShop
-	(*OreganoBoulevardEntry)(nil),         // 15: mercado.v1.OreganoBoulevardEntry
-	(*OreganoStock)(nil),                  // 16: mercado.v1.OreganoStock
-	(*OreganoResources)(nil),              // 17: mercado.v1.OreganoResources
-	(*OreganoCost)(nil),                   // 18: mercado.v1.OreganoCost
-	(*OreganoStrategy)(nil),               // 19: mercado.v1.OreganoStrategy
-	(*OreganoDrawn)(nil),                  // 20: mercado.v1.OreganoDrawn
-	(*OreganoRecord)(nil),                 // 21: mercado.v1.OreganoRecord
-	(*OreganoEvent)(nil),                  // 22: mercado.v1.OreganoEvent
-	(*OreganoPreview)(nil),                // 23: mercado.v1.OreganoPreview
-	(*OreganoCasinoOdds)(nil),             // 24: mercado.v1.OreganoCasinoOdds
-	(*OreganoAction_ChooseStartShop)(nil), // 25: mercado.v1.OreganoAction.ChooseStartShop
-	(*OreganoAction_KeepStrategy)(nil),    // 26: mercado.v1.OreganoAction.KeepStrategy
-	(*OreganoAction_Declare)(nil),         // 27: mercado.v1.OreganoAction.Declare
-	(*OreganoAction_Build)(nil),           // 28: mercado.v1.OreganoAction.Build
-	(*OreganoAction_LevelUp)(nil),         // 29: mercado.v1.OreganoAction.LevelUp
-	(*OreganoAction_TakeResources)(nil),   // 30: mercado.v1.OreganoAction.TakeResources
-	(*OreganoAction_Sell)(nil),            // 31: mercado.v1.OreganoAction.Sell
-	(*OreganoAction_Acquire)(nil),         // 32: mercado.v1.OreganoAction.Acquire
-	(*OreganoAction_Skip)(nil),            // 33: mercado.v1.OreganoAction.Skip
-	(*OreganoAction_Casino)(nil),          // 34: mercado.v1.OreganoAction.Casino
-	(*OreganoEvent_StartShop)(nil),        // 35: mercado.v1.OreganoEvent.StartShop
-	(*OreganoEvent_StrategyDrawn)(nil),    // 36: mercado.v1.OreganoEvent.StrategyDrawn
-	(*OreganoEvent_StrategyKept)(nil),     // 37: mercado.v1.OreganoEvent.StrategyKept
-	(*OreganoEvent_DeckShuffled)(nil),     // 38: mercado.v1.OreganoEvent.DeckShuffled
-	(*OreganoEvent_Turn)(nil),             // 39: mercado.v1.OreganoEvent.Turn
-	(*OreganoEvent_Income)(nil),           // 40: mercado.v1.OreganoEvent.Income
-	(*OreganoEvent_Declared)(nil),         // 41: mercado.v1.OreganoEvent.Declared
-	(*OreganoEvent_Built)(nil),            // 42: mercado.v1.OreganoEvent.Built
-	(*OreganoEvent_LevelledUp)(nil),       // 43: mercado.v1.OreganoEvent.LevelledUp
-	(*OreganoEvent_TookResources)(nil),    // 44: mercado.v1.OreganoEvent.TookResources
-	(*OreganoEvent_Sold)(nil),             // 45: mercado.v1.OreganoEvent.Sold
-	(*OreganoEvent_Acquired)(nil),         // 46: mercado.v1.OreganoEvent.Acquired
-	(*OreganoEvent_Skipped)(nil),          // 47: mercado.v1.OreganoEvent.Skipped
-	(*OreganoEvent_StrategyAchieved)(nil), // 48: mercado.v1.OreganoEvent.StrategyAchieved
-	(*OreganoEvent_BonusTaken)(nil),       // 49: mercado.v1.OreganoEvent.BonusTaken
-	(*OreganoEvent_Casino)(nil),           // 50: mercado.v1.OreganoEvent.Casino
-	(*OreganoEvent_Die)(nil),              // 51: mercado.v1.OreganoEvent.Die
-	(*OreganoEvent_CasinoLost)(nil),       // 52: mercado.v1.OreganoEvent.CasinoLost
-	(*OreganoEvent_CasinoWon)(nil),        // 53: mercado.v1.OreganoEvent.CasinoWon
-	(*OreganoEvent_EndTriggered)(nil),     // 54: mercado.v1.OreganoEvent.EndTriggered
-	(*OreganoEvent_GameOver)(nil),         // 55: mercado.v1.OreganoEvent.GameOver
-	(*structpb.Struct)(nil),               // 56: google.protobuf.Struct
-	(*GameResult)(nil),                    // 57: mercado.v1.GameResult
-	(*Earning)(nil),                       // 58: mercado.v1.Earning
+	(*OreganoDeclareOutlook)(nil),         // 13: mercado.v1.OreganoDeclareOutlook
+	(*OreganoPlayer)(nil),                 // 14: mercado.v1.OreganoPlayer
+	(*OreganoPlacedShop)(nil),             // 15: mercado.v1.OreganoPlacedShop
+	(*OreganoBoulevardEntry)(nil),         // 16: mercado.v1.OreganoBoulevardEntry
+	(*OreganoStock)(nil),                  // 17: mercado.v1.OreganoStock
+	(*OreganoResources)(nil),              // 18: mercado.v1.OreganoResources
+	(*OreganoCost)(nil),                   // 19: mercado.v1.OreganoCost
+	(*OreganoStrategy)(nil),               // 20: mercado.v1.OreganoStrategy
+	(*OreganoDrawn)(nil),                  // 21: mercado.v1.OreganoDrawn
+	(*OreganoRecord)(nil),                 // 22: mercado.v1.OreganoRecord
+	(*OreganoEvent)(nil),                  // 23: mercado.v1.OreganoEvent
+	(*OreganoPreview)(nil),                // 24: mercado.v1.OreganoPreview
+	(*OreganoCasinoOdds)(nil),             // 25: mercado.v1.OreganoCasinoOdds
+	(*OreganoAction_ChooseStartShop)(nil), // 26: mercado.v1.OreganoAction.ChooseStartShop
+	(*OreganoAction_KeepStrategy)(nil),    // 27: mercado.v1.OreganoAction.KeepStrategy
+	(*OreganoAction_Declare)(nil),         // 28: mercado.v1.OreganoAction.Declare
+	(*OreganoAction_Build)(nil),           // 29: mercado.v1.OreganoAction.Build
+	(*OreganoAction_LevelUp)(nil),         // 30: mercado.v1.OreganoAction.LevelUp
+	(*OreganoAction_TakeResources)(nil),   // 31: mercado.v1.OreganoAction.TakeResources
+	(*OreganoAction_Sell)(nil),            // 32: mercado.v1.OreganoAction.Sell
+	(*OreganoAction_Acquire)(nil),         // 33: mercado.v1.OreganoAction.Acquire
+	(*OreganoAction_Skip)(nil),            // 34: mercado.v1.OreganoAction.Skip
+	(*OreganoAction_Casino)(nil),          // 35: mercado.v1.OreganoAction.Casino
+	(*OreganoEvent_StartShop)(nil),        // 36: mercado.v1.OreganoEvent.StartShop
+	(*OreganoEvent_StrategyDrawn)(nil),    // 37: mercado.v1.OreganoEvent.StrategyDrawn
+	(*OreganoEvent_StrategyKept)(nil),     // 38: mercado.v1.OreganoEvent.StrategyKept
+	(*OreganoEvent_DeckShuffled)(nil),     // 39: mercado.v1.OreganoEvent.DeckShuffled
+	(*OreganoEvent_Turn)(nil),             // 40: mercado.v1.OreganoEvent.Turn
+	(*OreganoEvent_Income)(nil),           // 41: mercado.v1.OreganoEvent.Income
+	(*OreganoEvent_Declared)(nil),         // 42: mercado.v1.OreganoEvent.Declared
+	(*OreganoEvent_Built)(nil),            // 43: mercado.v1.OreganoEvent.Built
+	(*OreganoEvent_LevelledUp)(nil),       // 44: mercado.v1.OreganoEvent.LevelledUp
+	(*OreganoEvent_TookResources)(nil),    // 45: mercado.v1.OreganoEvent.TookResources
+	(*OreganoEvent_Sold)(nil),             // 46: mercado.v1.OreganoEvent.Sold
+	(*OreganoEvent_Acquired)(nil),         // 47: mercado.v1.OreganoEvent.Acquired
+	(*OreganoEvent_Skipped)(nil),          // 48: mercado.v1.OreganoEvent.Skipped
+	(*OreganoEvent_StrategyAchieved)(nil), // 49: mercado.v1.OreganoEvent.StrategyAchieved
+	(*OreganoEvent_BonusTaken)(nil),       // 50: mercado.v1.OreganoEvent.BonusTaken
+	(*OreganoEvent_Casino)(nil),           // 51: mercado.v1.OreganoEvent.Casino
+	(*OreganoEvent_Die)(nil),              // 52: mercado.v1.OreganoEvent.Die
+	(*OreganoEvent_CasinoLost)(nil),       // 53: mercado.v1.OreganoEvent.CasinoLost
+	(*OreganoEvent_CasinoWon)(nil),        // 54: mercado.v1.OreganoEvent.CasinoWon
+	(*OreganoEvent_EndTriggered)(nil),     // 55: mercado.v1.OreganoEvent.EndTriggered
+	(*OreganoEvent_GameOver)(nil),         // 56: mercado.v1.OreganoEvent.GameOver
+	(*structpb.Struct)(nil),               // 57: google.protobuf.Struct
+	(*GameResult)(nil),                    // 58: mercado.v1.GameResult
+	(*Earning)(nil),                       // 59: mercado.v1.Earning
 }
 var file_mercado_v1_oregano_proto_depIdxs = []int32{
 	0,  // 0: mercado.v1.OreganoOptions.special_limit_rule:type_name -> mercado.v1.OreganoSpecialLimit
 	1,  // 1: mercado.v1.OreganoOptions.strategy_cards_rule:type_name -> mercado.v1.OreganoStrategyCards
 	2,  // 2: mercado.v1.OreganoOptions.end_timing_rule:type_name -> mercado.v1.OreganoEndTiming
-	25, // 3: mercado.v1.OreganoAction.choose_start_shop:type_name -> mercado.v1.OreganoAction.ChooseStartShop
-	26, // 4: mercado.v1.OreganoAction.keep_strategy:type_name -> mercado.v1.OreganoAction.KeepStrategy
-	27, // 5: mercado.v1.OreganoAction.declare:type_name -> mercado.v1.OreganoAction.Declare
-	28, // 6: mercado.v1.OreganoAction.build:type_name -> mercado.v1.OreganoAction.Build
-	29, // 7: mercado.v1.OreganoAction.level_up:type_name -> mercado.v1.OreganoAction.LevelUp
-	30, // 8: mercado.v1.OreganoAction.take_resources:type_name -> mercado.v1.OreganoAction.TakeResources
-	31, // 9: mercado.v1.OreganoAction.sell:type_name -> mercado.v1.OreganoAction.Sell
-	32, // 10: mercado.v1.OreganoAction.acquire:type_name -> mercado.v1.OreganoAction.Acquire
-	33, // 11: mercado.v1.OreganoAction.skip:type_name -> mercado.v1.OreganoAction.Skip
-	34, // 12: mercado.v1.OreganoAction.casino:type_name -> mercado.v1.OreganoAction.Casino
-	56, // 13: mercado.v1.OreganoView.view:type_name -> google.protobuf.Struct
+	26, // 3: mercado.v1.OreganoAction.choose_start_shop:type_name -> mercado.v1.OreganoAction.ChooseStartShop
+	27, // 4: mercado.v1.OreganoAction.keep_strategy:type_name -> mercado.v1.OreganoAction.KeepStrategy
+	28, // 5: mercado.v1.OreganoAction.declare:type_name -> mercado.v1.OreganoAction.Declare
+	29, // 6: mercado.v1.OreganoAction.build:type_name -> mercado.v1.OreganoAction.Build
+	30, // 7: mercado.v1.OreganoAction.level_up:type_name -> mercado.v1.OreganoAction.LevelUp
+	31, // 8: mercado.v1.OreganoAction.take_resources:type_name -> mercado.v1.OreganoAction.TakeResources
+	32, // 9: mercado.v1.OreganoAction.sell:type_name -> mercado.v1.OreganoAction.Sell
+	33, // 10: mercado.v1.OreganoAction.acquire:type_name -> mercado.v1.OreganoAction.Acquire
+	34, // 11: mercado.v1.OreganoAction.skip:type_name -> mercado.v1.OreganoAction.Skip
+	35, // 12: mercado.v1.OreganoAction.casino:type_name -> mercado.v1.OreganoAction.Casino
+	57, // 13: mercado.v1.OreganoView.view:type_name -> google.protobuf.Struct
 	10, // 14: mercado.v1.OreganoView.options:type_name -> mercado.v1.OreganoOptions
 	9,  // 15: mercado.v1.OreganoView.status:type_name -> mercado.v1.OreganoStatus
 	8,  // 16: mercado.v1.OreganoView.phase:type_name -> mercado.v1.OreganoPhase
-	13, // 17: mercado.v1.OreganoView.players:type_name -> mercado.v1.OreganoPlayer
-	15, // 18: mercado.v1.OreganoView.boulevard:type_name -> mercado.v1.OreganoBoulevardEntry
-	16, // 19: mercado.v1.OreganoView.stock:type_name -> mercado.v1.OreganoStock
-	17, // 20: mercado.v1.OreganoView.supply:type_name -> mercado.v1.OreganoResources
+	14, // 17: mercado.v1.OreganoView.players:type_name -> mercado.v1.OreganoPlayer
+	16, // 18: mercado.v1.OreganoView.boulevard:type_name -> mercado.v1.OreganoBoulevardEntry
+	17, // 19: mercado.v1.OreganoView.stock:type_name -> mercado.v1.OreganoStock
+	18, // 20: mercado.v1.OreganoView.supply:type_name -> mercado.v1.OreganoResources
 	6,  // 21: mercado.v1.OreganoView.bonus_available:type_name -> mercado.v1.OreganoBonus
 	7,  // 22: mercado.v1.OreganoView.declared:type_name -> mercado.v1.OreganoActionKind
-	57, // 23: mercado.v1.OreganoView.result:type_name -> mercado.v1.GameResult
-	17, // 24: mercado.v1.OreganoPlayer.resources:type_name -> mercado.v1.OreganoResources
-	14, // 25: mercado.v1.OreganoPlayer.area:type_name -> mercado.v1.OreganoPlacedShop
-	19, // 26: mercado.v1.OreganoPlayer.strategy:type_name -> mercado.v1.OreganoStrategy
-	20, // 27: mercado.v1.OreganoPlayer.drawn:type_name -> mercado.v1.OreganoDrawn
-	21, // 28: mercado.v1.OreganoPlayer.record:type_name -> mercado.v1.OreganoRecord
-	6,  // 29: mercado.v1.OreganoPlayer.bonuses:type_name -> mercado.v1.OreganoBonus
-	3,  // 30: mercado.v1.OreganoPlacedShop.shop:type_name -> mercado.v1.OreganoShop
-	3,  // 31: mercado.v1.OreganoBoulevardEntry.shop:type_name -> mercado.v1.OreganoShop
-	3,  // 32: mercado.v1.OreganoStock.shop:type_name -> mercado.v1.OreganoShop
-	5,  // 33: mercado.v1.OreganoStrategy.card:type_name -> mercado.v1.OreganoStrategyCard
-	5,  // 34: mercado.v1.OreganoDrawn.cards:type_name -> mercado.v1.OreganoStrategyCard
-	3,  // 35: mercado.v1.OreganoRecord.built:type_name -> mercado.v1.OreganoShop
-	4,  // 36: mercado.v1.OreganoRecord.taken:type_name -> mercado.v1.OreganoResource
-	56, // 37: mercado.v1.OreganoEvent.event:type_name -> google.protobuf.Struct
-	35, // 38: mercado.v1.OreganoEvent.start_shop:type_name -> mercado.v1.OreganoEvent.StartShop
-	36, // 39: mercado.v1.OreganoEvent.strategy_drawn:type_name -> mercado.v1.OreganoEvent.StrategyDrawn
-	37, // 40: mercado.v1.OreganoEvent.strategy_kept:type_name -> mercado.v1.OreganoEvent.StrategyKept
-	38, // 41: mercado.v1.OreganoEvent.deck_shuffled:type_name -> mercado.v1.OreganoEvent.DeckShuffled
-	39, // 42: mercado.v1.OreganoEvent.turn:type_name -> mercado.v1.OreganoEvent.Turn
-	40, // 43: mercado.v1.OreganoEvent.income:type_name -> mercado.v1.OreganoEvent.Income
-	41, // 44: mercado.v1.OreganoEvent.declared:type_name -> mercado.v1.OreganoEvent.Declared
-	42, // 45: mercado.v1.OreganoEvent.built:type_name -> mercado.v1.OreganoEvent.Built
-	43, // 46: mercado.v1.OreganoEvent.levelled_up:type_name -> mercado.v1.OreganoEvent.LevelledUp
-	44, // 47: mercado.v1.OreganoEvent.took_resources:type_name -> mercado.v1.OreganoEvent.TookResources
-	45, // 48: mercado.v1.OreganoEvent.sold:type_name -> mercado.v1.OreganoEvent.Sold
-	46, // 49: mercado.v1.OreganoEvent.acquired:type_name -> mercado.v1.OreganoEvent.Acquired
-	47, // 50: mercado.v1.OreganoEvent.skipped:type_name -> mercado.v1.OreganoEvent.Skipped
-	48, // 51: mercado.v1.OreganoEvent.strategy_achieved:type_name -> mercado.v1.OreganoEvent.StrategyAchieved
-	49, // 52: mercado.v1.OreganoEvent.bonus_taken:type_name -> mercado.v1.OreganoEvent.BonusTaken
-	50, // 53: mercado.v1.OreganoEvent.casino:type_name -> mercado.v1.OreganoEvent.Casino
-	51, // 54: mercado.v1.OreganoEvent.die:type_name -> mercado.v1.OreganoEvent.Die
-	52, // 55: mercado.v1.OreganoEvent.casino_lost:type_name -> mercado.v1.OreganoEvent.CasinoLost
-	53, // 56: mercado.v1.OreganoEvent.casino_won:type_name -> mercado.v1.OreganoEvent.CasinoWon
-	54, // 57: mercado.v1.OreganoEvent.end_triggered:type_name -> mercado.v1.OreganoEvent.EndTriggered
-	55, // 58: mercado.v1.OreganoEvent.game_over:type_name -> mercado.v1.OreganoEvent.GameOver
-	18, // 59: mercado.v1.OreganoPreview.cost:type_name -> mercado.v1.OreganoCost
-	58, // 60: mercado.v1.OreganoPreview.earnings:type_name -> mercado.v1.Earning
-	17, // 61: mercado.v1.OreganoPreview.resources:type_name -> mercado.v1.OreganoResources
-	6,  // 62: mercado.v1.OreganoPreview.bonuses:type_name -> mercado.v1.OreganoBonus
-	24, // 63: mercado.v1.OreganoPreview.casino:type_name -> mercado.v1.OreganoCasinoOdds
-	3,  // 64: mercado.v1.OreganoEvent.StartShop.shop:type_name -> mercado.v1.OreganoShop
-	5,  // 65: mercado.v1.OreganoEvent.StrategyDrawn.cards:type_name -> mercado.v1.OreganoStrategyCard
-	5,  // 66: mercado.v1.OreganoEvent.StrategyKept.card:type_name -> mercado.v1.OreganoStrategyCard
-	5,  // 67: mercado.v1.OreganoEvent.StrategyKept.returned:type_name -> mercado.v1.OreganoStrategyCard
-	7,  // 68: mercado.v1.OreganoEvent.Declared.first:type_name -> mercado.v1.OreganoActionKind
-	7,  // 69: mercado.v1.OreganoEvent.Declared.second:type_name -> mercado.v1.OreganoActionKind
-	3,  // 70: mercado.v1.OreganoEvent.Built.shop:type_name -> mercado.v1.OreganoShop
-	18, // 71: mercado.v1.OreganoEvent.Built.paid:type_name -> mercado.v1.OreganoCost
-	3,  // 72: mercado.v1.OreganoEvent.LevelledUp.shop:type_name -> mercado.v1.OreganoShop
-	18, // 73: mercado.v1.OreganoEvent.LevelledUp.paid:type_name -> mercado.v1.OreganoCost
-	4,  // 74: mercado.v1.OreganoEvent.TookResources.resource:type_name -> mercado.v1.OreganoResource
-	3,  // 75: mercado.v1.OreganoEvent.Sold.shop:type_name -> mercado.v1.OreganoShop
-	3,  // 76: mercado.v1.OreganoEvent.Acquired.shop:type_name -> mercado.v1.OreganoShop
-	7,  // 77: mercado.v1.OreganoEvent.Skipped.kind:type_name -> mercado.v1.OreganoActionKind
-	5,  // 78: mercado.v1.OreganoEvent.StrategyAchieved.card:type_name -> mercado.v1.OreganoStrategyCard
-	6,  // 79: mercado.v1.OreganoEvent.BonusTaken.bonus:type_name -> mercado.v1.OreganoBonus
-	57, // 80: mercado.v1.OreganoEvent.GameOver.result:type_name -> mercado.v1.GameResult
-	81, // [81:81] is the sub-list for method output_type
-	81, // [81:81] is the sub-list for method input_type
-	81, // [81:81] is the sub-list for extension type_name
-	81, // [81:81] is the sub-list for extension extendee
-	0,  // [0:81] is the sub-list for field type_name
+	58, // 23: mercado.v1.OreganoView.result:type_name -> mercado.v1.GameResult
+	13, // 24: mercado.v1.OreganoView.declare_outlook:type_name -> mercado.v1.OreganoDeclareOutlook
+	7,  // 25: mercado.v1.OreganoDeclareOutlook.kind:type_name -> mercado.v1.OreganoActionKind
+	11, // 26: mercado.v1.OreganoDeclareOutlook.best:type_name -> mercado.v1.OreganoAction
+	24, // 27: mercado.v1.OreganoDeclareOutlook.best_preview:type_name -> mercado.v1.OreganoPreview
+	18, // 28: mercado.v1.OreganoPlayer.resources:type_name -> mercado.v1.OreganoResources
+	15, // 29: mercado.v1.OreganoPlayer.area:type_name -> mercado.v1.OreganoPlacedShop
+	20, // 30: mercado.v1.OreganoPlayer.strategy:type_name -> mercado.v1.OreganoStrategy
+	21, // 31: mercado.v1.OreganoPlayer.drawn:type_name -> mercado.v1.OreganoDrawn
+	22, // 32: mercado.v1.OreganoPlayer.record:type_name -> mercado.v1.OreganoRecord
+	6,  // 33: mercado.v1.OreganoPlayer.bonuses:type_name -> mercado.v1.OreganoBonus
+	3,  // 34: mercado.v1.OreganoPlacedShop.shop:type_name -> mercado.v1.OreganoShop
+	3,  // 35: mercado.v1.OreganoBoulevardEntry.shop:type_name -> mercado.v1.OreganoShop
+	3,  // 36: mercado.v1.OreganoStock.shop:type_name -> mercado.v1.OreganoShop
+	5,  // 37: mercado.v1.OreganoStrategy.card:type_name -> mercado.v1.OreganoStrategyCard
+	5,  // 38: mercado.v1.OreganoDrawn.cards:type_name -> mercado.v1.OreganoStrategyCard
+	3,  // 39: mercado.v1.OreganoRecord.built:type_name -> mercado.v1.OreganoShop
+	4,  // 40: mercado.v1.OreganoRecord.taken:type_name -> mercado.v1.OreganoResource
+	57, // 41: mercado.v1.OreganoEvent.event:type_name -> google.protobuf.Struct
+	36, // 42: mercado.v1.OreganoEvent.start_shop:type_name -> mercado.v1.OreganoEvent.StartShop
+	37, // 43: mercado.v1.OreganoEvent.strategy_drawn:type_name -> mercado.v1.OreganoEvent.StrategyDrawn
+	38, // 44: mercado.v1.OreganoEvent.strategy_kept:type_name -> mercado.v1.OreganoEvent.StrategyKept
+	39, // 45: mercado.v1.OreganoEvent.deck_shuffled:type_name -> mercado.v1.OreganoEvent.DeckShuffled
+	40, // 46: mercado.v1.OreganoEvent.turn:type_name -> mercado.v1.OreganoEvent.Turn
+	41, // 47: mercado.v1.OreganoEvent.income:type_name -> mercado.v1.OreganoEvent.Income
+	42, // 48: mercado.v1.OreganoEvent.declared:type_name -> mercado.v1.OreganoEvent.Declared
+	43, // 49: mercado.v1.OreganoEvent.built:type_name -> mercado.v1.OreganoEvent.Built
+	44, // 50: mercado.v1.OreganoEvent.levelled_up:type_name -> mercado.v1.OreganoEvent.LevelledUp
+	45, // 51: mercado.v1.OreganoEvent.took_resources:type_name -> mercado.v1.OreganoEvent.TookResources
+	46, // 52: mercado.v1.OreganoEvent.sold:type_name -> mercado.v1.OreganoEvent.Sold
+	47, // 53: mercado.v1.OreganoEvent.acquired:type_name -> mercado.v1.OreganoEvent.Acquired
+	48, // 54: mercado.v1.OreganoEvent.skipped:type_name -> mercado.v1.OreganoEvent.Skipped
+	49, // 55: mercado.v1.OreganoEvent.strategy_achieved:type_name -> mercado.v1.OreganoEvent.StrategyAchieved
+	50, // 56: mercado.v1.OreganoEvent.bonus_taken:type_name -> mercado.v1.OreganoEvent.BonusTaken
+	51, // 57: mercado.v1.OreganoEvent.casino:type_name -> mercado.v1.OreganoEvent.Casino
+	52, // 58: mercado.v1.OreganoEvent.die:type_name -> mercado.v1.OreganoEvent.Die
+	53, // 59: mercado.v1.OreganoEvent.casino_lost:type_name -> mercado.v1.OreganoEvent.CasinoLost
+	54, // 60: mercado.v1.OreganoEvent.casino_won:type_name -> mercado.v1.OreganoEvent.CasinoWon
+	55, // 61: mercado.v1.OreganoEvent.end_triggered:type_name -> mercado.v1.OreganoEvent.EndTriggered
+	56, // 62: mercado.v1.OreganoEvent.game_over:type_name -> mercado.v1.OreganoEvent.GameOver
+	19, // 63: mercado.v1.OreganoPreview.cost:type_name -> mercado.v1.OreganoCost
+	59, // 64: mercado.v1.OreganoPreview.earnings:type_name -> mercado.v1.Earning
+	18, // 65: mercado.v1.OreganoPreview.resources:type_name -> mercado.v1.OreganoResources
+	6,  // 66: mercado.v1.OreganoPreview.bonuses:type_name -> mercado.v1.OreganoBonus
+	25, // 67: mercado.v1.OreganoPreview.casino:type_name -> mercado.v1.OreganoCasinoOdds
+	3,  // 68: mercado.v1.OreganoEvent.StartShop.shop:type_name -> mercado.v1.OreganoShop
+	5,  // 69: mercado.v1.OreganoEvent.StrategyDrawn.cards:type_name -> mercado.v1.OreganoStrategyCard
+	5,  // 70: mercado.v1.OreganoEvent.StrategyKept.card:type_name -> mercado.v1.OreganoStrategyCard
+	5,  // 71: mercado.v1.OreganoEvent.StrategyKept.returned:type_name -> mercado.v1.OreganoStrategyCard
+	7,  // 72: mercado.v1.OreganoEvent.Declared.first:type_name -> mercado.v1.OreganoActionKind
+	7,  // 73: mercado.v1.OreganoEvent.Declared.second:type_name -> mercado.v1.OreganoActionKind
+	3,  // 74: mercado.v1.OreganoEvent.Built.shop:type_name -> mercado.v1.OreganoShop
+	19, // 75: mercado.v1.OreganoEvent.Built.paid:type_name -> mercado.v1.OreganoCost
+	3,  // 76: mercado.v1.OreganoEvent.LevelledUp.shop:type_name -> mercado.v1.OreganoShop
+	19, // 77: mercado.v1.OreganoEvent.LevelledUp.paid:type_name -> mercado.v1.OreganoCost
+	4,  // 78: mercado.v1.OreganoEvent.TookResources.resource:type_name -> mercado.v1.OreganoResource
+	3,  // 79: mercado.v1.OreganoEvent.Sold.shop:type_name -> mercado.v1.OreganoShop
+	3,  // 80: mercado.v1.OreganoEvent.Acquired.shop:type_name -> mercado.v1.OreganoShop
+	7,  // 81: mercado.v1.OreganoEvent.Skipped.kind:type_name -> mercado.v1.OreganoActionKind
+	5,  // 82: mercado.v1.OreganoEvent.StrategyAchieved.card:type_name -> mercado.v1.OreganoStrategyCard
+	6,  // 83: mercado.v1.OreganoEvent.BonusTaken.bonus:type_name -> mercado.v1.OreganoBonus
+	58, // 84: mercado.v1.OreganoEvent.GameOver.result:type_name -> mercado.v1.GameResult
+	85, // [85:85] is the sub-list for method output_type
+	85, // [85:85] is the sub-list for method input_type
+	85, // [85:85] is the sub-list for extension type_name
+	85, // [85:85] is the sub-list for extension extendee
+	0,  // [0:85] is the sub-list for field type_name
 }
 
 func init() { file_mercado_v1_oregano_proto_init() }
@@ -4620,7 +4714,7 @@ func file_mercado_v1_oregano_proto_init() {
 		(*OreganoAction_Skip_)(nil),
 		(*OreganoAction_Casino_)(nil),
 	}
-	file_mercado_v1_oregano_proto_msgTypes[12].OneofWrappers = []any{
+	file_mercado_v1_oregano_proto_msgTypes[13].OneofWrappers = []any{
 		(*OreganoEvent_StartShop_)(nil),
 		(*OreganoEvent_StrategyDrawn_)(nil),
 		(*OreganoEvent_StrategyKept_)(nil),
@@ -4649,7 +4743,7 @@ func file_mercado_v1_oregano_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mercado_v1_oregano_proto_rawDesc), len(file_mercado_v1_oregano_proto_rawDesc)),
 			NumEnums:      10,
-			NumMessages:   46,
+			NumMessages:   47,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -711,6 +711,7 @@ class OreganoView(google.protobuf.message.Message):
     STEP_FIELD_NUMBER: builtins.int
     END_TRIGGERED_FIELD_NUMBER: builtins.int
     RESULT_FIELD_NUMBER: builtins.int
+    DECLARE_OUTLOOK_FIELD_NUMBER: builtins.int
     status: global___OreganoStatus.ValueType
     """where the game stands towards its end"""
     phase: global___OreganoPhase.ValueType
@@ -763,6 +764,12 @@ class OreganoView(google.protobuf.message.Message):
     def result(self) -> mercado.v1.score_pb2.GameResult:
         """set once the game is over"""
 
+    @property
+    def declare_outlook(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[global___OreganoDeclareOutlook]:
+        """For the viewer while it declares its turn's two actions: what each action kind would let it
+        do now as its first action, in the order of OreganoActionKind (a guide to the declaration).
+        """
+
     def __init__(
         self,
         *,
@@ -783,11 +790,49 @@ class OreganoView(google.protobuf.message.Message):
         step: builtins.int = ...,
         end_triggered: builtins.bool = ...,
         result: mercado.v1.score_pb2.GameResult | None = ...,
+        declare_outlook: collections.abc.Iterable[global___OreganoDeclareOutlook] | None = ...,
     ) -> None: ...
     def HasField(self, field_name: typing.Literal["options", b"options", "result", b"result", "supply", b"supply", "view", b"view"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["bonus_available", b"bonus_available", "boulevard", b"boulevard", "current_player", b"current_player", "declared", b"declared", "end_triggered", b"end_triggered", "first_player", b"first_player", "options", b"options", "phase", b"phase", "players", b"players", "result", b"result", "round", b"round", "status", b"status", "step", b"step", "stock", b"stock", "strategy_deck_count", b"strategy_deck_count", "supply", b"supply", "view", b"view"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["bonus_available", b"bonus_available", "boulevard", b"boulevard", "current_player", b"current_player", "declare_outlook", b"declare_outlook", "declared", b"declared", "end_triggered", b"end_triggered", "first_player", b"first_player", "options", b"options", "phase", b"phase", "players", b"players", "result", b"result", "round", b"round", "status", b"status", "step", b"step", "stock", b"stock", "strategy_deck_count", b"strategy_deck_count", "supply", b"supply", "view", b"view"]) -> None: ...
 
 global___OreganoView = OreganoView
+
+@typing.final
+class OreganoDeclareOutlook(google.protobuf.message.Message):
+    """What an action kind would let a player do if it performed it now."""
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    KIND_FIELD_NUMBER: builtins.int
+    OPERATIONS_FIELD_NUMBER: builtins.int
+    BEST_FIELD_NUMBER: builtins.int
+    BEST_PREVIEW_FIELD_NUMBER: builtins.int
+    kind: global___OreganoActionKind.ValueType
+    """the action kind"""
+    operations: builtins.int
+    """the operations it could choose from (skipping is not one)"""
+    @property
+    def best(self) -> global___OreganoAction:
+        """The operation that would raise its score the most (then take the most resource cards; the
+        first of equal ones); unset when there is none.
+        """
+
+    @property
+    def best_preview(self) -> global___OreganoPreview:
+        """what the best operation would cost, pay and change in the score"""
+
+    def __init__(
+        self,
+        *,
+        kind: global___OreganoActionKind.ValueType = ...,
+        operations: builtins.int = ...,
+        best: global___OreganoAction | None = ...,
+        best_preview: global___OreganoPreview | None = ...,
+    ) -> None: ...
+    def HasField(self, field_name: typing.Literal["best", b"best", "best_preview", b"best_preview"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["best", b"best", "best_preview", b"best_preview", "kind", b"kind", "operations", b"operations"]) -> None: ...
+
+global___OreganoDeclareOutlook = OreganoDeclareOutlook
 
 @typing.final
 class OreganoPlayer(google.protobuf.message.Message):

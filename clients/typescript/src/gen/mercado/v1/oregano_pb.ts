@@ -29,7 +29,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file mercado/v1/oregano.proto.
  */
 export const file_mercado_v1_oregano: GenFile = /*@__PURE__*/
-  fileDesc("ChhtZXJjYWRvL3YxL29yZWdhbm8ucHJvdG8SCm1lcmNhZG8udjEinwQKDk9yZWdhbm9PcHRpb25zEh4KDXNwZWNpYWxfbGltaXQYASABKAlCAhgBSACIAQESHgoRc2FtZV9hY3Rpb25fdHdpY2UYAiABKAhIAYgBARIaCg1zdHJhdGVneV9kcmF3GAMgASgNSAKIAQESHwoOc3RyYXRlZ3lfY2FyZHMYBCABKAlCAhgBSAOIAQESGwoKZW5kX3RpbWluZxgFIAEoCUICGAFIBIgBARIhChRzdG9ja19lbmRfZnJvbV9yb3VuZBgGIAEoDUgFiAEBEhgKC3JvdW5kX2xpbWl0GAcgASgNSAaIAQESOwoSc3BlY2lhbF9saW1pdF9ydWxlGAggASgOMh8ubWVyY2Fkby52MS5PcmVnYW5vU3BlY2lhbExpbWl0Ej0KE3N0cmF0ZWd5X2NhcmRzX3J1bGUYCSABKA4yIC5tZXJjYWRvLnYxLk9yZWdhbm9TdHJhdGVneUNhcmRzEjUKD2VuZF90aW1pbmdfcnVsZRgKIAEoDjIcLm1lcmNhZG8udjEuT3JlZ2Fub0VuZFRpbWluZ0IQCg5fc3BlY2lhbF9saW1pdEIUChJfc2FtZV9hY3Rpb25fdHdpY2VCEAoOX3N0cmF0ZWd5X2RyYXdCEQoPX3N0cmF0ZWd5X2NhcmRzQg0KC19lbmRfdGltaW5nQhcKFV9zdG9ja19lbmRfZnJvbV9yb3VuZEIOCgxfcm91bmRfbGltaXQitwcKDU9yZWdhbm9BY3Rpb24SRgoRY2hvb3NlX3N0YXJ0X3Nob3AYASABKAsyKS5tZXJjYWRvLnYxLk9yZWdhbm9BY3Rpb24uQ2hvb3NlU3RhcnRTaG9wSAASPwoNa2VlcF9zdHJhdGVneRgCIAEoCzImLm1lcmNhZG8udjEuT3JlZ2Fub0FjdGlvbi5LZWVwU3RyYXRlZ3lIABI0CgdkZWNsYXJlGAMgASgLMiEubWVyY2Fkby52MS5PcmVnYW5vQWN0aW9uLkRlY2xhcmVIABIwCgVidWlsZBgEIAEoCzIfLm1lcmNhZG8udjEuT3JlZ2Fub0FjdGlvbi5CdWlsZEgAEjUKCGxldmVsX3VwGAUgASgLMiEubWVyY2Fkby52MS5PcmVnYW5vQWN0aW9uLkxldmVsVXBIABJBCg50YWtlX3Jlc291cmNlcxgGIAEoCzInLm1lcmNhZG8udjEuT3JlZ2Fub0FjdGlvbi5UYWtlUmVzb3VyY2VzSAASLgoEc2VsbBgHIAEoCzIeLm1lcmNhZG8udjEuT3JlZ2Fub0FjdGlvbi5TZWxsSAASNAoHYWNxdWlyZRgIIAEoCzIhLm1lcmNhZG8udjEuT3JlZ2Fub0FjdGlvbi5BY3F1aXJlSAASLgoEc2tpcBgJIAEoCzIeLm1lcmNhZG8udjEuT3JlZ2Fub0FjdGlvbi5Ta2lwSAASMgoGY2FzaW5vGAogASgLMiAubWVyY2Fkby52MS5PcmVnYW5vQWN0aW9uLkNhc2lub0gAGi0KD0Nob29zZVN0YXJ0U2hvcBIMCgRzaG9wGAEgASgJEgwKBGNlbGwYAiABKAkaHAoMS2VlcFN0cmF0ZWd5EgwKBGNhcmQYASABKAkaKAoHRGVjbGFyZRINCgVmaXJzdBgBIAEoCRIOCgZzZWNvbmQYAiABKAkaIwoFQnVpbGQSDAoEc2hvcBgBIAEoCRIMCgRjZWxsGAIgASgJGiMKB0xldmVsVXASDAoEZnJvbRgBIAEoCRIKCgJ0bxgCIAEoCRosCg1UYWtlUmVzb3VyY2VzEg0KBW93bmVyGAEgASgNEgwKBGNlbGwYAiABKAkaFAoEU2VsbBIMCgRjZWxsGAEgASgJGkQKB0FjcXVpcmUSDAoEc2hvcBgBIAEoCRINCgVsZXZlbBgCIAEoDRIOCgZzZWxsZXIYAyABKA0SDAoEY2VsbBgEIAEoCRoGCgRTa2lwGhQKBkNhc2lubxIKCgJnbxgBIAEoCEIICgZhY3Rpb24i/QQKC09yZWdhbm9WaWV3EikKBHZpZXcYASABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0QgIYARIrCgdvcHRpb25zGAIgASgLMhoubWVyY2Fkby52MS5PcmVnYW5vT3B0aW9ucxIpCgZzdGF0dXMYAyABKA4yGS5tZXJjYWRvLnYxLk9yZWdhbm9TdGF0dXMSJwoFcGhhc2UYBCABKA4yGC5tZXJjYWRvLnYxLk9yZWdhbm9QaGFzZRIUCgxmaXJzdF9wbGF5ZXIYBSABKA0SFgoOY3VycmVudF9wbGF5ZXIYBiABKA0SDQoFcm91bmQYByABKA0SKgoHcGxheWVycxgIIAMoCzIZLm1lcmNhZG8udjEuT3JlZ2Fub1BsYXllchI0Cglib3VsZXZhcmQYCSADKAsyIS5tZXJjYWRvLnYxLk9yZWdhbm9Cb3VsZXZhcmRFbnRyeRInCgVzdG9jaxgKIAMoCzIYLm1lcmNhZG8udjEuT3JlZ2Fub1N0b2NrEiwKBnN1cHBseRgLIAEoCzIcLm1lcmNhZG8udjEuT3JlZ2Fub1Jlc291cmNlcxIbChNzdHJhdGVneV9kZWNrX2NvdW50GAwgASgNEjEKD2JvbnVzX2F2YWlsYWJsZRgNIAMoDjIYLm1lcmNhZG8udjEuT3JlZ2Fub0JvbnVzEi8KCGRlY2xhcmVkGA4gAygOMh0ubWVyY2Fkby52MS5PcmVnYW5vQWN0aW9uS2luZBIMCgRzdGVwGA8gASgNEhUKDWVuZF90cmlnZ2VyZWQYECABKAgSJgoGcmVzdWx0GBEgASgLMhYubWVyY2Fkby52MS5HYW1lUmVzdWx0IrcCCg1PcmVnYW5vUGxheWVyEgwKBHNlYXQYASABKA0SDAoEZ29sZBgCIAEoDRIvCglyZXNvdXJjZXMYAyABKAsyHC5tZXJjYWRvLnYxLk9yZWdhbm9SZXNvdXJjZXMSKwoEYXJlYRgEIAMoCzIdLm1lcmNhZG8udjEuT3JlZ2Fub1BsYWNlZFNob3ASLQoIc3RyYXRlZ3kYBSABKAsyGy5tZXJjYWRvLnYxLk9yZWdhbm9TdHJhdGVneRInCgVkcmF3bhgGIAEoCzIYLm1lcmNhZG8udjEuT3JlZ2Fub0RyYXduEikKBnJlY29yZBgHIAEoCzIZLm1lcmNhZG8udjEuT3JlZ2Fub1JlY29yZBIpCgdib251c2VzGAggAygOMhgubWVyY2Fkby52MS5PcmVnYW5vQm9udXMiVAoRT3JlZ2Fub1BsYWNlZFNob3ASDAoEY2VsbBgBIAEoCRIlCgRzaG9wGAIgASgOMhcubWVyY2Fkby52MS5PcmVnYW5vU2hvcBIKCgJpZBgDIAEoDSJpChVPcmVnYW5vQm91bGV2YXJkRW50cnkSJQoEc2hvcBgBIAEoDjIXLm1lcmNhZG8udjEuT3JlZ2Fub1Nob3ASDQoFbGV2ZWwYAiABKA0SDgoGc2VsbGVyGAMgASgNEgoKAmlkGAQgASgNIkQKDE9yZWdhbm9TdG9jaxIlCgRzaG9wGAEgASgOMhcubWVyY2Fkby52MS5PcmVnYW5vU2hvcBINCgVjb3VudBgCIAEoDSI+ChBPcmVnYW5vUmVzb3VyY2VzEgwKBHdvb2QYASABKA0SDQoFc3RvbmUYAiABKA0SDQoFbWV0YWwYAyABKA0iRwoLT3JlZ2Fub0Nvc3QSDAoEZ29sZBgBIAEoDRIMCgR3b29kGAIgASgNEg0KBXN0b25lGAMgASgNEg0KBW1ldGFsGAQgASgNIm8KD09yZWdhbm9TdHJhdGVneRINCgVjb3VudBgBIAEoDRItCgRjYXJkGAIgASgOMh8ubWVyY2Fkby52MS5PcmVnYW5vU3RyYXRlZ3lDYXJkEhAKCHByb2dyZXNzGAMgASgNEgwKBGdvYWwYBCABKA0iTQoMT3JlZ2Fub0RyYXduEg0KBWNvdW50GAEgASgNEi4KBWNhcmRzGAIgAygOMh8ubWVyY2Fkby52MS5PcmVnYW5vU3RyYXRlZ3lDYXJkIpUBCg1PcmVnYW5vUmVjb3JkEiYKBWJ1aWx0GAEgAygOMhcubWVyY2Fkby52MS5PcmVnYW5vU2hvcBIMCgRzb2xkGAIgASgNEhAKCGFjcXVpcmVkGAMgASgNEhAKCGxldmVsbGVkGAQgAygNEioKBXRha2VuGAUgAygOMhsubWVyY2Fkby52MS5PcmVnYW5vUmVzb3VyY2UioBcKDE9yZWdhbm9FdmVudBIqCgVldmVudBgBIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCAhgBEjgKCnN0YXJ0X3Nob3AYAiABKAsyIi5tZXJjYWRvLnYxLk9yZWdhbm9FdmVudC5TdGFydFNob3BIABJACg5zdHJhdGVneV9kcmF3bhgDIAEoCzImLm1lcmNhZG8udjEuT3JlZ2Fub0V2ZW50LlN0cmF0ZWd5RHJhd25IABI+Cg1zdHJhdGVneV9rZXB0GAQgASgLMiUubWVyY2Fkby52MS5PcmVnYW5vRXZlbnQuU3RyYXRlZ3lLZXB0SAASPgoNZGVja19zaHVmZmxlZBgFIAEoCzIlLm1lcmNhZG8udjEuT3JlZ2Fub0V2ZW50LkRlY2tTaHVmZmxlZEgAEi0KBHR1cm4YBiABKAsyHS5tZXJjYWRvLnYxLk9yZWdhbm9FdmVudC5UdXJuSAASMQoGaW5jb21lGAcgASgLMh8ubWVyY2Fkby52MS5PcmVnYW5vRXZlbnQuSW5jb21lSAASNQoIZGVjbGFyZWQYCCABKAsyIS5tZXJjYWRvLnYxLk9yZWdhbm9FdmVudC5EZWNsYXJlZEgAEi8KBWJ1aWx0GAkgASgLMh4ubWVyY2Fkby52MS5PcmVnYW5vRXZlbnQuQnVpbHRIABI6CgtsZXZlbGxlZF91cBgKIAEoCzIjLm1lcmNhZG8udjEuT3JlZ2Fub0V2ZW50LkxldmVsbGVkVXBIABJACg50b29rX3Jlc291cmNlcxgLIAEoCzImLm1lcmNhZG8udjEuT3JlZ2Fub0V2ZW50LlRvb2tSZXNvdXJjZXNIABItCgRzb2xkGAwgASgLMh0ubWVyY2Fkby52MS5PcmVnYW5vRXZlbnQuU29sZEgAEjUKCGFjcXVpcmVkGA0gASgLMiEubWVyY2Fkby52MS5PcmVnYW5vRXZlbnQuQWNxdWlyZWRIABIzCgdza2lwcGVkGA4gASgLMiAubWVyY2Fkby52MS5PcmVnYW5vRXZlbnQuU2tpcHBlZEgAEkYKEXN0cmF0ZWd5X2FjaGlldmVkGA8gASgLMikubWVyY2Fkby52MS5PcmVnYW5vRXZlbnQuU3RyYXRlZ3lBY2hpZXZlZEgAEjoKC2JvbnVzX3Rha2VuGBAgASgLMiMubWVyY2Fkby52MS5PcmVnYW5vRXZlbnQuQm9udXNUYWtlbkgAEjEKBmNhc2lubxgRIAEoCzIfLm1lcmNhZG8udjEuT3JlZ2Fub0V2ZW50LkNhc2lub0gAEisKA2RpZRgSIAEoCzIcLm1lcmNhZG8udjEuT3JlZ2Fub0V2ZW50LkRpZUgAEjoKC2Nhc2lub19sb3N0GBMgASgLMiMubWVyY2Fkby52MS5PcmVnYW5vRXZlbnQuQ2FzaW5vTG9zdEgAEjgKCmNhc2lub193b24YFCABKAsyIi5tZXJjYWRvLnYxLk9yZWdhbm9FdmVudC5DYXNpbm9Xb25IABI+Cg1lbmRfdHJpZ2dlcmVkGBUgASgLMiUubWVyY2Fkby52MS5PcmVnYW5vRXZlbnQuRW5kVHJpZ2dlcmVkSAASNgoJZ2FtZV9vdmVyGBYgASgLMiEubWVyY2Fkby52MS5PcmVnYW5vRXZlbnQuR2FtZU92ZXJIABpaCglTdGFydFNob3ASDAoEc2VhdBgBIAEoDRIlCgRzaG9wGAIgASgOMhcubWVyY2Fkby52MS5PcmVnYW5vU2hvcBIMCgRjZWxsGAMgASgJEgoKAmlkGAQgASgNGlwKDVN0cmF0ZWd5RHJhd24SDAoEc2VhdBgBIAEoDRINCgVjb3VudBgCIAEoDRIuCgVjYXJkcxgDIAMoDjIfLm1lcmNhZG8udjEuT3JlZ2Fub1N0cmF0ZWd5Q2FyZBqWAQoMU3RyYXRlZ3lLZXB0EgwKBHNlYXQYASABKA0SLQoEY2FyZBgCIAEoDjIfLm1lcmNhZG8udjEuT3JlZ2Fub1N0cmF0ZWd5Q2FyZBIxCghyZXR1cm5lZBgDIAMoDjIfLm1lcmNhZG8udjEuT3JlZ2Fub1N0cmF0ZWd5Q2FyZBIWCg5yZXR1cm5lZF9jb3VudBgEIAEoDRocCgxEZWNrU2h1ZmZsZWQSDAoEc2l6ZRgBIAEoDRojCgRUdXJuEgwKBHNlYXQYASABKA0SDQoFcm91bmQYAiABKA0aJAoGSW5jb21lEgwKBHNlYXQYASABKA0SDAoEZ29sZBgCIAEoDRp1CghEZWNsYXJlZBIMCgRzZWF0GAEgASgNEiwKBWZpcnN0GAIgASgOMh0ubWVyY2Fkby52MS5PcmVnYW5vQWN0aW9uS2luZBItCgZzZWNvbmQYAyABKA4yHS5tZXJjYWRvLnYxLk9yZWdhbm9BY3Rpb25LaW5kGn0KBUJ1aWx0EgwKBHNlYXQYASABKA0SJQoEc2hvcBgCIAEoDjIXLm1lcmNhZG8udjEuT3JlZ2Fub1Nob3ASDAoEY2VsbBgDIAEoCRIKCgJpZBgEIAEoDRIlCgRwYWlkGAUgASgLMhcubWVyY2Fkby52MS5PcmVnYW5vQ29zdBqOAQoKTGV2ZWxsZWRVcBIMCgRzZWF0GAEgASgNEiUKBHNob3AYAiABKA4yFy5tZXJjYWRvLnYxLk9yZWdhbm9TaG9wEgoKAmlkGAMgASgNEgwKBGZyb20YBCABKAkSCgoCdG8YBSABKAkSJQoEcGFpZBgGIAEoCzIXLm1lcmNhZG8udjEuT3JlZ2Fub0Nvc3QahQEKDVRvb2tSZXNvdXJjZXMSDAoEc2VhdBgBIAEoDRINCgVvd25lchgCIAEoDRIMCgRjZWxsGAMgASgJEi0KCHJlc291cmNlGAQgASgOMhsubWVyY2Fkby52MS5PcmVnYW5vUmVzb3VyY2USDQoFY291bnQYBSABKA0SCwoDZmVlGAYgASgNGnIKBFNvbGQSDAoEc2VhdBgBIAEoDRIlCgRzaG9wGAIgASgOMhcubWVyY2Fkby52MS5PcmVnYW5vU2hvcBIKCgJpZBgDIAEoDRIMCgRjZWxsGAQgASgJEg0KBWxldmVsGAUgASgNEgwKBGdvbGQYBiABKA0ahgEKCEFjcXVpcmVkEgwKBHNlYXQYASABKA0SJQoEc2hvcBgCIAEoDjIXLm1lcmNhZG8udjEuT3JlZ2Fub1Nob3ASCgoCaWQYAyABKA0SDQoFbGV2ZWwYBCABKA0SDgoGc2VsbGVyGAUgASgNEgwKBGNlbGwYBiABKAkSDAoEZ29sZBgHIAEoDRpECgdTa2lwcGVkEgwKBHNlYXQYASABKA0SKwoEa2luZBgCIAEoDjIdLm1lcmNhZG8udjEuT3JlZ2Fub0FjdGlvbktpbmQaXQoQU3RyYXRlZ3lBY2hpZXZlZBIMCgRzZWF0GAEgASgNEi0KBGNhcmQYAiABKA4yHy5tZXJjYWRvLnYxLk9yZWdhbm9TdHJhdGVneUNhcmQSDAoEZ29sZBgDIAEoDRpDCgpCb251c1Rha2VuEgwKBHNlYXQYASABKA0SJwoFYm9udXMYAiABKA4yGC5tZXJjYWRvLnYxLk9yZWdhbm9Cb251cxoiCgZDYXNpbm8SDAoEc2VhdBgBIAEoDRIKCgJnbxgCIAEoCBohCgNEaWUSDAoEc2VhdBgBIAEoDRIMCgRyb2xsGAIgASgNGigKCkNhc2lub0xvc3QSDAoEc2VhdBgBIAEoDRIMCgRnb2xkGAIgASgNGicKCUNhc2lub1dvbhIMCgRzZWF0GAEgASgNEgwKBHRvb2sYAiADKA0aKwoMRW5kVHJpZ2dlcmVkEgwKBHNlYXQYASABKA0SDQoFcm91bmQYAiABKA0aMgoIR2FtZU92ZXISJgoGcmVzdWx0GAEgASgLMhYubWVyY2Fkby52MS5HYW1lUmVzdWx0QgYKBGtpbmQimgIKDk9yZWdhbm9QcmV2aWV3EiUKBGNvc3QYASABKAsyFy5tZXJjYWRvLnYxLk9yZWdhbm9Db3N0EiUKCGVhcm5pbmdzGAIgAygLMhMubWVyY2Fkby52MS5FYXJuaW5nEi8KCXJlc291cmNlcxgDIAEoCzIcLm1lcmNhZG8udjEuT3JlZ2Fub1Jlc291cmNlcxIUCgxzY29yZV9jaGFuZ2UYBCABKAMSGQoRYWNoaWV2ZXNfc3RyYXRlZ3kYBSABKAgSKQoHYm9udXNlcxgGIAMoDjIYLm1lcmNhZG8udjEuT3JlZ2Fub0JvbnVzEi0KBmNhc2lubxgHIAEoCzIdLm1lcmNhZG8udjEuT3JlZ2Fub0Nhc2lub09kZHMiNAoRT3JlZ2Fub0Nhc2lub09kZHMSDAoEbG9zcxgBIAEoDRIRCgl3aW5fdGFrZXMYAiADKA0qiQEKE09yZWdhbm9TcGVjaWFsTGltaXQSJQohT1JFR0FOT19TUEVDSUFMX0xJTUlUX1VOU1BFQ0lGSUVEEAASIwofT1JFR0FOT19TUEVDSUFMX0xJTUlUX09ORV9UT1RBTBABEiYKIk9SRUdBTk9fU1BFQ0lBTF9MSU1JVF9PTkVfUEVSX0tJTkQQAiqCAQoUT3JlZ2Fub1N0cmF0ZWd5Q2FyZHMSJgoiT1JFR0FOT19TVFJBVEVHWV9DQVJEU19VTlNQRUNJRklFRBAAEiEKHU9SRUdBTk9fU1RSQVRFR1lfQ0FSRFNfSElEREVOEAESHwobT1JFR0FOT19TVFJBVEVHWV9DQVJEU19PUEVOEAIqcQoQT3JlZ2Fub0VuZFRpbWluZxIiCh5PUkVHQU5PX0VORF9USU1JTkdfVU5TUEVDSUZJRUQQABIcChhPUkVHQU5PX0VORF9USU1JTkdfUk9VTkQQARIbChdPUkVHQU5PX0VORF9USU1JTkdfVFVSThACKuwCCgtPcmVnYW5vU2hvcBIcChhPUkVHQU5PX1NIT1BfVU5TUEVDSUZJRUQQABIgChxPUkVHQU5PX1NIT1BfTFVNQkVSX01FUkNIQU5UEAESHwobT1JFR0FOT19TSE9QX1NUT05FX01FUkNIQU5UEAISHwobT1JFR0FOT19TSE9QX01FVEFMX01FUkNIQU5UEAMSFQoRT1JFR0FOT19TSE9QX0NBRkUQBBIeChpPUkVHQU5PX1NIT1BfR0VORVJBTF9TVE9SRRAFEh8KG09SRUdBTk9fU0hPUF9DTE9USElOR19TVE9SRRAGEhsKF09SRUdBTk9fU0hPUF9SRVNUQVVSQU5UEAcSGQoVT1JFR0FOT19TSE9QX0ZPVU5UQUlOEAgSGAoUT1JFR0FOT19TSE9QX0pFV0VMRVIQCRIXChNPUkVHQU5PX1NIT1BfQ0FTSU5PEAoSGAoUT1JFR0FOT19TSE9QX0JVSUxERVIQCyqGAQoPT3JlZ2Fub1Jlc291cmNlEiAKHE9SRUdBTk9fUkVTT1VSQ0VfVU5TUEVDSUZJRUQQABIZChVPUkVHQU5PX1JFU09VUkNFX1dPT0QQARIaChZPUkVHQU5PX1JFU09VUkNFX1NUT05FEAISGgoWT1JFR0FOT19SRVNPVVJDRV9NRVRBTBADKo4CChNPcmVnYW5vU3RyYXRlZ3lDYXJkEiUKIU9SRUdBTk9fU1RSQVRFR1lfQ0FSRF9VTlNQRUNJRklFRBAAEiUKIU9SRUdBTk9fU1RSQVRFR1lfQ0FSRF9DSEFJTl9TVE9SRRABEisKJ09SRUdBTk9fU1RSQVRFR1lfQ0FSRF9TVFJBVEVHSUNfUkVUUkVBVBACEisKJ09SRUdBTk9fU1RSQVRFR1lfQ0FSRF9BR0dSRVNTSVZFX01FUkdFUhADEiYKIk9SRUdBTk9fU1RSQVRFR1lfQ0FSRF9TVEVQX0JZX1NURVAQBBInCiNPUkVHQU5PX1NUUkFURUdZX0NBUkRfU0FWVllfU0hPUFBFUhAFKs4BCgxPcmVnYW5vQm9udXMSHQoZT1JFR0FOT19CT05VU19VTlNQRUNJRklFRBAAEh4KGk9SRUdBTk9fQk9OVVNfRklSU1RfTEVWRUw0EAESIAocT1JFR0FOT19CT05VU19GSVJTVF9TVFJBVEVHWRACEiAKHE9SRUdBTk9fQk9OVVNfRklSU1RfRElBR09OQUwQAxIeChpPUkVHQU5PX0JPTlVTX0ZJUlNUX0NPTFVNThAEEhsKF09SRUdBTk9fQk9OVVNfRklSU1RfUk9XEAUqugEKEU9yZWdhbm9BY3Rpb25LaW5kEiMKH09SRUdBTk9fQUNUSU9OX0tJTkRfVU5TUEVDSUZJRUQQABIfChtPUkVHQU5PX0FDVElPTl9LSU5EX0FUVFJBQ1QQARIgChxPUkVHQU5PX0FDVElPTl9LSU5EX1JFU09VUkNFEAISHAoYT1JFR0FOT19BQ1RJT05fS0lORF9TRUxMEAMSHwobT1JFR0FOT19BQ1RJT05fS0lORF9BQ1FVSVJFEAQq0wEKDE9yZWdhbm9QaGFzZRIdChlPUkVHQU5PX1BIQVNFX1VOU1BFQ0lGSUVEEAASHAoYT1JFR0FOT19QSEFTRV9TVEFSVF9TSE9QEAESHwobT1JFR0FOT19QSEFTRV9LRUVQX1NUUkFURUdZEAISGQoVT1JFR0FOT19QSEFTRV9ERUNMQVJFEAMSGAoUT1JFR0FOT19QSEFTRV9BQ1RJT04QBBIYChRPUkVHQU5PX1BIQVNFX0NBU0lOTxAFEhYKEk9SRUdBTk9fUEhBU0VfT1ZFUhAGKogBCg1PcmVnYW5vU3RhdHVzEh4KGk9SRUdBTk9fU1RBVFVTX1VOU1BFQ0lGSUVEEAASGgoWT1JFR0FOT19TVEFUVVNfUExBWUlORxABEh4KGk9SRUdBTk9fU1RBVFVTX0ZJTkFMX1JPVU5EEAISGwoXT1JFR0FOT19TVEFUVVNfRklOSVNIRUQQA0JFWkNnaXRodWIuY29tL21lcmNhZG8tZ2FtZS9tZXJjYWRvL2NsaWVudHMvZ28vZ2VuL21lcmNhZG8vdjE7bWVyY2Fkb3YxYgZwcm90bzM", [file_google_protobuf_struct, file_mercado_v1_mercado, file_mercado_v1_score]);
+  fileDesc("ChhtZXJjYWRvL3YxL29yZWdhbm8ucHJvdG8SCm1lcmNhZG8udjEinwQKDk9yZWdhbm9PcHRpb25zEh4KDXNwZWNpYWxfbGltaXQYASABKAlCAhgBSACIAQESHgoRc2FtZV9hY3Rpb25fdHdpY2UYAiABKAhIAYgBARIaCg1zdHJhdGVneV9kcmF3GAMgASgNSAKIAQESHwoOc3RyYXRlZ3lfY2FyZHMYBCABKAlCAhgBSAOIAQESGwoKZW5kX3RpbWluZxgFIAEoCUICGAFIBIgBARIhChRzdG9ja19lbmRfZnJvbV9yb3VuZBgGIAEoDUgFiAEBEhgKC3JvdW5kX2xpbWl0GAcgASgNSAaIAQESOwoSc3BlY2lhbF9saW1pdF9ydWxlGAggASgOMh8ubWVyY2Fkby52MS5PcmVnYW5vU3BlY2lhbExpbWl0Ej0KE3N0cmF0ZWd5X2NhcmRzX3J1bGUYCSABKA4yIC5tZXJjYWRvLnYxLk9yZWdhbm9TdHJhdGVneUNhcmRzEjUKD2VuZF90aW1pbmdfcnVsZRgKIAEoDjIcLm1lcmNhZG8udjEuT3JlZ2Fub0VuZFRpbWluZ0IQCg5fc3BlY2lhbF9saW1pdEIUChJfc2FtZV9hY3Rpb25fdHdpY2VCEAoOX3N0cmF0ZWd5X2RyYXdCEQoPX3N0cmF0ZWd5X2NhcmRzQg0KC19lbmRfdGltaW5nQhcKFV9zdG9ja19lbmRfZnJvbV9yb3VuZEIOCgxfcm91bmRfbGltaXQitwcKDU9yZWdhbm9BY3Rpb24SRgoRY2hvb3NlX3N0YXJ0X3Nob3AYASABKAsyKS5tZXJjYWRvLnYxLk9yZWdhbm9BY3Rpb24uQ2hvb3NlU3RhcnRTaG9wSAASPwoNa2VlcF9zdHJhdGVneRgCIAEoCzImLm1lcmNhZG8udjEuT3JlZ2Fub0FjdGlvbi5LZWVwU3RyYXRlZ3lIABI0CgdkZWNsYXJlGAMgASgLMiEubWVyY2Fkby52MS5PcmVnYW5vQWN0aW9uLkRlY2xhcmVIABIwCgVidWlsZBgEIAEoCzIfLm1lcmNhZG8udjEuT3JlZ2Fub0FjdGlvbi5CdWlsZEgAEjUKCGxldmVsX3VwGAUgASgLMiEubWVyY2Fkby52MS5PcmVnYW5vQWN0aW9uLkxldmVsVXBIABJBCg50YWtlX3Jlc291cmNlcxgGIAEoCzInLm1lcmNhZG8udjEuT3JlZ2Fub0FjdGlvbi5UYWtlUmVzb3VyY2VzSAASLgoEc2VsbBgHIAEoCzIeLm1lcmNhZG8udjEuT3JlZ2Fub0FjdGlvbi5TZWxsSAASNAoHYWNxdWlyZRgIIAEoCzIhLm1lcmNhZG8udjEuT3JlZ2Fub0FjdGlvbi5BY3F1aXJlSAASLgoEc2tpcBgJIAEoCzIeLm1lcmNhZG8udjEuT3JlZ2Fub0FjdGlvbi5Ta2lwSAASMgoGY2FzaW5vGAogASgLMiAubWVyY2Fkby52MS5PcmVnYW5vQWN0aW9uLkNhc2lub0gAGi0KD0Nob29zZVN0YXJ0U2hvcBIMCgRzaG9wGAEgASgJEgwKBGNlbGwYAiABKAkaHAoMS2VlcFN0cmF0ZWd5EgwKBGNhcmQYASABKAkaKAoHRGVjbGFyZRINCgVmaXJzdBgBIAEoCRIOCgZzZWNvbmQYAiABKAkaIwoFQnVpbGQSDAoEc2hvcBgBIAEoCRIMCgRjZWxsGAIgASgJGiMKB0xldmVsVXASDAoEZnJvbRgBIAEoCRIKCgJ0bxgCIAEoCRosCg1UYWtlUmVzb3VyY2VzEg0KBW93bmVyGAEgASgNEgwKBGNlbGwYAiABKAkaFAoEU2VsbBIMCgRjZWxsGAEgASgJGkQKB0FjcXVpcmUSDAoEc2hvcBgBIAEoCRINCgVsZXZlbBgCIAEoDRIOCgZzZWxsZXIYAyABKA0SDAoEY2VsbBgEIAEoCRoGCgRTa2lwGhQKBkNhc2lubxIKCgJnbxgBIAEoCEIICgZhY3Rpb24iuQUKC09yZWdhbm9WaWV3EikKBHZpZXcYASABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0QgIYARIrCgdvcHRpb25zGAIgASgLMhoubWVyY2Fkby52MS5PcmVnYW5vT3B0aW9ucxIpCgZzdGF0dXMYAyABKA4yGS5tZXJjYWRvLnYxLk9yZWdhbm9TdGF0dXMSJwoFcGhhc2UYBCABKA4yGC5tZXJjYWRvLnYxLk9yZWdhbm9QaGFzZRIUCgxmaXJzdF9wbGF5ZXIYBSABKA0SFgoOY3VycmVudF9wbGF5ZXIYBiABKA0SDQoFcm91bmQYByABKA0SKgoHcGxheWVycxgIIAMoCzIZLm1lcmNhZG8udjEuT3JlZ2Fub1BsYXllchI0Cglib3VsZXZhcmQYCSADKAsyIS5tZXJjYWRvLnYxLk9yZWdhbm9Cb3VsZXZhcmRFbnRyeRInCgVzdG9jaxgKIAMoCzIYLm1lcmNhZG8udjEuT3JlZ2Fub1N0b2NrEiwKBnN1cHBseRgLIAEoCzIcLm1lcmNhZG8udjEuT3JlZ2Fub1Jlc291cmNlcxIbChNzdHJhdGVneV9kZWNrX2NvdW50GAwgASgNEjEKD2JvbnVzX2F2YWlsYWJsZRgNIAMoDjIYLm1lcmNhZG8udjEuT3JlZ2Fub0JvbnVzEi8KCGRlY2xhcmVkGA4gAygOMh0ubWVyY2Fkby52MS5PcmVnYW5vQWN0aW9uS2luZBIMCgRzdGVwGA8gASgNEhUKDWVuZF90cmlnZ2VyZWQYECABKAgSJgoGcmVzdWx0GBEgASgLMhYubWVyY2Fkby52MS5HYW1lUmVzdWx0EjoKD2RlY2xhcmVfb3V0bG9vaxgSIAMoCzIhLm1lcmNhZG8udjEuT3JlZ2Fub0RlY2xhcmVPdXRsb29rIrMBChVPcmVnYW5vRGVjbGFyZU91dGxvb2sSKwoEa2luZBgBIAEoDjIdLm1lcmNhZG8udjEuT3JlZ2Fub0FjdGlvbktpbmQSEgoKb3BlcmF0aW9ucxgCIAEoDRInCgRiZXN0GAMgASgLMhkubWVyY2Fkby52MS5PcmVnYW5vQWN0aW9uEjAKDGJlc3RfcHJldmlldxgEIAEoCzIaLm1lcmNhZG8udjEuT3JlZ2Fub1ByZXZpZXcitwIKDU9yZWdhbm9QbGF5ZXISDAoEc2VhdBgBIAEoDRIMCgRnb2xkGAIgASgNEi8KCXJlc291cmNlcxgDIAEoCzIcLm1lcmNhZG8udjEuT3JlZ2Fub1Jlc291cmNlcxIrCgRhcmVhGAQgAygLMh0ubWVyY2Fkby52MS5PcmVnYW5vUGxhY2VkU2hvcBItCghzdHJhdGVneRgFIAEoCzIbLm1lcmNhZG8udjEuT3JlZ2Fub1N0cmF0ZWd5EicKBWRyYXduGAYgASgLMhgubWVyY2Fkby52MS5PcmVnYW5vRHJhd24SKQoGcmVjb3JkGAcgASgLMhkubWVyY2Fkby52MS5PcmVnYW5vUmVjb3JkEikKB2JvbnVzZXMYCCADKA4yGC5tZXJjYWRvLnYxLk9yZWdhbm9Cb251cyJUChFPcmVnYW5vUGxhY2VkU2hvcBIMCgRjZWxsGAEgASgJEiUKBHNob3AYAiABKA4yFy5tZXJjYWRvLnYxLk9yZWdhbm9TaG9wEgoKAmlkGAMgASgNImkKFU9yZWdhbm9Cb3VsZXZhcmRFbnRyeRIlCgRzaG9wGAEgASgOMhcubWVyY2Fkby52MS5PcmVnYW5vU2hvcBINCgVsZXZlbBgCIAEoDRIOCgZzZWxsZXIYAyABKA0SCgoCaWQYBCABKA0iRAoMT3JlZ2Fub1N0b2NrEiUKBHNob3AYASABKA4yFy5tZXJjYWRvLnYxLk9yZWdhbm9TaG9wEg0KBWNvdW50GAIgASgNIj4KEE9yZWdhbm9SZXNvdXJjZXMSDAoEd29vZBgBIAEoDRINCgVzdG9uZRgCIAEoDRINCgVtZXRhbBgDIAEoDSJHCgtPcmVnYW5vQ29zdBIMCgRnb2xkGAEgASgNEgwKBHdvb2QYAiABKA0SDQoFc3RvbmUYAyABKA0SDQoFbWV0YWwYBCABKA0ibwoPT3JlZ2Fub1N0cmF0ZWd5Eg0KBWNvdW50GAEgASgNEi0KBGNhcmQYAiABKA4yHy5tZXJjYWRvLnYxLk9yZWdhbm9TdHJhdGVneUNhcmQSEAoIcHJvZ3Jlc3MYAyABKA0SDAoEZ29hbBgEIAEoDSJNCgxPcmVnYW5vRHJhd24SDQoFY291bnQYASABKA0SLgoFY2FyZHMYAiADKA4yHy5tZXJjYWRvLnYxLk9yZWdhbm9TdHJhdGVneUNhcmQilQEKDU9yZWdhbm9SZWNvcmQSJgoFYnVpbHQYASADKA4yFy5tZXJjYWRvLnYxLk9yZWdhbm9TaG9wEgwKBHNvbGQYAiABKA0SEAoIYWNxdWlyZWQYAyABKA0SEAoIbGV2ZWxsZWQYBCADKA0SKgoFdGFrZW4YBSADKA4yGy5tZXJjYWRvLnYxLk9yZWdhbm9SZXNvdXJjZSKgFwoMT3JlZ2Fub0V2ZW50EioKBWV2ZW50GAEgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEICGAESOAoKc3RhcnRfc2hvcBgCIAEoCzIiLm1lcmNhZG8udjEuT3JlZ2Fub0V2ZW50LlN0YXJ0U2hvcEgAEkAKDnN0cmF0ZWd5X2RyYXduGAMgASgLMiYubWVyY2Fkby52MS5PcmVnYW5vRXZlbnQuU3RyYXRlZ3lEcmF3bkgAEj4KDXN0cmF0ZWd5X2tlcHQYBCABKAsyJS5tZXJjYWRvLnYxLk9yZWdhbm9FdmVudC5TdHJhdGVneUtlcHRIABI+Cg1kZWNrX3NodWZmbGVkGAUgASgLMiUubWVyY2Fkby52MS5PcmVnYW5vRXZlbnQuRGVja1NodWZmbGVkSAASLQoEdHVybhgGIAEoCzIdLm1lcmNhZG8udjEuT3JlZ2Fub0V2ZW50LlR1cm5IABIxCgZpbmNvbWUYByABKAsyHy5tZXJjYWRvLnYxLk9yZWdhbm9FdmVudC5JbmNvbWVIABI1CghkZWNsYXJlZBgIIAEoCzIhLm1lcmNhZG8udjEuT3JlZ2Fub0V2ZW50LkRlY2xhcmVkSAASLwoFYnVpbHQYCSABKAsyHi5tZXJjYWRvLnYxLk9yZWdhbm9FdmVudC5CdWlsdEgAEjoKC2xldmVsbGVkX3VwGAogASgLMiMubWVyY2Fkby52MS5PcmVnYW5vRXZlbnQuTGV2ZWxsZWRVcEgAEkAKDnRvb2tfcmVzb3VyY2VzGAsgASgLMiYubWVyY2Fkby52MS5PcmVnYW5vRXZlbnQuVG9va1Jlc291cmNlc0gAEi0KBHNvbGQYDCABKAsyHS5tZXJjYWRvLnYxLk9yZWdhbm9FdmVudC5Tb2xkSAASNQoIYWNxdWlyZWQYDSABKAsyIS5tZXJjYWRvLnYxLk9yZWdhbm9FdmVudC5BY3F1aXJlZEgAEjMKB3NraXBwZWQYDiABKAsyIC5tZXJjYWRvLnYxLk9yZWdhbm9FdmVudC5Ta2lwcGVkSAASRgoRc3RyYXRlZ3lfYWNoaWV2ZWQYDyABKAsyKS5tZXJjYWRvLnYxLk9yZWdhbm9FdmVudC5TdHJhdGVneUFjaGlldmVkSAASOgoLYm9udXNfdGFrZW4YECABKAsyIy5tZXJjYWRvLnYxLk9yZWdhbm9FdmVudC5Cb251c1Rha2VuSAASMQoGY2FzaW5vGBEgASgLMh8ubWVyY2Fkby52MS5PcmVnYW5vRXZlbnQuQ2FzaW5vSAASKwoDZGllGBIgASgLMhwubWVyY2Fkby52MS5PcmVnYW5vRXZlbnQuRGllSAASOgoLY2FzaW5vX2xvc3QYEyABKAsyIy5tZXJjYWRvLnYxLk9yZWdhbm9FdmVudC5DYXNpbm9Mb3N0SAASOAoKY2FzaW5vX3dvbhgUIAEoCzIiLm1lcmNhZG8udjEuT3JlZ2Fub0V2ZW50LkNhc2lub1dvbkgAEj4KDWVuZF90cmlnZ2VyZWQYFSABKAsyJS5tZXJjYWRvLnYxLk9yZWdhbm9FdmVudC5FbmRUcmlnZ2VyZWRIABI2CglnYW1lX292ZXIYFiABKAsyIS5tZXJjYWRvLnYxLk9yZWdhbm9FdmVudC5HYW1lT3ZlckgAGloKCVN0YXJ0U2hvcBIMCgRzZWF0GAEgASgNEiUKBHNob3AYAiABKA4yFy5tZXJjYWRvLnYxLk9yZWdhbm9TaG9wEgwKBGNlbGwYAyABKAkSCgoCaWQYBCABKA0aXAoNU3RyYXRlZ3lEcmF3bhIMCgRzZWF0GAEgASgNEg0KBWNvdW50GAIgASgNEi4KBWNhcmRzGAMgAygOMh8ubWVyY2Fkby52MS5PcmVnYW5vU3RyYXRlZ3lDYXJkGpYBCgxTdHJhdGVneUtlcHQSDAoEc2VhdBgBIAEoDRItCgRjYXJkGAIgASgOMh8ubWVyY2Fkby52MS5PcmVnYW5vU3RyYXRlZ3lDYXJkEjEKCHJldHVybmVkGAMgAygOMh8ubWVyY2Fkby52MS5PcmVnYW5vU3RyYXRlZ3lDYXJkEhYKDnJldHVybmVkX2NvdW50GAQgASgNGhwKDERlY2tTaHVmZmxlZBIMCgRzaXplGAEgASgNGiMKBFR1cm4SDAoEc2VhdBgBIAEoDRINCgVyb3VuZBgCIAEoDRokCgZJbmNvbWUSDAoEc2VhdBgBIAEoDRIMCgRnb2xkGAIgASgNGnUKCERlY2xhcmVkEgwKBHNlYXQYASABKA0SLAoFZmlyc3QYAiABKA4yHS5tZXJjYWRvLnYxLk9yZWdhbm9BY3Rpb25LaW5kEi0KBnNlY29uZBgDIAEoDjIdLm1lcmNhZG8udjEuT3JlZ2Fub0FjdGlvbktpbmQafQoFQnVpbHQSDAoEc2VhdBgBIAEoDRIlCgRzaG9wGAIgASgOMhcubWVyY2Fkby52MS5PcmVnYW5vU2hvcBIMCgRjZWxsGAMgASgJEgoKAmlkGAQgASgNEiUKBHBhaWQYBSABKAsyFy5tZXJjYWRvLnYxLk9yZWdhbm9Db3N0Go4BCgpMZXZlbGxlZFVwEgwKBHNlYXQYASABKA0SJQoEc2hvcBgCIAEoDjIXLm1lcmNhZG8udjEuT3JlZ2Fub1Nob3ASCgoCaWQYAyABKA0SDAoEZnJvbRgEIAEoCRIKCgJ0bxgFIAEoCRIlCgRwYWlkGAYgASgLMhcubWVyY2Fkby52MS5PcmVnYW5vQ29zdBqFAQoNVG9va1Jlc291cmNlcxIMCgRzZWF0GAEgASgNEg0KBW93bmVyGAIgASgNEgwKBGNlbGwYAyABKAkSLQoIcmVzb3VyY2UYBCABKA4yGy5tZXJjYWRvLnYxLk9yZWdhbm9SZXNvdXJjZRINCgVjb3VudBgFIAEoDRILCgNmZWUYBiABKA0acgoEU29sZBIMCgRzZWF0GAEgASgNEiUKBHNob3AYAiABKA4yFy5tZXJjYWRvLnYxLk9yZWdhbm9TaG9wEgoKAmlkGAMgASgNEgwKBGNlbGwYBCABKAkSDQoFbGV2ZWwYBSABKA0SDAoEZ29sZBgGIAEoDRqGAQoIQWNxdWlyZWQSDAoEc2VhdBgBIAEoDRIlCgRzaG9wGAIgASgOMhcubWVyY2Fkby52MS5PcmVnYW5vU2hvcBIKCgJpZBgDIAEoDRINCgVsZXZlbBgEIAEoDRIOCgZzZWxsZXIYBSABKA0SDAoEY2VsbBgGIAEoCRIMCgRnb2xkGAcgASgNGkQKB1NraXBwZWQSDAoEc2VhdBgBIAEoDRIrCgRraW5kGAIgASgOMh0ubWVyY2Fkby52MS5PcmVnYW5vQWN0aW9uS2luZBpdChBTdHJhdGVneUFjaGlldmVkEgwKBHNlYXQYASABKA0SLQoEY2FyZBgCIAEoDjIfLm1lcmNhZG8udjEuT3JlZ2Fub1N0cmF0ZWd5Q2FyZBIMCgRnb2xkGAMgASgNGkMKCkJvbnVzVGFrZW4SDAoEc2VhdBgBIAEoDRInCgVib251cxgCIAEoDjIYLm1lcmNhZG8udjEuT3JlZ2Fub0JvbnVzGiIKBkNhc2lubxIMCgRzZWF0GAEgASgNEgoKAmdvGAIgASgIGiEKA0RpZRIMCgRzZWF0GAEgASgNEgwKBHJvbGwYAiABKA0aKAoKQ2FzaW5vTG9zdBIMCgRzZWF0GAEgASgNEgwKBGdvbGQYAiABKA0aJwoJQ2FzaW5vV29uEgwKBHNlYXQYASABKA0SDAoEdG9vaxgCIAMoDRorCgxFbmRUcmlnZ2VyZWQSDAoEc2VhdBgBIAEoDRINCgVyb3VuZBgCIAEoDRoyCghHYW1lT3ZlchImCgZyZXN1bHQYASABKAsyFi5tZXJjYWRvLnYxLkdhbWVSZXN1bHRCBgoEa2luZCKaAgoOT3JlZ2Fub1ByZXZpZXcSJQoEY29zdBgBIAEoCzIXLm1lcmNhZG8udjEuT3JlZ2Fub0Nvc3QSJQoIZWFybmluZ3MYAiADKAsyEy5tZXJjYWRvLnYxLkVhcm5pbmcSLwoJcmVzb3VyY2VzGAMgASgLMhwubWVyY2Fkby52MS5PcmVnYW5vUmVzb3VyY2VzEhQKDHNjb3JlX2NoYW5nZRgEIAEoAxIZChFhY2hpZXZlc19zdHJhdGVneRgFIAEoCBIpCgdib251c2VzGAYgAygOMhgubWVyY2Fkby52MS5PcmVnYW5vQm9udXMSLQoGY2FzaW5vGAcgASgLMh0ubWVyY2Fkby52MS5PcmVnYW5vQ2FzaW5vT2RkcyI0ChFPcmVnYW5vQ2FzaW5vT2RkcxIMCgRsb3NzGAEgASgNEhEKCXdpbl90YWtlcxgCIAMoDSqJAQoTT3JlZ2Fub1NwZWNpYWxMaW1pdBIlCiFPUkVHQU5PX1NQRUNJQUxfTElNSVRfVU5TUEVDSUZJRUQQABIjCh9PUkVHQU5PX1NQRUNJQUxfTElNSVRfT05FX1RPVEFMEAESJgoiT1JFR0FOT19TUEVDSUFMX0xJTUlUX09ORV9QRVJfS0lORBACKoIBChRPcmVnYW5vU3RyYXRlZ3lDYXJkcxImCiJPUkVHQU5PX1NUUkFURUdZX0NBUkRTX1VOU1BFQ0lGSUVEEAASIQodT1JFR0FOT19TVFJBVEVHWV9DQVJEU19ISURERU4QARIfChtPUkVHQU5PX1NUUkFURUdZX0NBUkRTX09QRU4QAipxChBPcmVnYW5vRW5kVGltaW5nEiIKHk9SRUdBTk9fRU5EX1RJTUlOR19VTlNQRUNJRklFRBAAEhwKGE9SRUdBTk9fRU5EX1RJTUlOR19ST1VORBABEhsKF09SRUdBTk9fRU5EX1RJTUlOR19UVVJOEAIq7AIKC09yZWdhbm9TaG9wEhwKGE9SRUdBTk9fU0hPUF9VTlNQRUNJRklFRBAAEiAKHE9SRUdBTk9fU0hPUF9MVU1CRVJfTUVSQ0hBTlQQARIfChtPUkVHQU5PX1NIT1BfU1RPTkVfTUVSQ0hBTlQQAhIfChtPUkVHQU5PX1NIT1BfTUVUQUxfTUVSQ0hBTlQQAxIVChFPUkVHQU5PX1NIT1BfQ0FGRRAEEh4KGk9SRUdBTk9fU0hPUF9HRU5FUkFMX1NUT1JFEAUSHwobT1JFR0FOT19TSE9QX0NMT1RISU5HX1NUT1JFEAYSGwoXT1JFR0FOT19TSE9QX1JFU1RBVVJBTlQQBxIZChVPUkVHQU5PX1NIT1BfRk9VTlRBSU4QCBIYChRPUkVHQU5PX1NIT1BfSkVXRUxFUhAJEhcKE09SRUdBTk9fU0hPUF9DQVNJTk8QChIYChRPUkVHQU5PX1NIT1BfQlVJTERFUhALKoYBCg9PcmVnYW5vUmVzb3VyY2USIAocT1JFR0FOT19SRVNPVVJDRV9VTlNQRUNJRklFRBAAEhkKFU9SRUdBTk9fUkVTT1VSQ0VfV09PRBABEhoKFk9SRUdBTk9fUkVTT1VSQ0VfU1RPTkUQAhIaChZPUkVHQU5PX1JFU09VUkNFX01FVEFMEAMqjgIKE09yZWdhbm9TdHJhdGVneUNhcmQSJQohT1JFR0FOT19TVFJBVEVHWV9DQVJEX1VOU1BFQ0lGSUVEEAASJQohT1JFR0FOT19TVFJBVEVHWV9DQVJEX0NIQUlOX1NUT1JFEAESKwonT1JFR0FOT19TVFJBVEVHWV9DQVJEX1NUUkFURUdJQ19SRVRSRUFUEAISKwonT1JFR0FOT19TVFJBVEVHWV9DQVJEX0FHR1JFU1NJVkVfTUVSR0VSEAMSJgoiT1JFR0FOT19TVFJBVEVHWV9DQVJEX1NURVBfQllfU1RFUBAEEicKI09SRUdBTk9fU1RSQVRFR1lfQ0FSRF9TQVZWWV9TSE9QUEVSEAUqzgEKDE9yZWdhbm9Cb251cxIdChlPUkVHQU5PX0JPTlVTX1VOU1BFQ0lGSUVEEAASHgoaT1JFR0FOT19CT05VU19GSVJTVF9MRVZFTDQQARIgChxPUkVHQU5PX0JPTlVTX0ZJUlNUX1NUUkFURUdZEAISIAocT1JFR0FOT19CT05VU19GSVJTVF9ESUFHT05BTBADEh4KGk9SRUdBTk9fQk9OVVNfRklSU1RfQ09MVU1OEAQSGwoXT1JFR0FOT19CT05VU19GSVJTVF9ST1cQBSq6AQoRT3JlZ2Fub0FjdGlvbktpbmQSIwofT1JFR0FOT19BQ1RJT05fS0lORF9VTlNQRUNJRklFRBAAEh8KG09SRUdBTk9fQUNUSU9OX0tJTkRfQVRUUkFDVBABEiAKHE9SRUdBTk9fQUNUSU9OX0tJTkRfUkVTT1VSQ0UQAhIcChhPUkVHQU5PX0FDVElPTl9LSU5EX1NFTEwQAxIfChtPUkVHQU5PX0FDVElPTl9LSU5EX0FDUVVJUkUQBCrTAQoMT3JlZ2Fub1BoYXNlEh0KGU9SRUdBTk9fUEhBU0VfVU5TUEVDSUZJRUQQABIcChhPUkVHQU5PX1BIQVNFX1NUQVJUX1NIT1AQARIfChtPUkVHQU5PX1BIQVNFX0tFRVBfU1RSQVRFR1kQAhIZChVPUkVHQU5PX1BIQVNFX0RFQ0xBUkUQAxIYChRPUkVHQU5PX1BIQVNFX0FDVElPThAEEhgKFE9SRUdBTk9fUEhBU0VfQ0FTSU5PEAUSFgoST1JFR0FOT19QSEFTRV9PVkVSEAYqiAEKDU9yZWdhbm9TdGF0dXMSHgoaT1JFR0FOT19TVEFUVVNfVU5TUEVDSUZJRUQQABIaChZPUkVHQU5PX1NUQVRVU19QTEFZSU5HEAESHgoaT1JFR0FOT19TVEFUVVNfRklOQUxfUk9VTkQQAhIbChdPUkVHQU5PX1NUQVRVU19GSU5JU0hFRBADQkVaQ2dpdGh1Yi5jb20vbWVyY2Fkby1nYW1lL21lcmNhZG8vY2xpZW50cy9nby9nZW4vbWVyY2Fkby92MTttZXJjYWRvdjFiBnByb3RvMw", [file_google_protobuf_struct, file_mercado_v1_mercado, file_mercado_v1_score]);
 
 /**
  * The rule options of an Oregano match; an absent field takes its default (docs/oregano.md,
@@ -605,6 +605,14 @@ export type OreganoView = Message<"mercado.v1.OreganoView"> & {
    * @generated from field: mercado.v1.GameResult result = 17;
    */
   result?: GameResult | undefined;
+
+  /**
+   * For the viewer while it declares its turn's two actions: what each action kind would let it
+   * do now as its first action, in the order of OreganoActionKind (a guide to the declaration).
+   *
+   * @generated from field: repeated mercado.v1.OreganoDeclareOutlook declare_outlook = 18;
+   */
+  declareOutlook: OreganoDeclareOutlook[];
 };
 
 /**
@@ -613,6 +621,49 @@ export type OreganoView = Message<"mercado.v1.OreganoView"> & {
  */
 export const OreganoViewSchema: GenMessage<OreganoView> = /*@__PURE__*/
   messageDesc(file_mercado_v1_oregano, 2);
+
+/**
+ * What an action kind would let a player do if it performed it now.
+ *
+ * @generated from message mercado.v1.OreganoDeclareOutlook
+ */
+export type OreganoDeclareOutlook = Message<"mercado.v1.OreganoDeclareOutlook"> & {
+  /**
+   * the action kind
+   *
+   * @generated from field: mercado.v1.OreganoActionKind kind = 1;
+   */
+  kind: OreganoActionKind;
+
+  /**
+   * the operations it could choose from (skipping is not one)
+   *
+   * @generated from field: uint32 operations = 2;
+   */
+  operations: number;
+
+  /**
+   * The operation that would raise its score the most (then take the most resource cards; the
+   * first of equal ones); unset when there is none.
+   *
+   * @generated from field: mercado.v1.OreganoAction best = 3;
+   */
+  best?: OreganoAction | undefined;
+
+  /**
+   * what the best operation would cost, pay and change in the score
+   *
+   * @generated from field: mercado.v1.OreganoPreview best_preview = 4;
+   */
+  bestPreview?: OreganoPreview | undefined;
+};
+
+/**
+ * Describes the message mercado.v1.OreganoDeclareOutlook.
+ * Use `create(OreganoDeclareOutlookSchema)` to create a new message.
+ */
+export const OreganoDeclareOutlookSchema: GenMessage<OreganoDeclareOutlook> = /*@__PURE__*/
+  messageDesc(file_mercado_v1_oregano, 3);
 
 /**
  * What a seat may see of one player.
@@ -682,7 +733,7 @@ export type OreganoPlayer = Message<"mercado.v1.OreganoPlayer"> & {
  * Use `create(OreganoPlayerSchema)` to create a new message.
  */
 export const OreganoPlayerSchema: GenMessage<OreganoPlayer> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_oregano, 3);
+  messageDesc(file_mercado_v1_oregano, 4);
 
 /**
  * A shop in a player's area.
@@ -717,7 +768,7 @@ export type OreganoPlacedShop = Message<"mercado.v1.OreganoPlacedShop"> & {
  * Use `create(OreganoPlacedShopSchema)` to create a new message.
  */
 export const OreganoPlacedShopSchema: GenMessage<OreganoPlacedShop> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_oregano, 4);
+  messageDesc(file_mercado_v1_oregano, 5);
 
 /**
  * A sold shop on the boulevard.
@@ -759,7 +810,7 @@ export type OreganoBoulevardEntry = Message<"mercado.v1.OreganoBoulevardEntry"> 
  * Use `create(OreganoBoulevardEntrySchema)` to create a new message.
  */
 export const OreganoBoulevardEntrySchema: GenMessage<OreganoBoulevardEntry> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_oregano, 5);
+  messageDesc(file_mercado_v1_oregano, 6);
 
 /**
  * How many shops of one kind are left in the stock.
@@ -787,7 +838,7 @@ export type OreganoStock = Message<"mercado.v1.OreganoStock"> & {
  * Use `create(OreganoStockSchema)` to create a new message.
  */
 export const OreganoStockSchema: GenMessage<OreganoStock> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_oregano, 6);
+  messageDesc(file_mercado_v1_oregano, 7);
 
 /**
  * Resource cards, by kind.
@@ -822,7 +873,7 @@ export type OreganoResources = Message<"mercado.v1.OreganoResources"> & {
  * Use `create(OreganoResourcesSchema)` to create a new message.
  */
 export const OreganoResourcesSchema: GenMessage<OreganoResources> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_oregano, 7);
+  messageDesc(file_mercado_v1_oregano, 8);
 
 /**
  * What something costs or pays: gold and resource cards.
@@ -864,7 +915,7 @@ export type OreganoCost = Message<"mercado.v1.OreganoCost"> & {
  * Use `create(OreganoCostSchema)` to create a new message.
  */
 export const OreganoCostSchema: GenMessage<OreganoCost> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_oregano, 8);
+  messageDesc(file_mercado_v1_oregano, 9);
 
 /**
  * The strategy card a player holds, as the viewer may see it.
@@ -907,7 +958,7 @@ export type OreganoStrategy = Message<"mercado.v1.OreganoStrategy"> & {
  * Use `create(OreganoStrategySchema)` to create a new message.
  */
 export const OreganoStrategySchema: GenMessage<OreganoStrategy> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_oregano, 9);
+  messageDesc(file_mercado_v1_oregano, 10);
 
 /**
  * The strategy cards a player drew and must keep one of, as the viewer may see them.
@@ -935,7 +986,7 @@ export type OreganoDrawn = Message<"mercado.v1.OreganoDrawn"> & {
  * Use `create(OreganoDrawnSchema)` to create a new message.
  */
 export const OreganoDrawnSchema: GenMessage<OreganoDrawn> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_oregano, 10);
+  messageDesc(file_mercado_v1_oregano, 11);
 
 /**
  * What a player did since it took its strategy card: the facts its goal counts, all public.
@@ -984,7 +1035,7 @@ export type OreganoRecord = Message<"mercado.v1.OreganoRecord"> & {
  * Use `create(OreganoRecordSchema)` to create a new message.
  */
 export const OreganoRecordSchema: GenMessage<OreganoRecord> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_oregano, 11);
+  messageDesc(file_mercado_v1_oregano, 12);
 
 /**
  * One event as a seat may see it: what an action did. Exactly one of the kinds is set, named as
@@ -1180,7 +1231,7 @@ export type OreganoEvent = Message<"mercado.v1.OreganoEvent"> & {
  * Use `create(OreganoEventSchema)` to create a new message.
  */
 export const OreganoEventSchema: GenMessage<OreganoEvent> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_oregano, 12);
+  messageDesc(file_mercado_v1_oregano, 13);
 
 /**
  * Set-up: a seat placed its starting shop.
@@ -1222,7 +1273,7 @@ export type OreganoEvent_StartShop = Message<"mercado.v1.OreganoEvent.StartShop"
  * Use `create(OreganoEvent_StartShopSchema)` to create a new message.
  */
 export const OreganoEvent_StartShopSchema: GenMessage<OreganoEvent_StartShop> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_oregano, 12, 0);
+  messageDesc(file_mercado_v1_oregano, 13, 0);
 
 /**
  * A seat drew strategy cards to keep one.
@@ -1257,7 +1308,7 @@ export type OreganoEvent_StrategyDrawn = Message<"mercado.v1.OreganoEvent.Strate
  * Use `create(OreganoEvent_StrategyDrawnSchema)` to create a new message.
  */
 export const OreganoEvent_StrategyDrawnSchema: GenMessage<OreganoEvent_StrategyDrawn> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_oregano, 12, 1);
+  messageDesc(file_mercado_v1_oregano, 13, 1);
 
 /**
  * A seat kept a strategy card and put the others back in the deck.
@@ -1299,7 +1350,7 @@ export type OreganoEvent_StrategyKept = Message<"mercado.v1.OreganoEvent.Strateg
  * Use `create(OreganoEvent_StrategyKeptSchema)` to create a new message.
  */
 export const OreganoEvent_StrategyKeptSchema: GenMessage<OreganoEvent_StrategyKept> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_oregano, 12, 2);
+  messageDesc(file_mercado_v1_oregano, 13, 2);
 
 /**
  * The strategy deck was shuffled (its order is never shown).
@@ -1320,7 +1371,7 @@ export type OreganoEvent_DeckShuffled = Message<"mercado.v1.OreganoEvent.DeckShu
  * Use `create(OreganoEvent_DeckShuffledSchema)` to create a new message.
  */
 export const OreganoEvent_DeckShuffledSchema: GenMessage<OreganoEvent_DeckShuffled> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_oregano, 12, 3);
+  messageDesc(file_mercado_v1_oregano, 13, 3);
 
 /**
  * A seat's turn begins.
@@ -1348,7 +1399,7 @@ export type OreganoEvent_Turn = Message<"mercado.v1.OreganoEvent.Turn"> & {
  * Use `create(OreganoEvent_TurnSchema)` to create a new message.
  */
 export const OreganoEvent_TurnSchema: GenMessage<OreganoEvent_Turn> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_oregano, 12, 4);
+  messageDesc(file_mercado_v1_oregano, 13, 4);
 
 /**
  * A seat's general shops paid it their dividends.
@@ -1376,7 +1427,7 @@ export type OreganoEvent_Income = Message<"mercado.v1.OreganoEvent.Income"> & {
  * Use `create(OreganoEvent_IncomeSchema)` to create a new message.
  */
 export const OreganoEvent_IncomeSchema: GenMessage<OreganoEvent_Income> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_oregano, 12, 5);
+  messageDesc(file_mercado_v1_oregano, 13, 5);
 
 /**
  * A seat declared its turn's two action kinds.
@@ -1411,7 +1462,7 @@ export type OreganoEvent_Declared = Message<"mercado.v1.OreganoEvent.Declared"> 
  * Use `create(OreganoEvent_DeclaredSchema)` to create a new message.
  */
 export const OreganoEvent_DeclaredSchema: GenMessage<OreganoEvent_Declared> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_oregano, 12, 6);
+  messageDesc(file_mercado_v1_oregano, 13, 6);
 
 /**
  * A seat built a shop.
@@ -1460,7 +1511,7 @@ export type OreganoEvent_Built = Message<"mercado.v1.OreganoEvent.Built"> & {
  * Use `create(OreganoEvent_BuiltSchema)` to create a new message.
  */
 export const OreganoEvent_BuiltSchema: GenMessage<OreganoEvent_Built> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_oregano, 12, 7);
+  messageDesc(file_mercado_v1_oregano, 13, 7);
 
 /**
  * A seat moved a shop up one level.
@@ -1516,7 +1567,7 @@ export type OreganoEvent_LevelledUp = Message<"mercado.v1.OreganoEvent.LevelledU
  * Use `create(OreganoEvent_LevelledUpSchema)` to create a new message.
  */
 export const OreganoEvent_LevelledUpSchema: GenMessage<OreganoEvent_LevelledUp> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_oregano, 12, 8);
+  messageDesc(file_mercado_v1_oregano, 13, 8);
 
 /**
  * A seat took resource cards from a resource shop.
@@ -1572,7 +1623,7 @@ export type OreganoEvent_TookResources = Message<"mercado.v1.OreganoEvent.TookRe
  * Use `create(OreganoEvent_TookResourcesSchema)` to create a new message.
  */
 export const OreganoEvent_TookResourcesSchema: GenMessage<OreganoEvent_TookResources> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_oregano, 12, 9);
+  messageDesc(file_mercado_v1_oregano, 13, 9);
 
 /**
  * A seat sold a shop to the boulevard.
@@ -1628,7 +1679,7 @@ export type OreganoEvent_Sold = Message<"mercado.v1.OreganoEvent.Sold"> & {
  * Use `create(OreganoEvent_SoldSchema)` to create a new message.
  */
 export const OreganoEvent_SoldSchema: GenMessage<OreganoEvent_Sold> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_oregano, 12, 10);
+  messageDesc(file_mercado_v1_oregano, 13, 10);
 
 /**
  * A seat bought a shop from the boulevard.
@@ -1691,7 +1742,7 @@ export type OreganoEvent_Acquired = Message<"mercado.v1.OreganoEvent.Acquired"> 
  * Use `create(OreganoEvent_AcquiredSchema)` to create a new message.
  */
 export const OreganoEvent_AcquiredSchema: GenMessage<OreganoEvent_Acquired> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_oregano, 12, 11);
+  messageDesc(file_mercado_v1_oregano, 13, 11);
 
 /**
  * A seat passed a declared action.
@@ -1719,7 +1770,7 @@ export type OreganoEvent_Skipped = Message<"mercado.v1.OreganoEvent.Skipped"> & 
  * Use `create(OreganoEvent_SkippedSchema)` to create a new message.
  */
 export const OreganoEvent_SkippedSchema: GenMessage<OreganoEvent_Skipped> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_oregano, 12, 12);
+  messageDesc(file_mercado_v1_oregano, 13, 12);
 
 /**
  * A seat met its strategy card's goal: the card is shown, and it draws again.
@@ -1754,7 +1805,7 @@ export type OreganoEvent_StrategyAchieved = Message<"mercado.v1.OreganoEvent.Str
  * Use `create(OreganoEvent_StrategyAchievedSchema)` to create a new message.
  */
 export const OreganoEvent_StrategyAchievedSchema: GenMessage<OreganoEvent_StrategyAchieved> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_oregano, 12, 13);
+  messageDesc(file_mercado_v1_oregano, 13, 13);
 
 /**
  * A seat took a bonus card.
@@ -1782,7 +1833,7 @@ export type OreganoEvent_BonusTaken = Message<"mercado.v1.OreganoEvent.BonusTake
  * Use `create(OreganoEvent_BonusTakenSchema)` to create a new message.
  */
 export const OreganoEvent_BonusTakenSchema: GenMessage<OreganoEvent_BonusTaken> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_oregano, 12, 14);
+  messageDesc(file_mercado_v1_oregano, 13, 14);
 
 /**
  * A seat chose whether to go to the casino.
@@ -1810,7 +1861,7 @@ export type OreganoEvent_Casino = Message<"mercado.v1.OreganoEvent.Casino"> & {
  * Use `create(OreganoEvent_CasinoSchema)` to create a new message.
  */
 export const OreganoEvent_CasinoSchema: GenMessage<OreganoEvent_Casino> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_oregano, 12, 15);
+  messageDesc(file_mercado_v1_oregano, 13, 15);
 
 /**
  * The casino's die was rolled.
@@ -1838,7 +1889,7 @@ export type OreganoEvent_Die = Message<"mercado.v1.OreganoEvent.Die"> & {
  * Use `create(OreganoEvent_DieSchema)` to create a new message.
  */
 export const OreganoEvent_DieSchema: GenMessage<OreganoEvent_Die> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_oregano, 12, 16);
+  messageDesc(file_mercado_v1_oregano, 13, 16);
 
 /**
  * A seat lost at the casino.
@@ -1866,7 +1917,7 @@ export type OreganoEvent_CasinoLost = Message<"mercado.v1.OreganoEvent.CasinoLos
  * Use `create(OreganoEvent_CasinoLostSchema)` to create a new message.
  */
 export const OreganoEvent_CasinoLostSchema: GenMessage<OreganoEvent_CasinoLost> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_oregano, 12, 17);
+  messageDesc(file_mercado_v1_oregano, 13, 17);
 
 /**
  * A seat won at the casino.
@@ -1894,7 +1945,7 @@ export type OreganoEvent_CasinoWon = Message<"mercado.v1.OreganoEvent.CasinoWon"
  * Use `create(OreganoEvent_CasinoWonSchema)` to create a new message.
  */
 export const OreganoEvent_CasinoWonSchema: GenMessage<OreganoEvent_CasinoWon> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_oregano, 12, 18);
+  messageDesc(file_mercado_v1_oregano, 13, 18);
 
 /**
  * The end of the game was triggered: two shop kinds ran out of stock.
@@ -1922,7 +1973,7 @@ export type OreganoEvent_EndTriggered = Message<"mercado.v1.OreganoEvent.EndTrig
  * Use `create(OreganoEvent_EndTriggeredSchema)` to create a new message.
  */
 export const OreganoEvent_EndTriggeredSchema: GenMessage<OreganoEvent_EndTriggered> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_oregano, 12, 19);
+  messageDesc(file_mercado_v1_oregano, 13, 19);
 
 /**
  * The game is over.
@@ -1943,7 +1994,7 @@ export type OreganoEvent_GameOver = Message<"mercado.v1.OreganoEvent.GameOver"> 
  * Use `create(OreganoEvent_GameOverSchema)` to create a new message.
  */
 export const OreganoEvent_GameOverSchema: GenMessage<OreganoEvent_GameOver> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_oregano, 12, 20);
+  messageDesc(file_mercado_v1_oregano, 13, 20);
 
 /**
  * What a legal action would cost and pay, and how it would change its player's score, computed
@@ -2008,7 +2059,7 @@ export type OreganoPreview = Message<"mercado.v1.OreganoPreview"> & {
  * Use `create(OreganoPreviewSchema)` to create a new message.
  */
 export const OreganoPreviewSchema: GenMessage<OreganoPreview> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_oregano, 13);
+  messageDesc(file_mercado_v1_oregano, 14);
 
 /**
  * What going to the casino may bring: a roll of 1-4 (two chances in three) loses, 5-6 wins.
@@ -2036,7 +2087,7 @@ export type OreganoCasinoOdds = Message<"mercado.v1.OreganoCasinoOdds"> & {
  * Use `create(OreganoCasinoOddsSchema)` to create a new message.
  */
 export const OreganoCasinoOddsSchema: GenMessage<OreganoCasinoOdds> = /*@__PURE__*/
-  messageDesc(file_mercado_v1_oregano, 14);
+  messageDesc(file_mercado_v1_oregano, 15);
 
 /**
  * How many special shops (fountain, jeweler, casino, builder) a player may have in its area at a time.
