@@ -19,6 +19,7 @@ were told against the database and every node.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import os
 import random
@@ -28,6 +29,7 @@ import tempfile
 import time
 import uuid
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -125,12 +127,8 @@ class Cluster:
             await asyncio.to_thread(self.start, index)
             self.faults["node_kills"] += 1
         elif kind == "pause":
-            pid = self.nodes[index].pid
-            os.kill(pid, signal.SIGSTOP)
-            try:
+            with paused([self.nodes[index].pid]):
                 await asyncio.sleep(PAUSE_SECONDS)
-            finally:
-                os.kill(pid, signal.SIGCONT)
             self.faults["node_pauses"] += 1
         elif kind == "database":
             mode = DATABASE_STOPS[self.faults["database_restarts"] % len(DATABASE_STOPS)]
@@ -142,19 +140,34 @@ class Cluster:
             self.faults["database_restarts"] += 1
             self.faults[f"database_stops_{mode}"] += 1
         else:
-            self.faults["listeners_cut"] += await self._cut_listeners()
+            self.faults["listeners_cut"] += await cut_listeners(self.dsn)
 
-    async def _cut_listeners(self) -> int:
-        db = await asyncpg.connect(self.dsn, timeout=CALL_SECONDS)
-        try:
-            cut: int = await db.fetchval(
-                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
-                " WHERE datname = current_database() AND application_name = $1",
-                LISTENER_NAME,
-            )
-        finally:
-            await db.close()
-        return cut
+
+@contextlib.contextmanager
+def paused(pids: list[int]) -> Iterator[None]:
+    """The processes stopped (SIGSTOP) until the block ends: their connections stay open, and silent."""
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        for pid in pids:
+            os.kill(pid, signal.SIGCONT)
+
+
+async def cut_listeners(dsn: str) -> int:
+    """End every node's connection that listens for the others' news (each makes it again in a moment,
+    and meanwhile hears nothing); how many there were."""
+    db = await asyncpg.connect(dsn, timeout=CALL_SECONDS)
+    try:
+        cut: int = await db.fetchval(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND application_name = $1",
+            LISTENER_NAME,
+        )
+    finally:
+        await db.close()
+    return cut
 
 
 def _serve(dsn: str, port: int) -> list[str]:

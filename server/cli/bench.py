@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -13,10 +15,32 @@ from server.games.registry import GAMES
 
 from .ai import BOT_LEVELS
 
+# A load generator that could not be built or run (Node.js and npm for boardgame.io, Go for ours).
+TOOL_FAILURES = (OSError, subprocess.CalledProcessError)
+# Options that several benchmarks take alike.
+game_option = click.option(
+    "--game", "game_name", type=click.Choice(list(GAMES)), default="mercado", show_default=True
+)
+seed_option = click.option(
+    "--seed", type=int, default=1, show_default=True, help="Seed of the matches and actions."
+)
+
 
 @click.group()
 def bench() -> None:
     """Measure the engine, the server, the AI and matchmaking."""
+
+
+def _print_report(measure: Callable[[], dict[str, Any]], *failures: type[Exception]) -> dict[str, Any]:
+    """``measure``'s report, printed as JSON; its ``RuntimeError`` (or one of ``failures``) is the
+    command's error, in one line."""
+    caught: tuple[type[Exception], ...] = (RuntimeError, *failures)
+    try:
+        report = measure()
+    except caught as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(json.dumps(report, indent=2))
+    return report
 
 
 @bench.command()
@@ -34,7 +58,7 @@ def engine(games: int) -> None:
 @click.option(
     "--matches", type=click.IntRange(min=1), default=200, show_default=True, help="Matches per player count."
 )
-@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the matches and actions.")
+@seed_option
 def memory(matches: int, seed: int) -> None:
     """Memory a match holds in the server's cache: in play (30 actions, streamed) and finished."""
     from server.bench.memory import run
@@ -53,8 +77,8 @@ def memory(matches: int, seed: int) -> None:
     show_default=True,
     help="Actions per player count.",
 )
-@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the matches and actions.")
-@click.option("--game", "game_name", type=click.Choice(list(GAMES)), default="mercado", show_default=True)
+@seed_option
+@game_option
 def actions(matches: int, actions: int, seed: int, game_name: str) -> None:
     """The server's own CPU per accepted action (submitted, committed, rendered for every seat),
     in-process and without gRPC: steadier than `bench server` for comparing builds."""
@@ -160,8 +184,8 @@ def server_load(
         raise click.UsageError(
             "--beside-floor runs both servers itself, unprofiled: not with --floor or --profile"
         )
-    try:
-        report = run(
+    report = _print_report(
+        lambda: run(
             matches=matches,
             duration=duration,
             clients=clients,
@@ -174,9 +198,7 @@ def server_load(
             nodes=nodes,
             beside_floor=beside_floor,
         )
-    except RuntimeError as error:
-        raise click.ClickException(str(error)) from None
-    click.echo(json.dumps(report, indent=2))
+    )
     if "configurations" in report:
         click.echo(table(report), err=True)
     if "rounds" in report:
@@ -207,11 +229,7 @@ def peer(storage: str, matches: int, duration: float, clients: int, seed: int) -
     latency. Needs Node.js and npm; installs the pinned boardgame.io on first use."""
     from server.bench.peer import run
 
-    try:
-        report = run(storage, matches, duration, clients, seed)
-    except (RuntimeError, OSError, subprocess.CalledProcessError) as error:
-        raise click.ClickException(str(error)) from None
-    click.echo(json.dumps(report, indent=2))
+    _print_report(lambda: run(storage, matches, duration, clients, seed), *TOOL_FAILURES)
 
 
 def _table_sizes(ctx: click.Context, param: click.Parameter, value: str) -> tuple[int, ...]:
@@ -383,12 +401,11 @@ def players(
         players, pace, duration, warmup, ramp, sizes, games or ("mercado",), seed, per_connection, credential
     )
     deployment = Deployment(db, workers, peer, restart)
-    try:
-        bounds = Bounds(knee_submit_p99, knee_propagation_p99)
-        report = search(load, deployment, runs, knee_max, bounds) if knee else run(load, deployment)
-    except (RuntimeError, OSError, subprocess.CalledProcessError) as error:
-        raise click.ClickException(str(error)) from None
-    click.echo(json.dumps(report, indent=2))
+    bounds = Bounds(knee_submit_p99, knee_propagation_p99)
+    _print_report(
+        lambda: search(load, deployment, runs, knee_max, bounds) if knee else run(load, deployment),
+        *TOOL_FAILURES,
+    )
 
 
 @bench.command()
@@ -409,11 +426,7 @@ def scale(sizes: tuple[int, ...], calls: int, touch: int) -> None:
     """A server over a database of many stored matches: start-up time, memory, listing, claim, view."""
     from server.bench.scale import run
 
-    try:
-        report = run(list(sizes), calls, touch)
-    except RuntimeError as error:
-        raise click.ClickException(str(error)) from None
-    click.echo(json.dumps(report, indent=2))
+    _print_report(lambda: run(list(sizes), calls, touch))
 
 
 @bench.command()
@@ -426,11 +439,7 @@ def views(calls: int) -> None:
     current and right after each move through the other."""
     from server.bench.views import run
 
-    try:
-        report = run(calls)
-    except RuntimeError as error:
-        raise click.ClickException(str(error)) from None
-    click.echo(json.dumps(report, indent=2))
+    _print_report(lambda: run(calls))
 
 
 @bench.command()
@@ -459,11 +468,7 @@ def failover(duration: float, every: float, matches: int, seed: int) -> None:
     agreeing, ...) and the longest any match stood still once the faults ended."""
     from server.bench.faults import Plan, run
 
-    try:
-        report = run(Plan(duration=duration, every=every, tables=matches, seed=seed))
-    except RuntimeError as error:
-        raise click.ClickException(str(error)) from None
-    click.echo(json.dumps(report, indent=2))
+    _print_report(lambda: run(Plan(duration=duration, every=every, tables=matches, seed=seed)))
 
 
 @bench.command()
@@ -474,11 +479,7 @@ def storm(streams: int, storms: int) -> None:
     right after each storm, and once it has settled."""
     from server.bench.storm import run
 
-    try:
-        report = run(streams, storms)
-    except RuntimeError as error:
-        raise click.ClickException(str(error)) from None
-    click.echo(json.dumps(report, indent=2))
+    _print_report(lambda: run(streams, storms))
 
 
 @bench.command()
@@ -502,7 +503,7 @@ def agent(level: str, matches: int, duration: float) -> None:
     "--seconds", type=click.FloatRange(min=0.1), default=3.0, show_default=True, help="Per speed sample."
 )
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
-@click.option("--game", "game_name", type=click.Choice(list(GAMES)), default="mercado", show_default=True)
+@game_option
 @click.option(
     "--level",
     "levels",

@@ -1,4 +1,5 @@
-"""What each viewer receives for one update, built once per update and viewer, for every game.
+"""What each viewer receives for one update, for every game: its costly parts built once per update
+and viewer.
 
 A ``MatchState`` is built from serialized fragments: the part every viewer shares (the summary,
 the version, who is to move) once per update, then the game's view for the viewer and, for a seat

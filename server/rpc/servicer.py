@@ -1,10 +1,12 @@
 """The MatchService servicer: validate and translate requests, make one call to the match layer, answer.
 
 Every call goes through the same gate (``_gate`` around it, ``_admit`` first in
-it): a request that did not decode is refused, the caller's rate limit is
-spent, and afterwards the call is counted in the metrics. A refusal becomes its status code and one-line
-reason (with ``retry-after`` for fair-use limits); anything unexpected is
-logged with its traceback and answered INTERNAL, with no detail.
+it): a request that did not decode is refused, a player credential is verified
+(its player is the call's ``CALLER``), the caller's rate limit is spent (by a
+refused request or credential too), and afterwards the call is counted in the
+metrics. A refusal becomes its status code and one-line reason (with
+``retry-after`` for fair-use limits); anything unexpected is logged with its
+traceback and answered INTERNAL, with no detail.
 
 A failed call ends by setting its status and returning, never by
 ``context.abort()``, and lets go of its failure's traceback: grpcio's asyncio

@@ -4,13 +4,13 @@ spends the caller's budget first."""
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
 import grpc
 import jwt
 from cryptography.hazmat.primitives.asymmetric import ed25519, rsa
+from jwks import jwks_file
 from matchplay import assert_reason, bearer, refusal
 from mercado.v1 import players_pb2 as players_api
 from mercado_client import MercadoClient
@@ -39,22 +39,6 @@ async def test_guests_are_counted_by_network_whatever_token_the_call_carries(sta
     assert made <= 10 + 1 + 0.2 * took, f"{made} guests made from one address in {took:.1f} s"
     assert_reason(refused[0], Code.RESOURCE_EXHAUSTED)
     assert refused[0].details() == "too many CreatePlayer calls: at most 0.2 per second (bursts of 10)"
-
-
-def jwks_file(tmp_path: Path, *keys: tuple[str, object]) -> Path:
-    entries = []
-    for kid, private in keys:
-        algorithm = (
-            jwt.algorithms.RSAAlgorithm
-            if isinstance(private, rsa.RSAPrivateKey)
-            else jwt.algorithms.OKPAlgorithm
-        )
-        entry = json.loads(algorithm.to_jwk(private.public_key()))  # type: ignore[attr-defined]
-        entry["kid"] = kid
-        entries.append(entry)
-    path = tmp_path / "jwks.json"
-    path.write_text(json.dumps({"keys": entries}))
-    return path
 
 
 async def test_a_token_naming_a_key_of_another_kind_is_unauthenticated_and_rate_limited(

@@ -11,9 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import random
-import signal
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
@@ -261,6 +259,16 @@ def assert_played(callers: list[Caller], replay: api.Replay) -> None:
     assert acknowledged == list(range(1, final + 1))
 
 
+async def move(seats: list[Seat]) -> int | None:
+    """The first legal action of the seat to move, each seat through its own client: the version it
+    made, or None if the match is over."""
+    state = await timely(seats[(await timely(seats[0].view())).to_move].view())
+    if not state.legal_actions:
+        return None
+    moved = await timely(seats[state.to_move].submit(state.legal_actions[0], state.version, uuid.uuid4().hex))
+    return moved.version
+
+
 async def stored_actions(dsn: str, match_id: str) -> list[tuple[int, str]]:
     """The (version, request id) of each action the database holds for the match, in order."""
     db = await asyncpg.connect(dsn, timeout=CALL_SECONDS)
@@ -284,33 +292,6 @@ async def listening_backends(dsn: str) -> list[int]:
     finally:
         await db.close()
     return [row["pid"] for row in rows]
-
-
-async def cut_news(dsn: str) -> int:
-    """Close every node's connection that listens for the others' news (each reconnects in a moment,
-    and meanwhile hears nothing); how many there were."""
-    db = await asyncpg.connect(dsn, timeout=CALL_SECONDS)
-    try:
-        cut: int = await db.fetchval(
-            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
-            " WHERE datname = current_database() AND application_name = $1",
-            LISTENER_NAME,
-        )
-    finally:
-        await db.close()
-    return cut
-
-
-@contextlib.contextmanager
-def paused(pids: list[int]) -> Iterator[None]:
-    """The processes stopped (SIGSTOP) until the block ends: their connections stay open, and silent."""
-    for pid in pids:
-        os.kill(pid, signal.SIGSTOP)
-    try:
-        yield
-    finally:
-        for pid in pids:
-            os.kill(pid, signal.SIGCONT)
 
 
 @contextlib.asynccontextmanager

@@ -37,10 +37,10 @@ from nodes import (
     ClientOf,
     Nodes,
     assert_played,
-    cut_news,
     eventually,
     log_records,
     logged,
+    move,
     playing,
     stored_actions,
     timely,
@@ -49,6 +49,7 @@ from nodes import (
 from positions import ROOT
 from server_process import ServerProcess, health
 
+from server.bench.faults import cut_listeners
 from server.bench.postgres import PostgresServer, StopMode
 
 pytestmark = pytest.mark.postgres
@@ -462,26 +463,17 @@ async def test_a_node_that_missed_news_reads_the_match_again(
     seats = [await timely(client_of(one).join(match_id, name)) for name in ("ana", "bo")]
     watcher = Caller(client_of(two), match_id)  # holds the match in node two's memory
 
-    async def move() -> int:
-        """A random move through node one; its version."""
-        to_move = (await timely(seats[0].view())).to_move
-        state = await timely(seats[to_move].view())
-        response = await timely(
-            seats[to_move].submit(state.legal_actions[0], state.version, uuid.uuid4().hex)
-        )
-        return response.version
-
     async with playing([watcher]) as watching:
         await until(lambda: bool(watcher.updates), "node two's stream to open", watching)
         # Moves made while node two hears no news reach its stream once it listens again.
-        assert await cut_news(postgres_dsn) == 2
-        assert [await move(), await move()] == [1, 2]
+        assert await cut_listeners(postgres_dsn) == 2
+        assert [await move(seats), await move(seats)] == [1, 2]
         await until(lambda: watcher.versions == [1, 2], "node two to read the match again", watching)
 
         # A client that saw a version through node one resumes after it through node two, even
         # before node two hears of it.
-        assert await cut_news(postgres_dsn) == 2
-        seen = await move()
+        assert await cut_listeners(postgres_dsn) == 2
+        seen = await move(seats)
         resumed = client_of(two).follow(match_id, after_version=seen)
         async with contextlib.aclosing(resumed):
             first = await timely(anext(resumed))
@@ -508,7 +500,7 @@ async def test_a_node_that_missed_the_end_of_a_match_reads_it_again_before_answe
     for step in steps[:-1]:
         await timely(seats[step.seat].submit(step.action, step.version - 1, uuid.uuid4().hex))
     # The last move ends it while node two hears no news; a player then asks node two at once.
-    assert await cut_news(postgres_dsn) == 2
+    assert await cut_listeners(postgres_dsn) == 2
     last = steps[-1]
     ended = await timely(seats[last.seat].submit(last.action, last.version - 1, uuid.uuid4().hex))
     assert ended.state.match.status == api.MATCH_STATUS_FINISHED
@@ -535,7 +527,7 @@ async def test_a_seat_reclaimed_through_a_node_that_missed_its_timeout_is_given_
     await asyncio.sleep(1.5)
     assert (await timely(client_of(two).view(match_id))).version == 0
     await asyncio.sleep(1.0)
-    assert await cut_news(postgres_dsn) == 2
+    assert await cut_listeners(postgres_dsn) == 2
 
     async def handed_over() -> bool:
         return (await seats[mover].view()).match.seats[mover].played_by_ai

@@ -32,13 +32,14 @@ from nodes import (
     eventually,
     health_of,
     listening_backends,
-    paused,
+    move,
     playing,
     stored_actions,
     timely,
     until,
 )
 
+from server.bench.faults import paused
 from server.bench.postgres import PostgresServer
 
 pytestmark = pytest.mark.postgres
@@ -201,10 +202,8 @@ async def test_a_node_that_starts_while_another_plays_serves_every_match_as_it_s
     async def play(seats: list[Seat], pause: float) -> None:
         """Move through node one, every ``pause`` seconds, until node two listens."""
         while not starting.done():
-            state = await timely(seats[(await timely(seats[0].view())).to_move].view())
-            if not state.legal_actions:
+            if await move(seats) is None:
                 return  # over
-            await timely(seats[state.to_move].submit(state.legal_actions[0], state.version, uuid.uuid4().hex))
             await asyncio.sleep(pause)
 
     pauses = [0.5 + number / MATCHES_IN_PLAY for number in range(MATCHES_IN_PLAY)]
@@ -238,11 +237,7 @@ async def test_a_node_whose_listener_falls_silent_reads_again_and_is_not_serving
         # The listening connections' processes stop: open, but silent.
         with paused(listeners):
             for version in range(3):
-                state = await timely(seats[(await timely(seats[0].view())).to_move].view())
-                moved = await timely(
-                    seats[state.to_move].submit(state.legal_actions[0], version, uuid.uuid4().hex)
-                )
-                assert moved.version == version + 1
+                assert await move(seats) == version + 1
             await until(
                 lambda: watcher.versions == [1, 2, 3], "node two to read again", watching, SILENCE_SECONDS
             )

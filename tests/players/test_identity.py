@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
 import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ed25519, rsa
+from jwks import jwks_file
 
 from server.match.errors import Unauthenticated
 from server.players.identity import (
@@ -107,22 +107,6 @@ def test_alg_none_and_other_algorithms_are_refused() -> None:
 def test_garbage_is_refused_as_malformed() -> None:
     assert "not a well-formed JWT" in refusal(hs256(), "a.b.c")
     assert "too long" in refusal(hs256(), "a." + "b" * 9000 + ".c")
-
-
-def jwks_file(tmp_path: Path, *keys: tuple[str, object]) -> Path:
-    entries = []
-    for kid, private in keys:
-        algorithm = (
-            jwt.algorithms.RSAAlgorithm
-            if isinstance(private, rsa.RSAPrivateKey)
-            else jwt.algorithms.OKPAlgorithm
-        )
-        entry = json.loads(algorithm.to_jwk(private.public_key()))  # type: ignore[attr-defined]
-        entry["kid"] = kid
-        entries.append(entry)
-    path = tmp_path / "jwks.json"
-    path.write_text(json.dumps({"keys": entries}))
-    return path
 
 
 def test_rs256_and_eddsa_tokens_are_checked_against_the_jwks_file(tmp_path: Path) -> None:

@@ -100,8 +100,8 @@ func TestConformance(t *testing.T) {
 				scenario.run(t, with(t, mercadov1.Game_GAME_MERCADO))
 				return
 			}
-			for _, game := range testserver.Games() {
-				t.Run(testserver.GameName(game), func(t *testing.T) {
+			for _, game := range mercado.Games() {
+				t.Run(mercado.GameName(game), func(t *testing.T) {
 					t.Parallel()
 					scenario.run(t, with(t, game))
 				})

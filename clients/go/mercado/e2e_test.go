@@ -95,8 +95,8 @@ func TestPlayAgainstAI(t *testing.T) {
 func TestPlayRandomEveryGame(t *testing.T) {
 	t.Parallel()
 	srv := testserver.Start(t)
-	for _, game := range testserver.Games() {
-		t.Run(testserver.GameName(game), func(t *testing.T) {
+	for _, game := range mercado.Games() {
+		t.Run(mercado.GameName(game), func(t *testing.T) {
 			t.Parallel()
 			ctx := testserver.Context(t)
 			client := testserver.Dial(t, srv)

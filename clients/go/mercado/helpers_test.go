@@ -16,7 +16,6 @@ import (
 	"testing"
 
 	mercadov1 "github.com/mercado-game/mercado/clients/go/gen/mercado/v1"
-	"github.com/mercado-game/mercado/clients/go/internal/testserver"
 	"github.com/mercado-game/mercado/clients/go/mercado"
 )
 
@@ -131,7 +130,7 @@ func playWithTheHelpers(ctx context.Context, seat *mercado.Seat, rng *rand.Rand)
 }
 
 func everyGameWithTheHelpers(t *testing.T, c conformance) {
-	for _, game := range testserver.Games() {
+	for _, game := range mercado.Games() {
 		seats := playingMatchWith(t, c.ctx, c.client, mercado.MatchOptions{Game: game})
 		finals := make([]*mercadov1.MatchState, len(seats))
 		errs := make([]error, len(seats))
@@ -142,16 +141,16 @@ func everyGameWithTheHelpers(t *testing.T, c conformance) {
 		}
 		wg.Wait()
 		if err := errors.Join(errs...); err != nil {
-			t.Fatalf("%s: %v", testserver.GameName(game), err)
+			t.Fatalf("%s: %v", mercado.GameName(game), err)
 		}
 		result := mercado.MatchResult(finals[0])
 		if result == nil {
-			t.Fatalf("%s: the match ended %v", testserver.GameName(game), finals[0].GetMatch().GetStatus())
+			t.Fatalf("%s: the match ended %v", mercado.GameName(game), finals[0].GetMatch().GetStatus())
 		}
 		if !slices.Equal(result.Ranks, finals[0].GetMatch().GetRanks()) || len(result.Parts) != 2 ||
 			!slices.Equal(result.Scores, mercado.MatchResult(finals[1]).Scores) {
 			t.Fatalf("%s: the result %+v; want the summary's ranks %v, two seats', as both see it",
-				testserver.GameName(game), result, finals[0].GetMatch().GetRanks())
+				mercado.GameName(game), result, finals[0].GetMatch().GetRanks())
 		}
 		for seat, parts := range result.Parts {
 			sum, named := int64(0), []string{}
@@ -160,10 +159,10 @@ func everyGameWithTheHelpers(t *testing.T, c conformance) {
 				named = append(named, fmt.Sprintf("%s %d", part.GetLabel(), part.GetPoints()))
 			}
 			if int(parts.GetSeat()) != seat || sum != parts.GetTotal() || result.Scores[seat] != sum {
-				t.Errorf("%s: seat %d's parts %v add up to %d; its score is %d", testserver.GameName(game), seat,
+				t.Errorf("%s: seat %d's parts %v add up to %d; its score is %d", mercado.GameName(game), seat,
 					named, sum, result.Scores[seat])
 			}
-			t.Logf("%s, seat %d: %s = %d (rank %d)", testserver.GameName(game), seat+1, strings.Join(named, ", "),
+			t.Logf("%s, seat %d: %s = %d (rank %d)", mercado.GameName(game), seat+1, strings.Join(named, ", "),
 				parts.GetTotal(), result.Ranks[seat])
 		}
 	}

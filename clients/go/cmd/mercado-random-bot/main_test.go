@@ -17,16 +17,16 @@ func TestRandomBotAgainstAI(t *testing.T) {
 	t.Setenv("MERCADO_PLAYER_TOKEN", "") // a guest player
 	srv := testserver.Start(t)
 	testserver.StartAgent(t, srv, "easy")
-	for i, game := range testserver.Games() {
-		t.Run(testserver.GameName(game), func(t *testing.T) {
+	for i, game := range mercado.Games() {
+		t.Run(mercado.GameName(game), func(t *testing.T) {
 			var out bytes.Buffer
-			err := run(testserver.Context(t), []string{"-server", srv.Target(), "-vs-ai", "easy", "-game", testserver.GameName(game),
+			err := run(testserver.Context(t), []string{"-server", srv.Target(), "-vs-ai", "easy", "-game", mercado.GameName(game),
 				"-name", "go-bot", "-seed", fmt.Sprint(7 + i)}, &out)
 			if err != nil {
 				t.Fatalf("%v\n%s", err, &out)
 			}
 			text := out.String()
-			for _, want := range []string{"signed in as the guest player", "(go-bot)", "created match", "of " + testserver.GameName(game),
+			for _, want := range []string{"signed in as the guest player", "(go-bot)", "created match", "of " + mercado.GameName(game),
 				"joined match", "as seat 0", "match over", "rank 1", "<- you", "Easy AI"} {
 				if !strings.Contains(text, want) {
 					t.Errorf("output lacks %q:\n%s", want, text)
@@ -43,8 +43,8 @@ func TestRandomBotsAgainstEachOther(t *testing.T) {
 	t.Setenv("MERCADO_PLAYER_TOKEN", "")
 	srv := testserver.Start(t)
 	client := testserver.Dial(t, srv)
-	for _, game := range testserver.Games() {
-		t.Run(testserver.GameName(game), func(t *testing.T) {
+	for _, game := range mercado.Games() {
+		t.Run(mercado.GameName(game), func(t *testing.T) {
 			t.Parallel()
 			ctx := testserver.Context(t)
 			match, err := client.CreateMatch(ctx, mercado.MatchOptions{Game: game, Players: 2})

@@ -14,14 +14,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	mercadov1 "github.com/mercado-game/mercado/clients/go/gen/mercado/v1"
 	"github.com/mercado-game/mercado/clients/go/mercado"
 )
 
@@ -337,23 +335,4 @@ func SeatName(t testing.TB, seat int) string {
 		name = name[len(name)-30:]
 	}
 	return fmt.Sprintf("%s-%d", name, seat)
-}
-
-// Games are every game of the API's Game enum, in its order, for tests that run
-// for each game.
-func Games() []mercadov1.Game {
-	var games []mercadov1.Game
-	for value := range mercadov1.Game_name {
-		if game := mercadov1.Game(value); game != mercadov1.Game_GAME_UNSPECIFIED {
-			games = append(games, game)
-		}
-	}
-	slices.Sort(games)
-	return games
-}
-
-// GameName is a game's name in the API's enum without its prefix, in lower case
-// ("leilao" for GAME_LEILAO), as test names and the random bot's -game flag have it.
-func GameName(game mercadov1.Game) string {
-	return strings.ToLower(strings.TrimPrefix(game.String(), "GAME_"))
 }

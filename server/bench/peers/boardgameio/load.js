@@ -11,42 +11,16 @@
 // JSON line: the moves answered inside the window, their latencies and the updates received.
 const readline = require('node:readline');
 const { io } = require('socket.io-client');
+const { generator, lobby, randomMove } = require('./client');
 
 const { port, slots, seed } = JSON.parse(process.argv[2]);
 const base = `http://127.0.0.1:${port}`;
 
-// A seeded generator (mulberry32): the same moves for the same seed and states.
-let randomState = seed >>> 0;
-const random = () => {
-  randomState = (randomState + 0x6d2b79f5) >>> 0;
-  let t = randomState;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
+const post = lobby(base);
+const random = generator(seed); // the same moves for the same seed and states
 
 const window = { start: Infinity, end: Infinity, closed: false };
 const figures = { moves: 0, latencies: [], updates: 0, matchesStarted: 0, matchesFinished: 0, errors: 0 };
-
-async function post(path, body) {
-  const response = await fetch(`${base}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  if (!response.ok) {
-    throw new Error(`${path}: HTTP ${response.status}`);
-  }
-  return response.json();
-}
-
-function chooseMove(state, playerID) {
-  const free = [];
-  state.G.squares.forEach((stand, square) => stand === null && free.push(square));
-  const square = free[Math.floor(random() * free.length)];
-  const slot = Math.floor(random() * state.G.hands[playerID].length);
-  return [square, slot];
-}
 
 // One match in a slot: resolves once it is over (or the window has closed).
 async function playMatch(onSynced) {
@@ -78,7 +52,7 @@ async function playMatch(onSynced) {
       }
       seat.sentFor = state._stateID;
       seat.sentAt = performance.now();
-      const payload = { type: 'open', args: chooseMove(state, seat.playerID), playerID: seat.playerID, credentials: seat.credentials };
+      const payload = { type: 'open', args: randomMove(state, seat.playerID, random), playerID: seat.playerID, credentials: seat.credentials };
       seat.socket.emit('update', { type: 'MAKE_MOVE', payload }, state._stateID, matchID, seat.playerID);
     };
     const received = (seat, state) => {

@@ -15,9 +15,11 @@
 // reads phase names ({"phase":"window"}) until {"stop":true}, and prints its figures by phase.
 const readline = require('node:readline');
 const { io } = require('socket.io-client');
+const { generator, lobby, randomMove } = require('./client');
 
 const config = JSON.parse(process.argv[2]);
 const base = `http://${config.server}`;
+const post = lobby(base);
 const seconds = (text) => 1000 * Number.parseFloat(String(text).replace(/s$/, ''));
 const pace = seconds(config.pace);
 const ramp = seconds(config.ramp);
@@ -25,18 +27,6 @@ const readyTimeout = seconds(config['ready-timeout']);
 const sizes = String(config.sizes).split(',').map(Number);
 const SAMPLES_KEPT = 3;
 const RETRY_PAUSE = 1000;
-
-// A seeded generator (mulberry32) per player: the same think times and moves for the same seed.
-function generator(seed) {
-  let value = seed >>> 0;
-  return () => {
-    value = (value + 0x6d2b79f5) >>> 0;
-    let t = value;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // --- figures, by phase -------------------------------------------------------------------------
 
@@ -128,29 +118,7 @@ function address(index) {
   return [(n >>> 24) & 255, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
 }
 
-async function post(path, body) {
-  const response = await fetch(`${base}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  if (!response.ok) {
-    const error = new Error(`${path}: HTTP ${response.status}`);
-    error.code = `HTTP_${response.status}`;
-    throw error;
-  }
-  return response.json();
-}
-
 const pause = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
-
-function chooseMove(player, state) {
-  const free = [];
-  state.G.squares.forEach((stand, square) => stand === null && free.push(square));
-  const square = free[Math.floor(player.random() * free.length)];
-  const slot = Math.floor(player.random() * state.G.hands[player.seat].length);
-  return [square, slot];
-}
 
 class Player {
   constructor(index, table) {
@@ -177,7 +145,6 @@ class Player {
   play(matchID, seat, credentials) {
     return new Promise((resolve) => {
       this.match = { matchID, seat, credentials, onOver: resolve, newest: -1, actedAt: -1, thinking: false, sentAt: 0, sentFor: -1 };
-      this.seat = seat;
       this.sync();
     });
   }
@@ -241,7 +208,7 @@ class Player {
     match.sentFor = state._stateID;
     match.sentAt = performance.now();
     match.sentIn = phase;
-    const payload = { type: 'open', args: chooseMove(this, state), playerID: match.seat, credentials: match.credentials };
+    const payload = { type: 'open', args: randomMove(state, match.seat, this.random), playerID: match.seat, credentials: match.credentials };
     this.socket.emit('update', { type: 'MAKE_MOVE', payload }, state._stateID, match.matchID, match.seat);
   }
 
