@@ -79,7 +79,7 @@ bench: setup
 # The players' load generator (Go, on the Go client), then a thousand players on one server for a
 # minute (docs/performance.md gives the commands of the larger runs).
 bench-players: setup
-	cd clients/go && go build -o ../../build/bench/mercado-load ./cmd/mercado-load
+	cd clients/go && go build -o ../../.build/bench/mercado-load ./cmd/mercado-load
 	$(BIN)/mercado bench players --players 1000
 
 clean: clean-compiled

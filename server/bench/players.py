@@ -4,7 +4,7 @@ their matches and acting at a human pace: how many players a node serves.
 The server runs as ``python -m server serve`` with its production limits, on a fresh database (SQLite,
 or PostgreSQL: a throwaway cluster or a given address, with ``workers`` server processes sharing the
 port). The players are a separate, cheap process: ``mercado-load`` (Go, ``clients/go/cmd/mercado-load``,
-built on the Go client into ``build/bench/`` by ``make bench-players`` or on first use). Each player
+built on the Go client into ``.build/bench/`` by ``make bench-players`` or on first use). Each player
 connects from a loopback address of its own, so that the server's per-network caps count players as
 they would on the internet, signs in as a guest player and sits at a table of 2, 3 or 4 (``sizes``):
 one of them creates a match with the server's default clock, every player takes a seat and holds the
@@ -60,7 +60,7 @@ from .process import (
 
 ROOT = Path(__file__).resolve().parents[2]
 GO_CLIENT = ROOT / "clients" / "go"
-LOAD_BINARY = ROOT / "build" / "bench" / "mercado-load"
+LOAD_BINARY = ROOT / ".build" / "bench" / "mercado-load"
 PEER = Path(__file__).parent / "peers" / "boardgameio"
 SUBMIT_P99_MS = 100.0  # the knee: the most players whose submissions' p99 stays under this...
 PROPAGATION_P99_MS = 200.0  # ...and their propagations' p99 under this
