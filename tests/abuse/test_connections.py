@@ -87,9 +87,8 @@ async def test_idle_grpc_connections_are_closed(start: Start) -> None:
     own = [("grpc.use_local_subchannel_pool", 1)]
     channels = [grpc.aio.insecure_channel(server.target, options=own) for _ in range(100)]
     for channel in channels:
-        await channel.channel_ready()
-    assert open_files(server.process.pid) >= before + 100
-    deadline = time.monotonic() + 10
+        await channel.channel_ready()  # each connected (the first may be closed again meanwhile)
+    deadline = time.monotonic() + 30
     while open_files(server.process.pid) > before + 5 and time.monotonic() < deadline:
         await asyncio.sleep(0.2)
     assert open_files(server.process.pid) <= before + 5

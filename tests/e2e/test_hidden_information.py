@@ -39,6 +39,7 @@ from server.games.leilao.state import Sealed
 from server.games.mercado import RULES, Event, GameState, Options, events_for, new_game, player_view, position
 from server.games.oregano import OreganoState
 from server.games.oregano.components import STRATEGIES
+from server.games.oregano.previews import declare_outlook
 from server.games.registry import game_named
 from server.match import Match, MatchService, Policy, Update
 from server.rpc.server import create_server
@@ -416,13 +417,14 @@ def typed_events_bytes(game: str, state: Any, events: list[Event], viewer: int |
 
 
 def received_typed(message: Any) -> bytes:
-    """A received typed view or event without its deprecated Struct (and a view without the bid
-    options of a seat that must bid: its own legal actions, grouped)."""
+    """A received typed view or event without its deprecated Struct (and a view without what comes
+    with a seat's own legal actions: Leilão's bid options, Oregano's declare outlook)."""
     copy = type(message)()
     copy.CopyFrom(message)
     copy.ClearField("view" if hasattr(copy, "view") else "event")
-    if hasattr(copy, "bid_options"):
-        copy.ClearField("bid_options")
+    for own in ("bid_options", "declare_outlook"):
+        if hasattr(copy, own):
+            copy.ClearField(own)
     return wire(copy)
 
 
@@ -452,6 +454,10 @@ async def test_typed_views_and_events_carry_no_sealed_choice_or_hidden_card(
             assert received_typed(typed) == expected
             disguised = disguise(true, viewer, rng)
             assert typed_view_bytes(game, disguised, viewer) == expected, f"{viewer} sees a hidden part"
+            if game == "oregano" and typed.declare_outlook:
+                outlook = declare_outlook(true, viewer)
+                assert [o.operations for o in typed.declare_outlook] == [o.operations for o in outlook]
+                assert declare_outlook(disguised, viewer) == outlook, f"{viewer}'s outlook tells more"
             shown = game_named(game).view(disguised, viewer)
             shown.pop("legal_actions", None)  # MatchState.legal_actions holds them
             assert struct_json(typed.view) == shown
