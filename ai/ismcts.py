@@ -43,10 +43,12 @@ class SearchConfig:
     playout_steps: int = 20
     # A score margin of this many points is worth most of the reward.
     margin_scale: float = 10.0
-    # At a simultaneous step the action is drawn from those tried at the root, with odds exp(mean reward /
-    # temperature): 0.05 is about a point of margin near an even game (docs/ai.md, "Choices nobody can
-    # foresee"). None: the most visited, as at every other step.
-    temperature: float | None = 0.05
+    # At a simultaneous step the action is drawn from those tried at the root, with odds exp(value /
+    # temperature), its value its mean reward less ``doubt`` / sqrt(its visits): 0.02 is about 0.4 points
+    # of margin near an even game (docs/ai.md, "Choices nobody can foresee"). None: the most visited, as
+    # at every other step.
+    temperature: float | None = 0.02
+    doubt: float = 0.5
 
 
 class Arm:
@@ -190,12 +192,17 @@ def simultaneous(rules: AnyGame, state: Any) -> bool:
 def played(rules: AnyGame, state: Any, tallies: Mapping[Key, Tally], config: SearchConfig, seed: int) -> Key:
     """The action a decision seeded ``seed`` plays in ``state``, from its searches' root ``tallies`` (in
     the order of the legal actions): at a simultaneous step with a temperature, a mixed strategy, drawn
-    from the actions tried with odds growing exponentially with their mean reward, by a stream of its own
-    (the searches draw from ``seed + i``); else the most visited, the first of equals."""
+    from the actions tried with odds growing exponentially with a lower bound of their mean reward (a few
+    lucky play-outs do not make an action likely), by a stream of its own (the searches draw from
+    ``seed + i``); else the most visited, the first of equals."""
     if config.temperature is not None and len(tallies) > 1 and simultaneous(rules, state):
-        tried = [(key, tally.total / tally.visits) for key, tally in tallies.items() if tally.visits]
-        best = max(mean for _, mean in tried)
-        weights = [math.exp((mean - best) / config.temperature) for _, mean in tried]
+        tried = [
+            (key, tally.total / tally.visits - config.doubt / math.sqrt(tally.visits))
+            for key, tally in tallies.items()
+            if tally.visits
+        ]
+        best = max(value for _, value in tried)
+        weights = [math.exp((value - best) / config.temperature) for _, value in tried]
         return random.Random(f"{seed}:choice").choices([key for key, _ in tried], weights)[0]
     return most_visited(tallies)
 
