@@ -11,11 +11,11 @@ workers as its level asks for (:mod:`ai.parallel`) while that many are idle,
 by fewer when they are busy with other matches' moves. It plays every game:
 Mercado with its own search, the others with :mod:`ai.ismcts` on the view
 alone. Each move's searches are seeded from the system's secure source and, at
-a sealed step, its choice is drawn from what they found: nobody who rebuilds
-the seat's view and runs the same code can foresee it. The seats it holds are
-kept in a file: an agent started again resumes them. Streams reconnect and
-resume after a server restart; submissions carry a request id, so a retry is
-applied at most once.
+a sealed step, its choice is drawn from what they found: who rebuilds the
+seat's view and runs the same code foresees it only by chance. The seats it
+holds are kept in a file: an agent started again resumes them. Streams
+reconnect and resume after a server restart; submissions carry a request id, so
+a retry is applied at most once.
 """
 
 from __future__ import annotations

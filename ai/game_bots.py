@@ -87,7 +87,7 @@ def bot_for(game: str, spec: str, seed: int = 0, timed: bool = True) -> Bot | Ga
 
 
 # The search at a level, playing its most visited action at simultaneous steps too, not one drawn from
-# its visits (docs/ai.md, "Choices nobody can foresee"): the yardstick of the levels' mixed choices.
+# its statistics (docs/ai.md, "Choices nobody can foresee"): the yardstick of the levels' mixed choices.
 ARGMAX = "mcts-argmax"
 GAME_BOT_NAMES = (*BOT_NAMES, f"{ARGMAX}:LEVEL")
 

@@ -13,7 +13,7 @@ at the seat's level, any other at the match's fallback level; it sees only that
 seat's view, like any bot, and its move goes through the same checks as a
 player's. Its searches are seeded afresh for each move from the system's secure
 source, and never sent; at a sealed step its choice is drawn from what they found
-(``ai.ismcts.played``): nobody who knows the view and the code can foresee it.
+(``ai.ismcts.played``): who knows the view and the code foresees it only by chance.
 """
 
 from __future__ import annotations
