@@ -10,9 +10,12 @@ loop nor the server ever waits on a search. A move is searched by as many
 workers as its level asks for (:mod:`ai.parallel`) while that many are idle,
 by fewer when they are busy with other matches' moves. It plays every game:
 Mercado with its own search, the others with :mod:`ai.ismcts` on the view
-alone. The seats it holds are kept in a file: an agent started again resumes
-them. Streams reconnect and resume after a server restart; submissions carry a
-request id, so a retry is applied at most once.
+alone. Each move's searches are seeded from the system's secure source and, at
+a sealed step, its choice is drawn from what they found: who rebuilds the
+seat's view and runs the same code foresees it only by chance. The seats it
+holds are kept in a file: an agent started again resumes them. Streams
+reconnect and resume after a server restart; submissions carry a request id, so
+a retry is applied at most once.
 """
 
 from __future__ import annotations
@@ -20,10 +23,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import random
+import secrets
 import time
 import uuid
-import zlib
 from concurrent.futures import Executor
 from typing import Any
 
@@ -60,7 +62,6 @@ class Agent:
         name: str = "mercado-ai",
         poll_seconds: float = 1.0,
         executor: Executor | None = None,
-        seed: int | None = None,
         workers: int = 1,
         search_workers: int | None = None,
     ) -> None:
@@ -75,7 +76,6 @@ class Agent:
         self.workers = workers
         self.search_workers = search_workers
         self.searching = 0  # workers busy with a search
-        self.seed = random.getrandbits(32) if seed is None else seed
         self.id = f"{name}-{uuid.uuid4().hex[:12]}"
         self.playing: set[asyncio.Task[None]] = set()
         self.next_heartbeat = 0.0
@@ -176,7 +176,7 @@ class Agent:
         if len(state.legal_actions) == 1:
             message = state.legal_actions[0]
         else:
-            seed = zlib.crc32(f"{self.seed}:{seat.match_id}:{state.version}".encode())
+            seed = secrets.randbits(63)  # never sent: nobody can rerun the search
             searches = self.searches_for(level)
             self.searching += searches
             try:

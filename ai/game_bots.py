@@ -1,6 +1,6 @@
 """Bots for any game behind the interface, each deciding from one seat's view (JSON) alone:
-``random``, ``greedy`` and ``mcts:<level>`` (:mod:`ai.ismcts`). Mercado keeps its own, tuned
-bots (:mod:`ai.bots`); :func:`bot_for` gives each game's."""
+``random``, ``greedy``, ``mcts:<level>`` (:mod:`ai.ismcts`) and ``mcts-argmax:<level>``. Mercado
+keeps its own, tuned bots (:mod:`ai.bots`); :func:`bot_for` gives each game's."""
 
 from __future__ import annotations
 
@@ -86,9 +86,16 @@ def bot_for(game: str, spec: str, seed: int = 0, timed: bool = True) -> Bot | Ga
     return game_bot(game_named(game), spec, seed, timed)
 
 
+# The search at a level, playing its most visited action at simultaneous steps too, not one drawn from
+# its statistics (docs/ai.md, "Choices nobody can foresee"): the yardstick of the levels' mixed choices.
+ARGMAX = "mcts-argmax"
+GAME_BOT_NAMES = (*BOT_NAMES, f"{ARGMAX}:LEVEL")
+
+
 def game_bot(rules: AnyGame, spec: str, seed: int = 0, timed: bool = True) -> GameBot:
     """The bot ``spec`` of this module for a game (mcts: one of its levels, ``game_levels``, with
-    ``@N`` for N searches; ``timed=False``: the level's iterations, no time cap)."""
+    ``@N`` for N searches; mcts-argmax: the same never drawing its choice; ``timed=False``: the level's
+    iterations, no time cap)."""
     if spec == "random":
         return RandomGameBot(rules, seed)
     if spec == "greedy":
@@ -96,7 +103,9 @@ def game_bot(rules: AnyGame, spec: str, seed: int = 0, timed: bool = True) -> Ga
     name, searches = split_searches(spec)
     kind, _, level = name.partition(":")
     levels = game_levels(rules.name)
-    if kind == "mcts" and level in levels:
+    if kind in ("mcts", ARGMAX) and level in levels:
         config = levels[level] if timed else dataclasses.replace(levels[level], seconds=None)
+        if kind == ARGMAX:
+            config = dataclasses.replace(config, temperature=None)
         return IsmctsBot(rules, config, spec, seed, searches)
-    raise ValueError(f"unknown bot {spec!r}; choose from {', '.join(BOT_NAMES)}")
+    raise ValueError(f"unknown bot {spec!r}; choose from {', '.join(GAME_BOT_NAMES)}")

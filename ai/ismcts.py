@@ -11,6 +11,10 @@ another's sealed choice of that step, which it could not see. A node's
 children are keyed by the step's joint choice. Every seat maximises its own
 reward (max^n). Play-outs are random and stop after ``playout_steps`` steps,
 where the position is judged by ``rules.score_now``.
+
+The seat plays its most visited action, except at a simultaneous step: there a
+choice that can be foreseen can be exploited, so the seat plays a mixed
+strategy, its action drawn from the root's statistics (:func:`played`).
 """
 
 from __future__ import annotations
@@ -19,11 +23,13 @@ import math
 import random
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from server.games.registry import AnyGame
 
-from .mcts import margins, within_budget
+from .mcts import UNTRIED, Tally, margins, within_budget
+
+Key = TypeVar("Key", bound=Hashable)  # an action, or what stands for it (ai/parallel.py)
 
 
 @dataclass(frozen=True)
@@ -37,6 +43,12 @@ class SearchConfig:
     playout_steps: int = 20
     # A score margin of this many points is worth most of the reward.
     margin_scale: float = 10.0
+    # At a simultaneous step the action is drawn from those tried at the root, with odds exp(value /
+    # temperature), its value its mean reward less ``doubt`` / sqrt(its visits): 0.02 is about 0.4 points
+    # of margin near an even game (docs/ai.md, "Choices nobody can foresee"). None: the most visited, as
+    # at every other step.
+    temperature: float | None = 0.02
+    doubt: float = 0.5
 
 
 class Arm:
@@ -96,13 +108,15 @@ class Search:
         if len(actions) == 1:
             return actions[0]
         within_budget(self.config.iterations, self.config.seconds, self.iterate)
-        arms = self.root.arms.get(self.seat, {})
-        return max(actions, key=lambda a: arms[a].visits if a in arms else -1)
+        return most_visited(self.root_tallies())
 
-    def root_visits(self) -> dict[Any, int]:
-        """The root's visits of each of the seat's legal actions, in the order of the legal actions."""
+    def root_tallies(self) -> dict[Any, Tally]:
+        """The root's tally of each of the seat's legal actions, in the order of the legal actions."""
         arms = self.root.arms.get(self.seat, {})
-        return {a: arms[a].visits if a in arms else 0 for a in self.rules.legal_actions(self.base, self.seat)}
+        return {
+            a: Tally(arms[a].visits, arms[a].total) if a in arms else UNTRIED
+            for a in self.rules.legal_actions(self.base, self.seat)
+        }
 
     def iterate(self) -> int:
         """Sample a world, select down to a new node, play out, back up; how many iterations have run."""
@@ -170,6 +184,36 @@ class Search:
         return rewards(scores, ranks_of(scores), self.config.margin_scale)
 
 
+def simultaneous(rules: AnyGame, state: Any) -> bool:
+    """Whether several seats choose in ``state``'s step, sealed from each other (some may have already)."""
+    return len(rules.to_move(state) | rules.sealed(state)) > 1
+
+
+def played(rules: AnyGame, state: Any, tallies: Mapping[Key, Tally], config: SearchConfig, seed: int) -> Key:
+    """The action a decision seeded ``seed`` plays in ``state``, from its searches' root ``tallies`` (in
+    the order of the legal actions): at a simultaneous step with a temperature, a mixed strategy, drawn
+    from the actions tried with odds growing exponentially with a lower bound of their mean reward (a few
+    lucky play-outs do not make an action likely), by a stream of its own (the searches draw from
+    ``seed + i``); else the most visited, the first of equals."""
+    if config.temperature is not None and len(tallies) > 1 and simultaneous(rules, state):
+        tried = [
+            (key, tally.total / tally.visits - config.doubt / math.sqrt(tally.visits))
+            for key, tally in tallies.items()
+            if tally.visits
+        ]
+        best = max(value for _, value in tried)
+        weights = [math.exp((value - best) / config.temperature) for _, value in tried]
+        return random.Random(f"{seed}:choice").choices([key for key, _ in tried], weights)[0]
+    return most_visited(tallies)
+
+
+def most_visited(tallies: Mapping[Key, Tally]) -> Key:
+    """The action with the most visits; of equals, the first (in the order of the legal actions)."""
+    return max(tallies, key=lambda key: tallies[key].visits)
+
+
 def choose_action(rules: AnyGame, view: Mapping[str, Any], config: SearchConfig, seed: int) -> Any:
     """The searched action for the seat whose view this is (it must be to move)."""
-    return Search(rules, view, config, random.Random(seed)).run()
+    search = Search(rules, view, config, random.Random(seed))
+    search.run()
+    return played(rules, search.base, search.root_tallies(), config, seed)

@@ -16,7 +16,7 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from server.games.mercado import Action, Determinizer, GameState, Result, View, apply_unchecked, legal_actions
 
@@ -50,6 +50,16 @@ class SearchConfig:
     reward: Reward = "margin"
     # Rollouts play the best immediate gain among this many random legal actions (1: uniformly random).
     rollout_candidates: int = 3
+
+
+class Tally(NamedTuple):
+    """A root action's statistics: how many iterations chose it, and the chooser's total reward over them."""
+
+    visits: int
+    total: float
+
+
+UNTRIED = Tally(0, 0.0)
 
 
 class Node:
@@ -121,11 +131,14 @@ class Search:
         children = self.root.children
         return max(actions, key=lambda a: children[a.id].visits if a.id in children else -1)
 
-    def root_visits(self) -> dict[int, int]:
-        """The root's visits of each legal action by id, in the order of the legal actions."""
+    def root_tallies(self) -> dict[int, Tally]:
+        """The root's tally of each legal action by id, in the order of the legal actions."""
         children = self.root.children
         actions = legal_actions(self.determinizer.base)
-        return {a.id: children[a.id].visits if a.id in children else 0 for a in actions}
+        return {
+            a.id: Tally(children[a.id].visits, children[a.id].total) if a.id in children else UNTRIED
+            for a in actions
+        }
 
     def iterate(self) -> int:
         """Sample a world, select and expand one node, roll out, back up; how many iterations have run."""

@@ -3,10 +3,12 @@
 Search ``i`` of a decision is seeded ``seed + i`` and has the level's whole
 budget (iterations and time cap), so k searches in k processes take about the
 time of one and weigh k times the iterations. The move played is the action
-with the most visits over all k; ties go to the first in the order of the
-legal actions, as in one search. With iteration budgets the result depends
-only on the decision and k, whether the searches run in a pool or one after
-another (:func:`decide_in_turn`); with k = 1 it is the single search's choice.
+with the most visits over all k, ties going to the first in the order of the
+legal actions, as in one search; at a simultaneous step of a game other than
+Mercado it is drawn from the summed statistics instead (:func:`ai.ismcts.played`).
+With iteration budgets the result depends only on the decision and k, whether
+the searches run in a pool or one after another (:func:`decide_in_turn`); with
+k = 1 it is the single search's choice.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from . import ismcts, mcts
 
 # An action as the searches report it: Mercado's by id, any other game's by its canonical JSON.
 ActionKey = int | str
-Visits = dict[ActionKey, int]
+Tallies = dict[ActionKey, mcts.Tally]
 
 
 @dataclass(frozen=True)
@@ -41,9 +43,9 @@ class Decision:
     coins: list[int] | None = None
 
 
-def root_visits(decision: Decision, index: int) -> Visits:
-    """Search number ``index`` of ``decision`` (to run in a worker process): the root's visits of
-    each legal action of the seat, in the order of the legal actions."""
+def root_tallies(decision: Decision, index: int) -> Tallies:
+    """Search number ``index`` of ``decision`` (to run in a worker process): the root's tally (visits and
+    total reward) of each legal action of the seat, in the order of the legal actions."""
     rng = random.Random(decision.seed + index)
     config = decision.config
     if decision.game == "mercado":
@@ -51,12 +53,12 @@ def root_visits(decision: Decision, index: int) -> Visits:
         coins = view_coins(decision.view) if decision.coins is None else decision.coins
         search = mcts.Search(decision.view, coins, config, rng)
         search.run()
-        return {key: n for key, n in search.root_visits().items()}  # keyed by id, widened to ActionKey
+        return {key: tally for key, tally in search.root_tallies().items()}  # by id, widened to ActionKey
     assert isinstance(config, ismcts.SearchConfig)
     rules = game_named(decision.game)
     game_search = ismcts.Search(rules, decision.view, config, rng)
     game_search.run()
-    return {canonical(rules.action_to_json(a)): n for a, n in game_search.root_visits().items()}
+    return {canonical(rules.action_to_json(a)): tally for a, tally in game_search.root_tallies().items()}
 
 
 def canonical(action: Mapping[str, Any]) -> str:
@@ -64,18 +66,24 @@ def canonical(action: Mapping[str, Any]) -> str:
     return json.dumps(action, sort_keys=True, separators=(",", ":"))
 
 
-def merged(results: Iterable[Visits]) -> Visits:
-    """The searches' visits summed per action, in the order of the legal actions."""
-    total: Visits = {}
-    for visits in results:
-        for key, count in visits.items():
-            total[key] = total.get(key, 0) + count
+def merged(results: Iterable[Tallies]) -> Tallies:
+    """The searches' tallies summed per action, in the order of the legal actions."""
+    total: Tallies = {}
+    for tallies in results:
+        for key, (visits, reward) in tallies.items():
+            before = total.get(key, mcts.UNTRIED)
+            total[key] = mcts.Tally(before.visits + visits, before.total + reward)
     return total
 
 
-def most_visited(visits: Visits) -> ActionKey:
-    """The action with the most visits; of equals, the first in the order of the legal actions."""
-    return max(visits, key=lambda key: visits[key])
+def played(decision: Decision, tallies: Tallies) -> ActionKey:
+    """The action ``decision`` plays from its searches' summed ``tallies``: Mercado's most visited (its
+    turns are its own), any other game's as :func:`ai.ismcts.played` says, for the step of the view."""
+    if isinstance(decision.config, mcts.SearchConfig):
+        return ismcts.most_visited(tallies)
+    rules = game_named(decision.game)
+    step = rules.determinize(decision.view, random.Random(0))  # any position of the view: the same step
+    return ismcts.played(rules, step, tallies, decision.config, decision.seed)
 
 
 def action_json(decision: Decision, key: ActionKey) -> dict[str, Any]:
@@ -86,25 +94,25 @@ def action_json(decision: Decision, key: ActionKey) -> dict[str, Any]:
     return result
 
 
-def visits_in_turn(decision: Decision, searches: int) -> Visits:
-    """The visits of ``searches`` searches of the decision run one after another here, summed."""
-    return merged(root_visits(decision, i) for i in range(searches))
+def tallies_in_turn(decision: Decision, searches: int) -> Tallies:
+    """The tallies of ``searches`` searches of the decision run one after another here, summed."""
+    return merged(root_tallies(decision, i) for i in range(searches))
 
 
 def decide_in_turn(decision: Decision, searches: int) -> dict[str, Any]:
     """The decision's action (as JSON) from ``searches`` searches run one after another here."""
-    return action_json(decision, most_visited(visits_in_turn(decision, searches)))
+    return action_json(decision, played(decision, tallies_in_turn(decision, searches)))
 
 
-def visits_in_pool(executor: Executor, decision: Decision, searches: int) -> Visits:
-    """The visits of ``searches`` searches of the decision run in ``executor``'s workers, summed."""
-    return merged(executor.map(root_visits, [decision] * searches, range(searches)))
+def tallies_in_pool(executor: Executor, decision: Decision, searches: int) -> Tallies:
+    """The tallies of ``searches`` searches of the decision run in ``executor``'s workers, summed."""
+    return merged(executor.map(root_tallies, [decision] * searches, range(searches)))
 
 
 async def decide_in_pool(executor: Executor, decision: Decision, searches: int) -> dict[str, Any]:
     """:func:`decide_in_turn`, its searches run in ``executor``'s workers without blocking the event loop."""
     loop = asyncio.get_running_loop()
     results = await asyncio.gather(
-        *(loop.run_in_executor(executor, root_visits, decision, i) for i in range(searches))
+        *(loop.run_in_executor(executor, root_tallies, decision, i) for i in range(searches))
     )
-    return action_json(decision, most_visited(merged(results)))
+    return action_json(decision, played(decision, merged(results)))

@@ -14,7 +14,7 @@ from typing import Any
 from ai import ismcts
 from ai.levels import LEVELS, game_levels
 from ai.mcts import Search, SearchConfig
-from ai.parallel import Decision, visits_in_pool
+from ai.parallel import Decision, tallies_in_pool
 from ai.workers import search_pool
 from server.compiled import build_of
 from server.games.mercado import GameState, Options, apply, legal_actions, new_game, player_view, rules
@@ -64,13 +64,15 @@ def by_workers(decisions: list[Decision], workers: Iterable[int]) -> dict[str, d
     for k in workers:
         with search_pool(k) as pool:
             warm_up = dataclasses.replace(decisions[0].config, iterations=1, seconds=None)
-            visits_in_pool(pool, dataclasses.replace(decisions[0], config=warm_up), k)
+            tallies_in_pool(pool, dataclasses.replace(decisions[0], config=warm_up), k)
             times, iterations = [], []
             for decision in decisions:
                 start = time.perf_counter()
-                visits = visits_in_pool(pool, decision, k)
+                tallies = tallies_in_pool(pool, decision, k)
                 times.append(time.perf_counter() - start)
-                iterations.append(sum(visits.values()))  # each iteration visits one root action
+                iterations.append(
+                    sum(t.visits for t in tallies.values())
+                )  # each iteration visits one root action
         report[str(k)] = {
             "seconds_per_move": round(statistics.fmean(times), 3),
             "iterations_per_move": round(statistics.fmean(iterations)),

@@ -534,6 +534,34 @@ def ai_bench(
 
 
 @bench.command()
+@click.option("--game", "game_name", type=click.Choice(["leilao"]), default="leilao", show_default=True)
+@click.option("--level", type=click.Choice(BOT_LEVELS), default="easy", show_default=True)
+@click.option(
+    "--matches", type=click.IntRange(min=1), default=1, show_default=True, help="Full matches against the AI."
+)
+@click.option(
+    "--samples",
+    type=click.IntRange(min=1),
+    default=8,
+    show_default=True,
+    help="Searches with seeds of the rival's own per choice, whose most frequent answer it predicts.",
+)
+@click.option(
+    "--seed", type=click.IntRange(min=0), default=1, show_default=True, help="Of the matches' set-up."
+)
+def predict(game_name: str, level: str, matches: int, samples: int, seed: int) -> None:
+    """How often a rival who rebuilds the AI's view and runs the AI on it predicts the AI's sealed choices,
+    against a real server's stand-in."""
+    from server.bench.predict import run
+
+    try:
+        report = run(game_name, level, matches, samples, seed)
+    except RuntimeError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(json.dumps(report, indent=2))
+
+
+@bench.command()
 @click.option(
     "--players", type=click.IntRange(min=1), default=1000, show_default=True, help="Players who queue."
 )

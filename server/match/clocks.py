@@ -11,15 +11,17 @@ its bot seats are let go once the humans to move have been quiet for
 stand-in plays those seats from then on. The AI that stands in plays a bot seat
 at the seat's level, any other at the match's fallback level; it sees only that
 seat's view, like any bot, and its move goes through the same checks as a
-player's.
+player's. Its searches are seeded afresh for each move from the system's secure
+source, and never sent; at a sealed step its choice is drawn from what they found
+(``ai.ismcts.played``): who knows the view and the code foresees it only by chance.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 import time
-import zlib
 from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from typing import Any
@@ -195,7 +197,8 @@ class Timekeeper:
         """The AI's move for ``seat``; if the search fails (its worker process died, say), the first legal
         action, so that the match goes on."""
         view = match.rules.view(match.state, seat)
-        seed = zlib.crc32(f"{match.match_id}:{version}:{seat}".encode())
+        # Drawn afresh and never sent: a rival who knows the view and the code cannot rerun the search.
+        seed = secrets.randbits(63)
         level = stand_in_level(match, seat)
         try:
             chosen = await self.pool.run(match.creator, _decide, match.record.game, view, level, seed)

@@ -112,7 +112,6 @@ def test_the_agent_bids_in_sealed_steps_and_picks_in_turn(tmp_path: Path, search
                 1,
                 seats,
                 executor=executor,
-                seed=1,
                 workers=2,
                 search_workers=search_workers,
             )

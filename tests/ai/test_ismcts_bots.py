@@ -25,7 +25,11 @@ def test_each_game_has_its_bots_and_mercado_keeps_its_own() -> None:
         bot = bot_for(name, "mcts:medium", timed=False)
         assert isinstance(bot, IsmctsBot) and bot.config.seconds is None
         assert bot.config.iterations == GAME_LEVELS[name]["medium"].iterations
-        with pytest.raises(ValueError, match="unknown bot"):
+        assert bot.config.temperature is not None  # its sealed choices drawn at random
+        argmax = bot_for(name, "mcts-argmax:medium@2", timed=False)
+        assert isinstance(argmax, IsmctsBot) and argmax.config.temperature is None and argmax.searches == 2
+        assert argmax.config.iterations == bot.config.iterations
+        with pytest.raises(ValueError, match="unknown bot .* mcts-argmax:LEVEL"):
             bot_for(name, "mcts:nightmare")
     with pytest.raises(ValueError, match="unknown game"):
         bot_for("chess", "random")

@@ -4,11 +4,23 @@ sound at sealed steps."""
 from __future__ import annotations
 
 import random
+from collections import Counter
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
-from ai.ismcts import Search, SearchConfig, choose_action, ranks_of, rewards
+from ai.ismcts import (
+    Search,
+    SearchConfig,
+    choose_action,
+    most_visited,
+    played,
+    ranks_of,
+    rewards,
+    simultaneous,
+)
+from ai.mcts import Tally
 from server.games.registry import GAMES, AnyGame, game_named
 
 SMALL = SearchConfig(iterations=40, playout_steps=6)
@@ -80,6 +92,49 @@ def test_at_a_sealed_step_every_seat_chooses_at_the_same_node() -> None:
     assert sum(arm.visits for arm in root.arms[0].values()) == 50
     assert sum(arm.visits for arm in root.arms[1].values()) == 50
     assert all(len(key) == 2 for key in root.children)  # children by the joint choice
+
+
+def test_a_sealed_choice_is_drawn_from_the_search_and_a_turn_s_is_its_most_visited() -> None:
+    """At a sealed step the same view searched again with other seeds gives other choices, each a tried
+    action; the seed alone decides which (an arena stays reproducible). In a turn: the most visited."""
+    game = game_named("leilao")
+    state = game.new_game(game.options({"players": 2}), 4)
+    view = game.view(state, 0)
+    choices = [choose_action(game, view, SMALL, seed) for seed in range(8)]
+    assert len(set(choices)) > 2
+    assert choose_action(game, view, SMALL, 3) == choices[3]
+    for seed, choice in enumerate(choices):
+        search = Search(game, view, SMALL, random.Random(seed))
+        search.run()
+        assert search.root_tallies()[choice].visits > 0
+    argmax = replace(SMALL, temperature=None)
+    for seed in range(3):
+        search = Search(game, view, argmax, random.Random(seed))
+        assert choose_action(game, view, argmax, seed) == search.run() == most_visited(search.root_tallies())
+
+    while game.to_move(state) != {0} or len(game.legal_actions(state, 0)) < 2:  # a pick of seat 0's
+        seat = min(game.to_move(state))
+        game.apply(state, seat, game.legal_actions(state, seat)[0])
+    for seed in range(3):
+        search = Search(game, game.view(state, 0), SMALL, random.Random(seed))
+        assert choose_action(game, game.view(state, 0), SMALL, seed) == search.run()
+
+
+def test_a_drawn_choice_favours_the_actions_that_surely_did_best() -> None:
+    game = game_named("leilao")
+    state = game.new_game(game.options({"players": 2}), 4)
+    assert simultaneous(game, state)
+    tallies = {
+        "good": Tally(100, 80.0),
+        "close": Tally(100, 79.0),
+        "lucky": Tally(1, 1.0),  # one play-out, the best reward there is
+        "poor": Tally(100, 60.0),
+        "untried": Tally(0, 0.0),
+    }
+    drawn = Counter(played(game, state, tallies, SMALL, seed) for seed in range(400))
+    assert drawn["good"] > drawn["close"] > 100 and drawn["lucky"] + drawn["poor"] < 10
+    assert "untried" not in drawn
+    assert played(game, state, tallies, replace(SMALL, temperature=None), 0) == "good"  # the most visited
 
 
 def test_a_single_legal_action_needs_no_search() -> None:

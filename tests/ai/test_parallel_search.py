@@ -21,8 +21,15 @@ from ai.agent import Agent
 from ai.bots import MctsBot, make_bot, split_searches
 from ai.game_bots import IsmctsBot, game_bot
 from ai.levels import level_searches
-from ai.mcts import SearchConfig, choose_action
-from ai.parallel import Decision, decide_in_pool, decide_in_turn, root_visits, visits_in_pool, visits_in_turn
+from ai.mcts import SearchConfig, Tally, choose_action
+from ai.parallel import (
+    Decision,
+    decide_in_pool,
+    decide_in_turn,
+    root_tallies,
+    tallies_in_pool,
+    tallies_in_turn,
+)
 from ai.workers import search_pool
 from server.games.mercado import player_view
 from server.games.registry import GAMES, game_named
@@ -81,23 +88,27 @@ def test_one_search_of_any_game_plays_the_single_search_s_action(name: str) -> N
         assert decide_in_turn(decision, 1) == rules.action_to_json(alone)
 
 
-def test_searches_in_a_pool_merge_to_the_same_visits_as_in_turn(pool: Executor) -> None:
+def test_searches_in_a_pool_merge_to_the_same_tallies_as_in_turn(pool: Executor) -> None:
     decisions = mercado_decisions(4, 2) + [d for name in OTHER_GAMES for d in game_decisions(name, 5, 2)]
     for decision in decisions:
-        in_turn = visits_in_turn(decision, 3)
-        assert visits_in_pool(pool, decision, 3) == in_turn
+        in_turn = tallies_in_turn(decision, 3)
+        assert tallies_in_pool(pool, decision, 3) == in_turn
         assert asyncio.run(decide_in_pool(pool, decision, 3)) == decide_in_turn(decision, 3)
         # every search runs its whole budget: each iteration visits one root action
-        assert sum(in_turn.values()) == 3 * decision.config.iterations
+        assert sum(tally.visits for tally in in_turn.values()) == 3 * decision.config.iterations
 
 
 def test_search_i_is_seeded_seed_plus_i_and_the_merge_sums_them() -> None:
     decision = mercado_decisions(6, 1)[0]
     second = Decision(decision.game, decision.view, decision.config, decision.seed + 1, decision.coins)
-    assert root_visits(decision, 1) == root_visits(second, 0)
-    first, other = root_visits(decision, 0), root_visits(decision, 1)
-    assert visits_in_turn(decision, 2) == {key: first[key] + other[key] for key in first}
-    assert list(visits_in_turn(decision, 2)) == list(first)  # the legal actions' order, for ties
+    assert root_tallies(decision, 1) == root_tallies(second, 0)
+    first, other = root_tallies(decision, 0), root_tallies(decision, 1)
+    summed = {
+        key: Tally(first[key].visits + other[key].visits, first[key].total + other[key].total)
+        for key in first
+    }
+    assert tallies_in_turn(decision, 2) == summed
+    assert list(tallies_in_turn(decision, 2)) == list(first)  # the legal actions' order, for ties
 
 
 def test_levels_search_once_but_hard_on_every_core() -> None:
