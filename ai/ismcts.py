@@ -196,15 +196,21 @@ def played(rules: AnyGame, state: Any, tallies: Mapping[Key, Tally], config: Sea
     lucky play-outs do not make an action likely), by a stream of its own (the searches draw from
     ``seed + i``); else the most visited, the first of equals."""
     if config.temperature is not None and len(tallies) > 1 and simultaneous(rules, state):
-        tried = [
-            (key, tally.total / tally.visits - config.doubt / math.sqrt(tally.visits))
-            for key, tally in tallies.items()
-            if tally.visits
-        ]
-        best = max(value for _, value in tried)
-        weights = [math.exp((value - best) / config.temperature) for _, value in tried]
-        return random.Random(f"{seed}:choice").choices([key for key, _ in tried], weights)[0]
+        odds = mixed_odds(tallies, config.temperature, config.doubt)
+        return random.Random(f"{seed}:choice").choices(list(odds), list(odds.values()))[0]
     return most_visited(tallies)
+
+
+def mixed_odds(tallies: Mapping[Key, Tally], temperature: float, doubt: float) -> dict[Key, float]:
+    """The odds of each action tried at the root in the mixed strategy: ``exp((value - best value) /
+    temperature)``, an action's value its mean reward less ``doubt`` / sqrt(its visits)."""
+    values = {
+        key: tally.total / tally.visits - doubt / math.sqrt(tally.visits)
+        for key, tally in tallies.items()
+        if tally.visits
+    }
+    best = max(values.values())
+    return {key: math.exp((value - best) / temperature) for key, value in values.items()}
 
 
 def most_visited(tallies: Mapping[Key, Tally]) -> Key:
