@@ -11,6 +11,7 @@ Text forms, one per type (fields separated by single spaces)::
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,34 +87,46 @@ class OreganoAction:
         return " ".join(words)
 
 
+# The constructors hand out one shared value per action (legal-move generation makes many, and the
+# search looks them up by hash): every field set is drawn from a few components, so the caches stay small.
+
+
+@functools.cache
 def choose_start_shop(shop: str, cell: str) -> OreganoAction:
     return OreganoAction(CHOOSE_START_SHOP, shop=shop, cell=cell)
 
 
+@functools.cache
 def keep_strategy(card: str) -> OreganoAction:
     return OreganoAction(KEEP_STRATEGY, card=card)
 
 
+@functools.cache
 def declare(first: str, second: str) -> OreganoAction:
     return OreganoAction(DECLARE, first=first, second=second)
 
 
+@functools.cache
 def build(shop: str, cell: str) -> OreganoAction:
     return OreganoAction(BUILD, shop=shop, cell=cell)
 
 
+@functools.cache
 def level_up(source: str, target: str) -> OreganoAction:
     return OreganoAction(LEVEL_UP, source=source, target=target)
 
 
+@functools.cache
 def take_resources(owner: int, cell: str) -> OreganoAction:
     return OreganoAction(TAKE_RESOURCES, owner=owner, cell=cell)
 
 
+@functools.cache
 def sell(cell: str) -> OreganoAction:
     return OreganoAction(SELL, cell=cell)
 
 
+@functools.cache
 def acquire(shop: str, level: int, seller: int, cell: str) -> OreganoAction:
     return OreganoAction(ACQUIRE, shop=shop, level=level, seller=seller, cell=cell)
 
@@ -125,6 +138,7 @@ def skip() -> OreganoAction:
     return SKIP_ACTION
 
 
+@functools.cache
 def casino(go: bool) -> OreganoAction:
     return OreganoAction(CASINO, go=go)
 

@@ -21,6 +21,7 @@ Events (``apply``'s list, hidden parts included; :func:`views.events_for` filter
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -93,6 +94,7 @@ PHASE_ACTIONS: dict[str, tuple[str, ...]] = {
 }
 
 
+@functools.cache
 def cells_of_level(level: int) -> tuple[str, ...]:
     return tuple(cell for cell in CELLS if level_of(cell) == level)
 
@@ -395,11 +397,18 @@ def _candidates(state: OreganoState, seat: int) -> list[OreganoAction]:
     out: list[OreganoAction] = []
     area = state.areas[seat]
     if declared == "attract":
-        out += [A.build(kind, cell) for kind in SHOP_IDS for cell in col1 if cell not in area]
+        free = [cell for cell in col1 if cell not in area]
+        if free:  # the kinds this seat may build at all (legal_actions checks each build in full)
+            kinds = [kind for kind in SHOP_IDS if state.stock[kind] and may_take_special(state, seat, kind)]
+            out += [
+                A.build(kind, cell) for kind in kinds if can_pay(state, seat, cost_of(kind)) for cell in free
+            ]
         if has_kind(state, seat, "builder"):
             for source in CELLS:
                 if source in area and level_of(source) < MAX_LEVEL:
-                    out += [A.level_up(source, t) for t in cells_of_level(level_of(source) + 1)]
+                    out += [
+                        A.level_up(source, t) for t in cells_of_level(level_of(source) + 1) if t not in area
+                    ]
     elif declared == "resource":
         for owner in range(state.players):
             out += [A.take_resources(owner, cell) for cell in CELLS if cell in state.areas[owner]]
