@@ -148,6 +148,7 @@ class Agent:
         acted = -1
         try:
             async for update in seat.follow(after_version=0):
+                arrived = time.monotonic()  # our turn starts, as far as we can tell, when we hear of it
                 if update.state.match.seats[seat.seat].played_by_ai:
                     # The server let this agent go (its opponents were quiet) or found it silent: the
                     # server's own AI plays the seat from now on.
@@ -159,7 +160,7 @@ class Agent:
                     follower.caught_up(update)
                     and update.state.legal_actions
                     and update.version > acted
-                    and await self._act(seat, level, update.state, follower)
+                    and await self._act(seat, level, update.state, follower, arrived)
                 ):
                     acted = update.version
             else:
@@ -170,9 +171,12 @@ class Agent:
             if error.code() != grpc.StatusCode.UNAVAILABLE:
                 self.seats.remove(held)  # nothing to resume: the match or the seat is gone
 
-    async def _act(self, seat: Seat, level: str, state: api.MatchState, follower: Follower) -> bool:
-        """Search (unless only one action is legal) and submit; False when the server says the picture
-        was out of date."""
+    async def _act(
+        self, seat: Seat, level: str, state: api.MatchState, follower: Follower, started: float
+    ) -> bool:
+        """Search (unless only one action is legal) and submit, within the level's time cap from when the
+        turn ``started`` (a ``time.monotonic()``), waiting for a worker included; False when the server
+        says the picture was out of date."""
         if len(state.legal_actions) == 1:
             message = state.legal_actions[0]
         else:
@@ -180,7 +184,8 @@ class Agent:
             searches = self.searches_for(level)
             self.searching += searches
             try:
-                action = await decide_in_pool(self.executor, follower.decision(state, level, seed), searches)
+                decision = follower.decision(state, level, seed, started)
+                action = await decide_in_pool(self.executor, decision, searches)
             finally:
                 self.searching -= searches
             message = games.action_message(follower.game, action)
@@ -229,8 +234,11 @@ class Follower:
             raise ValueError("the match state carries no view")
         return view
 
-    def decision(self, state: api.MatchState, level: str, seed: int) -> Decision:
-        """Our seat's decision in ``state`` at ``level``, to search in worker processes."""
+    def decision(self, state: api.MatchState, level: str, seed: int, started: float) -> Decision:
+        """Our seat's decision in ``state`` at ``level``, to search in worker processes, due the level's
+        time cap after the turn ``started``."""
         view = self.view(state)
         coins = None if self.tracker is None else self.tracker.completed(view)["coins"]
-        return Decision(self.game, view, level_config(self.game, level), seed, coins)
+        config = level_config(self.game, level)
+        deadline = None if config.seconds is None else started + config.seconds
+        return Decision(self.game, view, config, seed, coins, deadline)

@@ -14,8 +14,10 @@ k = 1 it is the single search's choice.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import random
+import time
 from collections.abc import Iterable, Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -34,20 +36,33 @@ Tallies = dict[ActionKey, mcts.Tally]
 @dataclass(frozen=True)
 class Decision:
     """What one seat has to decide: its game and view, the search's configuration and seed, and in
-    Mercado every seat's coins (None: the coins the view hides as :func:`view_coins` fills them in)."""
+    Mercado every seat's coins (None: the coins the view hides as :func:`view_coins` fills them in).
+    ``deadline`` (a ``time.monotonic()``, the same in every process of the machine): when the seat's
+    answer is due, the turn's start plus the level's time cap; a search that starts late, after waiting
+    for a worker, has only what is left of it."""
 
     game: str
     view: dict[str, Any]
     config: mcts.SearchConfig | ismcts.SearchConfig
     seed: int
     coins: list[int] | None = None
+    deadline: float | None = None
+
+    def budget(self) -> mcts.SearchConfig | ismcts.SearchConfig:
+        """The search's configuration, its time cap cut to what is left before the deadline (none left:
+        the search stops at its first look at the clock)."""
+        if self.deadline is None:
+            return self.config
+        left = max(0.0, self.deadline - time.monotonic())
+        capped = left if self.config.seconds is None else min(self.config.seconds, left)
+        return dataclasses.replace(self.config, seconds=capped)
 
 
 def root_tallies(decision: Decision, index: int) -> Tallies:
     """Search number ``index`` of ``decision`` (to run in a worker process): the root's tally (visits and
     total reward) of each legal action of the seat, in the order of the legal actions."""
     rng = random.Random(decision.seed + index)
-    config = decision.config
+    config = decision.budget()
     if decision.game == "mercado":
         assert isinstance(config, mcts.SearchConfig)
         coins = view_coins(decision.view) if decision.coins is None else decision.coins

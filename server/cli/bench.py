@@ -486,13 +486,15 @@ def storm(streams: int, storms: int) -> None:
 @click.option("--level", type=click.Choice(BOT_LEVELS), default="easy", show_default=True)
 @click.option("--matches", type=click.IntRange(min=1), default=8, show_default=True, help="Matches at once.")
 @click.option("--duration", type=click.FloatRange(min=1), default=30.0, show_default=True, help="Seconds.")
-def agent(level: str, matches: int, duration: float) -> None:
-    """One AI agent against many matches whose other seat answers at once: its moves per second and
-    reply latency, and how many matches with people it keeps up with."""
+@click.option("--game", "game_name", type=click.Choice(list(GAMES)), default="mercado", show_default=True)
+def agent(level: str, matches: int, duration: float, game_name: str) -> None:
+    """One AI agent against many matches whose other seat answers at once: how long its answers take
+    from its turn starting (against the level's time cap), its moves per second, and how many matches
+    with people it keeps up with."""
     from server.bench.agent import run
 
     try:
-        report = run(level, matches, duration)
+        report = run(level, matches, duration, game=game_name)
     except RuntimeError as error:
         raise click.ClickException(str(error)) from None
     click.echo(json.dumps(report, indent=2))
@@ -597,7 +599,7 @@ def predict(game_name: str, level: str, matches: int, samples: int, seed: int) -
     "--bot-ratings",
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
     default=None,
-    help="The bot levels' ratings (mercado arena --rate); default: a new ladder's.",
+    help="The bot levels' ratings, a game's file (ai/bot-ratings/mercado.json); default: a new ladder's.",
 )
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
 def matchmaking(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -20,6 +21,7 @@ from mercado_client import Endpoint, games
 from mercado_terminal.held import HeldSeat, SeatFile
 
 from ai.agent import Agent, Follower
+from ai.levels import game_levels
 from ai.parallel import decide_in_turn
 from server.games.registry import game_named
 
@@ -134,5 +136,7 @@ def test_a_follower_acts_only_on_the_match_as_it_stands() -> None:
     latest = match.version
     assert follower.caught_up(api.MatchUpdate(version=latest, state=match.match_state()))
     assert not any(follower.caught_up(update) for update in match.history[:-1])
-    decision = follower.decision(match.match_state(), "easy", 4)
+    started = time.monotonic()
+    decision = follower.decision(match.match_state(), "easy", 4, started)
+    assert decision.deadline == started + game_levels(GAME)["easy"].seconds  # the level's cap from the start
     assert decide_in_turn(decision, 1) in RULES.view(match.state, 0)["legal_actions"]

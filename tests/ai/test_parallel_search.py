@@ -4,8 +4,10 @@ levels, bots and agent search with as many as they should."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import random
+import time
 from collections.abc import Iterator
 from concurrent.futures import Executor, ThreadPoolExecutor
 from pathlib import Path
@@ -21,7 +23,7 @@ from ai.agent import Agent
 from ai.bots import MctsBot, make_bot, split_searches
 from ai.game_bots import IsmctsBot, game_bot
 from ai.levels import level_searches
-from ai.mcts import SearchConfig, Tally, choose_action
+from ai.mcts import CLOCK_EVERY, SearchConfig, Tally, choose_action
 from ai.parallel import (
     Decision,
     decide_in_pool,
@@ -109,6 +111,18 @@ def test_search_i_is_seeded_seed_plus_i_and_the_merge_sums_them() -> None:
     }
     assert tallies_in_turn(decision, 2) == summed
     assert list(tallies_in_turn(decision, 2)) == list(first)  # the legal actions' order, for ties
+
+
+@pytest.mark.parametrize("name", ["mercado", *OTHER_GAMES])
+def test_a_search_that_starts_after_its_deadline_answers_at_its_first_look_at_the_clock(name: str) -> None:
+    """A move that waited for a worker past its turn's time cap is searched only briefly, however large
+    its level's budget: the answer is due (docs/ai.md, "The agent")."""
+    decision = (mercado_decisions(3, 1) if name == "mercado" else game_decisions(name, 3, 1))[0]
+    large = dataclasses.replace(decision.config, iterations=10**6, seconds=2.0)
+    late = dataclasses.replace(decision, config=large, deadline=time.monotonic() - 1.0)
+    assert sum(tally.visits for tally in root_tallies(late, 0).values()) == CLOCK_EVERY
+    due = dataclasses.replace(decision, deadline=time.monotonic() + 3600)  # the budget ends it first
+    assert root_tallies(due, 0) == root_tallies(decision, 0)
 
 
 def test_levels_search_once_but_hard_on_every_core() -> None:
