@@ -29,9 +29,9 @@ LOG_FILE=$DATA/server.log
 mkdir -p "$DATA"
 if [ -f "$LOG_FILE" ]; then mv -f "$LOG_FILE" "$LOG_FILE.1"; fi
 
-# Anonymous seats for quick local games; the bots start the ladder at their measured ratings
-# (ai/bot-ratings.json: mercado arena --rate).
-serve=("$BIN/mercado" serve --web-port "$WEB_PORT" --allow-anonymous --bot-ratings ai/bot-ratings.json "$@")
+# Anonymous seats for quick local games; the bots start each game's ladder at their ratings measured in
+# that game (ai/bot-ratings/GAME.json: mercado arena --round-robin --rate).
+serve=("$BIN/mercado" serve --web-port "$WEB_PORT" --allow-anonymous --bot-ratings ai/bot-ratings "$@")
 if [ -n "$whole_log" ]; then
   # The log on the terminal, and in the file too (tee -i: Ctrl-C stops the server, which then ends it).
   "${serve[@]}" 2> >(tee -i -a "$LOG_FILE" >&2) &

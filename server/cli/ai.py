@@ -181,8 +181,8 @@ def ai_command(
     "rate_file",
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also rate the bots by the games (OpenSkill; mcts levels as bot:<level>), from this file's "
-    "ratings if it exists, and write them to it (for mercado serve --bot-ratings; Mercado only). "
-    "With --round-robin: write the file anew with the mcts levels' ratings alone.",
+    "ratings if it exists, and write them to it (the game's ratings file for mercado serve --bot-ratings, "
+    "ai/bot-ratings/GAME.json). With --round-robin: write the file anew with the mcts levels' ratings alone.",
 )
 def arena(
     game_name: str,
@@ -213,8 +213,6 @@ def arena(
             bot_for(game_name, name)
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="--bots") from None
-    if rate_file is not None and game_name != "mercado":
-        raise click.BadParameter("the bots' ratings file is Mercado's", param_hint="--rate")
     console = Console(stderr=as_json)
     if round_robin:
         check_round_robin(names, players, rate_file)

@@ -168,9 +168,11 @@ def _origins(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
 )
 @option(
     "--bot-ratings",
-    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    type=click.Path(exists=True, path_type=Path),
     default=None,
-    help="Starting ratings of the bot levels (mercado arena --rate), for those yet to play a rated match.",
+    help="Starting ratings of the bot levels on each game's ladder, for those yet to play a rated match "
+    "there: a folder of ratings files, <game>.json each (mercado arena --round-robin --rate; "
+    "ai/bot-ratings/), or one file, Mercado's.",
 )
 @option(
     "--matchmaking-ai-wait",
@@ -342,7 +344,7 @@ def server_config(options: dict[str, Any], ctx: click.Context) -> Any:
     """The ServerConfig the options describe; click usage errors for inconsistent ones."""
     from server.match import Limits, Policy, TimeControl
     from server.players.identity import FrontendTokens
-    from server.players.ratings import load_ratings
+    from server.players.ratings import load_game_ratings
     from server.rpc.capacity import default_connections, default_streams
     from server.rpc.cors import CorsPolicy
     from server.rpc.limits import FairUse, parse_rates
@@ -384,7 +386,7 @@ def server_config(options: dict[str, Any], ctx: click.Context) -> Any:
         except (ValueError, OSError) as error:
             raise click.UsageError(f"frontend tokens: {error}") from None
     try:
-        bot_ratings = load_ratings(options["bot_ratings"]) if options["bot_ratings"] else None
+        bot_ratings = load_game_ratings(options["bot_ratings"]) if options["bot_ratings"] else None
     except (ValueError, OSError) as error:
         raise click.BadParameter(str(error), param_hint="--bot-ratings") from None
     web = None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import uuid
 from collections.abc import Mapping
@@ -44,16 +45,23 @@ class Players:
         self.tasks: set[asyncio.Task[None]] = set()
         service.on_finished = self._finished
 
-    async def start(self, bot_ratings: Mapping[str, tuple[float, float]] | None = None) -> None:
-        """Put the bot levels on the ladders (on Mercado's at ``bot_ratings``' mu and sigma, until they
-        have played: the ratings file measures Mercado's AI), and rate the matches that finished
-        while the server was stopping."""
+    async def start(self, bot_ratings: Mapping[str, Mapping[str, tuple[float, float]]] | None = None) -> None:
+        """Put the bot levels on the ladders, on each game's at that game's ``bot_ratings`` (by game,
+        then by player: mu and sigma, the levels' strength measured in that game) until they have
+        played there, and rate the matches that finished while the server was stopping."""
         bots = []
         for level in BOT_LEVELS:
-            player = PlayerRecord(bot_player_id(level), BOT, bot_name(level), now_ms())
-            if bot_ratings and player.player_id in bot_ratings:
-                player.mu, player.sigma = bot_ratings[player.player_id]
-            bots.append(player)
+            bot = PlayerRecord(
+                bot_player_id(level), BOT, bot_name(level), now_ms()
+            )  # Mercado's, a newcomer's
+            rated = [
+                dataclasses.replace(
+                    bot, mu=ratings[bot.player_id][0], sigma=ratings[bot.player_id][1], game=game
+                )
+                for game, ratings in (bot_ratings or {}).items()
+                if bot.player_id in ratings
+            ]
+            bots += rated if any(record.game == bot.game for record in rated) else [bot, *rated]
         await self.store.calibrate(bots)
         for match_id in await self.store.finished_unrated():
             with contextlib.suppress(NotFound):

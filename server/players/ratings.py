@@ -121,8 +121,11 @@ def rate(players: Sequence[PlayerRecord], ranks: Sequence[int]) -> list[PlayerRe
     ]
 
 
-# A ratings file (``mercado arena --rate``, ``mercado serve --bot-ratings``):
+# A ratings file (``mercado arena --rate``, one game's), and a folder of them, ``<game>.json`` each
+# (``mercado serve --bot-ratings``; ``ai/bot-ratings/``):
 # {"ratings": {"bot:easy": {"mu": 22.1, "sigma": 1.3}, ...}, "games": 200}
+# Ratings by game, then by player: each a (mu, sigma).
+GameRatings = dict[str, dict[str, tuple[float, float]]]
 
 
 def load_ratings(path: Path) -> dict[str, tuple[float, float]]:
@@ -134,6 +137,21 @@ def load_ratings(path: Path) -> dict[str, tuple[float, float]]:
         raise ValueError(f"{path} is not a ratings file ({error})") from None
     if any(not (sigma > 0 and abs(mu) < 1e6) for mu, sigma in ratings.values()):
         raise ValueError(f"{path} has a rating out of range")
+    return ratings
+
+
+def load_game_ratings(path: Path) -> GameRatings:
+    """The ratings of a folder of ratings files by game (``<game>.json``, any game may be missing;
+    ValueError for a file named after no game), or of one file: Mercado's."""
+    if not path.is_dir():
+        return {"mercado": load_ratings(path)}
+    ratings: GameRatings = {}
+    for file in sorted(path.glob("*.json")):
+        try:
+            game_named(file.stem)
+        except ValueError as error:
+            raise ValueError(f"{file}: {error}") from None
+        ratings[file.stem] = load_ratings(file)
     return ratings
 
 

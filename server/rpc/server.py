@@ -134,7 +134,7 @@ class ServerConfig:
     reflection: bool = True
     metrics: bool = True
     frontend: FrontendTokens | None = None  # how a frontend's player tokens are checked
-    bot_ratings: Mapping[str, tuple[float, float]] | None = None  # the bots' starting ratings
+    bot_ratings: Mapping[str, Mapping[str, tuple[float, float]]] | None = None  # the bots', by game
     matchmaking_ai_wait: float = 15.0
 
 

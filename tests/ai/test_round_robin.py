@@ -14,7 +14,7 @@ import ai.round_robin_report
 from ai.arena import GameOutcome
 from ai.round_robin import pairings, play_round_robin
 from server.cli import main
-from server.players.ratings import load_ratings, rate
+from server.players.ratings import load_game_ratings, load_ratings, rate
 from server.store.records import BOT, DEFAULT_SIGMA, PlayerRecord
 
 CHEAP = ["random", "greedy", "mcts:easy"]
@@ -145,7 +145,6 @@ def test_rate_writes_the_levels_ratings_for_the_server(tmp_path: Path) -> None:
         (["--bots", "random,greedy,random"], "--bots"),
         (["--bots", "greedy"], "--bots"),
         (["--bots", "random,greedy", "--rate", "{tmp}/r.json"], "--rate"),
-        (["--bots", "random,mcts:easy", "--rate", "{tmp}/r.json", "--game", "oregano"], "--rate"),
         (["--bots", "random,mcts:easy", "--rate", "{tmp}/missing/r.json"], "--rate"),
     ],
 )
@@ -157,11 +156,14 @@ def test_a_round_robin_that_cannot_be_is_refused_before_playing(
     assert played == [] and not (tmp_path / "r.json").exists()
 
 
-def test_a_round_robin_of_another_game(tmp_path: Path) -> None:
+def test_a_round_robin_of_another_game_rates_its_levels_for_that_game_s_ladder(tmp_path: Path) -> None:
+    path = tmp_path / "oregano.json"  # as in ai/bot-ratings/, which mercado serve --bot-ratings reads
     code, out, err = arena(
-        "--game", "oregano", "--bots", "random,greedy", "--games", "2", "--jobs", "1", "--json"
-    )
+        "--game", "oregano", "--bots", "random,mcts:easy", "--games", "2", "--jobs", "1", "--json",
+        "--rate", str(path),
+    )  # fmt: skip
     assert code == 0, err
     report = json.loads(out)
     assert report["game"] == "oregano" and report["games"] == 2
     assert [cell["games"] for cell in report["matrix"]] == [2, 2]
+    assert load_game_ratings(tmp_path)["oregano"].keys() == {"bot:easy"}

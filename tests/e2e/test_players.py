@@ -380,6 +380,29 @@ async def test_matchmaking_fills_with_bots_when_allowed(start: Start, tmp_path: 
         alone.cancel()
 
 
+async def test_each_game_s_bots_start_at_their_ratings_in_that_game(start: Start, tmp_path: Path) -> None:
+    """A folder of ratings files, one a game (ai/bot-ratings/): each game's ladder gets its own."""
+    folder = tmp_path / "bot-ratings"
+    folder.mkdir()
+    for game, mu in (("mercado", 31.0), ("leilao", 28.5)):
+        ratings = {"bot:hard": {"mu": mu, "sigma": 1.5}, "bot:easy": {"mu": mu - 20, "sigma": 2.0}}
+        (folder / f"{game}.json").write_text(json.dumps({"ratings": ratings}))
+    server = start("--bot-ratings", str(folder))
+    async with grpc.aio.insecure_channel(server.target) as channel:
+        stub = api_grpc.MatchServiceStub(channel)
+
+        async def rating(player: str, game: str) -> tuple[float, float]:
+            found = await stub.GetPlayer(players_api.GetPlayerRequest(player_id=player, game=game))
+            return found.rating.mu, found.rating.sigma
+
+        assert await rating("bot:hard", "mercado") == (31.0, 1.5)
+        assert await rating("bot:hard", "leilao") == (28.5, 1.5)
+        assert await rating("bot:easy", "leilao") == (8.5, 2.0)
+        newcomer = await rating("bot:medium", "mercado")
+        assert await rating("bot:hard", "oregano") == newcomer  # no file: where a newcomer starts
+        assert await rating("bot:medium", "leilao") == newcomer
+
+
 async def test_a_match_against_a_bot_rates_the_bot_level_on_the_same_ladder(start: Start) -> None:
     from server_process import AGENT_KEY
 
