@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import math
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from server.games.mercado import Options, apply, new_game, player_view
+from server.games.mercado import Options, apply, legal_actions, new_game, player_view
 from server.games.registry import game_named
 
 from .bots import make_bot
@@ -33,6 +33,16 @@ class GameOutcome:
     margins: tuple[int, ...]  # score minus the best other score
     wins: tuple[float, ...]  # 1 for a sole winner, 1/k for a k-way shared first place
     ranks: tuple[int, ...] = ()  # the game's final ranks: 1-based, ties shared
+    choices: tuple[Choices, ...] = ()  # by seat: what it chose, by the action's type
+
+
+# What a seat chose, by action type: how often, and how often it was the seat's only legal action.
+Choices = dict[str, tuple[int, int]]
+
+
+def count_choice(choices: Choices, kind: str, only: bool) -> None:
+    chosen, forced = choices.get(kind, (0, 0))
+    choices[kind] = (chosen + 1, forced + only)
 
 
 def seating(bots: list[str], players: int, game: int) -> list[str]:
@@ -51,9 +61,11 @@ def play_game(bots: list[str], players: int, seed: int, game: int, money: str = 
     seats = [make_bot(name, seed * 31 + p, timed=False) for p, name in enumerate(names)]
     trackers = [CoinTracker(players) for _ in range(players)]
     views = [player_view(state, seat) for seat in range(players)]
+    choices: list[Choices] = [{} for _ in range(players)]
     while not state.is_terminal:
         actor = state.current_player
         action = seats[actor].choose(views[actor], trackers[actor].completed(views[actor])["coins"])
+        count_choice(choices[actor], action.type, len(legal_actions(state)) == 1)
         apply(state, action)
         views = [player_view(state, seat) for seat in range(players)]
         # Payments follow from public information alone: worked out once, the same for every seat.
@@ -68,6 +80,7 @@ def play_game(bots: list[str], players: int, seed: int, game: int, money: str = 
         margins=tuple(margins(state.result.scores)),
         wins=tuple(win_shares(state.result.ranks)),
         ranks=state.result.ranks,
+        choices=tuple(choices),
     )
 
 
@@ -78,9 +91,13 @@ def play_rules_game(name: str, bots: list[str], players: int, seed: int, game: i
     names = seating(bots, players, game)
     state = rules.new_game(rules.options({"players": players}), seed)
     seats = [game_bot(rules, bot, seed * 31 + p, timed=False) for p, bot in enumerate(names)]
+    choices: list[Choices] = [{} for _ in range(players)]
     while not rules.is_over(state):
         seat = min(rules.to_move(state))
-        rules.apply(state, seat, seats[seat].choose(rules.view(state, seat)))
+        action = seats[seat].choose(rules.view(state, seat))
+        only = len(rules.legal_actions(state, seat)) == 1
+        count_choice(choices[seat], rules.action_to_json(action)["type"], only)
+        rules.apply(state, seat, action)
     outcome = rules.outcome(state)
     assert outcome is not None
     return GameOutcome(
@@ -90,6 +107,7 @@ def play_rules_game(name: str, bots: list[str], players: int, seed: int, game: i
         margins=tuple(margins(outcome.scores)),
         wins=tuple(win_shares(outcome.ranks)),
         ranks=outcome.ranks,
+        choices=tuple(choices),
     )
 
 
@@ -141,6 +159,7 @@ class BotSummary:
     win_rate: Estimate
     score: Estimate
     margin: Estimate
+    choices: Choices = field(default_factory=dict)  # over all its seats
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -149,6 +168,10 @@ class BotSummary:
             "win_rate": self.win_rate.to_json(),
             "score": self.score.to_json(),
             "margin": self.margin.to_json(),
+            "choices": {
+                kind: {"chosen": chosen, "only_choice": forced}
+                for kind, (chosen, forced) in sorted(self.choices.items())
+            },
         }
 
 
@@ -162,6 +185,11 @@ def summarize(outcomes: list[GameOutcome]) -> list[BotSummary]:
     out = []
     for name in names:
         seats = [(o, p) for o in outcomes for p, bot in enumerate(o.bots) if bot == name]
+        choices: Choices = {}
+        for o, p in seats:
+            for kind, (chosen, forced) in (o.choices[p] if o.choices else {}).items():
+                before = choices.get(kind, (0, 0))
+                choices[kind] = (before[0] + chosen, before[1] + forced)
         out.append(
             BotSummary(
                 bot=name,
@@ -169,6 +197,7 @@ def summarize(outcomes: list[GameOutcome]) -> list[BotSummary]:
                 win_rate=rate_estimate([o.wins[p] for o, p in seats]),
                 score=estimate([float(o.scores[p]) for o, p in seats]),
                 margin=estimate([float(o.margins[p]) for o, p in seats]),
+                choices=choices,
             )
         )
     return out

@@ -83,6 +83,18 @@ def results_table(summaries: list[BotSummary]) -> Table:
     return table
 
 
+def choices_table(summaries: list[BotSummary]) -> Table:
+    """What each bot chose, by action type: how often, and how often it had no other legal action."""
+    table = Table(title="choices")
+    for column in ("bot", "action", "chosen", "share", "its only choice"):
+        table.add_column(column, justify="right")
+    for s in summaries:
+        total = sum(chosen for chosen, _ in s.choices.values())
+        for kind, (chosen, forced) in sorted(s.choices.items()):
+            table.add_row(s.bot, kind, str(chosen), f"{chosen / total:.1%}", str(forced))
+    return table
+
+
 def best_first(rows: list[RatingRow]) -> list[RatingRow]:
     """By display rating, the ladder's order."""
     return sorted(rows, key=lambda r: (-r.display, r.player))
@@ -142,12 +154,16 @@ def run_arena(
     console: Console,
     rate: Rater | None = None,
     name: str = "mercado",
+    show_choices: bool = False,
 ) -> dict[str, Any]:
-    """Play ``name``, print the table on ``console``, optionally plot and rate the games; return the
-    JSON report (``money`` is Mercado's option, ignored by the other games)."""
+    """Play ``name``, print the table on ``console`` (and with ``show_choices`` the bots' choices by
+    action type), optionally plot and rate the games; return the JSON report (``money`` is Mercado's
+    option, ignored by the other games)."""
     outcomes = play_games(bots, players, games, jobs, seed, money, name)
     summaries = summarize(outcomes)
     console.print(results_table(summaries))
+    if show_choices:
+        console.print(choices_table(summaries))
     ratings = rate(outcomes) if rate else None
     if ratings is not None:
         console.print(ratings_table(ratings))

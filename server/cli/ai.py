@@ -174,6 +174,13 @@ def ai_command(
 @click.option(
     "--plot", type=click.Path(dir_okay=False, path_type=Path), help="Also draw the results to this PNG."
 )
+@click.option(
+    "--choices",
+    "show_choices",
+    is_flag=True,
+    help="Also print what each bot chose, by action type (always in the JSON): e.g. how often Oregano's "
+    "bots skip a declared action.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON (the table goes to stderr).")
 @click.option("--json-out", type=click.Path(dir_okay=False, path_type=Path), help="Also write the JSON here.")
 @click.option(
@@ -194,6 +201,7 @@ def arena(
     seed: int,
     money: str,
     plot: Path | None,
+    show_choices: bool,
     as_json: bool,
     json_out: Path | None,
     rate_file: Path | None,
@@ -228,7 +236,9 @@ def arena(
                     param_hint="--rate",
                 )
             rate = arena_rater(rate_file)
-        report = run_arena(names, players, games, jobs, seed, money, plot, console, rate, game_name)
+        report = run_arena(
+            names, players, games, jobs, seed, money, plot, console, rate, game_name, show_choices
+        )
     text = json.dumps(report, indent=2)
     if as_json:
         click.echo(text)

@@ -151,7 +151,7 @@ def test_summarize_pools_the_seats_of_the_same_bot() -> None:
     assert math.isclose(total, len(outcomes))
     report = greedy.to_json()
     assert report["bot"] == "greedy" and report["seats_played"] == 3
-    assert set(report) == {"bot", "seats_played", "win_rate", "score", "margin"}
+    assert set(report) == {"bot", "seats_played", "win_rate", "score", "margin", "choices"}
 
 
 @settings(max_examples=200, deadline=None)

@@ -74,16 +74,26 @@ def test_an_arena_game_of_any_game_seats_the_bots_in_turn() -> None:
     assert first.margins[0] == -first.margins[1]
 
 
-def test_arena_command_plays_the_game_it_is_given() -> None:
+def test_arena_command_plays_the_game_it_is_given_and_counts_each_bot_s_choices() -> None:
     runner = CliRunner(mix_stderr=False)
-    args = ["arena", "--game", "oregano", "--games", "2", "--bots", "greedy,random", "--jobs", "1", "--json"]
-    result = runner.invoke(main, args)
+    args = ["arena", "--game", "oregano", "--games", "2", "--bots", "greedy,random", "--jobs", "1"]
+    result = runner.invoke(main, [*args, "--json", "--choices"])
     assert result.exit_code == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["game"] == "oregano" and report["games"] == 2
     assert {row["bot"] for row in report["results"]} == {"greedy", "random"}
-    refused = runner.invoke(main, [*args[:-1], "--rate", "ratings.json"])
-    assert refused.exit_code != 0 and "Mercado" in refused.stderr
+    assert "its only choice" in result.stderr  # the choices' table
+    for row in report["results"]:
+        choices = row["choices"]
+        # Every turn declares two actions, each then done or skipped; a skip with nothing else legal
+        # is the bot's only choice.
+        operations = ("build", "level_up", "take_resources", "sell", "acquire", "skip")
+        assert (
+            sum(choices[kind]["chosen"] for kind in operations if kind in choices)
+            == 2 * choices["declare"]["chosen"]
+        )
+        assert all(0 <= c["only_choice"] <= c["chosen"] for c in choices.values())
+        assert choices["declare"]["only_choice"] == 0
 
 
 def test_bench_positions_of_any_game_give_a_seat_a_choice() -> None:
