@@ -375,6 +375,11 @@ def _why(state: OreganoState, seat: int, action: OreganoAction) -> str | None:
         declared = state.declared[state.step]
         if action.type != A.SKIP and action.type not in OPERATIONS[declared]:
             return f"the declared action is {declared}, not {action.type}"
+    return _why_this(state, seat, action)
+
+
+def _why_this(state: OreganoState, seat: int, action: OreganoAction) -> str | None:
+    """Why the action of the seat to move, of a type the phase (and the declaration) takes, is illegal."""
     check = _CHECKS.get(action.type)
     return check(state, seat, action) if check else None
 
@@ -427,7 +432,9 @@ def legal_actions(state: OreganoState, seat: int) -> list[OreganoAction]:
     """What ``seat`` may do now, in a stable order; empty if it is not to move."""
     if state.phase == OVER or seat != state.current:
         return []
-    return [a for a in _candidates(state, seat) if _why(state, seat, a) is None]
+    return [
+        a for a in _candidates(state, seat) if _why_this(state, seat, a) is None
+    ]  # each of the phase's type
 
 
 # --- effects -------------------------------------------------------------------
