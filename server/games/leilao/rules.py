@@ -25,6 +25,7 @@ Events (``apply``; :func:`views.events_for` strips what another seat may not see
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from typing import Any
 
@@ -90,15 +91,22 @@ def legal_actions(state: LeilaoState, seat: int) -> list[LeilaoAction]:
     if seat not in pending(state):
         return []
     if state.phase == BID:
-        hand = state.hands[seat]
-        actions: list[LeilaoAction] = []
-        for card in hand:
-            actions.append(BIDS[card, None])
-            actions.extend(BIDS[card, extra] for extra in hand if extra != card)
-        return actions
+        return list(bids_from(tuple(state.hands[seat])))
     if state.phase == TIEBREAK:
         return [REBIDS[card] for card in state.hands[seat]]
     return [PICKS[stall] for stall in state.display]
+
+
+# Hands recur (a hand is known to every seat, and the search meets the same ones again and again): their
+# bids, a few hundred each, are worked out once. Bounded, and invisible but for the time it saves.
+@functools.lru_cache(maxsize=4096)
+def bids_from(hand: tuple[int, ...]) -> tuple[Bid, ...]:
+    """Every bid of a hand: each card alone, then with each other card as the extra."""
+    bids: list[Bid] = []
+    for card in hand:
+        bids.append(BIDS[card, None])
+        bids.extend(BIDS[card, extra] for extra in hand if extra != card)
+    return tuple(bids)
 
 
 def why_illegal(state: LeilaoState, seat: int, action: LeilaoAction) -> str | None:
