@@ -20,6 +20,7 @@ ENGINE_ALLOWED = {
     "functools",
     "itertools",
     "math",
+    "operator",
     "random",
     "typing",
 }

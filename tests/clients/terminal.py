@@ -25,6 +25,9 @@ ANSI = re.compile(
     r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>]|\r"
 )
 PROMPT = re.compile(r"(your move|which square|which entrance|press Enter to take your seat back)\b[^\n]*: $")
+# A window's question, whole: its prompt line as the program ends it. A screen read half drawn may end
+# in another ": " ("you: " of the line that names the player, "0: back" within a prompt).
+QUESTION = re.compile(r"^((your move|which |resign\?)[^\n]*\)|press Enter to take your seat back): $")
 STARTUP_SECONDS = 20.0
 
 
@@ -82,9 +85,10 @@ class Terminal:
             if other is not None and other.search(self.text, self.seen):
                 return None
             frame = ANSI.sub("", self.raw.rsplit("\x1b[2J", 1)[-1])  # since the screen was last cleared
-            if frame.endswith(": ") and self.raw.endswith(": ") and len(self.raw) > self.asked:
+            last = frame.rsplit("\n", 1)[-1]
+            if QUESTION.match(last) and self.raw.endswith(": ") and len(self.raw) > self.asked:
                 self.asked = len(self.raw)
-                return frame.rsplit("\n", 1)[-1]
+                return last
             alive = self._read(min(deadline, time.monotonic() + 0.2))
             if time.monotonic() >= deadline or not alive:
                 raise AssertionError(f"no question within {timeout} s:\n" + "\n".join(self.shown))

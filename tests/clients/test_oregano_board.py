@@ -3,6 +3,7 @@ then charges it), hidden strategy cards, the result; choosing an action by numbe
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -18,6 +19,7 @@ from rules_screens import finished, match_state, played
 from screens import NAMES, squeezed, text
 
 from server.games.oregano import RULES
+from server.games.oregano.state import BoulevardEntry
 
 GAME = "oregano"
 
@@ -288,3 +290,18 @@ def test_a_kept_strategy_card_is_named_to_its_holder_only() -> None:
         [line] = board(update.state).update_lines(update, NAMES)
         assert line.plain.startswith(f"{NAMES[seat]} (seat {seat + 1}) {expected}")
         assert (STRATEGIES[card][0] in line.plain) == (viewer == seat)
+
+
+def test_the_smallest_board_keeps_a_long_boulevard_to_one_line() -> None:
+    """A small window's last resort: however many shops were sold, the boulevard takes one line, so
+    that the status line, both seats and the menu still fit 80 columns by 24 lines."""
+    state = played(GAME, players=2, steps=40, seed=3)
+    sold = [BoulevardEntry(100 + n, kind, 1, 1) for n, kind in enumerate(list(SHOP_NAMES) * 2)]
+    state = dataclasses.replace(state, boulevard=sold)
+    message = match_state(GAME, state, 0)
+    full, *_, smallest = board(message).compact(message)
+    assert sum("boulevard" in line or line.startswith(" ") for line in text(full, 80).splitlines()) > 1
+    lines = text(smallest, 80).splitlines()
+    (boulevard,) = [line for line in lines if line.startswith("boulevard ")]
+    assert boulevard.endswith("…") and len(boulevard) <= 80
+    assert lines[lines.index(boulevard) + 1].lstrip().startswith(("▶", NAMES[0], NAMES[1]))

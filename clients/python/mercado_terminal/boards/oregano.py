@@ -235,19 +235,24 @@ class OreganoBoard(RulesBoard):
 
     def compact_tables(self, seen: Seen) -> list[RenderableType]:
         """The supply, the boulevard and the bonus cards left, under the shops' stock and prices; then
-        without the stock, then without the bonus cards (the menu says what each action pays)."""
+        without the stock, then without the bonus cards and with the boulevard cut to a line (the menu
+        says what each action pays and which shops may be acquired)."""
         view = seen.view
         supply = Text("  ").join(Text(f"{r} {view['supply'][r]}", RESOURCE_STYLES[r]) for r in RESOURCES)
         deck = Text.assemble(("   strategy deck ", "dim"), str(view["strategy_deck_count"]))
         bonuses = [Text(BONUS_NAMES[b], "bold yellow") for b in view["bonus_available"]]
-        needed = [
-            Text.assemble(("supply ", "dim"), supply, deck),
-            Text.assemble(("boulevard ", "dim"), self.boulevard_text(seen)),
-        ]
+        stocks = Text.assemble(("supply ", "dim"), supply, deck)
+        boulevard = Text.assemble(("boulevard ", "dim"), self.boulevard_text(seen))
+        one_line = boulevard.copy()
+        one_line.no_wrap, one_line.overflow = True, "ellipsis"
         left = Text.assemble(
             ("bonus cards ", "dim"), Text(", ").join(bonuses) if bonuses else Text("none left", "dim")
         )
-        return [Group(self.stock_table(seen), *needed, left), Group(*needed, left), Group(*needed)]
+        return [
+            Group(self.stock_table(seen), stocks, boulevard, left),
+            Group(stocks, boulevard, left),
+            Group(stocks, one_line),
+        ]
 
     def compact_words(self, seen: Seen, seat: int) -> list[Text]:
         view = seen.view
