@@ -51,17 +51,19 @@ class Players:
         played there, and rate the matches that finished while the server was stopping."""
         bots = []
         for level in BOT_LEVELS:
-            bot = PlayerRecord(
-                bot_player_id(level), BOT, bot_name(level), now_ms()
-            )  # Mercado's, a newcomer's
-            rated = [
-                dataclasses.replace(
-                    bot, mu=ratings[bot.player_id][0], sigma=ratings[bot.player_id][1], game=game
-                )
+            # On Mercado's ladder at a newcomer's rating, then on each game's where it was measured.
+            bot = PlayerRecord(bot_player_id(level), BOT, bot_name(level), now_ms())
+            measured = {
+                game: ratings[bot.player_id]
                 for game, ratings in (bot_ratings or {}).items()
                 if bot.player_id in ratings
+            }
+            if bot.game not in measured:
+                bots.append(bot)
+            bots += [
+                dataclasses.replace(bot, game=game, mu=mu, sigma=sigma)
+                for game, (mu, sigma) in measured.items()
             ]
-            bots += rated if any(record.game == bot.game for record in rated) else [bot, *rated]
         await self.store.calibrate(bots)
         for match_id in await self.store.finished_unrated():
             with contextlib.suppress(NotFound):
