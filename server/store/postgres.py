@@ -199,10 +199,16 @@ class PostgresStore:
     async def create_match(self, match: MatchRecord) -> None:
         status = WAITING if any(not s.taken for s in match.seats) else PLAYING
 
+        seats = [seat_values(s) for s in match.seats]
+
+        # One statement, so one round trip: the match, then its seats (their key checked at its end).
         async def write(db: Db) -> None:
             await db.execute(
-                "INSERT INTO matches (match_id, game, options, seed, created_ms, status, salt, seed_chosen,"
-                " clock, hot_seat, unrated) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+                "WITH match AS (INSERT INTO matches (match_id, game, options, seed, created_ms, status, salt,"
+                f" seed_chosen, clock, hot_seat, unrated) VALUES ({_marks(11)}))"
+                f" INSERT INTO seats (match_id, {SEAT_COLUMNS}) SELECT $1, * FROM unnest($12::int[],"
+                " $13::text[], $14::text[], $15::text[], $16::text[], $17::bigint[], $18::text[], $19::int[],"
+                " $20::text[])",
                 match.match_id,
                 match.game,
                 options_text(match.options),
@@ -214,21 +220,23 @@ class PostgresStore:
                 clock_text(match.clock),
                 match.hot_seat,
                 match.unrated,
-            )
-            await db.executemany(
-                f"INSERT INTO seats (match_id, {SEAT_COLUMNS}) VALUES ({_marks(10)})",
-                [(match.match_id, *seat_values(s)) for s in match.seats],
+                *(list(column) for column in zip(*seats, strict=True)),
             )
 
-        await self._write(write)
+        await self._write(write, one_statement=True)
 
     async def save_seat(self, match_id: str, seat: SeatRecord, status: str) -> None:
+        # One statement, so one round trip: the seat, if still open, then (the seat locked first, as
+        # cancel locks them) the match's status and count of changes, and the news; none of it if the
+        # seat was not open.
         async def write(db: Db) -> None:
-            await _one_row(
-                db,
-                "UPDATE seats SET display_name = $1, token_hash = $2, played_by = $3, reserve_ms = $4,"
-                " player_id = $5, request_hash = $6 WHERE match_id = $7 AND seat = $8 AND token_hash IS NULL"
-                " AND played_by = 'owner'",
+            news = await db.fetch(
+                "WITH seat AS (UPDATE seats SET display_name = $1, token_hash = $2, played_by = $3,"
+                " reserve_ms = $4, player_id = $5, request_hash = $6 WHERE match_id = $7 AND seat = $8"
+                " AND token_hash IS NULL AND played_by = 'owner' RETURNING 1),"
+                " match AS (UPDATE matches SET status = $9, changes = changes + 1 WHERE match_id = $7"
+                " AND EXISTS (SELECT 1 FROM seat) RETURNING 1)"
+                " SELECT pg_notify($10, $11) FROM match",
                 seat.display_name,
                 seat.token_hash,
                 seat.played_by,
@@ -237,11 +245,14 @@ class PostgresStore:
                 seat.request_hash,
                 match_id,
                 seat.seat,
+                status,
+                CHANNEL,
+                self._news(match_id),
             )
-            await _one_row(db, "UPDATE matches SET status = $1 WHERE match_id = $2", status, match_id)
-            await self._notify(db, match_id)
+            if len(news) != 1:
+                raise _RowMissing
 
-        await self._write(write)
+        await self._write(write, one_statement=True)
 
     async def release_seat(self, match_id: str, seat: int) -> None:
         async def write(db: Db) -> None:
@@ -346,7 +357,7 @@ class PostgresStore:
         async def write(db: Db) -> None:
             await db.execute(SAVE_PLAYER.format(_marks(4)), *new_player_row(player))
 
-        await self._write(write)
+        await self._write(write, one_statement=True)
 
     async def calibrate(self, players: list[PlayerRecord]) -> None:
         async def write(db: Db) -> None:
