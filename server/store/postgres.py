@@ -198,7 +198,6 @@ class PostgresStore:
 
     async def create_match(self, match: MatchRecord) -> None:
         status = WAITING if any(not s.taken for s in match.seats) else PLAYING
-
         seats = [seat_values(s) for s in match.seats]
 
         # One statement, so one round trip: the match, then its seats (their key checked at its end).
