@@ -9,7 +9,7 @@ from mercado_client.wire import WireError
 
 from server.games.mercado import IllegalAction, InvalidAction, InvalidPosition
 from server.match import errors
-from server.store import Conflict, StoreUnavailable
+from server.store import Conflict, StoreBusy, StoreUnavailable
 
 STATUS_OF: dict[type[Exception], grpc.StatusCode] = {
     errors.InvalidRequest: grpc.StatusCode.INVALID_ARGUMENT,
@@ -22,6 +22,7 @@ STATUS_OF: dict[type[Exception], grpc.StatusCode] = {
     errors.NoSeatLeft: grpc.StatusCode.RESOURCE_EXHAUSTED,
     errors.Throttled: grpc.StatusCode.RESOURCE_EXHAUSTED,
     errors.ShuttingDown: grpc.StatusCode.UNAVAILABLE,
+    StoreBusy: grpc.StatusCode.RESOURCE_EXHAUSTED,  # before StoreUnavailable, its base: nothing was done
     StoreUnavailable: grpc.StatusCode.UNAVAILABLE,
     Conflict: grpc.StatusCode.ABORTED,
     IllegalAction: grpc.StatusCode.FAILED_PRECONDITION,
@@ -48,7 +49,7 @@ def status_of(error: Exception) -> tuple[grpc.StatusCode, str]:
 
 
 def trailing_metadata(error: Exception) -> tuple[tuple[str, str], ...]:
-    """A fair-use refusal says in how many whole seconds to try again."""
-    if isinstance(error, errors.Throttled):
+    """A fair-use refusal, or one of a busy store, says in how many whole seconds to try again."""
+    if isinstance(error, errors.Throttled | StoreBusy):
         return (("retry-after", str(max(1, math.ceil(error.retry_after)))),)
     return ()

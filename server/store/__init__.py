@@ -25,6 +25,16 @@ class StoreUnavailable(StoreError):
     """The storage cannot make a write durable now (disk full, file removed, I/O error)."""
 
 
+class StoreBusy(StoreUnavailable):
+    """The storage has no room for the call now: more calls wait for the database than it is given
+    connections for, in time. Nothing was done; the call may be repeated after ``retry_after`` seconds.
+    A busy store is not a failing one: it stays healthy."""
+
+    def __init__(self, reason: str, retry_after: float) -> None:
+        super().__init__(reason)
+        self.retry_after = retry_after
+
+
 class Conflict(StoreError):
     """The write contradicts what is stored: the version or request id is taken, the seat taken."""
 
@@ -55,7 +65,8 @@ class MatchListing:
 class Store(Protocol):
     """Durable storage of matches. Every write has returned only once it survives a killed process;
     a failure raises StoreUnavailable (nothing is then acknowledged) and the store reports itself
-    unhealthy until a write succeeds again."""
+    unhealthy until a write succeeds again; a store too busy to take a call now refuses it with
+    StoreBusy, and stays healthy."""
 
     # Whether other servers write to it too: then what a server holds in memory may fall behind.
     shared: bool
@@ -251,6 +262,7 @@ __all__ = [
     "MatchListing",
     "QueuedRecord",
     "Store",
+    "StoreBusy",
     "StoreError",
     "StoreLocked",
     "StoreUnavailable",

@@ -19,6 +19,11 @@ store reports itself unhealthy: the server cannot vouch that it hears the others
 A lost connection, a database that restarts or refuses connections: calls
 fail with StoreUnavailable (nothing is acknowledged), the store reports itself
 unhealthy and probes with a small write until one succeeds.
+
+A crowd is not a failure: calls take their turn for the pool's connections, in
+the order they came, and one that waits too long, or finds too many waiting
+already, is refused with StoreBusy before anything is sent (the caller may try
+again shortly), while the store stays healthy for every other call.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ from typing import Any, TypeAlias, TypeVar
 
 import asyncpg
 
-from . import AgentRecord, Conflict, MatchListing, StoredAction, StoreUnavailable
+from . import AgentRecord, Conflict, MatchListing, StoreBusy, StoredAction, StoreUnavailable
 from .encoding import (
     CALIBRATE,
     ENQUEUE,
@@ -74,8 +79,11 @@ Db: TypeAlias = Any  # an asyncpg connection (asyncpg has no type hints)
 T = TypeVar("T")
 CHANNEL = "mercado_matches"  # where servers tell each other of changed matches
 POOL_SIZE = 16  # connections per server
-ACQUIRE_SECONDS = 5.0  # a call waits this long for a free connection, then fails UNAVAILABLE
-STATEMENT_SECONDS = 10.0  # and this long for one statement
+ACQUIRE_SECONDS = 5.0  # a call waits its turn for a free connection this long, then is refused (busy)
+WAITING_MOST = 256 * POOL_SIZE  # calls waiting for a connection at most: one more is refused at once
+BUSY_RETRY_SECONDS = 1.0  # what a call refused for a busy store is told to wait before trying again
+BUSY_LOG_SECONDS = 10.0  # between two warnings that calls were refused for a busy store
+STATEMENT_SECONDS = 10.0  # a statement runs this long at most, then the database counts as failing
 CONNECT_SECONDS = 5.0
 PROBE_SECONDS = 1.0  # how often an unhealthy store tries a write
 RECONNECT_SECONDS = 1.0  # how often a lost listening connection is tried again
@@ -150,6 +158,12 @@ class PostgresStore:
         self.heard_at = 0.0  # when the listening connection last carried a heartbeat (monotonic)
         self.prober: asyncio.Task[None] | None = None
         self.listener: asyncio.Task[None] | None = None
+        # A call's turn for a pooled connection: the pool's own wait cannot tell a call that waits
+        # for a free connection from one that waits for a connection being made to the database.
+        self.turns = asyncio.Semaphore(POOL_SIZE)
+        self.waiting = 0  # calls waiting for their turn
+        self.busy_refusals = 0  # since the last warning of a busy store
+        self.busy_logged_at = -BUSY_LOG_SECONDS
 
     @classmethod
     async def open(cls, dsn: str, on_health: Callable[[str | None], None] | None = None) -> PostgresStore:
@@ -184,11 +198,16 @@ class PostgresStore:
 
     async def create_match(self, match: MatchRecord) -> None:
         status = WAITING if any(not s.taken for s in match.seats) else PLAYING
+        seats = [seat_values(s) for s in match.seats]
 
+        # One statement, so one round trip: the match, then its seats (their key checked at its end).
         async def write(db: Db) -> None:
             await db.execute(
-                "INSERT INTO matches (match_id, game, options, seed, created_ms, status, salt, seed_chosen,"
-                " clock, hot_seat, unrated) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+                "WITH match AS (INSERT INTO matches (match_id, game, options, seed, created_ms, status, salt,"
+                f" seed_chosen, clock, hot_seat, unrated) VALUES ({_marks(11)}))"
+                f" INSERT INTO seats (match_id, {SEAT_COLUMNS}) SELECT $1, * FROM unnest($12::int[],"
+                " $13::text[], $14::text[], $15::text[], $16::text[], $17::bigint[], $18::text[], $19::int[],"
+                " $20::text[])",
                 match.match_id,
                 match.game,
                 options_text(match.options),
@@ -200,21 +219,23 @@ class PostgresStore:
                 clock_text(match.clock),
                 match.hot_seat,
                 match.unrated,
-            )
-            await db.executemany(
-                f"INSERT INTO seats (match_id, {SEAT_COLUMNS}) VALUES ({_marks(10)})",
-                [(match.match_id, *seat_values(s)) for s in match.seats],
+                *(list(column) for column in zip(*seats, strict=True)),
             )
 
-        await self._write(write)
+        await self._write(write, one_statement=True)
 
     async def save_seat(self, match_id: str, seat: SeatRecord, status: str) -> None:
+        # One statement, so one round trip: the seat, if still open, then (the seat locked first, as
+        # cancel locks them) the match's status and count of changes, and the news; none of it if the
+        # seat was not open.
         async def write(db: Db) -> None:
-            await _one_row(
-                db,
-                "UPDATE seats SET display_name = $1, token_hash = $2, played_by = $3, reserve_ms = $4,"
-                " player_id = $5, request_hash = $6 WHERE match_id = $7 AND seat = $8 AND token_hash IS NULL"
-                " AND played_by = 'owner'",
+            news = await db.fetch(
+                "WITH seat AS (UPDATE seats SET display_name = $1, token_hash = $2, played_by = $3,"
+                " reserve_ms = $4, player_id = $5, request_hash = $6 WHERE match_id = $7 AND seat = $8"
+                " AND token_hash IS NULL AND played_by = 'owner' RETURNING 1),"
+                " match AS (UPDATE matches SET status = $9, changes = changes + 1 WHERE match_id = $7"
+                " AND EXISTS (SELECT 1 FROM seat) RETURNING 1)"
+                " SELECT pg_notify($10, $11) FROM match",
                 seat.display_name,
                 seat.token_hash,
                 seat.played_by,
@@ -223,11 +244,14 @@ class PostgresStore:
                 seat.request_hash,
                 match_id,
                 seat.seat,
+                status,
+                CHANNEL,
+                self._news(match_id),
             )
-            await _one_row(db, "UPDATE matches SET status = $1 WHERE match_id = $2", status, match_id)
-            await self._notify(db, match_id)
+            if len(news) != 1:
+                raise _RowMissing
 
-        await self._write(write)
+        await self._write(write, one_statement=True)
 
     async def release_seat(self, match_id: str, seat: int) -> None:
         async def write(db: Db) -> None:
@@ -332,7 +356,7 @@ class PostgresStore:
         async def write(db: Db) -> None:
             await db.execute(SAVE_PLAYER.format(_marks(4)), *new_player_row(player))
 
-        await self._write(write)
+        await self._write(write, one_statement=True)
 
     async def calibrate(self, players: list[PlayerRecord]) -> None:
         async def write(db: Db) -> None:
@@ -688,8 +712,10 @@ class PostgresStore:
 
     @contextlib.asynccontextmanager
     async def _connection(self, retry: bool = False) -> AsyncIterator[Db]:
-        """A pooled connection; the database's unavailability as StoreUnavailable. A refused write
-        goes through as it is, and so does an aborted one when the caller will ``retry`` it."""
+        """A pooled connection, in turn (``_turn``); the database's unavailability as StoreUnavailable.
+        A refused write goes through as it is, and so does an aborted one when the caller will
+        ``retry`` it."""
+        await self._turn()
         try:
             async with self.pool.acquire(timeout=ACQUIRE_SECONDS) as db:
                 yield db
@@ -702,6 +728,40 @@ class PostgresStore:
             failure = _unavailable(error)
             self._set_failure(failure.reason)
             raise failure from None
+        finally:
+            self.turns.release()
+
+    async def _turn(self) -> None:
+        """Wait for one of the pool's connections to be free for this call (each released with
+        ``turns.release()``), in the order the calls came; refused (``_busy``) if WAITING_MOST calls
+        wait already, or if none is free within ACQUIRE_SECONDS."""
+        if not self.turns.locked():  # a connection is free and nobody waits for one
+            await self.turns.acquire()
+            return
+        if self.waiting >= WAITING_MOST:
+            raise self._busy("too many calls are waiting for the database")
+        self.waiting += 1
+        try:
+            await asyncio.wait_for(self.turns.acquire(), ACQUIRE_SECONDS)
+        except TimeoutError:
+            raise self._busy("every database connection stayed in use") from None
+        finally:
+            self.waiting -= 1
+
+    def _busy(self, why: str) -> StoreUnavailable:
+        """StoreBusy for a call refused its turn; StoreUnavailable while the database fails (the
+        connections are held by statements it does not answer: no crowd's doing)."""
+        if self._failure is not None:
+            return StoreUnavailable(self._failure)
+        self.busy_refusals += 1
+        now = time.monotonic()
+        if now - self.busy_logged_at >= BUSY_LOG_SECONDS:
+            log.warning(
+                "storage busy: calls refused, to be tried again",
+                extra={"refused": self.busy_refusals, "why": why, "waiting": self.waiting},
+            )
+            self.busy_logged_at, self.busy_refusals = now, 0
+        return StoreBusy(f"storage is busy: {why}; try again shortly", BUSY_RETRY_SECONDS)
 
     def _set_failure(self, reason: str | None) -> None:
         if reason == self._failure:

@@ -20,8 +20,8 @@ import pytest
 from test_store_conformance import COIN, COIN_TEXT, OFFER_TEXT, Database, record, taken
 
 from server.bench.postgres import PostgresServer
-from server.store import AgentRecord, Conflict, StoreUnavailable
-from server.store.postgres import LISTENER_NAME, PostgresStore
+from server.store import AgentRecord, Conflict, StoreBusy, StoreUnavailable
+from server.store.postgres import LISTENER_NAME, POOL_SIZE, PostgresStore
 from server.store.postgres_schema import MIGRATIONS
 from server.store.records import (
     AI,
@@ -399,6 +399,93 @@ async def test_a_stopped_database_fails_calls_and_the_store_heals_once_it_is_bac
         await until("b and late to hear a", lambda: heard_by_b.changed == heard_by_late.changed == ["m"])
     finally:
         await database.close()
+
+
+# --- a crowd --------------------------------------------------------------------
+
+
+@pytest.fixture
+def patient(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Statements held up by a test's lock run long before the database counts as failing."""
+    monkeypatch.setattr("server.store.postgres.STATEMENT_SECONDS", 120.0)
+
+
+WAITING_FOR_LOCKS = (
+    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
+)
+
+
+async def holding_every_connection(
+    store: PostgresStore, locker: Any, match_id: str
+) -> list[asyncio.Task[None]]:
+    """Writes of ``match_id`` that hold each of the store's pooled connections, waiting for the row
+    that ``locker`` holds (in its transaction), once they all wait."""
+    await locker.execute("SELECT 1 FROM matches WHERE match_id = $1 FOR UPDATE", match_id)
+    writes = [asyncio.create_task(store.set_status(match_id, PLAYING)) for _ in range(POOL_SIZE)]
+    # Counted from a connection outside any transaction: within one, the activity seen stays as it was.
+    watcher = await asyncpg.connect(store.dsn)
+    try:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + WAIT_SECONDS
+        while await watcher.fetchval(WAITING_FOR_LOCKS) < POOL_SIZE:
+            if loop.time() > deadline:
+                pytest.fail(f"waited {WAIT_SECONDS} s for {POOL_SIZE} writes to wait for the row")
+            await asyncio.sleep(0.05)
+    finally:
+        await watcher.close()
+    return writes
+
+
+async def test_a_call_finding_every_connection_in_use_waits_its_turn_then_is_refused_busy_not_failed(
+    database: Database, patient: None
+) -> None:
+    reports: list[str | None] = []
+    store = await PostgresStore.open(database.location, on_health=reports.append)
+    database.opened.append(store)
+    await store.create_match(record("m"))
+    locker = await asyncpg.connect(database.location)
+    try:
+        transaction = locker.transaction()
+        await transaction.start()
+        writes = await holding_every_connection(store, locker, "m")
+
+        with pytest.raises(StoreBusy) as refused:
+            await store.load_match("m")
+        assert refused.value.retry_after >= 1 and refused.value.reason.startswith("storage is busy")
+        assert store.failure is None and reports == []  # a crowd is no failure of the database
+
+        await transaction.rollback()
+        await asyncio.gather(*writes)  # every write that had its turn is stored
+        loaded = await store.load_match("m")
+        assert loaded is not None and loaded[0].seats == record("m").seats
+        assert store.failure is None and reports == []
+    finally:
+        await locker.close()
+
+
+async def test_calls_beyond_the_waiting_line_are_refused_at_once(
+    database: Database, patient: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("server.store.postgres.WAITING_MOST", 3)
+    (store,) = await servers(database, 1)
+    await store.create_match(record("m"))
+    locker = await asyncpg.connect(database.location)
+    try:
+        transaction = locker.transaction()
+        await transaction.start()
+        writes = await holding_every_connection(store, locker, "m")
+        waiting = [asyncio.create_task(store.load_match("m")) for _ in range(3)]
+        await until("three calls to wait for a connection", lambda: store.waiting == 3)
+
+        with pytest.raises(StoreBusy, match="too many calls are waiting"):
+            await store.load_match("m")
+        assert not any(call.done() for call in waiting)  # the line waits on
+
+        await transaction.rollback()
+        await asyncio.gather(*writes, *waiting)
+        assert store.waiting == 0 and store.failure is None
+    finally:
+        await locker.close()
 
 
 # --- what a shared store knows more --------------------------------------------

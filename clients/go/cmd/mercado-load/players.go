@@ -18,6 +18,9 @@ import (
 // retryPause is how long a player waits after a failed call before it tries again.
 const retryPause = time.Second
 
+// joinAttempts is how often a player asks for its seat while the server refuses it for now.
+const joinAttempts = 30
+
 // What a player is doing, as the report counts them.
 const (
 	betweenMatches int32 = iota // signing in, or setting up its table's next match
@@ -180,7 +183,7 @@ func (t *table) play(ctx context.Context) bool {
 	}
 	seats := make([]*mercado.Seat, len(t.players))
 	for i, p := range t.players {
-		seat, err := p.client.JoinSeat(mercado.WithToken(ctx, p.token), summary.GetMatchId(), uint32(i), "")
+		seat, err := p.join(ctx, summary.GetMatchId(), i)
 		if err != nil {
 			t.load.failed(ctx, p, "JoinMatch", err)
 			return false // the match waits for its seats until it expires
@@ -281,6 +284,22 @@ func (p *player) signIn(ctx context.Context) bool {
 	}
 	p.token = token
 	return true
+}
+
+// join takes seat i of the match. A join refused for now (codes.ResourceExhausted: a fair-use limit,
+// or a server too busy to take it; nothing was done) is asked again after a pause, as a player's page
+// would, a few times: its failures are counted, the last one returned.
+func (p *player) join(ctx context.Context, matchID string, i int) (*mercado.Seat, error) {
+	for attempt := 1; ; attempt++ {
+		seat, err := p.client.JoinSeat(mercado.WithToken(ctx, p.token), matchID, uint32(i), "")
+		if err == nil || status.Code(err) != codes.ResourceExhausted || attempt == joinAttempts {
+			return seat, err
+		}
+		p.load.failed(ctx, p, "JoinMatch", err)
+		if err := pause(ctx, retryPause); err != nil {
+			return nil, err
+		}
+	}
 }
 
 // follow holds the seat's stream until its match is over (or the run stops), and acts in turn. A

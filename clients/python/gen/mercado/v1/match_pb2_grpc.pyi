@@ -53,8 +53,9 @@ does not accept them. FAILED_PRECONDITION: the action is illegal now (not
 your turn, the rules forbid it, the match is not playing). ABORTED: the
 expected version is stale; fetch the view and try again. ALREADY_EXISTS: the
 seat is taken. RESOURCE_EXHAUSTED: no open seat or bot seat is left; or a
-fair-use limit (too many calls, waiting matches or streams): those carry a
-`retry-after` trailing metadata entry, the whole seconds to wait before
+fair-use limit (too many calls, waiting matches or streams), or a server too
+busy to take the call now (its storage's connections all in use): those carry
+a `retry-after` trailing metadata entry, the whole seconds to wait before
 trying again, and a call refused so changed nothing and may be repeated.
 UNAVAILABLE: the server is restarting or its storage is failing; retry (a
 retried SubmitAction with the same request id is applied at most once) or
