@@ -51,6 +51,8 @@ class SearchConfig:
     # at every other step.
     temperature: float | None = 0.02
     doubt: float = 0.5
+    # Weigh every legal action, not only the game's search_actions (the yardstick of what these leave out).
+    every_action: bool = False
 
 
 class Arm:
@@ -95,6 +97,7 @@ class Search:
         self, rules: AnyGame, view: Mapping[str, Any], config: SearchConfig, rng: random.Random
     ) -> None:
         self.rules = rules
+        self.actions = rules.legal_actions if config.every_action else rules.search_actions
         self.seat: int = view["seat"]
         self.config = config
         self.rng = rng
@@ -104,7 +107,7 @@ class Search:
 
     def run(self) -> Any:
         """Search within the budget and return the seat's most visited action."""
-        actions = self.rules.search_actions(self.base, self.seat)
+        actions = self.actions(self.base, self.seat)
         if not actions:
             raise ValueError(f"seat {self.seat} has nothing to do in this view")
         if len(actions) == 1:
@@ -118,7 +121,7 @@ class Search:
         arms = self.root.arms.get(self.seat, {})
         return {
             a: Tally(arms[a].visits, arms[a].total) if a in arms else UNTRIED
-            for a in self.rules.search_actions(self.base, self.seat)
+            for a in self.actions(self.base, self.seat)
         }
 
     def iterate(self) -> int:
@@ -129,7 +132,7 @@ class Search:
         path: list[tuple[Node, list[tuple[int, Hashable]]]] = []
         while not rules.is_over(state):
             movers = sorted(rules.to_move(state))
-            joint = [(seat, self.select(node, seat, rules.search_actions(state, seat))) for seat in movers]
+            joint = [(seat, self.select(node, seat, self.actions(state, seat))) for seat in movers]
             for seat, action in joint:
                 rules.apply_unchecked(state, seat, action)
             path.append((node, joint))
@@ -178,7 +181,7 @@ class Search:
             if rules.is_over(state):
                 break
             for seat in sorted(rules.to_move(state)):
-                actions = rules.search_actions(state, seat)
+                actions = self.actions(state, seat)
                 rules.apply_unchecked(state, seat, actions[randrange(len(actions))])
         outcome = rules.outcome(state)
         if outcome is not None:

@@ -3,8 +3,12 @@ one but the idle ones."""
 
 from __future__ import annotations
 
+import dataclasses
+import random
+
 from test_oregano_support import acting, position
 
+from ai.ismcts import Search, SearchConfig
 from server.games.oregano import RULES
 from server.games.oregano import actions as A
 
@@ -30,3 +34,15 @@ def test_only_kinds_that_can_be_performed_are_declared_or_resource_then_attract(
     state = position(areas=[{"1a": "lumber_merchant"}, {}], gold=[0, 0])
     assert declarations(state) == {("resource", "sell"), ("sell", "resource"), ("resource", "attract")}
     assert {(a.first, a.second) for a in RULES.legal_actions(state, 0)} > declarations(state)
+
+
+def test_the_search_never_idles_but_its_yardstick_weighs_every_legal_move() -> None:
+    state = acting("attract", resources=[{"wood": 1}, {}])
+    view = RULES.view(state, 0)
+    config = SearchConfig(iterations=60, playout_steps=6)
+    weighed = Search(RULES, view, config, random.Random(1))
+    weighed.run()
+    assert A.skip() not in weighed.root_tallies()
+    every = Search(RULES, view, dataclasses.replace(config, every_action=True), random.Random(1))
+    every.run()
+    assert set(every.root_tallies()) == set(RULES.legal_actions(state, 0))
