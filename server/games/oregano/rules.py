@@ -448,6 +448,14 @@ def operations_now(state: OreganoState, seat: int, kind: str) -> list[OreganoAct
     return [action for action in legal_actions(declared_now(state, kind), seat) if action.type != A.SKIP]
 
 
+def can_perform_now(state: OreganoState, seat: int, kind: str) -> bool:
+    """Whether ``operations_now`` has any (found without listing them all: the search asks it often)."""
+    now = declared_now(state, kind)
+    return any(
+        action.type != A.SKIP and _why_this(now, seat, action) is None for action in _candidates(now, seat)
+    )
+
+
 # --- effects -------------------------------------------------------------------
 
 
