@@ -89,13 +89,16 @@ def bot_for(game: str, spec: str, seed: int = 0, timed: bool = True) -> Bot | Ga
 # The search at a level, playing its most visited action at simultaneous steps too, not one drawn from
 # its statistics (docs/ai.md, "Choices nobody can foresee"): the yardstick of the levels' mixed choices.
 ARGMAX = "mcts-argmax"
-GAME_BOT_NAMES = (*BOT_NAMES, f"{ARGMAX}:LEVEL")
+# The search at a level weighing every legal action, the idle ones too (docs/ai.md, "Oregano's idle
+# turns"): the yardstick of the games' search_actions.
+EVERY = "mcts-every"
+GAME_BOT_NAMES = (*BOT_NAMES, f"{ARGMAX}:LEVEL", f"{EVERY}:LEVEL")
 
 
 def game_bot(rules: AnyGame, spec: str, seed: int = 0, timed: bool = True) -> GameBot:
     """The bot ``spec`` of this module for a game (mcts: one of its levels, ``game_levels``, with
-    ``@N`` for N searches; mcts-argmax: the same never drawing its choice; ``timed=False``: the level's
-    iterations, no time cap)."""
+    ``@N`` for N searches; mcts-argmax: the same never drawing its choice; mcts-every: the same
+    weighing every legal action; ``timed=False``: the level's iterations, no time cap)."""
     if spec == "random":
         return RandomGameBot(rules, seed)
     if spec == "greedy":
@@ -103,9 +106,11 @@ def game_bot(rules: AnyGame, spec: str, seed: int = 0, timed: bool = True) -> Ga
     name, searches = split_searches(spec)
     kind, _, level = name.partition(":")
     levels = game_levels(rules.name)
-    if kind in ("mcts", ARGMAX) and level in levels:
+    if kind in ("mcts", ARGMAX, EVERY) and level in levels:
         config = levels[level] if timed else dataclasses.replace(levels[level], seconds=None)
         if kind == ARGMAX:
             config = dataclasses.replace(config, temperature=None)
+        if kind == EVERY:
+            config = dataclasses.replace(config, every_action=True)
         return IsmctsBot(rules, config, spec, seed, searches)
     raise ValueError(f"unknown bot {spec!r}; choose from {', '.join(GAME_BOT_NAMES)}")

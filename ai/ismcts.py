@@ -10,7 +10,9 @@ availability counts): at a sealed step no seat's choice in the tree depends on
 another's sealed choice of that step, which it could not see. A node's
 children are keyed by the step's joint choice. Every seat maximises its own
 reward (max^n). Play-outs are random and stop after ``playout_steps`` steps,
-where the position is judged by ``rules.score_now``.
+where the position is judged by ``rules.score_now``. In the tree and the play-outs alike a seat
+weighs its ``rules.search_actions``: its legal actions, less those the game knows are never worth
+a look (Oregano's idle moves).
 
 The seat plays its most visited action, except at a simultaneous step: there a
 choice that can be foreseen can be exploited, so the seat plays a mixed
@@ -49,6 +51,8 @@ class SearchConfig:
     # at every other step.
     temperature: float | None = 0.02
     doubt: float = 0.5
+    # Weigh every legal action, not only the game's search_actions (the yardstick of what these leave out).
+    every_action: bool = False
 
 
 class Arm:
@@ -93,6 +97,7 @@ class Search:
         self, rules: AnyGame, view: Mapping[str, Any], config: SearchConfig, rng: random.Random
     ) -> None:
         self.rules = rules
+        self.actions = rules.legal_actions if config.every_action else rules.search_actions
         self.seat: int = view["seat"]
         self.config = config
         self.rng = rng
@@ -101,8 +106,8 @@ class Search:
         self.iterations = 0
 
     def run(self) -> Any:
-        """Search within the budget and return the seat's most visited legal action."""
-        actions = self.rules.legal_actions(self.base, self.seat)
+        """Search within the budget and return the seat's most visited action."""
+        actions = self.actions(self.base, self.seat)
         if not actions:
             raise ValueError(f"seat {self.seat} has nothing to do in this view")
         if len(actions) == 1:
@@ -111,11 +116,12 @@ class Search:
         return most_visited(self.root_tallies())
 
     def root_tallies(self) -> dict[Any, Tally]:
-        """The root's tally of each of the seat's legal actions, in the order of the legal actions."""
+        """The root's tally of each action the seat weighs (``rules.search_actions``: its legal actions
+        but those never worth a look), in the order of the legal actions."""
         arms = self.root.arms.get(self.seat, {})
         return {
             a: Tally(arms[a].visits, arms[a].total) if a in arms else UNTRIED
-            for a in self.rules.legal_actions(self.base, self.seat)
+            for a in self.actions(self.base, self.seat)
         }
 
     def iterate(self) -> int:
@@ -126,7 +132,7 @@ class Search:
         path: list[tuple[Node, list[tuple[int, Hashable]]]] = []
         while not rules.is_over(state):
             movers = sorted(rules.to_move(state))
-            joint = [(seat, self.select(node, seat, rules.legal_actions(state, seat))) for seat in movers]
+            joint = [(seat, self.select(node, seat, self.actions(state, seat))) for seat in movers]
             for seat, action in joint:
                 rules.apply_unchecked(state, seat, action)
             path.append((node, joint))
@@ -175,7 +181,7 @@ class Search:
             if rules.is_over(state):
                 break
             for seat in sorted(rules.to_move(state)):
-                actions = rules.legal_actions(state, seat)
+                actions = self.actions(state, seat)
                 rules.apply_unchecked(state, seat, actions[randrange(len(actions))])
         outcome = rules.outcome(state)
         if outcome is not None:

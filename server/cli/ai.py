@@ -150,7 +150,8 @@ def ai_command(
     default="mcts:medium,greedy",
     show_default=True,
     help="Comma-separated seat bots (random, greedy, mcts:easy|medium|hard|expert; in the other games "
-    "also mcts-argmax:LEVEL, which never draws its sealed choices; in Mercado OpenSpiel's "
+    "also mcts-argmax:LEVEL, which never draws its sealed choices, and mcts-every:LEVEL, which "
+    "weighs every legal move, idle ones too; in Mercado OpenSpiel's "
     "openspiel-ismcts:N and openspiel-mcts:N, N simulations a move); the last fills the rest. "
     "With --round-robin: the bots whose every pair plays.",
 )

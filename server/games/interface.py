@@ -124,6 +124,11 @@ class GameRules(Protocol[State, Action]):
         """What ``seat`` may do now, in a stable order; empty if it is not to move."""
         ...
 
+    def search_actions(self, state: State, seat: int) -> list[Action]:
+        """The legal actions the AI's search weighs, in the order of ``legal_actions``: all of them,
+        or fewer where some are never a strong player's move (never empty while ``seat`` is to move)."""
+        ...
+
     def why_illegal(self, state: State, seat: int, action: Action) -> str | None:
         """Why ``seat`` may not play ``action`` now (one line), or None if it may."""
         ...

@@ -56,6 +56,8 @@ def check_position(game: AnyGame, state: Any, rng: random.Random) -> None:
             for action in actions:
                 assert game.action_from_json(game.action_to_json(action)) == action
                 assert game.parse_action(game.action_text(action)) == action
+            weighed = game.search_actions(state, seat)
+            assert weighed and weighed == [action for action in actions if action in weighed]
         elif not game.is_over(state):
             assert game.legal_actions(state, seat) == []
             refused_unchanged(game, state, seat, data)

@@ -52,6 +52,9 @@ class Mercado:
     def legal_actions(self, state: GameState, seat: int) -> list[Action]:
         return legal_actions(state) if self._moves(state, seat) else []
 
+    def search_actions(self, state: GameState, seat: int) -> list[Action]:
+        return self.legal_actions(state, seat)
+
     def why_illegal(self, state: GameState, seat: int, action: Action) -> str | None:
         if not self._moves(state, seat):
             return NOT_YOUR_TURN

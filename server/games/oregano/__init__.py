@@ -27,7 +27,7 @@ from typing import Any
 
 from server.games.interface import Event, GameRules, Outcome, ScoreParts
 
-from . import actions, components, position, previews, rules, sampling, scoring, views
+from . import actions, components, position, previews, rules, sampling, scoring, search_actions, views
 from .actions import OreganoAction
 from .components import MAX_PLAYERS, MIN_PLAYERS
 from .errors import IllegalAction, InvalidAction, InvalidOptions, InvalidPosition, OreganoError
@@ -59,6 +59,9 @@ class Oregano:
 
     def legal_actions(self, state: OreganoState, seat: int) -> list[OreganoAction]:
         return rules.legal_actions(state, seat)
+
+    def search_actions(self, state: OreganoState, seat: int) -> list[OreganoAction]:
+        return search_actions.search_actions(state, seat)
 
     def why_illegal(self, state: OreganoState, seat: int, action: OreganoAction) -> str | None:
         return rules.why_illegal(state, seat, action)

@@ -10,7 +10,7 @@ could do now, so that a client can guide the declaration without knowing the rul
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from . import actions as A
 from .components import (
@@ -24,9 +24,17 @@ from .components import (
     SHOPS,
     STRATEGY_REWARD,
 )
-from .rules import acquire_price, bonus_condition, cost_of, goal_met, legal_actions, sale_income
+from .rules import (
+    acquire_price,
+    bonus_condition,
+    cost_of,
+    declared_now,
+    goal_met,
+    operations_now,
+    sale_income,
+)
 from .scoring import level_of, score, score_of
-from .state import ACTION, OreganoState, Shop
+from .state import OreganoState, Shop
 
 # The operations after which goals and bonus cards are checked (a start shop is not one).
 OPERATION_TYPES = (A.BUILD, A.LEVEL_UP, A.TAKE_RESOURCES, A.SELL, A.ACQUIRE)
@@ -137,8 +145,8 @@ def declare_outlook(state: OreganoState, seat: int) -> tuple[Outlook, ...]:
     greatest score change, then the most resource cards taken; the first of equal ones."""
     outlook = []
     for kind in ACTION_KINDS:
-        now = replace(state, phase=ACTION, declared=[kind, kind], step=0)
-        operations = [action for action in legal_actions(now, seat) if action.type != A.SKIP]
+        now = declared_now(state, kind)
+        operations = operations_now(state, seat, kind)
         shown = [(action, preview(now, seat, action)) for action in operations]
         best = max(shown, key=lambda item: (item[1].score_change, sum(item[1].resources)), default=None)
         outlook.append(Outlook(kind, len(operations), *(best or (None, None))))

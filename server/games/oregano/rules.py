@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import server.games.rng as chance
@@ -435,6 +436,24 @@ def legal_actions(state: OreganoState, seat: int) -> list[OreganoAction]:
     return [
         a for a in _candidates(state, seat) if _why_this(state, seat, a) is None
     ]  # each of the phase's type
+
+
+def declared_now(state: OreganoState, kind: str) -> OreganoState:
+    """``state`` as if its seat had declared ``kind`` and were about to perform it first."""
+    return replace(state, phase=ACTION, declared=[kind, kind], step=0)
+
+
+def operations_now(state: OreganoState, seat: int, kind: str) -> list[OreganoAction]:
+    """What ``seat``, declaring now, could do as its first action if it declared ``kind`` (skip aside)."""
+    return [action for action in legal_actions(declared_now(state, kind), seat) if action.type != A.SKIP]
+
+
+def can_perform_now(state: OreganoState, seat: int, kind: str) -> bool:
+    """Whether ``operations_now`` has any (found without listing them all: the search asks it often)."""
+    now = declared_now(state, kind)
+    return any(
+        action.type != A.SKIP and _why_this(now, seat, action) is None for action in _candidates(now, seat)
+    )
 
 
 # --- effects -------------------------------------------------------------------
