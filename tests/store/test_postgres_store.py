@@ -7,6 +7,7 @@ What every store does alike is in test_store_conformance.py."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import signal
@@ -415,25 +416,34 @@ WAITING_FOR_LOCKS = (
 )
 
 
-async def holding_every_connection(
-    store: PostgresStore, locker: Any, match_id: str
-) -> list[asyncio.Task[None]]:
-    """Writes of ``match_id`` that hold each of the store's pooled connections, waiting for the row
-    that ``locker`` holds (in its transaction), once they all wait."""
-    await locker.execute("SELECT 1 FROM matches WHERE match_id = $1 FOR UPDATE", match_id)
-    writes = [asyncio.create_task(store.set_status(match_id, PLAYING)) for _ in range(POOL_SIZE)]
-    # Counted from a connection outside any transaction: within one, the activity seen stays as it was.
-    watcher = await asyncpg.connect(store.dsn)
+@contextlib.asynccontextmanager
+async def every_connection_held(store: PostgresStore, location: str, match_id: str) -> AsyncIterator[None]:
+    """A new match ``match_id`` whose writes hold each of the store's pooled connections, waiting for
+    its row, locked in another connection's transaction, until the block ends; then every one of
+    them is stored."""
+    await store.create_match(record(match_id))
+    locker = await asyncpg.connect(location)
     try:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + WAIT_SECONDS
-        while await watcher.fetchval(WAITING_FOR_LOCKS) < POOL_SIZE:
-            if loop.time() > deadline:
-                pytest.fail(f"waited {WAIT_SECONDS} s for {POOL_SIZE} writes to wait for the row")
-            await asyncio.sleep(0.05)
+        transaction = locker.transaction()
+        await transaction.start()
+        await locker.execute("SELECT 1 FROM matches WHERE match_id = $1 FOR UPDATE", match_id)
+        writes = [asyncio.create_task(store.set_status(match_id, PLAYING)) for _ in range(POOL_SIZE)]
+        # Counted from a connection outside any transaction: within one, the activity seen stays as it was.
+        watcher = await asyncpg.connect(store.dsn)
+        try:
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + WAIT_SECONDS
+            while await watcher.fetchval(WAITING_FOR_LOCKS) < POOL_SIZE:
+                if loop.time() > deadline:
+                    pytest.fail(f"waited {WAIT_SECONDS} s for {POOL_SIZE} writes to wait for the row")
+                await asyncio.sleep(0.05)
+        finally:
+            await watcher.close()
+        yield
+        await transaction.rollback()
+        await asyncio.gather(*writes)
     finally:
-        await watcher.close()
-    return writes
+        await locker.close()
 
 
 async def test_a_call_finding_every_connection_in_use_waits_its_turn_then_is_refused_busy_not_failed(
@@ -442,25 +452,14 @@ async def test_a_call_finding_every_connection_in_use_waits_its_turn_then_is_ref
     reports: list[str | None] = []
     store = await PostgresStore.open(database.location, on_health=reports.append)
     database.opened.append(store)
-    await store.create_match(record("m"))
-    locker = await asyncpg.connect(database.location)
-    try:
-        transaction = locker.transaction()
-        await transaction.start()
-        writes = await holding_every_connection(store, locker, "m")
-
+    async with every_connection_held(store, database.location, "m"):
         with pytest.raises(StoreBusy) as refused:
             await store.load_match("m")
         assert refused.value.retry_after >= 1 and refused.value.reason.startswith("storage is busy")
         assert store.failure is None and reports == []  # a crowd is no failure of the database
-
-        await transaction.rollback()
-        await asyncio.gather(*writes)  # every write that had its turn is stored
-        loaded = await store.load_match("m")
-        assert loaded is not None and loaded[0].seats == record("m").seats
-        assert store.failure is None and reports == []
-    finally:
-        await locker.close()
+    loaded = await store.load_match("m")  # every write that had its turn is stored
+    assert loaded is not None and loaded[0].seats == record("m").seats
+    assert store.failure is None and reports == []
 
 
 async def test_calls_beyond_the_waiting_line_are_refused_at_once(
@@ -468,24 +467,15 @@ async def test_calls_beyond_the_waiting_line_are_refused_at_once(
 ) -> None:
     monkeypatch.setattr("server.store.postgres.WAITING_MOST", 3)
     (store,) = await servers(database, 1)
-    await store.create_match(record("m"))
-    locker = await asyncpg.connect(database.location)
-    try:
-        transaction = locker.transaction()
-        await transaction.start()
-        writes = await holding_every_connection(store, locker, "m")
+    async with every_connection_held(store, database.location, "m"):
         waiting = [asyncio.create_task(store.load_match("m")) for _ in range(3)]
         await until("three calls to wait for a connection", lambda: store.waiting == 3)
 
         with pytest.raises(StoreBusy, match="too many calls are waiting"):
             await store.load_match("m")
         assert not any(call.done() for call in waiting)  # the line waits on
-
-        await transaction.rollback()
-        await asyncio.gather(*writes, *waiting)
-        assert store.waiting == 0 and store.failure is None
-    finally:
-        await locker.close()
+    await asyncio.gather(*waiting)
+    assert store.waiting == 0 and store.failure is None
 
 
 # --- what a shared store knows more --------------------------------------------
