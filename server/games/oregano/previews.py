@@ -30,7 +30,7 @@ from .rules import (
     cost_of,
     declared_now,
     goal_met,
-    operations_now,
+    operations,
     sale_income,
 )
 from .scoring import level_of, score, score_of
@@ -146,8 +146,7 @@ def declare_outlook(state: OreganoState, seat: int) -> tuple[Outlook, ...]:
     outlook = []
     for kind in ACTION_KINDS:
         now = declared_now(state, kind)
-        operations = operations_now(state, seat, kind)
-        shown = [(action, preview(now, seat, action)) for action in operations]
+        shown = [(action, preview(now, seat, action)) for action in operations(now, seat)]
         best = max(shown, key=lambda item: (item[1].score_change, sum(item[1].resources)), default=None)
-        outlook.append(Outlook(kind, len(operations), *(best or (None, None))))
+        outlook.append(Outlook(kind, len(shown), *(best or (None, None))))
     return tuple(outlook)

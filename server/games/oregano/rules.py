@@ -22,7 +22,7 @@ Events (``apply``'s list, hidden parts included; :func:`views.events_for` filter
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -443,16 +443,13 @@ def declared_now(state: OreganoState, kind: str) -> OreganoState:
     return replace(state, phase=ACTION, declared=[kind, kind], step=0)
 
 
-def operations_now(state: OreganoState, seat: int, kind: str) -> list[OreganoAction]:
-    """What ``seat``, declaring now, could do as its first action if it declared ``kind`` (skip aside)."""
-    return [action for action in legal_actions(declared_now(state, kind), seat) if action.type != A.SKIP]
-
-
-def can_perform_now(state: OreganoState, seat: int, kind: str) -> bool:
-    """Whether ``operations_now`` has any (found without listing them all: the search asks it often)."""
-    now = declared_now(state, kind)
-    return any(
-        action.type != A.SKIP and _why_this(now, seat, action) is None for action in _candidates(now, seat)
+def operations(state: OreganoState, seat: int) -> Iterator[OreganoAction]:
+    """The operations (skip aside) ``seat`` may perform now, in the order of ``legal_actions``, found
+    one at a time: the search only asks whether there is one."""
+    return (
+        action
+        for action in _candidates(state, seat)
+        if action.type != A.SKIP and _why_this(state, seat, action) is None
     )
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from .actions import SKIP, OreganoAction
 from .components import ACTION_KINDS
-from .rules import can_perform_now, legal_actions
+from .rules import declared_now, legal_actions, operations
 from .state import ACTION, DECLARE, OreganoState
 
 
@@ -24,7 +24,7 @@ def search_actions(state: OreganoState, seat: int) -> list[OreganoAction]:
     if state.phase == ACTION and len(actions) > 1:
         return [action for action in actions if action.type != SKIP]
     if state.phase == DECLARE:
-        doable = {kind for kind in ACTION_KINDS if can_perform_now(state, seat, kind)}
+        doable = {kind for kind in ACTION_KINDS if next(operations(declared_now(state, kind), seat), None)}
         busy = [
             action
             for action in actions
