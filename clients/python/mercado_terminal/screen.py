@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import IO
 
 from rich.console import Console, Group, RenderableType
 from rich.segment import Segment, Segments
@@ -136,13 +137,40 @@ class Window:
         console = self.console
         width, height = console.size
         lines = screen_lines(console, self.parts, self.question, width, height - 1)  # Enter's line
-        console.clear()
         flat: list[Segment] = []
         for number, line in enumerate(lines):
             flat.extend(line)
             if number < len(lines) - 1:
                 flat.append(Segment.line())
-        console.print(Segments(flat), end="", crop=False, soft_wrap=True)
+        with echo_held(console.file):
+            console.clear()
+            console.print(Segments(flat), end="", crop=False, soft_wrap=True)
+
+
+@contextmanager
+def echo_held(file: IO[str]) -> Iterator[None]:
+    """The terminal does not echo what is typed while a screen is drawn. Linux echoes typed keys as
+    its line discipline gets to them, between any two writes of the program: an answer typed just
+    as the screen is drawn again would land inside the new screen, pushing it down a line. What is
+    typed meanwhile is still read; the keys typed before are echoed before the screen is cleared."""
+    try:
+        import termios
+    except ImportError:  # not POSIX
+        yield
+        return
+    try:
+        fd = file.fileno()
+        mode = termios.tcgetattr(fd)
+    except (termios.error, AttributeError, ValueError, OSError):  # not a terminal
+        yield
+        return
+    quiet = list(mode)
+    quiet[3] &= ~termios.ECHO
+    termios.tcsetattr(fd, termios.TCSANOW, quiet)
+    try:
+        yield
+    finally:
+        termios.tcsetattr(fd, termios.TCSANOW, mode)
 
 
 def screen_lines(
