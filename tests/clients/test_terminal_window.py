@@ -5,11 +5,15 @@ with the prompt last; the match ends on the terminal's own screen with the resul
 from __future__ import annotations
 
 import asyncio
+import io
+import os
 import re
+import termios
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from mercado_terminal.screen import echo_held
 from server_process import ServerProcess
 from terminal import Terminal, ai_agent
 
@@ -90,3 +94,19 @@ async def test_a_resized_window_is_drawn_again_to_its_new_size(
     assert "╭─ last moves" in shown and "offer" in shown and "resign (leave the match for good)" in shown
     terminal.child.sendintr()
     assert await asyncio.to_thread(terminal.end) == 130
+
+
+def test_a_screen_is_drawn_with_the_echo_held_and_given_back() -> None:
+    """Keys typed while a screen is drawn are not echoed into it; the terminal echoes again after."""
+    ours, theirs = os.openpty()
+    try:
+        with os.fdopen(theirs, "w", closefd=False) as window:
+            assert termios.tcgetattr(theirs)[3] & termios.ECHO
+            with echo_held(window):
+                assert not termios.tcgetattr(theirs)[3] & termios.ECHO
+            assert termios.tcgetattr(theirs)[3] & termios.ECHO
+    finally:
+        os.close(ours)
+        os.close(theirs)
+    with echo_held(io.StringIO()):  # piped: nothing to hold
+        pass
