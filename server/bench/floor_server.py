@@ -1,12 +1,14 @@
-"""A server that plays no game, for ``mercado bench server --floor``: what the transport alone allows.
+"""A server that plays no game, for ``mercado bench server|players --floor``.
 
 It answers MatchService with canned messages (views of a real position,
 rendered by the real server code once at start-up) and keeps no database:
-each action only bumps a version, turns the move over and goes to both
-seats' streams. The real health service answers the baseline. So the same
-harness, run against it, measures the cost of the calls and stream messages
-themselves, the floor under any figure of the real server. It is not a
-server for playing: it checks no token, version or action.
+a stream opens with the match as it stands, and each action only bumps a
+version, turns the move over and goes to both seats' streams. The real
+health service answers the baseline, and CreatePlayer a guest token that
+nothing checks (``mercado bench players --floor``). So the same harness, run
+against it, measures the cost of the calls and stream messages themselves,
+the floor under any figure of the real server. It is not a server for
+playing: it checks no token, version or action.
 
 Run as ``python -m server.bench.floor_server --port 0``; it logs
 ``listening`` with its port, as ``mercado serve`` does, and stops on SIGTERM.
@@ -27,6 +29,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from mercado.v1 import match_pb2 as api
 from mercado.v1 import match_pb2_grpc as api_grpc
+from mercado.v1 import players_pb2 as players_api
 
 from server.bench.server import BENCH_STREAMS_PER_CONNECTION
 from server.cli.serve import configure_logging
@@ -109,6 +112,7 @@ class FloorServicer(api_grpc.MatchServiceServicer):
         self.canned = canned
         self.matches: dict[str, FloorMatch] = {}
         self.ids = itertools.count(1)
+        self.player_ids = itertools.count(1)
 
     def _state(self, match: FloorMatch, seat: int) -> api.MatchState:
         moving = not match.finished and seat == match.to_move
@@ -122,6 +126,13 @@ class FloorServicer(api_grpc.MatchServiceServicer):
         else:
             state.to_move = match.to_move
         return state
+
+    async def CreatePlayer(
+        self, request: players_api.CreatePlayerRequest, context: grpc.aio.ServicerContext
+    ) -> players_api.CreatePlayerResponse:
+        player_id = f"floor-player-{next(self.player_ids)}"
+        player = players_api.Player(player_id=player_id, display_name=request.display_name)
+        return players_api.CreatePlayerResponse(player=player, player_token=player_id)
 
     async def CreateMatch(
         self, request: api.CreateMatchRequest, context: grpc.aio.ServicerContext
@@ -167,10 +178,11 @@ class FloorServicer(api_grpc.MatchServiceServicer):
     ) -> AsyncIterator[api.MatchUpdate]:
         match = self.matches[request.match_id]
         queue: asyncio.Queue[api.MatchUpdate] = asyncio.Queue()
-        watcher = (_seat(context), queue)
+        seat = _seat(context)
+        watcher = (seat, queue)
         match.watchers.append(watcher)
         try:
-            await context.send_initial_metadata(())
+            yield api.MatchUpdate(version=match.version, state=self._state(match, seat))  # as it stands
             while True:
                 update = await queue.get()
                 yield update
@@ -180,9 +192,10 @@ class FloorServicer(api_grpc.MatchServiceServicer):
             match.watchers.remove(watcher)
 
 
-async def serve(host: str, port: int) -> None:
+async def serve(host: str, port: int, max_connections: int) -> None:
     # As many calls per connection as the harness opens on its one channel per process.
-    server = grpc.aio.server(options=server_options(Connections(max_streams=BENCH_STREAMS_PER_CONNECTION)))
+    limits = Connections(max_streams=BENCH_STREAMS_PER_CONNECTION, max_connections=max_connections)
+    server = grpc.aio.server(options=server_options(limits))
     # The generated base answers UNIMPLEMENTED to every method the harness never calls.
     floor = FloorServicer(await _canned())  # type: ignore[abstract]
     api_grpc.add_MatchServiceServicer_to_server(floor, server)
@@ -204,10 +217,13 @@ async def serve(host: str, port: int) -> None:
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True)
-def main(host: str, port: int) -> None:
-    """Serve canned MatchService answers (no game, no database) and health checks."""
+@click.option(
+    "--max-connections", type=click.IntRange(min=1), default=Connections.max_connections, show_default=True
+)
+def main(host: str, port: int, max_connections: int) -> None:
+    """Serve canned MatchService answers (no game, no database), guest players and health checks."""
     configure_logging("info")
-    run_event_loop(serve(host, port))
+    run_event_loop(serve(host, port, max_connections))
 
 
 if __name__ == "__main__":

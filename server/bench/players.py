@@ -25,6 +25,10 @@ peer`` runs it, in memory) takes the same players from ``peers/boardgameio/playe
 connections from addresses of their own, the same tables and pace; a move's answer is its own update
 reaching the mover. It has no clocks.
 
+With ``floor``, the same players (2-player tables of Mercado, seat credentials) are served by
+``floor_server.py``, which plays no game and keeps nothing: what gRPC and the event loop allow one
+process whatever the server does, the ceiling of any figure of ours on the machine.
+
 ``knee`` searches for the most players that meet ``SUBMIT_P99_MS`` and ``PROPAGATION_P99_MS``.
 """
 
@@ -116,6 +120,7 @@ class Deployment:
     workers: int = 1
     peer: str | None = None
     restart: bool = False
+    floor: bool = False  # the server that plays no game (floor_server.py)
 
 
 # --- the load process ------------------------------------------------------------------------------
@@ -266,6 +271,9 @@ def _server(deployment: Deployment, db: str, port: int, log: Path, connections: 
             environment={"NODE_ENV": "production"},
             open_files=open_files,
         )
+    if deployment.floor:
+        floor = ["-m", "server.bench.floor_server", "--host", "127.0.0.1", "--port", str(port)]
+        return ServerProcess([*floor, "--max-connections", str(connections)], log, open_files=open_files)
     serve = ["-m", "server", "serve", "--host", "127.0.0.1", "--port", str(port), "--web-port", "-1"]
     serve += ["--db", db, "--workers", str(deployment.workers)]
     return ServerProcess(serve, log, open_files=open_files)
@@ -427,7 +435,7 @@ def _report(
         "load_cpu_cores_used": None if load_cpu is None else round(load_cpu / duration, 3),
         "load_cpu_ms_per_player_minute": _per_player_minute(load_cpu, load.players, duration),
         "load_rss_mib": memory["load_rss_mib"],
-        "database": "memory" if deployment.peer else _database_name(deployment.db),
+        "database": _storage_name(deployment),
         "workers": 1 if deployment.peer else deployment.workers,
         "database_cpu_cores_used": None if database_cpu is None else round(database_cpu / duration, 3),
         "server_open_files_limit": memory["server_open_files_limit"],
@@ -458,13 +466,19 @@ def _report(
 
 
 def _server_name(deployment: Deployment) -> str:
+    if deployment.floor:
+        return "floor (no game, no database)"
     if deployment.peer is None:
         return "mercado"
     return f"boardgame.io {json.loads((PEER / 'package.json').read_text())['dependencies']['boardgame.io']}"
 
 
-def _database_name(db: str) -> str:
-    return "sqlite" if db == "sqlite" else "postgresql"
+def _storage_name(deployment: Deployment) -> str:
+    if deployment.floor:
+        return "none"
+    if deployment.peer is not None:
+        return "memory"
+    return "sqlite" if deployment.db == "sqlite" else "postgresql"
 
 
 def _merged(tables: list[dict[str, dict[str, int]]]) -> dict[str, dict[str, int]]:
@@ -568,7 +582,7 @@ def knee(
             "runs_per_count": runs,
         },
         "server": _server_name(deployment),
-        "database": "memory" if deployment.peer else _database_name(deployment.db),
+        "database": _storage_name(deployment),
         "workers": 1 if deployment.peer else deployment.workers,
         "pace_seconds": load.pace,
         "duration_seconds": load.duration,

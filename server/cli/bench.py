@@ -331,6 +331,12 @@ def _players_db(ctx: click.Context, param: click.Parameter, value: str) -> str:
     help="After the window, restart the server and measure every player reconnecting at once.",
 )
 @click.option(
+    "--floor",
+    is_flag=True,
+    help="Serve the same players (2-player Mercado tables) with the server that plays no game and keeps "
+    "nothing: what one process's gRPC allows on this machine, the ceiling of any figure of ours.",
+)
+@click.option(
     "--knee",
     is_flag=True,
     help="Search for the most players whose submit p99 and propagation p99 (medians of --runs runs) stay "
@@ -375,6 +381,7 @@ def players(
     workers: int,
     peer: str | None,
     restart: bool,
+    floor: bool,
     knee: bool,
     runs: int,
     knee_submit_p99: float,
@@ -397,10 +404,16 @@ def players(
             "--peer runs boardgame.io in memory, a socket a player: no --db, --workers, --restart, --game,"
             " --per-connection or --credential"
         )
+    floor_cannot = [peer, db != "sqlite", workers > 1, restart, set(games) - {"mercado"}, sizes != (2,)]
+    if floor and (any(floor_cannot) or credential != "seat"):
+        raise click.UsageError(
+            "--floor serves 2-player Mercado tables with seat tokens, in one process that keeps nothing: no"
+            " --peer, --db, --workers, --restart, other --game or --sizes, or --credential player"
+        )
     load = Players(
         players, pace, duration, warmup, ramp, sizes, games or ("mercado",), seed, per_connection, credential
     )
-    deployment = Deployment(db, workers, peer, restart)
+    deployment = Deployment(db, workers, peer, restart, floor)
     bounds = Bounds(knee_submit_p99, knee_propagation_p99)
     _print_report(
         lambda: search(load, deployment, runs, knee_max, bounds) if knee else run(load, deployment),

@@ -1,5 +1,5 @@
 """``mercado bench players`` end to end, with a few players at a fast pace: a real server, the Go load
-generator (built on first use), and boardgame.io under the same players."""
+generator (built on first use), and boardgame.io and the server that plays no game under the same players."""
 
 from __future__ import annotations
 
@@ -143,6 +143,9 @@ def test_bench_players_knee_halves_the_players_that_fail() -> None:
         (["--peer", "boardgameio", "--db", "postgres"], "--peer runs boardgame.io in memory"),
         (["--peer", "boardgameio", "--restart"], "--peer runs boardgame.io in memory"),
         (["--knee", "--db", "postgresql://bench@127.0.0.1/bench"], "--knee runs each count on a fresh"),
+        (["--floor", "--sizes", "2,3"], "--floor serves 2-player Mercado tables"),
+        (["--floor", "--game", "leilao"], "--floor serves 2-player Mercado tables"),
+        (["--floor", "--peer", "boardgameio"], "--floor serves 2-player Mercado tables"),
     ],
 )
 def test_bench_players_refuses_what_it_cannot_run(options: list[str], complaint: str) -> None:
@@ -158,3 +161,11 @@ def test_bench_players_serves_the_same_players_with_boardgame_io() -> None:
     assert report["server"] == "boardgame.io 0.50.2"
     assert report["database"] == "memory"
     assert report["games"] == ["market"]
+
+
+def test_bench_players_serves_the_same_players_with_the_server_that_plays_no_game() -> None:
+    report = bench_players("--floor")
+    served_every_player(report)
+    assert report["server"] == "floor (no game, no database)"
+    assert report["database"] == "none"
+    assert report["games"] == ["mercado"] and report["table_sizes"] == [2]
