@@ -45,7 +45,7 @@ class Leilao:
         return rules.legal_actions(state, seat)
 
     def search_actions(self, state: LeilaoState, seat: int) -> list[LeilaoAction]:
-        return rules.legal_actions(state, seat)
+        return rules.search_actions(state, seat)
 
     def why_illegal(self, state: LeilaoState, seat: int, action: LeilaoAction) -> str | None:
         return rules.why_illegal(state, seat, action)
