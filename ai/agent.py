@@ -145,7 +145,10 @@ class Agent:
         """
         level = held.level
         follower: Follower | None = None
-        acted = -1
+        acted = -1  # the version of the match our last action was chosen in
+        # The version our last action made: an update older than it is a picture from before our action
+        # (in a sealed step, another seat's choice made while we searched), not a turn of ours.
+        answered = -1
         try:
             async for update in seat.follow(after_version=0):
                 arrived = time.monotonic()  # our turn starts, as far as we can tell, when we hear of it
@@ -160,9 +163,10 @@ class Agent:
                     follower.caught_up(update)
                     and update.state.legal_actions
                     and update.version > acted
-                    and await self._act(seat, level, update.state, follower, arrived)
+                    and update.version >= answered
+                    and (made := await self._act(seat, level, update.state, follower, arrived)) is not None
                 ):
-                    acted = update.version
+                    acted, answered = update.version, made
             else:
                 log.info("match over", extra={"match_id": seat.match_id, "seat": seat.seat})
             self.seats.remove(held)
@@ -173,10 +177,10 @@ class Agent:
 
     async def _act(
         self, seat: Seat, level: str, state: api.MatchState, follower: Follower, started: float
-    ) -> bool:
+    ) -> int | None:
         """Search (unless only one action is legal) and submit, within the level's time cap from when the
-        turn ``started`` (a ``time.monotonic()``), waiting for a worker included; False when the server
-        says the picture was out of date."""
+        turn ``started`` (a ``time.monotonic()``), waiting for a worker included; the version the action
+        made, or None when the server says the picture was out of date."""
         if len(state.legal_actions) == 1:
             message = state.legal_actions[0]
         else:
@@ -190,13 +194,13 @@ class Agent:
                 self.searching -= searches
             message = games.action_message(follower.game, action)
         try:
-            await seat.submit(message, state.version, uuid.uuid4().hex)
+            response = await seat.submit(message, state.version, uuid.uuid4().hex)
         except grpc.aio.AioRpcError as error:
             if error.code() not in OUTDATED:
                 raise
             log.info("action outdated", extra={"match_id": seat.match_id, "reason": error.details()})
-            return False
-        return True
+            return None
+        return int(response.version)
 
     def searches_for(self, level: str) -> int:
         """How many workers search a move at ``level`` now: as many as it asks for while they are idle,

@@ -31,10 +31,11 @@ RULES = game_named(GAME)
 
 class LocalMatch:
     """One Leilão match as the server would stream it to ``seat``; the other seat plays at random,
-    first whenever both are to move. The stream ends after ``our_actions`` of ours. Like the server,
-    it refuses an action on an out-of-date version (ABORTED)."""
+    first whenever both are to move (or, ``late``, just before our choice reaches the match: while
+    we searched). The stream ends after ``our_actions`` of ours. Like the server, it refuses an
+    action on an out-of-date version (ABORTED), but for a sealed choice sent during its step."""
 
-    def __init__(self, seat: int, seed: int, our_actions: int) -> None:
+    def __init__(self, seat: int, seed: int, our_actions: int, late: bool = False) -> None:
         self.seat = seat
         self.rules = RULES
         self.state = RULES.new_game(RULES.options({"players": 2}), seed)
@@ -44,6 +45,9 @@ class LocalMatch:
         self.updates: asyncio.Queue[api.MatchUpdate | None] = asyncio.Queue()
         self.left = our_actions
         self.ours: list[tuple[frozenset[int], dict[str, Any]]] = []  # who was to move, what we did
+        self.refused = 0  # our actions refused as out of date
+        self.late = late
+        self.step_began = 0  # the version at which the current step began
         self.match_id = "local"
         self.opponents_move()
 
@@ -74,7 +78,13 @@ class LocalMatch:
         while not RULES.is_over(self.state) and self.seat not in RULES.to_move(self.state):
             other = min(RULES.to_move(self.state))
             self.record(other, self.rng.choice(RULES.legal_actions(self.state, other)))
-        # in a sealed step the other seat bids first: ours then waits on a step it is part of
+        self.step_began = self.version
+        if (
+            not self.late
+        ):  # in a sealed step the other seat bids first: ours then waits on a step it is part of
+            self.others_choose()
+
+    def others_choose(self) -> None:
         for other in sorted(RULES.to_move(self.state) - {self.seat}):
             self.record(other, self.rng.choice(RULES.legal_actions(self.state, other)))
 
@@ -85,18 +95,25 @@ class LocalMatch:
         while (update := await self.updates.get()) is not None:
             yield update
 
-    async def submit(self, action: api.Action, version: int, request_id: str) -> None:
-        if version != self.version:  # the stream had not brought the newest update yet
+    async def submit(self, action: api.Action, version: int, request_id: str) -> api.SubmitActionResponse:
+        sealed = len(RULES.to_move(self.state)) > 1
+        if self.late:
+            self.others_choose()
+        current = version >= self.step_began if sealed else version == self.version
+        if not current or self.seat not in RULES.to_move(self.state):  # an older picture of the match
+            self.refused += 1
             raise grpc.aio.AioRpcError(grpc.StatusCode.ABORTED, Metadata(), Metadata(), "out of date")
         self.ours.append((RULES.to_move(self.state), games.action_json(action)))
         self.left -= 1
         if self.left == 0:  # the stream ends before our action's update, which may ask for another
             self.updates.put_nowait(None)
         self.record(self.seat, RULES.action_from_json(games.action_json(action)))
+        made = self.version
         if RULES.is_over(self.state) and self.left > 0:
             self.updates.put_nowait(None)
         elif self.left > 0:
             self.opponents_move()
+        return api.SubmitActionResponse(version=made)
 
 
 @pytest.mark.parametrize("search_workers", [None, 2])
@@ -128,6 +145,26 @@ def test_the_agent_bids_in_sealed_steps_and_picks_in_turn(tmp_path: Path, search
     assert any(
         len(movers) == 1 and kind == "bid" for (movers, _), kind in zip(match.ours, kinds, strict=True)
     )
+
+
+def test_the_agent_does_not_act_again_on_a_picture_from_before_its_sealed_choice(tmp_path: Path) -> None:
+    """The other seat's bid, made while ours was searched, comes after ours was sent: its update still
+    shows our seat to bid, but that is the match from before our bid, not a new turn."""
+
+    async def main() -> LocalMatch:
+        match = LocalMatch(seat=1, seed=3, our_actions=8, late=True)
+        seats = SeatFile(tmp_path / "seats.json")
+        held = HeldSeat("local", match.match_id, match.seat, "token", "bot", "easy")
+        seats.add(held)
+        with ThreadPoolExecutor(2) as executor:
+            agent = Agent(Endpoint("local"), "key", ["easy"], 1, seats, executor=executor, workers=2)
+            await asyncio.wait_for(agent.play(match, held), 60)  # type: ignore[arg-type]
+        return match
+
+    match = asyncio.run(main())
+    assert len(match.ours) == 8
+    assert any(action["type"] == "bid" for _, action in match.ours)
+    assert match.refused == 0  # no search wasted on a turn that was not one
 
 
 def test_a_follower_acts_only_on_the_match_as_it_stands() -> None:
