@@ -48,7 +48,7 @@ GAME_LEVELS: dict[str, dict[str, ismcts.SearchConfig]] = {
     "leilao": {
         "easy": ismcts.SearchConfig(iterations=60, seconds=0.09, playout_steps=6),
         "medium": ismcts.SearchConfig(iterations=300, seconds=0.6, playout_steps=6),
-        "hard": ismcts.SearchConfig(iterations=1200, seconds=2.2, playout_steps=6),
+        "hard": ismcts.SearchConfig(iterations=2400, seconds=2.2, playout_steps=6),
         "expert": ismcts.SearchConfig(iterations=4800, seconds=2.2, playout_steps=6),
     },
 }
