@@ -145,9 +145,9 @@ class Agent:
         """
         level = held.level
         follower: Follower | None = None
-        acted = -1  # the version of the match our last action was chosen in
-        # The version our last action made: an update older than it is a picture from before our action
-        # (in a sealed step, another seat's choice made while we searched), not a turn of ours.
+        # The version our last action made (always past the one it was chosen in): an update older than
+        # it is a picture from before our action (in a sealed step, another seat's choice made while we
+        # searched), not a turn of ours.
         answered = -1
         try:
             async for update in seat.follow(after_version=0):
@@ -162,11 +162,10 @@ class Agent:
                 if (
                     follower.caught_up(update)
                     and update.state.legal_actions
-                    and update.version > acted
                     and update.version >= answered
                     and (made := await self._act(seat, level, update.state, follower, arrived)) is not None
                 ):
-                    acted, answered = update.version, made
+                    answered = made
             else:
                 log.info("match over", extra={"match_id": seat.match_id, "seat": seat.seat})
             self.seats.remove(held)

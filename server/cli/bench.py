@@ -398,14 +398,14 @@ def players(
         raise click.UsageError("--knee runs each count on a fresh database: --db sqlite or postgres")
     if workers > 1 and db == "sqlite":
         raise click.UsageError("--workers above 1 needs PostgreSQL: --db postgres or a postgresql:// address")
-    ours_alone = [db != "sqlite", workers > 1, restart, bool(games), per_connection, credential != "seat"]
-    if peer and any(ours_alone):
+    # What only our server runs: neither boardgame.io nor the floor.
+    ours_alone = [db != "sqlite", workers > 1, restart, credential != "seat"]
+    if peer and any([*ours_alone, games, per_connection]):
         raise click.UsageError(
             "--peer runs boardgame.io in memory, a socket a player: no --db, --workers, --restart, --game,"
             " --per-connection or --credential"
         )
-    floor_cannot = [peer, db != "sqlite", workers > 1, restart, set(games) - {"mercado"}, sizes != (2,)]
-    if floor and (any(floor_cannot) or credential != "seat"):
+    if floor and any([*ours_alone, peer, set(games) - {"mercado"}, sizes != (2,)]):
         raise click.UsageError(
             "--floor serves 2-player Mercado tables with seat tokens, in one process that keeps nothing: no"
             " --peer, --db, --workers, --restart, other --game or --sizes, or --credential player"

@@ -79,9 +79,7 @@ class LocalMatch:
             other = min(RULES.to_move(self.state))
             self.record(other, self.rng.choice(RULES.legal_actions(self.state, other)))
         self.step_began = self.version
-        if (
-            not self.late
-        ):  # in a sealed step the other seat bids first: ours then waits on a step it is part of
+        if not self.late:  # in a sealed step the other seat bids first: ours waits on a step it is in
             self.others_choose()
 
     def others_choose(self) -> None:

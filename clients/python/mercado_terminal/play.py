@@ -257,7 +257,7 @@ class Session:
         self.groups: Sequence[GroupLike] = []
         self.group: GroupLike | None = None  # the second step's group, while choosing where
         self.confirming = False  # asking whether to resign
-        self.step_key: tuple[str, tuple[bytes, ...]] | None = None  # the question the menu steps belong to
+        self.step_key: tuple[str, list[api.Action]] | None = None  # the question the menu steps belong to
         self.spare: deque[str] = deque()  # lines read and not yet taken, each for the next question
         self.input_ended = False
         self.warned: int | None = None  # the version whose time warning was given
@@ -470,8 +470,7 @@ class Session:
         """Back to the menu's first step when the question changed: the mode, or on one's turn the
         actions one may take. Another seat's sealed bid leaves the question as it was, so what was
         typed for it stays typed; so does taking the seat back, whatever the AI plays for it meanwhile."""
-        legal = self.state.legal_actions if mode == "move" else ()
-        key = (mode, tuple(action.SerializeToString(deterministic=True) for action in legal))
+        key = (mode, list(self.state.legal_actions) if mode == "move" else [])
         if key != self.step_key:
             self.step_key = key
             self.group, self.confirming = None, False
