@@ -1,14 +1,20 @@
 """``mercado bench ai``: search speed at the start, middle and end of a game, time per move per level,
-and a move's iterations and time with its searches spread over 1, 2, ... worker processes."""
+a move's iterations and time with its searches spread over 1, 2, ... worker processes, and where a
+search's time goes (cProfile)."""
 
 from __future__ import annotations
 
+import cProfile
 import dataclasses
 import os
+import pstats
 import random
 import statistics
+import sysconfig
 import time
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from ai import ismcts
@@ -81,6 +87,48 @@ def by_workers(decisions: list[Decision], workers: Iterable[int]) -> dict[str, d
     return report
 
 
+# How many of the functions that took most of a profiled search's own time the report lists.
+TOP_FUNCTIONS = 12
+
+
+def where_the_time_goes(search: Callable[[], object], path: Path) -> dict[str, Any]:
+    """Run ``search`` under cProfile, write its statistics to ``path`` (for ``python -m pstats`` or
+    snakeviz) and report the shares of its time spent in each source file's own code and in the
+    functions that took most (cProfile's own cost per call weighs on small functions: the shares are a
+    guide, not a measure)."""
+    profiler = cProfile.Profile()
+    profiler.runcall(search)
+    profiler.dump_stats(path)
+    # pstats keys each function (file, line, name) to (primitive calls, calls, own time, total, callers).
+    rows = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
+    total = sum(row[2] for row in rows.values()) or 1.0
+    by_file: Counter[str] = Counter()
+    for (file, _, _), row in rows.items():
+        by_file[_source(file)] += row[2]
+    busiest = sorted(rows.items(), key=lambda item: item[1][2], reverse=True)[:TOP_FUNCTIONS]
+    return {
+        "seconds": round(total, 3),
+        "by_file": {file: round(seconds / total, 3) for file, seconds in by_file.most_common()},
+        "functions": [
+            {
+                "function": f"{_source(file)}:{line}({name})",
+                "share": round(row[2] / total, 3),
+                "calls": row[1],
+            }
+            for (file, line, name), row in busiest
+        ],
+    }
+
+
+def _source(file: str) -> str:
+    """A profiled function's file as the report names it: relative to the working directory or to
+    Python's standard library (``stdlib/random.py``), or as cProfile names it (``~`` for built-ins)."""
+    for root, prefix in ((os.getcwd(), ""), (sysconfig.get_path("stdlib"), "stdlib/")):
+        if file.startswith(root + os.sep):
+            return prefix + os.path.relpath(file, root)
+    return file
+
+
 def machine() -> dict[str, Any]:
     """The cores, the load (1-minute average) the figures were measured under (others' processes
     take cores from the workers), and whether the rules engine was compiled (``make compile``)."""
@@ -92,8 +140,13 @@ def machine() -> dict[str, Any]:
 
 
 def run(
-    seconds: float, seed: int, levels: Iterable[str] = LEVELS, workers: Iterable[int] = (1, 2)
+    seconds: float,
+    seed: int,
+    levels: Iterable[str] = LEVELS,
+    workers: Iterable[int] = (1, 2),
+    profile: Path | None = None,
 ) -> dict[str, Any]:
+    """Mercado's report; with ``profile``, also where the time of a search of the middle position goes."""
     positions = {phase: position_after(n, seed) for phase, n in PHASES.items()}
     views = [(player_view(state, state.current_player), list(state.coins)) for state in positions.values()]
     report: dict[str, Any] = {
@@ -114,6 +167,9 @@ def run(
             level: {"iterations": c.iterations, "time_cap_seconds": c.seconds} for level, c in LEVELS.items()
         },
     }
+    if profile is not None:
+        middle = positions["middle"]
+        report["profile"] = where_the_time_goes(lambda: iterations_per_second(middle, seconds, seed), profile)
     return report
 
 
@@ -149,16 +205,20 @@ def _search(
 
 
 def run_game(
-    name: str, seconds: float, seed: int, levels: Iterable[str] = LEVELS, workers: Iterable[int] = (1, 2)
+    name: str,
+    seconds: float,
+    seed: int,
+    levels: Iterable[str] = LEVELS,
+    workers: Iterable[int] = (1, 2),
+    profile: Path | None = None,
 ) -> dict[str, Any]:
     """``run`` for any game but Mercado: its ISMCTS (:mod:`ai.ismcts`) at its levels (``game_levels``)."""
     rules = game_named(name)
     positions = game_positions(rules, seed)
+    unbounded = ismcts.SearchConfig(iterations=10**9, seconds=seconds)
     speed = {}
     for phase, position in positions.items():
-        elapsed, iterations = _search(
-            rules, position, ismcts.SearchConfig(iterations=10**9, seconds=seconds), seed
-        )
+        elapsed, iterations = _search(rules, position, unbounded, seed)
         speed[phase] = round(iterations / elapsed)
     per_move = {}
     for level in levels:
@@ -167,7 +227,7 @@ def run_game(
         ]
         per_move[level] = {"mean": round(sum(times) / len(times), 3), "max": round(max(times), 3)}
     views = [rules.view(state, seat) for state, seat in positions.values()]
-    return {
+    report: dict[str, Any] = {
         "game": name,
         "machine": machine(),
         "iterations_per_second": speed,
@@ -183,3 +243,7 @@ def run_game(
             for level, c in game_levels(name).items()
         },
     }
+    if profile is not None:
+        middle = positions["middle"]
+        report["profile"] = where_the_time_goes(lambda: _search(rules, middle, unbounded, seed), profile)
+    return report

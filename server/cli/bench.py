@@ -532,19 +532,31 @@ def agent(level: str, matches: int, duration: float, game_name: str) -> None:
     type=click.IntRange(min=1),
     help="Search a move root-parallel over this many processes (repeatable); default: 1 and 2.",
 )
+@click.option(
+    "--profile",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    help="Also search the middle position for --seconds under cProfile, write its statistics to this "
+    "file, and report the shares of the time each source file and the busiest functions took.",
+)
 def ai_bench(
-    seconds: float, seed: int, game_name: str, levels: tuple[str, ...], workers: tuple[int, ...]
+    seconds: float,
+    seed: int,
+    game_name: str,
+    levels: tuple[str, ...],
+    workers: tuple[int, ...],
+    profile: Path | None,
 ) -> None:
     """Search iterations per second at the start, middle and end of a game, time per move per level,
-    and per level a move's time and iterations searched by 1, 2, ... worker processes."""
+    per level a move's time and iterations searched by 1, 2, ... worker processes, and with --profile
+    where a search's time goes."""
     from server.bench.ai import run, run_game
 
     chosen = levels or BOT_LEVELS
     counts = workers or (1, 2)
     if game_name == "mercado":
-        report = run(seconds, seed, chosen, counts)
+        report = run(seconds, seed, chosen, counts, profile)
     else:
-        report = run_game(game_name, seconds, seed, chosen, counts)
+        report = run_game(game_name, seconds, seed, chosen, counts, profile)
     click.echo(json.dumps(report, indent=2))
 
 

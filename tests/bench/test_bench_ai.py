@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import pstats
+from pathlib import Path
 
 from click.testing import CliRunner
 
@@ -37,3 +39,20 @@ def test_the_command_reports_each_level_by_workers() -> None:
     for figures in report["by_workers"]["easy"].values():
         assert figures.keys() == {"seconds_per_move", "iterations_per_move", "iterations_per_second"}
         assert 0 < figures["iterations_per_move"] <= 2 * 80  # the time cap may cut a loaded machine's short
+
+
+def test_the_profile_says_which_code_a_search_spent_its_time_in(tmp_path: Path) -> None:
+    profile = tmp_path / "leilao.prof"
+    args = ["bench", "ai", "--game", "leilao", "--seconds", "0.2", "--level", "easy", "--workers", "1"]
+    result = CliRunner(mix_stderr=False).invoke(
+        main, [*args, "--profile", str(profile)], catch_exceptions=False
+    )
+    assert result.exit_code == 0, result.stdout + result.stderr
+    report = json.loads(result.stdout)["profile"]
+    assert pstats.Stats(str(profile)).total_calls > 0  # type: ignore[attr-defined]
+    assert report["seconds"] > 0
+    assert abs(sum(report["by_file"].values()) - 1) < 0.02  # every file's share, rounded
+    # The search and the game's rules, named from the repository's root, are where a search works.
+    assert {"ai/ismcts.py", "server/games/leilao/rules.py"} <= report["by_file"].keys()
+    shares = [function["share"] for function in report["functions"]]
+    assert shares == sorted(shares, reverse=True) and all(f["calls"] > 0 for f in report["functions"])

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator, Mapping
-from dataclasses import replace
 from typing import Any
 
 import server.games.rng as chance
@@ -439,8 +438,11 @@ def legal_actions(state: OreganoState, seat: int) -> list[OreganoAction]:
 
 
 def declared_now(state: OreganoState, kind: str) -> OreganoState:
-    """``state`` as if its seat had declared ``kind`` and were about to perform it first."""
-    return replace(state, phase=ACTION, declared=[kind, kind], step=0)
+    """``state`` as if its seat had declared ``kind`` and were about to perform it first (sharing its
+    parts: only to be read)."""
+    now = state.shallow_copy()
+    now.phase, now.declared, now.step = ACTION, [kind, kind], 0
+    return now
 
 
 def operations(state: OreganoState, seat: int) -> Iterator[OreganoAction]:

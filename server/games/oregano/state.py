@@ -171,6 +171,13 @@ class OreganoState:
             bonuses=[[] for _ in range(n)],
         )
 
+    def shallow_copy(self) -> OreganoState:
+        """A copy sharing every part with this position, to be read or have its top-level fields set
+        (about a quarter of ``dataclasses.replace``'s time: the search makes one at every declaration)."""
+        copy = object.__new__(OreganoState)
+        copy.__dict__.update(self.__dict__)
+        return copy
+
     def clone(self) -> OreganoState:
         return OreganoState(
             options=self.options,
