@@ -17,8 +17,8 @@ The tables sit down over ``ramp`` seconds; once every player follows its first m
 answer), their propagation (answer to the last other seat's stream bringing the update), the errors
 by call and code, and the server's and the load process's CPU time and memory over the window, read
 from /proc. With ``restart`` the server is then stopped gracefully and started again on the same
-database and port, and the players' reconnections are measured: ``RESTART_WINDOW_SECONDS`` from the
-new server's 'listening' line.
+database and port, and the players' reconnections are measured for ``restart_window`` seconds from
+the new server's 'listening' line.
 
 With ``peer="boardgameio"``, boardgame.io's server (``peers/boardgameio/server.js``, as ``mercado bench
 peer`` runs it, in memory) takes the same players from ``peers/boardgameio/players.js``: socket.io
@@ -70,7 +70,6 @@ SUBMIT_P99_MS = 100.0  # the knee: the most players whose submissions' p99 stays
 PROPAGATION_P99_MS = 200.0  # ...and their propagations' p99 under this
 READY_SECONDS = 600.0  # for every player to follow its first match, beyond the ramp
 REPORT_SECONDS = 120.0  # for the load process's report once told to stop
-RESTART_WINDOW_SECONDS = 15.0  # measured after a restarted server listens again
 SPARE_FILES = 1024  # open files a process needs beside one per connection
 RAMP_RATE = 500.0  # players a second sitting down, by default
 KNEE_CLOSE_ENOUGH = 0.05  # the search stops when the best passing and worst failing N are this close
@@ -121,6 +120,7 @@ class Deployment:
     peer: str | None = None
     restart: bool = False
     floor: bool = False  # the server that plays no game (floor_server.py)
+    restart_window: float = 15.0  # seconds measured after a restarted server listens again
 
 
 # --- the load process ------------------------------------------------------------------------------
@@ -358,7 +358,7 @@ def _run(
             servers.append(server.start(count=count))
             restart["down_seconds"] = round(time.perf_counter() - stopped, 2)
             players.phase("after_restart")
-            time.sleep(RESTART_WINDOW_SECONDS)
+            time.sleep(deployment.restart_window)
         figures = players.stop()
     finally:
         players.close()
@@ -460,7 +460,7 @@ def _report(
             "stream_open_latency_ms": after_restart["stream_open_latency_ms"],
             "submit_latency_ms": after_restart["submit_latency_ms"],
             "propagation_latency_ms": after_restart["propagation_latency_ms"],
-            "window_seconds": RESTART_WINDOW_SECONDS,
+            "window_seconds": deployment.restart_window,
         }
     return report
 

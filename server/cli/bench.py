@@ -331,6 +331,14 @@ def _players_db(ctx: click.Context, param: click.Parameter, value: str) -> str:
     help="After the window, restart the server and measure every player reconnecting at once.",
 )
 @click.option(
+    "--restart-window",
+    type=click.FloatRange(min=1),
+    default=15.0,
+    show_default=True,
+    help="With --restart: seconds measured after the restarted server listens (long enough for the whole "
+    "crowd to be back: see restart.recovered_after_seconds and players_failing).",
+)
+@click.option(
     "--floor",
     is_flag=True,
     help="Serve the same players (2-player Mercado tables) with the server that plays no game and keeps "
@@ -381,6 +389,7 @@ def players(
     workers: int,
     peer: str | None,
     restart: bool,
+    restart_window: float,
     floor: bool,
     knee: bool,
     runs: int,
@@ -413,7 +422,7 @@ def players(
     load = Players(
         players, pace, duration, warmup, ramp, sizes, games or ("mercado",), seed, per_connection, credential
     )
-    deployment = Deployment(db, workers, peer, restart, floor)
+    deployment = Deployment(db, workers, peer, restart, floor, restart_window)
     bounds = Bounds(knee_submit_p99, knee_propagation_p99)
     _print_report(
         lambda: search(load, deployment, runs, knee_max, bounds) if knee else run(load, deployment),

@@ -86,9 +86,10 @@ def test_bench_players_mixes_table_sizes_games_shared_connections_and_player_tok
 
 
 def test_bench_players_restarts_the_server_and_every_player_comes_back() -> None:
-    report = bench_players("--restart")
+    report = bench_players("--restart", "--restart-window", "10")
     served_every_player(report)
     restart = report["restart"]
+    assert restart["window_seconds"] == 10
     assert restart["down_seconds"] > 0
     # The stopped server ends every stream with UNAVAILABLE, and every player opens it again.
     assert set(restart["errors_while_down"]["StreamEvents"]) == {"UNAVAILABLE"}
