@@ -11,7 +11,7 @@ import pytest
 from server.bench.postgres import PostgresServer, available
 
 # The shared helper modules (on the pythonpath, pyproject.toml) report failed assertions in full.
-pytest.register_assert_rewrite("matchplay", "positions", "server_process")
+pytest.register_assert_rewrite("matchplay", "nodes", "positions", "server_process")
 
 from server_process import ServerProcess, Start  # noqa: E402 (after the rewrite is registered)
 

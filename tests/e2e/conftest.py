@@ -6,13 +6,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 
 import pytest
-
-pytest.register_assert_rewrite("nodes")  # the shared helper module reports failed assertions in full
-
-from matchplay import Connect  # noqa: E402 (after the rewrite is registered)
-from mercado_client import MercadoClient  # noqa: E402
-from nodes import client_of, nodes  # noqa: E402, F401 (fixtures of the tests that use them)
-from server_process import ServerProcess  # noqa: E402
+from matchplay import Connect
+from mercado_client import MercadoClient
+from nodes import client_of, nodes  # noqa: F401 (fixtures of the tests that use them)
+from server_process import ServerProcess
 
 
 async def _connector(target: Callable[[], str]) -> AsyncIterator[Connect]:
