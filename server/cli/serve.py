@@ -267,6 +267,14 @@ def _origins(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
     help="With PostgreSQL: seconds after which a match in play that no server moved is taken up by another.",
 )
 @option(
+    "--drain",
+    type=click.FloatRange(min=0),
+    default=0.0,
+    help="Seconds a stopping server keeps serving after its health turns NOT_SERVING, so that load"
+    " balancers send new calls elsewhere first: their health checks' interval times the failures"
+    " they wait for, and a little more.",
+)
+@option(
     "--max-cached-matches", type=COUNT, default=1_000, help="Matches kept in memory besides those in use."
 )
 @option("--web-max-connections", type=COUNT, default=1024, help="Open web connections, in all.")
@@ -454,6 +462,7 @@ def server_config(options: dict[str, Any], ctx: click.Context) -> Any:
         frontend=frontend,
         bot_ratings=bot_ratings,
         matchmaking_ai_wait=options["matchmaking_ai_wait"],
+        drain_seconds=options["drain"],
         tls_cert=options["tls_cert"],
         tls_key=options["tls_key"],
         reflection=options["reflection"],

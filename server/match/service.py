@@ -1015,6 +1015,8 @@ class MatchService:
         backlog = [match.snapshot(), *match.updates(match.actions[after_version:])]
         ended = match.status in (FINISHED, CANCELLED)
         match.watchers.add(inbox)
+        if self.closing:
+            inbox.put(None)  # opened after close_streams(), which ended the streams it found
         try:
             # Each sent is let go of: the stream lives as long as its player, its backlog need not.
             backlog.reverse()

@@ -25,7 +25,7 @@ from typing import Any
 from server.games.registry import game_named
 from server.match import MatchService, Seated
 from server.match.clocks import now_ms
-from server.match.errors import MatchError, SeatTaken, Throttled
+from server.match.errors import MatchError, SeatTaken, ShuttingDown, Throttled
 from server.match.holdings import holders, player_client
 from server.store import Conflict, QueuedRecord
 
@@ -36,6 +36,7 @@ QUEUED_EVERY_SECONDS = 1.0  # how often a queued player hears that it still wait
 WINDOW_START = 2.0  # in rating (mu): how far apart players may be at first...
 WINDOW_GROWTH = 1.0  # ...widened by this per second of waiting...
 WINDOW_MAX = 60.0  # ...up to anyone
+SHUTTING_DOWN = "the server is shutting down; queue again"
 log = logging.getLogger("mercado.matchmaking")
 
 
@@ -166,6 +167,7 @@ class Matchmaker:
         self.sizes: Counter[tuple[str, int]] = Counter()
         self.ticker: asyncio.Task[None] | None = None
         self.tasks: set[asyncio.Task[None]] = set()  # matches being made, players leaving
+        self.closing = False
 
     def queued(self, players: int, game: str = "mercado") -> int:
         """How many players are queued for a match of ``game`` and ``players``."""
@@ -212,9 +214,11 @@ class Matchmaker:
         except Conflict:
             raise already from None
         self.waiting[player_id] = seeker
-        if self.ticker is None or self.ticker.done():
-            self.ticker = loop.create_task(self._tick())
         try:
+            if self.closing:  # queued after close(), which ended the streams it found
+                raise ShuttingDown(SHUTTING_DOWN)
+            if self.ticker is None or self.ticker.done():
+                self.ticker = loop.create_task(self._tick())
             assert seeker.found is not None
             while True:
                 yield seeker
@@ -227,11 +231,16 @@ class Matchmaker:
             self._spawn(self.store.dequeue(player_id, since))  # its entry goes, matched or not
 
     async def close(self) -> None:
-        """Stop grouping; let the matches being made be made."""
+        """Stop grouping; let the matches being made be made; end the streams of the players still
+        waiting with UNAVAILABLE, so that their clients queue again elsewhere."""
+        self.closing = True
         if self.ticker is not None:
             self.ticker.cancel()
             await asyncio.gather(self.ticker, return_exceptions=True)
         await asyncio.gather(*self.tasks, return_exceptions=True)
+        for seeker in self.waiting.values():
+            if seeker.found is not None and not seeker.found.done():
+                seeker.found.set_exception(ShuttingDown(SHUTTING_DOWN))
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(work)

@@ -136,6 +136,7 @@ class ServerConfig:
     frontend: FrontendTokens | None = None  # how a frontend's player tokens are checked
     bot_ratings: Mapping[str, Mapping[str, tuple[float, float]]] | None = None  # the bots', by game
     matchmaking_ai_wait: float = 15.0
+    drain_seconds: float = 0.0  # serving on, NOT_SERVING, before a stop: the balancers look elsewhere
 
 
 class Server(NamedTuple):
@@ -253,10 +254,15 @@ async def serve(config: ServerConfig) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
+    await running.health.enter_graceful_shutdown()
+    if config.drain_seconds:
+        # A call the balancer sends before it sees NOT_SERVING is served: gRPC would cancel one that
+        # reached a stopping server before a handler took it up.
+        log.info("draining", extra={"seconds": config.drain_seconds})
+        await asyncio.sleep(config.drain_seconds)
     log.info("shutting down")
     watching.cancel()
     trimming.cancel()
-    await running.health.enter_graceful_shutdown()
     service.close_streams()
     await matchmaker.close()
     await service.close()

@@ -28,6 +28,8 @@ PROXY_SOURCE = "127.0.0.2"  # the nodes' --trusted-proxy
 TRUSTED_PROXY = ("--trusted-proxy", f"{PROXY_SOURCE}/32")
 START_SECONDS = 20.0
 CHECKED_SECONDS = 30.0  # for HAProxy to find a node up or down (two checks, 2 s apart)
+# A stopping node serves on for longer than HAProxy takes to find it NOT_SERVING (about 4 s).
+DRAIN = ("--drain", "8")
 
 
 def program() -> str:

@@ -3,7 +3,8 @@ PostgreSQL, Debian's HAProxy.
 
 HAProxy balances gRPC call by call, so one client's consecutive calls land on different nodes, and
 each still sees what the one before did. Nodes restarted one after the other while matches are
-played cost the clients nothing their own retries do not cover. Each client behind HAProxy has its
+played (each serving on until HAProxy finds it NOT_SERVING, --drain) cost the clients nothing their
+own retries do not cover. Each client behind HAProxy has its
 own rate limits, HAProxy none of its own: the nodes read the client's address in x-forwarded-for.
 """
 
@@ -20,7 +21,7 @@ from typing import Any
 
 import grpc
 import pytest
-from haproxy import TRUSTED_PROXY, HAProxy
+from haproxy import DRAIN, TRUSTED_PROXY, HAProxy
 from matchplay import assert_reason, refusal
 from mercado.v1 import match_pb2 as api
 from mercado.v1 import match_pb2_grpc as api_grpc
@@ -41,7 +42,7 @@ from server.bench.postgres import PostgresServer
 
 pytestmark = pytest.mark.postgres
 
-RESTART_THINK_SECONDS = 0.8  # a player's pause before each move: the matches outlast both restarts
+RESTART_THINK_SECONDS = 1.2  # a player's pause before each move: the matches outlast both restarts
 RETRY_SECONDS = 60.0  # the clients' reconnect window (the library's default)
 Balanced = Callable[..., tuple[list[ServerProcess], HAProxy]]
 
@@ -107,7 +108,7 @@ async def test_a_match_is_played_to_its_end_by_calls_that_alternate_between_node
 async def test_a_rolling_restart_under_play_fails_no_call_beyond_the_clients_own_retries(
     balanced: Balanced, client_of: ClientOf
 ) -> None:
-    nodes, haproxy = balanced()
+    nodes, haproxy = balanced(*DRAIN)
     target = haproxy.targets[0]
     groups: list[list[Caller]] = []
     for number in range(3):

@@ -22,6 +22,7 @@ import sys
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -297,31 +298,40 @@ async def test_a_stopped_node_sends_its_clients_to_another(nodes: Nodes, client_
     callers = [Caller.of(seat, seed=n, **away) for n, seat in enumerate(seats)]
     callers.append(Caller(client_of(b), match_id))  # a spectator on the node that stays
 
-    # A bare stream on node A, to see how it ends.
-    ended: list[int] = []
+    # Bare streams on node A, to see how they end: a match's, and a player's queued for a match
+    # (of four, which two players never make).
+    ended: list[api.MatchUpdate] = []
+    queued: list[api.FindMatchUpdate] = []
+    queuer = await timely(client_of(a).create_player("Cy"))
 
-    async def bare_stream() -> grpc.aio.AioRpcError:
-        call = client_of(a).stub.StreamEvents(api.StreamEventsRequest(match_id=match_id))
+    async def ending(call: Any, seen: list[Any]) -> grpc.aio.AioRpcError:
         try:
             async for update in call:
-                ended.append(update.version)
+                seen.append(update)
         except grpc.aio.AioRpcError as error:
             return error
         raise AssertionError("the stream ended without an error")
 
-    bare = asyncio.ensure_future(bare_stream())
+    bare = asyncio.ensure_future(
+        ending(client_of(a).stub.StreamEvents(api.StreamEventsRequest(match_id=match_id)), ended)
+    )
+    find = api.FindMatchRequest(players=4)
+    queue = asyncio.ensure_future(
+        ending(client_of(a).stub.FindMatch(find, metadata=bearer(queuer.player_token)), queued)
+    )
     async with playing(callers) as play:
-        await until(lambda: callers[2].newest >= 8, "version 8", play)
+        await until(lambda: callers[2].newest >= 8 and bool(queued), "version 8 and a queued player", play)
 
         assert await asyncio.to_thread(a.stop) == 0, "".join(a.log_lines[-20:])
-        error = await timely(bare)
-        assert_reason(error, grpc.StatusCode.UNAVAILABLE)
-        assert "shutting down" in (error.details() or "")
+        for stream in (bare, queue):
+            error = await timely(stream)
+            assert_reason(error, grpc.StatusCode.UNAVAILABLE)
+            assert "shutting down" in (error.details() or "")
         await timely(play, MATCH_SECONDS)
 
     assert [caller.moved_to for caller in callers] == [[b.target], [b.target], []]
     replay = await timely(client_of(b).replay(match_id))
-    assert len(replay.steps) > max(ended)
+    assert len(replay.steps) > max(update.version for update in ended)
     assert_played(callers, replay)
     # Started again, node A serves the match as node B finished it.
     await asyncio.to_thread(a.start)

@@ -554,6 +554,13 @@ async def test_close_streams_ends_every_follower(service: MatchService) -> None:
     results = await asyncio.wait_for(asyncio.gather(*followers, return_exceptions=True), 5)
     assert all(isinstance(r, ShuttingDown) for r in results), results
     assert match.watchers == set()
+    # A stream opened after that gets the match as it stands, and is ended the same way.
+    async with service.following(match.match_id, None, 0) as stream:
+        first = await anext(stream.updates)
+        assert first.state == match.state
+        with pytest.raises(ShuttingDown):
+            await asyncio.wait_for(anext(stream.updates), 5)
+    assert match.watchers == set()
 
 
 # --- listing -------------------------------------------------------------------------------------
