@@ -4,8 +4,8 @@ PostgreSQL, Debian's HAProxy.
 HAProxy balances gRPC call by call, so one client's consecutive calls land on different nodes, and
 each still sees what the one before did. Nodes restarted one after the other while matches are
 played (each serving on until HAProxy finds it NOT_SERVING, --drain) cost the clients nothing their
-own retries do not cover. Each client behind HAProxy has its
-own rate limits, HAProxy none of its own: the nodes read the client's address in x-forwarded-for.
+own retries do not cover. Each client behind HAProxy has its own rate limits, HAProxy none of its
+own: the nodes read the client's address in x-forwarded-for.
 """
 
 from __future__ import annotations
