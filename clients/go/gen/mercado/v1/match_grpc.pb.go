@@ -156,7 +156,8 @@ type MatchServiceClient interface {
 	// `players`; the server groups queued players of close ratings (the window widens the
 	// longer they wait), creates the match, seats them, and sends each a MatchFound, then ends
 	// the stream. While queued, a Queued message now and then. Closing the stream leaves the
-	// queue. A player queues once at a time (ALREADY_EXISTS otherwise).
+	// queue. A player queues once at a time (ALREADY_EXISTS otherwise). A server shutting down
+	// ends the stream with UNAVAILABLE: queue again (through another server).
 	FindMatch(ctx context.Context, in *FindMatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[FindMatchUpdate], error)
 }
 
@@ -405,7 +406,8 @@ type MatchServiceServer interface {
 	// `players`; the server groups queued players of close ratings (the window widens the
 	// longer they wait), creates the match, seats them, and sends each a MatchFound, then ends
 	// the stream. While queued, a Queued message now and then. Closing the stream leaves the
-	// queue. A player queues once at a time (ALREADY_EXISTS otherwise).
+	// queue. A player queues once at a time (ALREADY_EXISTS otherwise). A server shutting down
+	// ends the stream with UNAVAILABLE: queue again (through another server).
 	FindMatch(*FindMatchRequest, grpc.ServerStreamingServer[FindMatchUpdate]) error
 	mustEmbedUnimplementedMatchServiceServer()
 }

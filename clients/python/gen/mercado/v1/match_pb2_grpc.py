@@ -253,7 +253,8 @@ class MatchServiceServicer(object):
         `players`; the server groups queued players of close ratings (the window widens the
         longer they wait), creates the match, seats them, and sends each a MatchFound, then ends
         the stream. While queued, a Queued message now and then. Closing the stream leaves the
-        queue. A player queues once at a time (ALREADY_EXISTS otherwise).
+        queue. A player queues once at a time (ALREADY_EXISTS otherwise). A server shutting down
+        ends the stream with UNAVAILABLE: queue again (through another server).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -205,7 +205,8 @@ class MatchServiceStub:
     `players`; the server groups queued players of close ratings (the window widens the
     longer they wait), creates the match, seats them, and sends each a MatchFound, then ends
     the stream. While queued, a Queued message now and then. Closing the stream leaves the
-    queue. A player queues once at a time (ALREADY_EXISTS otherwise).
+    queue. A player queues once at a time (ALREADY_EXISTS otherwise). A server shutting down
+    ends the stream with UNAVAILABLE: queue again (through another server).
     """
 
 class MatchServiceAsyncStub:
@@ -335,7 +336,8 @@ class MatchServiceAsyncStub:
     `players`; the server groups queued players of close ratings (the window widens the
     longer they wait), creates the match, seats them, and sends each a MatchFound, then ends
     the stream. While queued, a Queued message now and then. Closing the stream leaves the
-    queue. A player queues once at a time (ALREADY_EXISTS otherwise).
+    queue. A player queues once at a time (ALREADY_EXISTS otherwise). A server shutting down
+    ends the stream with UNAVAILABLE: queue again (through another server).
     """
 
 class MatchServiceServicer(metaclass=abc.ABCMeta):
@@ -497,7 +499,8 @@ class MatchServiceServicer(metaclass=abc.ABCMeta):
         `players`; the server groups queued players of close ratings (the window widens the
         longer they wait), creates the match, seats them, and sends each a MatchFound, then ends
         the stream. While queued, a Queued message now and then. Closing the stream leaves the
-        queue. A player queues once at a time (ALREADY_EXISTS otherwise).
+        queue. A player queues once at a time (ALREADY_EXISTS otherwise). A server shutting down
+        ends the stream with UNAVAILABLE: queue again (through another server).
         """
 
 def add_MatchServiceServicer_to_server(servicer: MatchServiceServicer, server: typing.Union[grpc.Server, grpc.aio.Server]) -> None: ...

@@ -1840,7 +1840,8 @@ export const MatchService: GenService<{
    * `players`; the server groups queued players of close ratings (the window widens the
    * longer they wait), creates the match, seats them, and sends each a MatchFound, then ends
    * the stream. While queued, a Queued message now and then. Closing the stream leaves the
-   * queue. A player queues once at a time (ALREADY_EXISTS otherwise).
+   * queue. A player queues once at a time (ALREADY_EXISTS otherwise). A server shutting down
+   * ends the stream with UNAVAILABLE: queue again (through another server).
    *
    * @generated from rpc mercado.v1.MatchService.FindMatch
    */
