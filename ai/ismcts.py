@@ -9,10 +9,11 @@ independently, each from its own statistics there (decoupled UCT, with
 availability counts): at a sealed step no seat's choice in the tree depends on
 another's sealed choice of that step, which it could not see. A node's
 children are keyed by the step's joint choice. Every seat maximises its own
-reward (max^n). Play-outs are random and stop after ``playout_steps`` steps,
-where the position is judged by ``rules.score_now``. In the tree and the play-outs alike a seat
-weighs its ``rules.search_actions``: its legal actions, less those the game knows are never worth
-a look (Oregano's idle moves).
+reward (max^n). Play-outs are random and stop after ``playout_steps`` steps, where the
+position is judged by ``rules.score_now``, or by ``rules.estimated_scores`` (what the game
+expects of the rest). In the tree and the play-outs alike a seat weighs its
+``rules.search_actions``: its legal actions, less those the game knows are never worth a look
+(Oregano's idle moves).
 
 The seat plays its most visited action, except at a simultaneous step: there a
 choice that can be foreseen can be exploited, so the seat plays a mixed
@@ -43,6 +44,8 @@ class SearchConfig:
     exploration: float = 0.7
     # Random steps played out before the position is scored as it stands.
     playout_steps: int = 20
+    # Score it by what the game expects of the rest (``rules.estimated_scores``), not as it stands.
+    estimate: bool = False
     # A score margin of this many points is worth most of the reward.
     margin_scale: float = 10.0
     # At a simultaneous step the action is drawn from those tried at the root, with odds exp(value /
@@ -76,12 +79,12 @@ class Node:
         self.children: dict[tuple[Hashable, ...], Node] = {}
 
 
-def ranks_of(scores: Sequence[int]) -> list[int]:
+def ranks_of(scores: Sequence[float]) -> list[int]:
     """1-based ranks by score, equal scores sharing a place."""
     return [1 + sum(other > score for other in scores) for score in scores]
 
 
-def rewards(scores: Sequence[int], ranks: Sequence[int], scale: float) -> list[float]:
+def rewards(scores: Sequence[float], ranks: Sequence[int], scale: float) -> list[float]:
     """Each seat's reward in [0, 1]: its margin over the best other seat, squashed, a half point
     added for a first place."""
     return [
@@ -186,7 +189,7 @@ class Search:
         outcome = rules.outcome(state)
         if outcome is not None:
             return rewards(outcome.scores, outcome.ranks, self.config.margin_scale)
-        scores = rules.score_now(state)
+        scores = rules.estimated_scores(state) if self.config.estimate else rules.score_now(state)
         return rewards(scores, ranks_of(scores), self.config.margin_scale)
 
 

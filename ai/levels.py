@@ -44,12 +44,13 @@ GAME_LEVELS: dict[str, dict[str, ismcts.SearchConfig]] = {
         "hard": ismcts.SearchConfig(iterations=600, seconds=2.2, playout_steps=20),
         "expert": ismcts.SearchConfig(iterations=1800, seconds=2.2, playout_steps=20),
     },
-    # random bids are poor judges: play-outs of about one round
+    # random bids are poor judges: easy and medium play out about one round; hard and expert play
+    # nothing out and judge the position by what the rounds left should bring (docs/ai.md)
     "leilao": {
         "easy": ismcts.SearchConfig(iterations=60, seconds=0.09, playout_steps=6),
         "medium": ismcts.SearchConfig(iterations=300, seconds=0.6, playout_steps=6),
-        "hard": ismcts.SearchConfig(iterations=2400, seconds=2.2, playout_steps=6),
-        "expert": ismcts.SearchConfig(iterations=4800, seconds=2.2, playout_steps=6),
+        "hard": ismcts.SearchConfig(iterations=2400, seconds=2.2, playout_steps=0, estimate=True),
+        "expert": ismcts.SearchConfig(iterations=4800, seconds=2.2, playout_steps=0, estimate=True),
     },
 }
 # A game without levels of its own (a new one) is searched with these until it is tuned.

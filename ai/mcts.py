@@ -16,7 +16,7 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, TypeVar
 
 from server.games.mercado import Action, Determinizer, GameState, Result, View, apply_unchecked, legal_actions
 
@@ -81,7 +81,10 @@ def win_shares(ranks: Sequence[int]) -> list[float]:
     return [1.0 / winners if rank == 1 else 0.0 for rank in ranks]
 
 
-def margins(scores: Sequence[int]) -> list[int]:
+Points = TypeVar("Points", int, float)
+
+
+def margins(scores: Sequence[Points]) -> list[Points]:
     """Each player's score minus the best score of the others."""
     return [score - max(s for q, s in enumerate(scores) if q != p) for p, score in enumerate(scores)]
 

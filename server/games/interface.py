@@ -180,6 +180,11 @@ class GameRules(Protocol[State, Action]):
         evaluation of a position that greedy play and cut-off searches use."""
         ...
 
+    def estimated_scores(self, state: State) -> Sequence[float]:
+        """Each seat's final score as far as the position tells, for a search that stops short of
+        the end (the final scores once it is over); ``score_now`` where the game knows no better."""
+        ...
+
     def score_parts(self, state: State) -> list[ScoreParts]:
         """Each seat's score, in seat order, as named parts that add up to ``score_now``'s (the
         final scores once the game is over, with the tie-breaks of ``outcome``). Every seat gets

@@ -162,3 +162,16 @@ def test_rewards_favour_the_leader_and_share_first_places() -> None:
     low, high, other = rewards([5, 9, 9], ranks_of([5, 9, 9]), 10.0)
     assert low < 0.5 < high == other
     assert all(0.0 <= r <= 1.0 for r in rewards([-80, 200], [2, 1], 10.0))
+
+
+def test_a_search_told_to_estimate_judges_where_it_stops_by_the_game_s_estimate() -> None:
+    game = game_named("leilao")
+    state, seat = positions(game, 2, 6)[1]
+    config = SearchConfig(iterations=10, playout_steps=0, estimate=True)
+    search = Search(game, game.view(state, seat), config, random.Random(1))
+    estimates = game.estimated_scores(state)
+    assert estimates != list(game.score_now(state))
+    assert search.playout(game.clone(state)) == rewards(estimates, ranks_of(estimates), config.margin_scale)
+    scores = game.score_now(state)
+    as_it_stands = Search(game, game.view(state, seat), replace(config, estimate=False), random.Random(1))
+    assert as_it_stands.playout(game.clone(state)) == rewards(scores, ranks_of(scores), config.margin_scale)

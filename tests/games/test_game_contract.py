@@ -126,6 +126,7 @@ def test_random_games_end_with_an_outcome_and_replay_exactly(name: str, players:
     by_score = sorted(range(players), key=lambda p: outcome.ranks[p])
     assert [outcome.scores[p] for p in by_score] == sorted(outcome.scores, reverse=True)
     assert game.score_now(state) == outcome.scores
+    assert list(game.estimated_scores(state)) == list(outcome.scores)
     check_score_parts(game, state)
     scores = game.score_parts(state)  # once over: the final scores, with the tie-breaks that ranked them
     assert [[tie.value for tie in score.tie_breaks] for score in scores] == [

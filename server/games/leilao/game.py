@@ -8,7 +8,7 @@ from typing import Any
 
 from server.games.interface import GameRules, Outcome, ScoreParts
 
-from . import actions, position, rules, sampling, scoring, setup, views
+from . import actions, estimate, position, rules, sampling, scoring, setup, views
 from .actions import LeilaoAction
 from .components import MAX_PLAYERS, MIN_PLAYERS
 from .errors import InvalidOptions
@@ -79,6 +79,9 @@ class Leilao:
 
     def score_now(self, state: LeilaoState) -> tuple[int, ...]:
         return scoring.scores(state)
+
+    def estimated_scores(self, state: LeilaoState) -> list[float]:
+        return estimate.estimated_scores(state)
 
     def score_parts(self, state: LeilaoState) -> list[ScoreParts]:
         return [scoring.score_parts(state, seat) for seat in range(state.players)]

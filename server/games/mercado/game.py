@@ -97,6 +97,9 @@ class Mercado:
     def score_now(self, state: GameState) -> tuple[int, ...]:
         return final_result(state).scores
 
+    def estimated_scores(self, state: GameState) -> tuple[int, ...]:
+        return self.score_now(state)
+
     def score_parts(self, state: GameState) -> list[ScoreParts]:
         return [score_parts(state, seat) for seat in range(state.players)]
 

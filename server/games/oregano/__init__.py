@@ -96,6 +96,9 @@ class Oregano:
     def score_now(self, state: OreganoState) -> tuple[int, ...]:
         return scoring.scores(state)
 
+    def estimated_scores(self, state: OreganoState) -> tuple[int, ...]:
+        return self.score_now(state)
+
     def score_parts(self, state: OreganoState) -> list[ScoreParts]:
         return [scoring.score_parts(state, seat) for seat in range(state.players)]
 

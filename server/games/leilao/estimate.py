@@ -1,0 +1,87 @@
+"""What the AI's search takes a position's final scores to be where its play-outs stop.
+
+The score now counts the cards played so far, but in a two-player game every card is played
+sooner or later: a card spent now costs no more than one kept, and what a high card kept is
+worth is the rounds it will win. So each seat's estimate is its score now, plus the stalls the
+current pick sequence still gives it (the best first), less what the cards it will still play
+cost, plus the stalls it can expect from the rounds left: its place in each from how its hand
+fares against the others' (every card of one hand against every card of another, as if bids
+were random), each place's stalls from the deck's numbers. Every hand is public (RULES.md,
+"Information"); a sealed choice counts as still in its owner's hand.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+
+from .components import CARD_NUMBER
+from .scoring import card_cost, scores
+from .state import FINISHED, PICK, LeilaoState
+
+
+def estimated_scores(state: LeilaoState) -> list[float]:
+    """Each seat's score now plus what the rest of the game should bring it (see the module)."""
+    n = state.players
+    now = [float(score) for score in scores(state)]
+    if state.phase == PICK:  # the stalls left go down the pick sequence, the best first
+        assert state.pick_sequence is not None
+        stalls = sorted((CARD_NUMBER[c] for c in state.display), reverse=True)
+        for seat, value in zip(state.pick_sequence[state.picks_made :], stalls, strict=False):
+            now[seat] += value
+    hands = [hand + sealed_cards(state, seat) for seat, hand in enumerate(state.hands)]
+    rounds = rounds_left(state, hands)
+    if not rounds:
+        return now
+    prizes = rank_prizes(state, n)
+    estimates = []
+    for seat, hand in enumerate(hands):
+        place = 1.0 + sum(1.0 - beats(hand, other) for j, other in enumerate(hands) if j != seat)
+        low = min(int(place), n)
+        prize = prizes[low - 1] + (place - low) * (prizes[min(low, n - 1)] - prizes[low - 1])
+        played = min(rounds, len(hand))
+        cost = sum(card_cost(state.options, card) for card in hand) * played / len(hand) if hand else 0.0
+        estimates.append(now[seat] + rounds * prize - cost)
+    return estimates
+
+
+def sealed_cards(state: LeilaoState, seat: int) -> list[int]:
+    """The cards of ``seat``'s choice not yet revealed, counted as still in its hand."""
+    sealed = state.sealed[seat]
+    if sealed is None:
+        return []
+    return [sealed.card] if sealed.extra is None else [sealed.card, sealed.extra]
+
+
+def rounds_left(state: LeilaoState, hands: list[list[int]]) -> int:
+    """Rounds still to bid: this one if its bids are not revealed, and as many more as the deck and
+    the shortest hand allow (a card a round each)."""
+    if state.phase == FINISHED:
+        return 0
+    current = 0 if state.phase == PICK else 1
+    return min(len(state.deck) // state.options.display_size + current, min(map(len, hands)))
+
+
+def rank_prizes(state: LeilaoState, n: int) -> list[float]:
+    """The stalls a slot ranked 1st, 2nd, … can expect in a round (``cycle``: picks k and n + k)."""
+    pool = sorted((CARD_NUMBER[c] for c in state.deck + state.display), reverse=True)
+    if not pool:
+        return [0.0] * n
+    size = state.options.display_size
+    values = [pool[min(len(pool) - 1, int((k + 0.5) * len(pool) / size))] for k in range(size)]
+    if state.options.leftover_stalls == "discard":
+        return [float(values[k]) for k in range(n)]
+    return [float(values[k] + values[n + k]) for k in range(n)]
+
+
+def beats(hand: list[int], other: list[int]) -> float:
+    """The chance a card drawn from ``hand`` beats one drawn from ``other`` (a tie: half)."""
+    if not hand:
+        return 0.0
+    if not other:
+        return 1.0
+    ranked = sorted(other)
+    wins = 0.0
+    for card in hand:
+        below, up_to = bisect_left(ranked, card), bisect_right(ranked, card)
+        wins += below + 0.5 * (up_to - below)
+    return wins / (len(hand) * len(ranked))
