@@ -14,6 +14,7 @@ from positions import ROOT
 # for the random.Random a sampler is handed: never its global state.
 ENGINE_ALLOWED = {
     "__future__",
+    "bisect",
     "collections",
     "dataclasses",
     "enum",
