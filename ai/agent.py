@@ -150,15 +150,15 @@ class Agent:
         # searched), not a turn of ours.
         answered = -1
         where = {"match_id": seat.match_id, "seat": seat.seat}
+        ended = "match over"
         try:
             async for update in seat.follow(after_version=0):
                 arrived = time.monotonic()  # our turn starts, as far as we can tell, when we hear of it
                 if update.state.match.seats[seat.seat].played_by_ai:
                     # The server let this agent go (its opponents were quiet) or found it silent: the
                     # server's own AI plays the seat from now on.
-                    self.seats.remove(held)  # before the log line, which says the seat is forgotten
-                    log.info("seat handed to the server", extra=where)
-                    return
+                    ended = "seat handed to the server"
+                    break
                 follower = follower or Follower(games.game_name(update.state.match.game))
                 if (
                     follower.caught_up(update)
@@ -167,8 +167,8 @@ class Agent:
                     and (made := await self._act(seat, level, update.state, follower, arrived)) is not None
                 ):
                     answered = made
-            self.seats.remove(held)
-            log.info("match over", extra=where)
+            self.seats.remove(held)  # before the log line, which says the seat is forgotten
+            log.info(ended, extra=where)
         except grpc.aio.AioRpcError as error:
             log.error("match abandoned", extra={**where, "code": error.code().name})
             if error.code() != grpc.StatusCode.UNAVAILABLE:

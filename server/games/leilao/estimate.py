@@ -15,7 +15,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 
 from .components import CARD_NUMBER
-from .scoring import card_cost, scores
+from .scoring import cards_cost, scores
 from .state import FINISHED, PICK, LeilaoState
 
 
@@ -25,10 +25,10 @@ def estimated_scores(state: LeilaoState) -> list[float]:
     now = [float(score) for score in scores(state)]
     if state.phase == PICK:  # the stalls left go down the pick sequence, the best first
         assert state.pick_sequence is not None
-        stalls = sorted((CARD_NUMBER[c] for c in state.display), reverse=True)
+        stalls = sorted(map(CARD_NUMBER.__getitem__, state.display), reverse=True)
         for seat, value in zip(state.pick_sequence[state.picks_made :], stalls, strict=False):
             now[seat] += value
-    hands = [hand + sealed_cards(state, seat) for seat, hand in enumerate(state.hands)]
+    hands = [sorted(hand + sealed_cards(state, seat)) for seat, hand in enumerate(state.hands)]
     rounds = rounds_left(state, hands)
     if not rounds:
         return now
@@ -39,7 +39,7 @@ def estimated_scores(state: LeilaoState) -> list[float]:
         low = min(int(place), n)
         prize = prizes[low - 1] + (place - low) * (prizes[min(low, n - 1)] - prizes[low - 1])
         played = min(rounds, len(hand))
-        cost = sum(card_cost(state.options, card) for card in hand) * played / len(hand) if hand else 0.0
+        cost = cards_cost(state.options, hand) * played / len(hand) if hand else 0.0
         estimates.append(now[seat] + rounds * prize - cost)
     return estimates
 
@@ -63,7 +63,7 @@ def rounds_left(state: LeilaoState, hands: list[list[int]]) -> int:
 
 def rank_prizes(state: LeilaoState, n: int) -> list[float]:
     """The stalls a slot ranked 1st, 2nd, … can expect in a round (``cycle``: picks k and n + k)."""
-    pool = sorted((CARD_NUMBER[c] for c in state.deck + state.display), reverse=True)
+    pool = sorted(map(CARD_NUMBER.__getitem__, state.deck + state.display), reverse=True)
     if not pool:
         return [0.0] * n
     size = state.options.display_size
@@ -74,14 +74,13 @@ def rank_prizes(state: LeilaoState, n: int) -> list[float]:
 
 
 def beats(hand: list[int], other: list[int]) -> float:
-    """The chance a card drawn from ``hand`` beats one drawn from ``other`` (a tie: half)."""
+    """The chance a card drawn from ``hand`` beats one drawn from ``other``, a sorted hand (a tie: half)."""
     if not hand:
         return 0.0
     if not other:
         return 1.0
-    ranked = sorted(other)
     wins = 0.0
     for card in hand:
-        below, up_to = bisect_left(ranked, card), bisect_right(ranked, card)
+        below, up_to = bisect_left(other, card), bisect_right(other, card)
         wins += below + 0.5 * (up_to - below)
-    return wins / (len(hand) * len(ranked))
+    return wins / (len(hand) * len(other))

@@ -6,7 +6,7 @@ public at all times; a sealed choice not yet revealed counts for nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from operator import attrgetter
 
 from server.games.interface import Outcome, ScorePart, ScoreParts, TieBreak
@@ -39,10 +39,14 @@ def card_cost(options: Options, card: int) -> int:
     return 1 if options.card_penalty == "one" else card
 
 
+def cards_cost(options: Options, numbers: Sequence[int]) -> int:
+    """What played cards of these numbers take off the final score (``card_cost`` of each, at once)."""
+    return len(numbers) if options.card_penalty == "one" else sum(numbers)
+
+
 def card_penalty(state: LeilaoState, seat: int) -> int:
     """The cost of every card in the played pile (``card_cost`` of each, summed at once)."""
-    played = state.played[seat]
-    return len(played) if state.options.card_penalty == "one" else sum(map(CARD, played))
+    return cards_cost(state.options, list(map(CARD, state.played[seat])))
 
 
 def extra_bids(state: LeilaoState, seat: int) -> int:
