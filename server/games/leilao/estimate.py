@@ -6,8 +6,9 @@ worth is the rounds it will win. So each seat's estimate is its score now, plus 
 current pick sequence still gives it (the best first), less what the cards it will still play
 cost, plus the stalls it can expect from the rounds left: its place in each from how its hand
 fares against the others' (every card of one hand against every card of another, as if bids
-were random), each place's stalls from the deck's numbers. Every hand is public (RULES.md,
-"Information"); a sealed choice counts as still in its owner's hand.
+were random), each place's stalls from the deck's numbers. While a round's ties are broken, its
+ranking already gives each slot its place, a tie group's slots sharing the places it holds. Every
+hand is public (RULES.md, "Information"); a sealed choice counts as still in its owner's hand.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from bisect import bisect_left, bisect_right
 
 from .components import CARD_NUMBER
 from .scoring import cards_cost, scores
-from .state import FINISHED, PICK, LeilaoState
+from .state import BID, FINISHED, PICK, TIEBREAK, LeilaoState
 
 
 def estimated_scores(state: LeilaoState) -> list[float]:
@@ -28,6 +29,9 @@ def estimated_scores(state: LeilaoState) -> list[float]:
         stalls = sorted(map(CARD_NUMBER.__getitem__, state.display), reverse=True)
         for seat, value in zip(state.pick_sequence[state.picks_made :], stalls, strict=False):
             now[seat] += value
+    elif state.phase == TIEBREAK:
+        for seat, share in tied_round_stalls(state):
+            now[seat] += share
     hands = [sorted(hand + sealed_cards(state, seat)) for seat, hand in enumerate(state.hands)]
     rounds = rounds_left(state, hands)
     if not rounds:
@@ -57,8 +61,26 @@ def rounds_left(state: LeilaoState, hands: list[list[int]]) -> int:
     the shortest hand allow (a card a round each)."""
     if state.phase == FINISHED:
         return 0
-    current = 0 if state.phase == PICK else 1
+    current = 1 if state.phase == BID else 0
     return min(len(state.deck) // state.options.display_size + current, min(map(len, hands)))
+
+
+def tied_round_stalls(state: LeilaoState) -> list[tuple[int, float]]:
+    """While ties are being broken, what each slot of the ranking should take from the display (the
+    best stall first down the pick sequence): a tie group's slots share its places evenly, as
+    their re-bids may order them any way."""
+    assert state.ranking is not None
+    slots = sum(map(len, state.ranking))
+    picks = state.options.display_size if state.options.leftover_stalls == "cycle" else slots
+    stalls = sorted(map(CARD_NUMBER.__getitem__, state.display), reverse=True)[:picks]
+    place_value = [sum(stalls[place::slots]) for place in range(slots)]
+    shares: list[tuple[int, float]] = []
+    place = 0
+    for group in state.ranking:
+        share = sum(place_value[place : place + len(group)]) / len(group)
+        shares.extend((slot.seat, share) for slot in group)
+        place += len(group)
+    return shares
 
 
 def rank_prizes(state: LeilaoState, n: int) -> list[float]:

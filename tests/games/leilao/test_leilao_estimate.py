@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import random
 
-from leilao_helpers import bid, game, random_move, set_hand
+from leilao_helpers import bid, game, random_move, rebid, set_hand
 
 from server.games.leilao import RULES
-from server.games.leilao.state import PICK
+from server.games.leilao.state import PICK, TIEBREAK
 
 
 def test_at_the_start_every_seat_expects_the_same() -> None:
@@ -38,6 +38,23 @@ def test_in_the_last_round_the_stalls_left_go_down_the_pick_sequence_best_first(
     RULES.apply_unchecked(state, 0, RULES.legal_actions(state, 0)[0])  # a poor first pick: the 3
     now = RULES.score_now(state)
     assert RULES.estimated_scores(state) == [now[0] + 12, now[1] + 17 + 9]
+
+
+def test_while_a_tie_is_broken_its_seats_share_the_places_it_holds() -> None:
+    state = game(3, top=["red-3", "blue-17", "green-9", "yellow-12", "red-20", "blue-1"])
+    state.deck = []  # the last round
+    bid(state, 2, 10)
+    bid(state, 0, 5)
+    bid(state, 1, 5)  # seat 2 first; seats 0 and 1 tied for the second and third places
+    assert state.phase == TIEBREAK
+    # the stalls best first down the slots, twice round: first 20 + 9, second 17 + 3, third 12 + 1
+    now = RULES.score_now(state)
+    assert RULES.estimated_scores(state) == [now[0] + 16.5, now[1] + 16.5, now[2] + 29]
+    rebid(state, 0, 7)
+    rebid(state, 1, 2)
+    assert state.phase == PICK
+    now = RULES.score_now(state)
+    assert RULES.estimated_scores(state) == [now[0] + 20, now[1] + 13, now[2] + 29]
 
 
 def test_once_the_game_is_over_the_estimate_is_the_score() -> None:
