@@ -16,8 +16,9 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 
 from .components import CARD_NUMBER
+from .rules import pick_places
 from .scoring import cards_cost, scores
-from .state import BID, FINISHED, PICK, TIEBREAK, LeilaoState
+from .state import BID, FINISHED, PICK, TIEBREAK, LeilaoState, Options
 
 
 def estimated_scores(state: LeilaoState) -> list[float]:
@@ -70,10 +71,8 @@ def tied_round_stalls(state: LeilaoState) -> list[tuple[int, float]]:
     best stall first down the pick sequence): a tie group's slots share its places evenly, as
     their re-bids may order them any way."""
     assert state.ranking is not None
-    slots = sum(map(len, state.ranking))
-    picks = state.options.display_size if state.options.leftover_stalls == "cycle" else slots
-    stalls = sorted(map(CARD_NUMBER.__getitem__, state.display), reverse=True)[:picks]
-    place_value = [sum(stalls[place::slots]) for place in range(slots)]
+    stalls = sorted(map(CARD_NUMBER.__getitem__, state.display), reverse=True)
+    place_value = place_values(state.options, sum(map(len, state.ranking)), stalls)
     shares: list[tuple[int, float]] = []
     place = 0
     for group in state.ranking:
@@ -90,9 +89,15 @@ def rank_prizes(state: LeilaoState, n: int) -> list[float]:
         return [0.0] * n
     size = state.options.display_size
     values = [pool[min(len(pool) - 1, int((k + 0.5) * len(pool) / size))] for k in range(size)]
-    if state.options.leftover_stalls == "discard":
-        return [float(values[k]) for k in range(n)]
-    return [float(values[k] + values[n + k]) for k in range(n)]
+    return place_values(state.options, n, values)
+
+
+def place_values(options: Options, slots: int, stalls: list[int]) -> list[float]:
+    """What each of a round's ``slots`` places takes when ``stalls`` go down the picks in order."""
+    values = [0.0] * slots
+    for place, stall in zip(pick_places(options, slots), stalls, strict=False):
+        values[place] += stall
+    return values
 
 
 def beats(hand: list[int], other: list[int]) -> float:

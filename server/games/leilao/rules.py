@@ -33,7 +33,20 @@ from .actions import BIDS, PICKS, REBIDS, Bid, LeilaoAction, Pick, Rebid
 from .components import CARD_NAMES
 from .errors import IllegalAction
 from .scoring import outcome
-from .state import BID, EXTRA, FINISHED, MAIN, PICK, REBID, TIEBREAK, LeilaoState, Played, Sealed, Slot
+from .state import (
+    BID,
+    EXTRA,
+    FINISHED,
+    MAIN,
+    PICK,
+    REBID,
+    TIEBREAK,
+    LeilaoState,
+    Options,
+    Played,
+    Sealed,
+    Slot,
+)
 
 Event = dict[str, Any]
 
@@ -329,11 +342,17 @@ def _resolve(state: LeilaoState, events: list[Event] | None) -> None:
 
 
 def pick_sequence(state: LeilaoState, slots: list[Slot]) -> list[int]:
-    """``cycle``: the slots in rank order, again and again until the display is empty;
-    ``discard``: each slot once."""
-    if state.options.leftover_stalls == "discard":
-        return [s.seat for s in slots]
-    return [slots[i % len(slots)].seat for i in range(state.options.display_size)]
+    """The seat of each pick of a round whose ranking is ``slots`` (:func:`pick_places`)."""
+    return [slots[place].seat for place in pick_places(state.options, len(slots))]
+
+
+def pick_places(options: Options, slots: int) -> list[int]:
+    """The place in the ranking (0 the first) of the slot each pick of a round goes to, of ``slots``:
+    ``cycle``, the slots in rank order again and again until the display is empty; ``discard``,
+    each slot once."""
+    if options.leftover_stalls == "discard":
+        return list(range(slots))
+    return [i % slots for i in range(options.display_size)]
 
 
 def _pick(state: LeilaoState, seat: int, stall: int, events: list[Event] | None) -> None:
