@@ -27,7 +27,7 @@ def estimated_scores(state: LeilaoState) -> list[float]:
     now = [float(score) for score in scores(state)]
     if state.phase == PICK:  # the stalls left go down the pick sequence, the best first
         assert state.pick_sequence is not None
-        stalls = sorted(map(CARD_NUMBER.__getitem__, state.display), reverse=True)
+        stalls = display_best_first(state)
         for seat, value in zip(state.pick_sequence[state.picks_made :], stalls, strict=False):
             now[seat] += value
     elif state.phase == TIEBREAK:
@@ -71,8 +71,7 @@ def tied_round_stalls(state: LeilaoState) -> list[tuple[int, float]]:
     best stall first down the pick sequence): a tie group's slots share its places evenly, as
     their re-bids may order them any way."""
     assert state.ranking is not None
-    stalls = sorted(map(CARD_NUMBER.__getitem__, state.display), reverse=True)
-    place_value = place_values(state.options, sum(map(len, state.ranking)), stalls)
+    place_value = place_values(state.options, sum(map(len, state.ranking)), display_best_first(state))
     shares: list[tuple[int, float]] = []
     place = 0
     for group in state.ranking:
@@ -80,6 +79,11 @@ def tied_round_stalls(state: LeilaoState) -> list[tuple[int, float]]:
         shares.extend((slot.seat, share) for slot in group)
         place += len(group)
     return shares
+
+
+def display_best_first(state: LeilaoState) -> list[int]:
+    """The numbers of the stalls on display, the best first (the order the picks take them in)."""
+    return sorted(map(CARD_NUMBER.__getitem__, state.display), reverse=True)
 
 
 def rank_prizes(state: LeilaoState, n: int) -> list[float]:
